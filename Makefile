@@ -1,0 +1,62 @@
+# qrnic: `make` builds everything, `make run` shows two guests talking,
+# `make test` runs every test, `make vm` opens a shell in a guest.
+SHELL := /bin/bash
+B := build
+KVER_612 := 6.12.95+deb12-amd64
+# Evaluated lazily: linux-headers-amd64 is installed by host-deps.sh first.
+KVER_61 = $(shell vm-images/kver 6.1)
+KVERS = $(KVER_612) $(KVER_61)
+
+QEMU := $(B)/qemu/qemu-system-x86_64
+PROVIDER := $(B)/provider/libqrnic-rdmav34.so
+HW_HEADERS := $(wildcard include/*.h)
+DEVICE_SRC := $(shell find qemu-device -type f 2>/dev/null)
+DRIVER_SRC := $(wildcard driver/*.c driver/*.h driver/Makefile driver/Kbuild)
+PROVIDER_SRC := $(shell find provider -type f 2>/dev/null)
+
+# Never delete built images or modules as "intermediate" files.
+.SECONDARY:
+
+.PHONY: all artifacts host-deps unit run vm test bench clean
+all: host-deps
+	@$(MAKE) --no-print-directory artifacts
+
+host-deps:
+	@vm-images/host-deps.sh
+
+artifacts: $(QEMU) unit $(foreach k,$(KVERS),$(B)/image/$(k)/initrd.img)
+
+$(QEMU): $(DEVICE_SRC) $(HW_HEADERS)
+	@echo "== QEMU 10.0 with the qrnic device"
+	@qemu-device/build.sh
+
+unit:
+	@$(MAKE) --no-print-directory -C tests/unit
+
+$(B)/driver/%/qrnic.ko: $(DRIVER_SRC) $(HW_HEADERS)
+	@echo "== qrnic.ko for $*"
+	@$(MAKE) --no-print-directory -C driver KVER=$*
+
+$(PROVIDER) $(B)/provider/qrnic.driver &: $(PROVIDER_SRC) $(HW_HEADERS)
+	@echo "== libqrnic in the rdma-core 56.1 tree"
+	@provider/build.sh
+
+$(B)/image/%/base.cpio.zst: vm-images/build-image.sh vm-images/init
+	@echo "== guest image for $*"
+	@vm-images/build-image.sh $*
+
+$(B)/image/%/initrd.img: $(B)/image/%/base.cpio.zst $(B)/driver/%/qrnic.ko \
+		$(PROVIDER) $(B)/provider/qrnic.driver vm-images/pack-overlay.sh
+	@vm-images/pack-overlay.sh $*
+
+run: all
+	tests/vm/run-vms qrnic qrnic -- tests/vm/demo.sh
+
+vm: all
+	tests/vm/run-vms -i qrnic
+
+test: all
+	@tests/run-tests
+
+clean:
+	rm -rf $(B)

@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * qrnic vector 0: admin completions (hard irq) and the async event queue
+ * (irq thread, because reporting a port event to ib_core may sleep).
+ */
+#include <linux/dma-mapping.h>
+#include <linux/interrupt.h>
+#include <linux/io-64-nonatomic-lo-hi.h>
+
+#include "qrnic.h"
+
+static u32 qrnic_eq_depth(struct qrnic_eq *eq)
+{
+	return 1U << eq->log_depth;
+}
+
+static struct qrnic_eqe *qrnic_eq_next(struct qrnic_eq *eq)
+{
+	struct qrnic_eqe *eqe = &eq->ring[eq->ci & (qrnic_eq_depth(eq) - 1)];
+	u32 phase = !((eq->ci >> eq->log_depth) & 1);
+
+	if ((READ_ONCE(eqe->flags) & QRNIC_EQE_PHASE) != phase)
+		return NULL;
+	dma_rmb();	/* the entry's payload after its phase bit */
+	return eqe;
+}
+
+static void qrnic_eq_doorbell(struct qrnic_dev *qdev, struct qrnic_eq *eq)
+{
+	/* The device keeps 16-bit indexes and rejects anything wider. */
+	writeq(eq->eqn | QRNIC_DB_ARM | (u64)(u16)eq->ci << 32,
+	       qdev->db + QRNIC_DB_EQ);
+}
+
+static irqreturn_t qrnic_async_irq(int irq, void *data)
+{
+	struct qrnic_dev *qdev = data;
+	struct qrnic_eq *eq = &qdev->async_eq;
+
+	qrnic_aq_process(qdev);
+
+	if (READ_ONCE(eq->created) && qrnic_eq_next(eq))
+		return IRQ_WAKE_THREAD;
+	return IRQ_HANDLED;
+}
+
+static irqreturn_t qrnic_async_thread(int irq, void *data)
+{
+	struct qrnic_dev *qdev = data;
+	struct qrnic_eq *eq = &qdev->async_eq;
+	struct qrnic_eqe *eqe;
+	bool link = false;
+	u32 n = 0;
+
+	if (!READ_ONCE(eq->created))
+		return IRQ_HANDLED;
+
+	while ((eqe = qrnic_eq_next(eq))) {
+		switch (eqe->type) {
+		case QRNIC_EVENT_LINK:
+			link = true;
+			break;
+		default:
+			dev_dbg(&qdev->pdev->dev,
+				"async event %u (%#x, %#x) ignored\n",
+				eqe->type, eqe->data0, eqe->data1);
+			break;
+		}
+		eq->ci++;
+		n++;
+	}
+	if (n)
+		qrnic_eq_doorbell(qdev, eq);
+
+	/* STATUS.LINK_UP is the current state; events only say it changed. */
+	if (link)
+		qrnic_link_update(qdev);
+	return IRQ_HANDLED;
+}
+
+int qrnic_async_irq_request(struct qrnic_dev *qdev)
+{
+	struct pci_dev *pdev = qdev->pdev;
+	int ret;
+
+	ret = request_threaded_irq(pci_irq_vector(pdev, QRNIC_VEC_ASYNC),
+				   qrnic_async_irq, qrnic_async_thread, 0,
+				   DRV_NAME "-async", qdev);
+	if (ret) {
+		dev_err(&pdev->dev, "cannot request the async interrupt: %d\n",
+			ret);
+		return ret;
+	}
+	qrnic_aq_set_irq_mode(qdev, true);
+	/* Completions that raced with the switch. */
+	qrnic_aq_process(qdev);
+	return 0;
+}
+
+void qrnic_async_irq_free(struct qrnic_dev *qdev)
+{
+	qrnic_aq_set_irq_mode(qdev, false);
+	free_irq(pci_irq_vector(qdev->pdev, QRNIC_VEC_ASYNC), qdev);
+}
+
+int qrnic_async_eq_create(struct qrnic_dev *qdev)
+{
+	struct qrnic_eq *eq = &qdev->async_eq;
+	struct device *dev = &qdev->pdev->dev;
+	struct qrnic_cmd cmd = { .opcode = QRNIC_CMD_CREATE_EQ };
+	size_t size;
+	int ret;
+
+	eq->log_depth = QRNIC_ASYNC_EQ_LOG;
+	eq->ci = 0;
+	size = qrnic_eq_depth(eq) * sizeof(*eq->ring);
+	eq->ring = dma_alloc_coherent(dev, size, &eq->dma, GFP_KERNEL);
+	if (!eq->ring)
+		return -ENOMEM;
+
+	cmd.create_eq.base = eq->dma;
+	cmd.create_eq.log_depth = eq->log_depth;
+	cmd.create_eq.flags = QRNIC_EQ_ASYNC;
+	cmd.create_eq.vector = QRNIC_VEC_ASYNC;
+	ret = qrnic_aq_exec(qdev, &cmd, &eq->eqn, NULL);
+	if (ret) {
+		dev_err(dev, "CREATE_EQ (async) failed: %d\n", ret);
+		/* Not created: the device never got the ring. */
+		dma_free_coherent(dev, size, eq->ring, eq->dma);
+		eq->ring = NULL;
+		return ret;
+	}
+	WRITE_ONCE(eq->created, true);
+	return 0;
+}
+
+void qrnic_async_eq_destroy(struct qrnic_dev *qdev)
+{
+	struct qrnic_eq *eq = &qdev->async_eq;
+	struct qrnic_cmd cmd = { .opcode = QRNIC_CMD_DESTROY_EQ };
+	int ret;
+
+	if (!eq->created)
+		return;
+	WRITE_ONCE(eq->created, false);
+	cmd.destroy_eq.eqn = eq->eqn;
+	ret = qrnic_aq_exec(qdev, &cmd, NULL, NULL);
+	if (ret)
+		dev_err(&qdev->pdev->dev, "DESTROY_EQ %u failed: %d\n",
+			eq->eqn, ret);
+}
+
+/* After the device is reset (it may still have had the ring). */
+void qrnic_async_eq_free(struct qrnic_dev *qdev)
+{
+	struct qrnic_eq *eq = &qdev->async_eq;
+
+	if (!eq->ring)
+		return;
+	dma_free_coherent(&qdev->pdev->dev,
+			  qrnic_eq_depth(eq) * sizeof(*eq->ring),
+			  eq->ring, eq->dma);
+	eq->ring = NULL;
+}
+
+/*
+ * Bring carrier and the RDMA port in line with the device's link and the
+ * netdev's state.  Process context.
+ */
+void qrnic_link_update(struct qrnic_dev *qdev)
+{
+	struct net_device *netdev = qdev->netdev;
+	bool up;
+
+	mutex_lock(&qdev->link_lock);
+	up = qrnic_rd32(qdev, QRNIC_REG_STATUS) & QRNIC_STATUS_LINK_UP;
+	if (up != qdev->link_up)
+		dev_info(&qdev->pdev->dev, "link %s\n", up ? "up" : "down");
+	qdev->link_up = up;
+	if (qdev->netdev_registered) {
+		if (up && qdev->eth_up)
+			netif_carrier_on(netdev);
+		else
+			netif_carrier_off(netdev);
+	}
+	qrnic_ib_port_event(qdev);
+	mutex_unlock(&qdev->link_lock);
+}

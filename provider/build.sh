@@ -1,0 +1,169 @@
+#!/bin/bash
+# Build libqrnic (the rdma-core provider for qrnic) inside the rdma-core 56.1
+# source tree, the version the guests run (Debian trixie).
+#
+# Outputs (repo-top build/provider/):
+#   libqrnic-rdmav34.so   the provider library
+#   qrnic.driver          its libibverbs.d entry
+#
+# Slow, input-keyed state lives in ${QRNIC_CACHE:-$HOME/.cache/qrnic}:
+#   src/       the rdma-core source package (downloaded once)
+#   rdma-core/ the extracted, patched tree and its ninja build directory
+# A second run with nothing changed does nothing.
+set -euo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+TOP=$(cd "$HERE/.." && pwd)
+OUT=$TOP/build/provider
+CACHE=${QRNIC_CACHE:-$HOME/.cache/qrnic}
+RDMA_VER=56.1
+SRCDIR=$CACHE/src/rdma-core-$RDMA_VER
+TREE=$CACHE/rdma-core/rdma-core-$RDMA_VER
+BLD=$TREE/build-qrnic
+
+log() { echo "provider: $*"; }
+die() { echo "provider: error: $*" >&2; exit 1; }
+
+# The upstream tarball in the source package, empty when not downloaded.
+orig_tarball() {
+	local f
+	for f in "$SRCDIR"/rdma-core_"$RDMA_VER".orig.tar.*; do
+		[ -s "$f" ] && { echo "$f"; return 0; }
+	done
+	return 0
+}
+
+# ---- 1. fetch the source package through a private apt configuration -----
+fetch_source() {
+	[ -n "$(orig_tarball)" ] && return 0
+
+	local apt=$SRCDIR/apt uri
+	mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial"
+	uri=$(awk '/^URIs:/ { print $2; exit }' /etc/apt/sources.list.d/debian.sources 2>/dev/null || true)
+	[ -n "$uri" ] || die "no URIs: line in /etc/apt/sources.list.d/debian.sources"
+	cat > "$apt/trixie.sources" <<SRC
+Types: deb-src
+URIs: $uri
+Suites: trixie
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+SRC
+	local opts=(-o "Dir::Etc::SourceList=$apt/trixie.sources"
+		    -o Dir::Etc::SourceParts=/dev/null
+		    -o "Dir::State::Lists=$apt/lists"
+		    -o "Dir::Cache=$apt/cache"
+		    -o Dir::State::Status=/dev/null
+		    -o APT::Sandbox::User=root)
+	log "fetching the trixie source index (private apt state in $apt)"
+	apt-get -q "${opts[@]}" update >"$apt/update.log" 2>&1 ||
+		{ cat "$apt/update.log" >&2; die "apt-get update failed"; }
+	log "downloading rdma-core $RDMA_VER source"
+	(cd "$SRCDIR" && apt-get -q "${opts[@]}" source --download-only \
+		rdma-core/trixie) >"$apt/source.log" 2>&1 || true
+	# The .dsc may be missing from the mirror: judge by the tarball, not
+	# by apt-get's exit code.
+	[ -n "$(orig_tarball)" ] || { cat "$apt/source.log" >&2; die "rdma-core $RDMA_VER orig tarball not downloaded"; }
+}
+
+# ---- 2. extract and graft the provider in ---------------------------------
+extract_tree() {
+	[ -f "$TREE/CMakeLists.txt" ] && return 0
+	local orig
+	orig=$(orig_tarball)
+	log "extracting $(basename "$orig")"
+	rm -rf "$TREE.tmp"
+	mkdir -p "$TREE.tmp"
+	tar -xf "$orig" -C "$TREE.tmp" --strip-components=1
+	rm -rf "$TREE"
+	mv "$TREE.tmp" "$TREE"
+}
+
+# Copy $1 to $2 only when the content differs (keeps mtimes, so ninja
+# rebuilds only what changed).
+sync_file() {
+	cmp -s "$1" "$2" 2>/dev/null && return 0
+	mkdir -p "$(dirname "$2")"
+	cp "$1" "$2"
+}
+
+graft() {
+	local f dst=$TREE/providers/qrnic
+	mkdir -p "$dst"
+	for f in "$HERE"/*.c "$HERE"/*.h "$HERE"/CMakeLists.txt; do
+		[ -e "$f" ] && sync_file "$f" "$dst/$(basename "$f")"
+	done
+	# Files removed from provider/ must leave the tree too.
+	for f in "$dst"/*; do
+		case $(basename "$f") in qrnic_hw.h) continue ;; esac
+		[ -e "$HERE/$(basename "$f")" ] || rm -f "$f"
+	done
+	sync_file "$TOP/include/qrnic_hw.h" "$dst/qrnic_hw.h"
+	sync_file "$TOP/include/qrnic-abi.h" "$TREE/kernel-headers/rdma/qrnic-abi.h"
+
+	# Register the ABI header so <rdma/qrnic-abi.h> is installed into the
+	# build's include dir like the other providers' headers.
+	grep -q 'rdma/qrnic-abi.h' "$TREE/kernel-headers/CMakeLists.txt" ||
+		sed -i 's|^\(\s*\)rdma/mlx5-abi.h$|&\n\1rdma/qrnic-abi.h|' \
+			"$TREE/kernel-headers/CMakeLists.txt"
+	grep -q 'rdma/qrnic-abi.h' "$TREE/kernel-headers/CMakeLists.txt" ||
+		die "could not register qrnic-abi.h in kernel-headers/CMakeLists.txt"
+
+	grep -q '^add_subdirectory(providers/qrnic)' "$TREE/CMakeLists.txt" ||
+		sed -i 's|^add_subdirectory(providers/mlx5)$|&\nadd_subdirectory(providers/qrnic)|' \
+			"$TREE/CMakeLists.txt"
+	grep -q '^add_subdirectory(providers/qrnic)' "$TREE/CMakeLists.txt" ||
+		die "could not add providers/qrnic to CMakeLists.txt"
+}
+
+# ---- 3. configure once, then build only our provider ----------------------
+CMAKE_ARGS=(-GNinja -Wno-dev
+	-DCMAKE_BUILD_TYPE=RelWithDebInfo
+	-DCMAKE_INSTALL_PREFIX=/usr
+	-DCMAKE_INSTALL_SYSCONFDIR=/etc
+	-DCMAKE_SKIP_RPATH=ON
+	-DNO_MAN_PAGES=1 -DNO_PYVERBS=1
+	-DCMAKE_DISABLE_FIND_PACKAGE_Systemd=TRUE
+	-DENABLE_STATIC=0)
+
+configure() {
+	# Reconfigure only when the options above change.
+	local stamp=$BLD/qrnic-cmake-args
+	if [ -f "$BLD/build.ninja" ] &&
+	   [ "$(cat "$stamp" 2>/dev/null)" = "${CMAKE_ARGS[*]}" ]; then
+		return 0
+	fi
+	log "configuring rdma-core (cmake -GNinja)"
+	rm -rf "$BLD"
+	mkdir -p "$BLD"
+	(cd "$BLD" && cmake "${CMAKE_ARGS[@]}" ..) >"$BLD/cmake.log" 2>&1 ||
+		{ tail -n 40 "$BLD/cmake.log" >&2; rm -f "$BLD/build.ninja"; die "cmake failed"; }
+	echo "${CMAKE_ARGS[*]}" >"$stamp"
+}
+
+build() {
+	# ninja decides itself whether anything is out of date.
+	local steps
+	steps=$(ninja -C "$BLD" -n qrnic-rdmav34 2>/dev/null | grep -c '^\[' || true)
+	[ "$steps" = 0 ] || log "building qrnic-rdmav34 ($steps steps)"
+	ninja -C "$BLD" qrnic-rdmav34 >"$BLD/ninja.log" 2>&1 ||
+		{ cat "$BLD/ninja.log" >&2; die "ninja failed"; }
+	grep -E 'warning' "$BLD/ninja.log" >&2 || true
+}
+
+install_out() {
+	mkdir -p "$OUT"
+	sync_file "$BLD/lib/libqrnic-rdmav34.so" "$OUT/libqrnic-rdmav34.so"
+	local drv
+	drv=$(mktemp)
+	chmod 644 "$drv"
+	echo "driver qrnic" >"$drv"
+	sync_file "$drv" "$OUT/qrnic.driver"
+	rm -f "$drv"
+}
+
+fetch_source
+extract_tree
+graft
+configure
+build
+install_out

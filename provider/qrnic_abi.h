@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: GPL-2.0 or OpenIB.org BSD (MIT) See COPYING file */
+/*
+ * Command wrappers: the core uverbs command followed by the qrnic udata from
+ * <rdma/qrnic-abi.h> (include/qrnic-abi.h in the qrnic repository).
+ */
+#ifndef QRNIC_PROV_ABI_H
+#define QRNIC_PROV_ABI_H
+
+#include <infiniband/kern-abi.h>
+#include <rdma/qrnic-abi.h>
+#include <kernel-abi/qrnic-abi.h>
+
+DECLARE_DRV_CMD(qrnic_alloc_context, IB_USER_VERBS_CMD_GET_CONTEXT,
+		qrnic_ureq_alloc_ucontext, qrnic_uresp_alloc_ucontext);
+DECLARE_DRV_CMD(qrnic_alloc_pd, IB_USER_VERBS_CMD_ALLOC_PD,
+		empty, qrnic_uresp_alloc_pd);
+
+#endif

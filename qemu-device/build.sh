@@ -1,0 +1,202 @@
+#!/bin/bash
+# Build QEMU 10.0 (Debian's bookworm-backports source) with the qrnic device
+# grafted in as hw/net/qrnic/.  Result: build/qemu -> the QEMU build tree, so
+# build/qemu/qemu-system-x86_64 runs and finds its firmware in
+# build/qemu/pc-bios/ (no -L needed).
+#
+# Idempotent: the extracted, configured tree is cached in
+# ${QRNIC_CACHE:-$HOME/.cache/qrnic}/qemu-<hash>/, keyed by the tarball name,
+# the graft logic and the configure flags.  Every run copies the device
+# sources into the tree where their content changed, then runs ninja, so an
+# edit rebuilds one object and an unchanged tree does nothing.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/.." && pwd)
+cache=${QRNIC_CACHE:-$HOME/.cache/qrnic}
+jobs=${QRNIC_JOBS:-2}
+
+say() { echo "qemu-device/build.sh: $*"; }
+die() { echo "qemu-device/build.sh: error: $*" >&2; exit 1; }
+
+CONFIGURE_FLAGS=(
+	--target-list=x86_64-softmmu
+	--without-default-features
+	--enable-tcg --enable-kvm
+	--enable-slirp --enable-virtfs --enable-attr --enable-cap-ng
+	--enable-pixman
+	--disable-fdt --disable-docs --disable-werror --disable-install-blobs
+)
+
+# ---- host tools -------------------------------------------------------------
+check_host() {
+	local v
+	v=$(dpkg-query -W -f='${Version}' meson 2>/dev/null || echo 0)
+	dpkg --compare-versions "$v" ge 1.5 ||
+		die "meson >= 1.5 needed (have $v): run vm-images/host-deps.sh"
+	/usr/bin/python3 -c 'import pycotap' 2>/dev/null ||
+		die "python3-pycotap missing: run vm-images/host-deps.sh"
+	[ -f /usr/share/seabios/bios-256k.bin ] ||
+		die "seabios missing: run vm-images/host-deps.sh"
+}
+
+# ---- source -----------------------------------------------------------------
+find_tarball() {
+	local f
+	for f in "$dl"/qemu_10.0.*.orig.tar.*; do
+		[ -f "$f" ] && { echo "$f"; return 0; }
+	done
+	return 1
+}
+
+fetch_source() {
+	dl=$cache/src/qemu
+	mkdir -p "$dl"
+	if ! tarball=$(find_tarball); then
+		say "downloading the QEMU 10.0 source (apt-get source qemu/bookworm-backports)"
+		# The .dsc 404s and apt exits non-zero; only the tarball matters.
+		(cd "$dl" && apt-get source --download-only qemu/bookworm-backports) \
+			>"$dl/apt-source.log" 2>&1 || true
+		tarball=$(find_tarball) ||
+			die "no qemu_10.0.*.orig.tar.* in $dl (see $dl/apt-source.log)"
+	fi
+}
+
+# ---- graft: make the tree build hw/net/qrnic/ -------------------------------
+# Every edit is guarded, so running it again changes nothing.
+graft() {
+	local s=$1
+	mkdir -p "$s/hw/net/qrnic"
+	grep -q "^subdir('qrnic')" "$s/hw/net/meson.build" ||
+		printf "\nsubdir('qrnic')\n" >> "$s/hw/net/meson.build"
+	grep -q '^config QRNIC$' "$s/hw/net/Kconfig" ||
+		printf '\nconfig QRNIC\n    bool\n    default y if PCI_DEVICES\n    depends on PCI_EXPRESS && MSI_NONBROKEN\n' \
+			>> "$s/hw/net/Kconfig"
+	grep -q "'hw/net/qrnic'" "$s/meson.build" ||
+		sed -i "s|^trace_events_subdirs = \[|&\n  'hw/net/qrnic',|" "$s/meson.build"
+	grep -q "'hw/net/qrnic'" "$s/meson.build" ||
+		die "could not add hw/net/qrnic to trace_events_subdirs"
+	# The +ds tarball ships no firmware; configure wants the EDK2 archives.
+	local f
+	for f in aarch64-code arm-code arm-vars riscv-code riscv-vars i386-code \
+		 i386-secure-code i386-vars x86_64-code x86_64-secure-code \
+		 loongarch64-code loongarch64-vars; do
+		[ -e "$s/pc-bios/edk2-$f.fd.bz2" ] || : > "$s/pc-bios/edk2-$f.fd.bz2"
+	done
+}
+
+# ---- copy the device sources where their content differs ----------------------
+copy_if_changed() {
+	local from=$1 to=$2
+	if ! cmp -s "$from" "$to"; then
+		cp "$from" "$to"
+		say "updated ${to#"$src"/}"
+	fi
+}
+
+sync_sources() {
+	local d=$src/hw/net/qrnic f
+	mkdir -p "$d/engine"
+	declare -A want=()
+	for f in "$here"/*.c "$here"/*.h "$here"/meson.build "$here"/trace-events; do
+		[ -f "$f" ] || continue
+		copy_if_changed "$f" "$d/${f##*/}"
+		want["$d/${f##*/}"]=1
+	done
+	for f in "$here"/engine/*.c "$here"/engine/*.h "$top/include/qrnic_hw.h"; do
+		[ -f "$f" ] || continue
+		copy_if_changed "$f" "$d/engine/${f##*/}"
+		want["$d/engine/${f##*/}"]=1
+	done
+	# Drop files that no longer exist in qemu-device/.
+	for f in "$d"/* "$d"/engine/*; do
+		[ -f "$f" ] && [ -z "${want[$f]:-}" ] && { rm -f "$f"; say "removed ${f#"$src"/}"; }
+	done
+	return 0
+}
+
+# ---- firmware the +ds tarball lacks -------------------------------------------
+# QEMU run from its build tree looks for data files in
+# qemu-bundle/<datadir>; link each blob there and into pc-bios/.
+link_blob() {
+	local name=$1 target=$2 d
+	for d in "$bld/pc-bios" "$bld/qemu-bundle/usr/local/share/qemu"; do
+		mkdir -p "$d"
+		[ "$(readlink "$d/$name" 2>/dev/null)" = "$target" ] ||
+			ln -sfn "$target" "$d/$name"
+	done
+}
+
+link_firmware() {
+	local pcb=$bld/pc-bios f t
+	if [ ! -f "$pcb/optionrom/linuxboot_dma.bin" ] || [ ! -f "$pcb/optionrom/kvmvapic.bin" ]; then
+		say "building the x86 option ROMs (linuxboot_dma, kvmvapic, multiboot, pvh)"
+		# configure only writes config.mak when it finds a 32-bit capable
+		# toolchain (gcc-multilib); the ROMs are -m16 freestanding code
+		# that the host gcc builds fine.
+		[ -f "$pcb/optionrom/config.mak" ] ||
+			printf 'TOPSRC_DIR=%s\nEXTRA_CFLAGS=\nCC=cc\nCCAS=cc\nOBJCOPY=objcopy\nPYTHON=/usr/bin/python3\n' \
+				"$src" > "$pcb/optionrom/config.mak"
+		make -C "$pcb/optionrom" > "$root/optionrom.log" 2>&1 ||
+			die "option ROM build failed, see $root/optionrom.log"
+	fi
+	for f in linuxboot.bin linuxboot_dma.bin kvmvapic.bin multiboot.bin \
+		 multiboot_dma.bin pvh.bin; do
+		link_blob "$f" "$pcb/optionrom/$f"
+	done
+	for t in /usr/share/seabios/*.bin /usr/lib/ipxe/qemu/*.rom; do
+		[ -f "$t" ] && link_blob "${t##*/}" "$t"
+	done
+	return 0
+}
+
+# ---- main ---------------------------------------------------------------------
+check_host
+fetch_source
+
+key=$( { echo "${tarball##*/}"; declare -f graft; echo "${CONFIGURE_FLAGS[*]}"; } |
+	sha256sum | cut -c1-16)
+root=$cache/qemu-$key
+src=$root/src
+bld=$root/build
+
+if [ ! -f "$root/.extracted" ]; then
+	say "extracting ${tarball##*/} into $root"
+	rm -rf "$root"
+	mkdir -p "$src"
+	tar -xf "$tarball" -C "$src" --strip-components=1
+	touch "$root/.extracted"
+fi
+
+graft "$src"
+sync_sources
+
+if [ ! -f "$root/.configured" ]; then
+	say "configuring QEMU in $bld"
+	rm -rf "$bld"
+	mkdir -p "$bld"
+	(cd "$bld" && "$src/configure" --python=/usr/bin/python3 "${CONFIGURE_FLAGS[@]}") \
+		> "$root/configure.log" 2>&1 ||
+		die "configure failed, see $root/configure.log"
+	touch "$root/.configured"
+fi
+
+# qemu-version.h is regenerated on every run; only real work is shown.
+work=$(ninja -C "$bld" -n qemu-system-x86_64 2>/dev/null | grep -c 'Compiling\|Linking' || true)
+if [ "${work:-0}" -gt 0 ]; then
+	say "building QEMU (ninja -j$jobs in $bld; a fresh tree takes 5-10 min)"
+fi
+if ! ninja -C "$bld" -j"$jobs" qemu-system-x86_64 2>&1 |
+	{ grep -v 'Entering directory\|qemu-version.h\|no work to do' || true; }; then
+	die "ninja failed"
+fi
+[ -x "$bld/qemu-system-x86_64" ] || die "ninja did not produce qemu-system-x86_64"
+
+link_firmware
+
+mkdir -p "$top/build"
+if [ "$(readlink "$top/build/qemu" 2>/dev/null)" != "$bld" ]; then
+	ln -sfn "$bld" "$top/build/qemu"
+	say "build/qemu -> $bld"
+fi
+say "ok: $top/build/qemu/qemu-system-x86_64"

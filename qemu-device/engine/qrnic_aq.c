@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * qrnic engine: the admin queue.  Commands are read from the guest's
+ * command ring, executed, and completed into the completion ring with a
+ * phase bit; the device stalls rather than overwrite an unconsumed
+ * completion.  Indices are free running; only their low 16 bits matter,
+ * which works for drivers that count in 16 or 32 bits.
+ */
+#include <string.h>
+#include "qrnic_engine.h"
+#include "qrnic_le.h"
+
+static uint32_t aq_depth(const struct qrnic_engine *e)
+{
+    return 1u << e->aq.log_depth;
+}
+
+bool qrnic_aq_doorbell(struct qrnic_engine *e, uint32_t pi)
+{
+    struct qrnic_ring r = {
+        .log_depth = e->aq.log_depth, .pi = e->aq.sq_pi,
+    };
+
+    if (!e->ready || !qrnic_ring_advance_ok(&r, (uint16_t)pi, e->aq.sq_ci)) {
+        e->stats.bad_db++;
+        return false;
+    }
+    e->aq.sq_pi = (uint16_t)pi;
+    return true;
+}
+
+bool qrnic_aq_cq_doorbell(struct qrnic_engine *e, uint32_t ci)
+{
+    uint16_t c = (uint16_t)ci;
+
+    /* The consumer may not pass the producer or move backwards. */
+    if (!e->ready ||
+        (uint16_t)(e->aq.cq_pi - c) > (uint16_t)(e->aq.cq_pi - e->aq.cq_ci)) {
+        e->stats.bad_db++;
+        return false;
+    }
+    e->aq.cq_ci = c;
+    return true;
+}
+
+static bool aq_cq_full(const struct qrnic_engine *e)
+{
+    return (uint16_t)(e->aq.cq_pi - e->aq.cq_ci) >= aq_depth(e);
+}
+
+bool qrnic_aq_pending(const struct qrnic_engine *e)
+{
+    return e->ready && e->aq.sq_ci != e->aq.sq_pi && !aq_cq_full(e);
+}
+
+static void aq_complete(struct qrnic_engine *e, uint8_t opcode,
+                        uint16_t cookie, uint8_t status, uint32_t r0,
+                        uint32_t r1)
+{
+    uint8_t cqe[QRNIC_ACQE_SIZE];
+    uint32_t slot = e->aq.cq_pi & (aq_depth(e) - 1);
+    uint32_t phase = ((e->aq.cq_pi >> e->aq.log_depth) & 1) ?
+                     0 : QRNIC_ADMIN_CQE_PHASE;
+
+    memset(cqe, 0, sizeof(cqe));
+    qrnic_st16(cqe + offsetof(struct qrnic_cqe_admin, cookie), cookie);
+    cqe[offsetof(struct qrnic_cqe_admin, status)] = status;
+    cqe[offsetof(struct qrnic_cqe_admin, opcode)] = opcode;
+    qrnic_st32(cqe + offsetof(struct qrnic_cqe_admin, result0), r0);
+    qrnic_st32(cqe + offsetof(struct qrnic_cqe_admin, result1), r1);
+    qrnic_st32(cqe + offsetof(struct qrnic_cqe_admin, flags), phase);
+    if (e->ops->dma_write(e->opaque,
+                          e->aq.cq_base + (uint64_t)slot * QRNIC_ACQE_SIZE,
+                          cqe, sizeof(cqe))) {
+        /* The completion is lost; the slot is still used up. */
+        e->stats.dma_err++;
+    }
+    e->aq.cq_pi++;
+    if (e->ops->cmd_done) {
+        e->ops->cmd_done(e->opaque, opcode, cookie, status, r0, r1);
+    }
+}
+
+/* Execute every posted command that has a free completion slot. */
+void qrnic_aq_process(struct qrnic_engine *e)
+{
+    uint8_t cmd[QRNIC_CMD_SIZE];
+    bool done = false;
+
+    while (qrnic_aq_pending(e)) {
+        uint32_t slot = e->aq.sq_ci & (aq_depth(e) - 1);
+        uint32_t r0 = 0, r1 = 0;
+        uint8_t status;
+
+        e->aq.sq_ci++;
+        e->stats.admin_cmds++;
+        if (e->ops->dma_read(e->opaque,
+                             e->aq.sq_base + (uint64_t)slot * QRNIC_CMD_SIZE,
+                             cmd, sizeof(cmd))) {
+            e->stats.dma_err++;
+            aq_complete(e, 0, 0, QRNIC_ST_DMA_ERROR, 0, 0);
+            done = true;
+            continue;
+        }
+        status = qrnic_cmd_exec(e, cmd, &r0, &r1);
+        if (!e->ready) {
+            /* Nothing the command does can reset us; defensive. */
+            return;
+        }
+        aq_complete(e, cmd[offsetof(struct qrnic_cmd, opcode)],
+                    qrnic_ld16(cmd + offsetof(struct qrnic_cmd, cookie)),
+                    status, r0, r1);
+        done = true;
+    }
+    if (done) {
+        qrnic_engine_raise(e, 0);
+    }
+}

@@ -1,0 +1,362 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * qrnic engine: admin command execution and the object tables it manages
+ * (event queues, GIDs, user contexts, protection domains, Ethernet rings).
+ *
+ * Handles are allocated by the device: eqn 0..QRNIC_ENG_MAX_EQ-1, context
+ * id == its doorbell page (1..db_pages-1), pdn 1..QRNIC_ENG_MAX_PD.  A handle
+ * that is out of range or not allocated is BAD_HANDLE.
+ */
+#include <string.h>
+#include "qrnic_engine.h"
+#include "qrnic_le.h"
+
+#define ARG(field) (cmd + offsetof(struct qrnic_cmd, field))
+
+void qrnic_cmd_reset_objects(struct qrnic_engine *e)
+{
+    memset(e->eq, 0, sizeof(e->eq));
+    e->async_eqn = -1;
+    memset(e->gid, 0, sizeof(e->gid));
+    memset(e->uctx_valid, 0, sizeof(e->uctx_valid));
+    memset(e->uctx_pds, 0, sizeof(e->uctx_pds));
+    memset(e->pd_valid, 0, sizeof(e->pd_valid));
+    memset(e->pd_uctx, 0, sizeof(e->pd_uctx));
+}
+
+static uint32_t count_true(const bool *v, uint32_t n)
+{
+    uint32_t i, c = 0;
+
+    for (i = 0; i < n; i++) {
+        c += v[i] ? 1 : 0;
+    }
+    return c;
+}
+
+static uint8_t dma_out(struct qrnic_engine *e, uint64_t addr, const void *buf,
+                       size_t len)
+{
+    if (e->ops->dma_write(e->opaque, addr, buf, len)) {
+        e->stats.dma_err++;
+        return QRNIC_ST_DMA_ERROR;
+    }
+    return QRNIC_ST_OK;
+}
+
+#define PUT32(buf, type, field, v) \
+    qrnic_st32((buf) + offsetof(type, field), (v))
+
+static uint8_t cmd_query_device(struct qrnic_engine *e, const uint8_t *cmd)
+{
+    uint8_t a[sizeof(struct qrnic_dev_attr)];
+
+    memset(a, 0, sizeof(a));
+    qrnic_st64(a + offsetof(struct qrnic_dev_attr, max_mr_size),
+               1ull << 32);
+    qrnic_st64(a + offsetof(struct qrnic_dev_attr, page_size_cap),
+               QRNIC_QMEM_PAGE_SIZE);
+    PUT32(a, struct qrnic_dev_attr, fw_version,
+          QRNIC_VERSION_MAJOR << 16 | QRNIC_VERSION_MINOR);
+    PUT32(a, struct qrnic_dev_attr, max_qp, 0);     /* no QPs yet */
+    PUT32(a, struct qrnic_dev_attr, max_qp_wr, 0);
+    PUT32(a, struct qrnic_dev_attr, max_sge, 0);
+    PUT32(a, struct qrnic_dev_attr, max_cq, 0);
+    PUT32(a, struct qrnic_dev_attr, max_cqe, 0);
+    PUT32(a, struct qrnic_dev_attr, max_mr, 0);
+    PUT32(a, struct qrnic_dev_attr, max_pd, QRNIC_ENG_MAX_PD);
+    PUT32(a, struct qrnic_dev_attr, max_qp_rd_atom, 0);
+    PUT32(a, struct qrnic_dev_attr, max_qp_init_rd_atom, 0);
+    PUT32(a, struct qrnic_dev_attr, max_inline, 0);
+    PUT32(a, struct qrnic_dev_attr, gid_tbl_len, QRNIC_ENG_GID_TBL_LEN);
+    PUT32(a, struct qrnic_dev_attr, max_uctx, e->db_pages - 1);
+    PUT32(a, struct qrnic_dev_attr, max_mtu, QRNIC_MAX_MTU);
+    PUT32(a, struct qrnic_dev_attr, num_eq, QRNIC_ENG_MAX_EQ);
+    return dma_out(e, qrnic_ld64(ARG(query_device.resp_addr)), a, sizeof(a));
+}
+
+static uint8_t cmd_query_res(struct qrnic_engine *e, const uint8_t *cmd)
+{
+    uint8_t r[sizeof(struct qrnic_res_counts)];
+    uint32_t eqs = 0, gids = 0, i;
+
+    for (i = 0; i < QRNIC_ENG_MAX_EQ; i++) {
+        eqs += e->eq[i].valid ? 1 : 0;
+    }
+    for (i = 0; i < QRNIC_ENG_GID_TBL_LEN; i++) {
+        gids += e->gid[i].valid ? 1 : 0;
+    }
+    memset(r, 0, sizeof(r));
+    PUT32(r, struct qrnic_res_counts, uctx,
+          count_true(e->uctx_valid, QRNIC_ENG_MAX_DB_PAGES));
+    PUT32(r, struct qrnic_res_counts, pd,
+          count_true(e->pd_valid, QRNIC_ENG_MAX_PD));
+    PUT32(r, struct qrnic_res_counts, eq, eqs);
+    PUT32(r, struct qrnic_res_counts, gid, gids);
+    return dma_out(e, qrnic_ld64(ARG(query_res.resp_addr)), r, sizeof(r));
+}
+
+static uint8_t cmd_create_eq(struct qrnic_engine *e, const uint8_t *cmd,
+                             uint32_t *eqn)
+{
+    uint64_t base = qrnic_ld64(ARG(create_eq.base));
+    uint8_t log = *ARG(create_eq.log_depth);
+    uint8_t flags = *ARG(create_eq.flags);
+    uint16_t vector = qrnic_ld16(ARG(create_eq.vector));
+    uint32_t i;
+
+    if (log < 1 || log > QRNIC_EQ_MAX_LOG || vector >= QRNIC_NUM_MSIX ||
+        (flags & ~QRNIC_EQ_ASYNC) || (base & (QRNIC_EQE_SIZE - 1)) ||
+        base + ((uint64_t)QRNIC_EQE_SIZE << log) < base) {
+        return QRNIC_ST_BAD_PARAM;
+    }
+    if ((flags & QRNIC_EQ_ASYNC) && e->async_eqn >= 0) {
+        return QRNIC_ST_BAD_STATE;      /* only one async EQ */
+    }
+    for (i = 0; i < QRNIC_ENG_MAX_EQ; i++) {
+        if (!e->eq[i].valid) {
+            break;
+        }
+    }
+    if (i == QRNIC_ENG_MAX_EQ) {
+        return QRNIC_ST_NO_RESOURCES;
+    }
+    memset(&e->eq[i], 0, sizeof(e->eq[i]));
+    e->eq[i].valid = true;
+    e->eq[i].async = flags & QRNIC_EQ_ASYNC;
+    e->eq[i].vector = vector;
+    e->eq[i].ring.base = base;
+    e->eq[i].ring.log_depth = log;
+    if (e->eq[i].async) {
+        e->async_eqn = (int)i;
+    }
+    *eqn = i;
+    return QRNIC_ST_OK;
+}
+
+static uint8_t cmd_destroy_eq(struct qrnic_engine *e, const uint8_t *cmd)
+{
+    uint32_t eqn = qrnic_ld32(ARG(destroy_eq.eqn));
+
+    if (eqn >= QRNIC_ENG_MAX_EQ || !e->eq[eqn].valid) {
+        return QRNIC_ST_BAD_HANDLE;
+    }
+    if (e->async_eqn == (int)eqn) {
+        e->async_eqn = -1;
+    }
+    memset(&e->eq[eqn], 0, sizeof(e->eq[eqn]));
+    return QRNIC_ST_OK;
+}
+
+static bool ring_args_ok(uint64_t base, uint8_t log)
+{
+    return log >= 1 && log <= QRNIC_ETH_MAX_LOG &&
+           !(base & (QRNIC_ETH_DESC_SIZE - 1)) &&
+           base + ((uint64_t)QRNIC_ETH_DESC_SIZE << log) > base;
+}
+
+static uint8_t cmd_eth_setup(struct qrnic_engine *e, const uint8_t *cmd)
+{
+    uint64_t tx = qrnic_ld64(ARG(eth_setup.tx_base));
+    uint64_t rx = qrnic_ld64(ARG(eth_setup.rx_base));
+    uint8_t tx_log = *ARG(eth_setup.tx_log_depth);
+    uint8_t rx_log = *ARG(eth_setup.rx_log_depth);
+    uint16_t vector = qrnic_ld16(ARG(eth_setup.vector));
+
+    if (!ring_args_ok(tx, tx_log) || !ring_args_ok(rx, rx_log) ||
+        vector >= QRNIC_NUM_MSIX || qrnic_ld32(ARG(eth_setup.rsvd))) {
+        return QRNIC_ST_BAD_PARAM;
+    }
+    if (e->eth.active) {
+        return QRNIC_ST_BAD_STATE;
+    }
+    memset(&e->eth, 0, sizeof(e->eth));
+    e->eth.tx.base = tx;
+    e->eth.tx.log_depth = tx_log;
+    e->eth.rx.base = rx;
+    e->eth.rx.log_depth = rx_log;
+    e->eth.vector = vector;
+    e->eth.active = true;
+    return QRNIC_ST_OK;
+}
+
+static uint8_t cmd_eth_teardown(struct qrnic_engine *e)
+{
+    if (!e->eth.active) {
+        return QRNIC_ST_BAD_STATE;
+    }
+    memset(&e->eth, 0, sizeof(e->eth));
+    return QRNIC_ST_OK;
+}
+
+static uint8_t cmd_set_mac(struct qrnic_engine *e, const uint8_t *cmd)
+{
+    const uint8_t *mac = ARG(set_mac.mac);
+    static const uint8_t zero[6];
+
+    /* A station address must be unicast and not all zeroes. */
+    if ((mac[0] & 1) || !memcmp(mac, zero, 6)) {
+        return QRNIC_ST_BAD_PARAM;
+    }
+    memcpy(e->mac, mac, 6);
+    if (e->ops->mac_changed) {
+        e->ops->mac_changed(e->opaque, e->mac);
+    }
+    return QRNIC_ST_OK;
+}
+
+static uint8_t cmd_set_mtu(struct qrnic_engine *e, const uint8_t *cmd)
+{
+    uint32_t mtu = qrnic_ld32(ARG(set_mtu.mtu));
+
+    if (mtu < QRNIC_ENG_MIN_MTU || mtu > QRNIC_MAX_MTU) {
+        return QRNIC_ST_BAD_PARAM;
+    }
+    e->mtu = mtu;
+    return QRNIC_ST_OK;
+}
+
+static uint8_t cmd_add_gid(struct qrnic_engine *e, const uint8_t *cmd)
+{
+    uint32_t index = qrnic_ld32(ARG(add_gid.index));
+    uint32_t type = qrnic_ld32(ARG(add_gid.type));
+
+    if (index >= QRNIC_ENG_GID_TBL_LEN || type != QRNIC_GID_TYPE_ROCE_V2) {
+        return QRNIC_ST_BAD_PARAM;
+    }
+    if (e->gid[index].valid) {
+        return QRNIC_ST_BAD_STATE;      /* delete the slot first */
+    }
+    e->gid[index].valid = true;
+    e->gid[index].type = type;
+    memcpy(e->gid[index].gid, ARG(add_gid.gid), 16);
+    return QRNIC_ST_OK;
+}
+
+static uint8_t cmd_del_gid(struct qrnic_engine *e, const uint8_t *cmd)
+{
+    uint32_t index = qrnic_ld32(ARG(del_gid.index));
+
+    if (index >= QRNIC_ENG_GID_TBL_LEN) {
+        return QRNIC_ST_BAD_PARAM;
+    }
+    if (!e->gid[index].valid) {
+        return QRNIC_ST_BAD_HANDLE;
+    }
+    memset(&e->gid[index], 0, sizeof(e->gid[index]));
+    return QRNIC_ST_OK;
+}
+
+static uint8_t cmd_alloc_uctx(struct qrnic_engine *e, uint32_t *id,
+                              uint32_t *page)
+{
+    uint32_t i;
+
+    for (i = 1; i < e->db_pages; i++) {
+        if (!e->uctx_valid[i]) {
+            e->uctx_valid[i] = true;
+            e->uctx_pds[i] = 0;
+            *id = i;
+            *page = i;
+            return QRNIC_ST_OK;
+        }
+    }
+    return QRNIC_ST_NO_RESOURCES;
+}
+
+static bool uctx_exists(const struct qrnic_engine *e, uint32_t uctx)
+{
+    return uctx >= 1 && uctx < e->db_pages && e->uctx_valid[uctx];
+}
+
+static uint8_t cmd_dealloc_uctx(struct qrnic_engine *e, const uint8_t *cmd)
+{
+    uint32_t uctx = qrnic_ld32(ARG(dealloc_uctx.uctx));
+
+    if (!uctx_exists(e, uctx)) {
+        return QRNIC_ST_BAD_HANDLE;
+    }
+    if (e->uctx_pds[uctx]) {
+        return QRNIC_ST_BAD_STATE;
+    }
+    e->uctx_valid[uctx] = false;
+    return QRNIC_ST_OK;
+}
+
+static uint8_t cmd_alloc_pd(struct qrnic_engine *e, const uint8_t *cmd,
+                            uint32_t *pdn)
+{
+    uint32_t uctx = qrnic_ld32(ARG(alloc_pd.uctx));
+    uint32_t i;
+
+    if (uctx != 0 && !uctx_exists(e, uctx)) {
+        return QRNIC_ST_BAD_HANDLE;
+    }
+    for (i = 0; i < QRNIC_ENG_MAX_PD; i++) {
+        if (!e->pd_valid[i]) {
+            e->pd_valid[i] = true;
+            e->pd_uctx[i] = uctx;
+            if (uctx) {
+                e->uctx_pds[uctx]++;
+            }
+            *pdn = i + 1;
+            return QRNIC_ST_OK;
+        }
+    }
+    return QRNIC_ST_NO_RESOURCES;
+}
+
+static uint8_t cmd_dealloc_pd(struct qrnic_engine *e, const uint8_t *cmd)
+{
+    uint32_t pdn = qrnic_ld32(ARG(dealloc_pd.pdn));
+    uint32_t i = pdn - 1;
+
+    if (pdn < 1 || pdn > QRNIC_ENG_MAX_PD || !e->pd_valid[i]) {
+        return QRNIC_ST_BAD_HANDLE;
+    }
+    if (e->pd_uctx[i]) {
+        e->uctx_pds[e->pd_uctx[i]]--;
+    }
+    e->pd_valid[i] = false;
+    e->pd_uctx[i] = 0;
+    return QRNIC_ST_OK;
+}
+
+uint8_t qrnic_cmd_exec(struct qrnic_engine *e, const uint8_t *cmd,
+                       uint32_t *result0, uint32_t *result1)
+{
+    *result0 = 0;
+    *result1 = 0;
+    switch (cmd[offsetof(struct qrnic_cmd, opcode)]) {
+    case QRNIC_CMD_QUERY_DEVICE:
+        return cmd_query_device(e, cmd);
+    case QRNIC_CMD_CREATE_EQ:
+        return cmd_create_eq(e, cmd, result0);
+    case QRNIC_CMD_DESTROY_EQ:
+        return cmd_destroy_eq(e, cmd);
+    case QRNIC_CMD_ETH_SETUP:
+        return cmd_eth_setup(e, cmd);
+    case QRNIC_CMD_ETH_TEARDOWN:
+        return cmd_eth_teardown(e);
+    case QRNIC_CMD_SET_MAC:
+        return cmd_set_mac(e, cmd);
+    case QRNIC_CMD_SET_MTU:
+        return cmd_set_mtu(e, cmd);
+    case QRNIC_CMD_ADD_GID:
+        return cmd_add_gid(e, cmd);
+    case QRNIC_CMD_DEL_GID:
+        return cmd_del_gid(e, cmd);
+    case QRNIC_CMD_ALLOC_UCTX:
+        return cmd_alloc_uctx(e, result0, result1);
+    case QRNIC_CMD_DEALLOC_UCTX:
+        return cmd_dealloc_uctx(e, cmd);
+    case QRNIC_CMD_ALLOC_PD:
+        return cmd_alloc_pd(e, cmd, result0);
+    case QRNIC_CMD_DEALLOC_PD:
+        return cmd_dealloc_pd(e, cmd);
+    case QRNIC_CMD_QUERY_RES:
+        return cmd_query_res(e, cmd);
+    default:
+        return QRNIC_ST_BAD_OPCODE;
+    }
+}

@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * qrnic engine: RoCEv2 frame classification, ICRC and the receive entry
+ * point.  Without queue pairs (a later stage) every RoCE frame is checked
+ * and then counted as dropped.
+ */
+#include <string.h>
+#include "qrnic_engine.h"
+#include "qrnic_le.h"
+#include "qrnic_roce.h"
+
+/*
+ * The ICRC covers the packet from the IP header on, preceded by 8 bytes of
+ * 0xff standing for the masked LRH of an IB packet; starting the CRC from
+ * 0xdebb20e3 (crc32_le(0xffffffff, ff*8)) accounts for them.
+ */
+#define QRNIC_ICRC_SEED         0xdebb20e3u
+#define QRNIC_MAX_IPV4_HDR      60
+
+/* Offset of the IP header and the ethertype, skipping one VLAN tag. */
+static bool l2_parse(const uint8_t *f, size_t len, size_t *l3, uint16_t *proto)
+{
+    size_t off = offsetof(struct qrnic_ethhdr, proto);
+    uint16_t p;
+
+    if (len < sizeof(struct qrnic_ethhdr)) {
+        return false;
+    }
+    p = qrnic_ld16_be(f + off);
+    off += 2;
+    if (p == QRNIC_ETH_P_8021Q) {
+        if (len < off + sizeof(struct qrnic_vlanhdr)) {
+            return false;
+        }
+        p = qrnic_ld16_be(f + off + offsetof(struct qrnic_vlanhdr, proto));
+        off += sizeof(struct qrnic_vlanhdr);
+    }
+    *l3 = off;
+    *proto = p;
+    return true;
+}
+
+/*
+ * Locate the IP and UDP headers of an unfragmented UDP datagram to port
+ * 4791.  ip_end is where the IP packet ends according to its header.
+ */
+static bool l3_parse(const uint8_t *f, size_t len, struct qrnic_roce_pkt *pkt)
+{
+    uint16_t proto;
+    size_t l3;
+
+    if (!l2_parse(f, len, &l3, &proto)) {
+        return false;
+    }
+    pkt->l3 = l3;
+    if (proto == QRNIC_ETH_P_IPV4) {
+        const uint8_t *ip = f + l3;
+        size_t ihl;
+
+        if (len < l3 + sizeof(struct qrnic_ipv4hdr) || (ip[0] >> 4) != 4) {
+            return false;
+        }
+        ihl = (size_t)(ip[0] & 0xf) * 4;
+        if (ihl < sizeof(struct qrnic_ipv4hdr) ||
+            ip[offsetof(struct qrnic_ipv4hdr, protocol)] != QRNIC_IPPROTO_UDP ||
+            (qrnic_ld16_be(ip + offsetof(struct qrnic_ipv4hdr, frag_off)) &
+             0x3fff)) {
+            return false;
+        }
+        pkt->ipv6 = false;
+        pkt->l3_len = ihl;
+        pkt->end = l3 + qrnic_ld16_be(ip + offsetof(struct qrnic_ipv4hdr,
+                                                    tot_len));
+    } else if (proto == QRNIC_ETH_P_IPV6) {
+        const uint8_t *ip = f + l3;
+
+        if (len < l3 + sizeof(struct qrnic_ipv6hdr) || (ip[0] >> 4) != 6 ||
+            ip[offsetof(struct qrnic_ipv6hdr, nexthdr)] != QRNIC_IPPROTO_UDP) {
+            return false;
+        }
+        pkt->ipv6 = true;
+        pkt->l3_len = sizeof(struct qrnic_ipv6hdr);
+        pkt->end = l3 + sizeof(struct qrnic_ipv6hdr) +
+                   qrnic_ld16_be(ip + offsetof(struct qrnic_ipv6hdr,
+                                               payload_len));
+    } else {
+        return false;
+    }
+    pkt->l4 = l3 + pkt->l3_len;
+    if (len < pkt->l4 + sizeof(struct qrnic_udphdr)) {
+        return false;
+    }
+    pkt->bth = pkt->l4 + sizeof(struct qrnic_udphdr);
+    return qrnic_ld16_be(f + pkt->l4 + offsetof(struct qrnic_udphdr, dport)) ==
+           QRNIC_ROCE_UDP_PORT;
+}
+
+bool qrnic_roce_is_roce_frame(const uint8_t *frame, size_t len)
+{
+    struct qrnic_roce_pkt pkt;
+
+    return l3_parse(frame, len, &pkt);
+}
+
+bool qrnic_roce_parse(const uint8_t *frame, size_t len,
+                      struct qrnic_roce_pkt *pkt)
+{
+    size_t udp_len;
+
+    if (!l3_parse(frame, len, pkt) || pkt->end > len ||
+        pkt->l3_len > QRNIC_MAX_IPV4_HDR) {
+        return false;
+    }
+    udp_len = qrnic_ld16_be(frame + pkt->l4 +
+                            offsetof(struct qrnic_udphdr, len));
+    /* UDP must fill the IP packet and hold a BTH and the ICRC. */
+    return pkt->l4 + udp_len == pkt->end &&
+           udp_len >= sizeof(struct qrnic_udphdr) + sizeof(struct qrnic_bth) +
+                      QRNIC_ICRC_LEN;
+}
+
+uint32_t qrnic_icrc_compute(const uint8_t *frame,
+                            const struct qrnic_roce_pkt *pkt)
+{
+    uint8_t hdr[QRNIC_MAX_IPV4_HDR + sizeof(struct qrnic_udphdr) +
+                sizeof(struct qrnic_bth)];
+    size_t hlen = pkt->l3_len + sizeof(struct qrnic_udphdr) +
+                  sizeof(struct qrnic_bth);
+    size_t udp = pkt->l3_len;
+    size_t bth = udp + sizeof(struct qrnic_udphdr);
+    uint32_t crc;
+
+    memcpy(hdr, frame + pkt->l3, hlen);
+    if (pkt->ipv6) {
+        /* Traffic class and flow label; version stays. */
+        hdr[0] |= 0x0f;
+        hdr[1] = hdr[2] = hdr[3] = 0xff;
+        hdr[offsetof(struct qrnic_ipv6hdr, hop_limit)] = 0xff;
+    } else {
+        hdr[offsetof(struct qrnic_ipv4hdr, tos)] = 0xff;
+        hdr[offsetof(struct qrnic_ipv4hdr, ttl)] = 0xff;
+        hdr[offsetof(struct qrnic_ipv4hdr, check)] = 0xff;
+        hdr[offsetof(struct qrnic_ipv4hdr, check) + 1] = 0xff;
+    }
+    hdr[udp + offsetof(struct qrnic_udphdr, check)] = 0xff;
+    hdr[udp + offsetof(struct qrnic_udphdr, check) + 1] = 0xff;
+    hdr[bth + offsetof(struct qrnic_bth, qpn)] = 0xff;     /* resv8a */
+
+    crc = qrnic_crc32_le(QRNIC_ICRC_SEED, hdr, hlen);
+    crc = qrnic_crc32_le(crc, frame + pkt->l3 + hlen,
+                         pkt->end - QRNIC_ICRC_LEN - (pkt->l3 + hlen));
+    return ~crc;
+}
+
+bool qrnic_icrc_check(const uint8_t *frame, const struct qrnic_roce_pkt *pkt)
+{
+    return qrnic_ld32(frame + pkt->end - QRNIC_ICRC_LEN) ==
+           qrnic_icrc_compute(frame, pkt);
+}
+
+void qrnic_roce_rx(struct qrnic_engine *e, const uint8_t *frame, size_t len)
+{
+    struct qrnic_roce_pkt pkt;
+
+    e->stats.rx_roce++;
+    if (!qrnic_roce_parse(frame, len, &pkt) || !qrnic_icrc_check(frame, &pkt)) {
+        e->stats.rx_icrc_err++;
+    }
+    /* No queue pairs yet: every RoCE frame is dropped. */
+    e->stats.rx_drop++;
+}

@@ -1,0 +1,183 @@
+/*
+ * QEMU qrnic: emulated PCIe RoCEv2 RDMA NIC - PCI function
+ *
+ * BAR0: registers + MSI-X, BAR2: doorbell pages, BAR4: RAM-backed queue
+ * memory.  See docs/hardware.md in the qrnic project.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "qemu/osdep.h"
+#include "qemu/units.h"
+#include "qapi/error.h"
+#include "hw/pci/msix.h"
+#include "hw/pci/pcie.h"
+#include "hw/qdev-properties.h"
+#include "migration/vmstate.h"
+#include "net/net.h"
+#include "qrnic.h"
+#include "trace.h"
+
+static bool qrnic_check_props(QrnicState *s, Error **errp)
+{
+    if (s->db_pages < QRNIC_ENG_MIN_DB_PAGES ||
+        s->db_pages > QRNIC_ENG_MAX_DB_PAGES) {
+        error_setg(errp, "qrnic: property 'db-pages' must be in %u..%u, "
+                   "got %u", QRNIC_ENG_MIN_DB_PAGES, QRNIC_ENG_MAX_DB_PAGES,
+                   s->db_pages);
+        return false;
+    }
+    if (s->qmem_size < QRNIC_MIN_QMEM_SIZE ||
+        s->qmem_size > QRNIC_MAX_QMEM_SIZE ||
+        !is_power_of_2(s->qmem_size)) {
+        error_setg(errp, "qrnic: property 'qmem-size' must be a power of two "
+                   "in 64 KiB..256 MiB, got %" PRIu64, s->qmem_size);
+        return false;
+    }
+    return true;
+}
+
+static void qrnic_init_bars(QrnicState *s)
+{
+    PCIDevice *pdev = PCI_DEVICE(s);
+
+    memory_region_init(&s->bar0, OBJECT(s), "qrnic-bar0", QRNIC_BAR0_SIZE);
+    memory_region_init_io(&s->regs, OBJECT(s), &qrnic_regs_ops, s,
+                          "qrnic-regs", QRNIC_MSIX_TABLE_OFF);
+    memory_region_add_subregion(&s->bar0, 0, &s->regs);
+    pci_register_bar(pdev, QRNIC_BAR_REGS, PCI_BASE_ADDRESS_SPACE_MEMORY |
+                     PCI_BASE_ADDRESS_MEM_TYPE_64, &s->bar0);
+
+    memory_region_init_io(&s->db, OBJECT(s), &qrnic_db_ops, s, "qrnic-db",
+                          (uint64_t)s->db_pages * QRNIC_DB_PAGE_SIZE);
+    pci_register_bar(pdev, QRNIC_BAR_DB, PCI_BASE_ADDRESS_SPACE_MEMORY |
+                     PCI_BASE_ADDRESS_MEM_TYPE_64, &s->db);
+}
+
+static void qrnic_realize(PCIDevice *pdev, Error **errp)
+{
+    QrnicState *s = QRNIC(pdev);
+    DeviceState *dev = DEVICE(pdev);
+    int i, ret;
+
+    if (!qrnic_check_props(s, errp)) {
+        return;
+    }
+    pdev->config[PCI_INTERRUPT_PIN] = 0;    /* MSI-X only */
+
+    if (!memory_region_init_ram(&s->qmem, OBJECT(s), "qrnic-qmem",
+                                s->qmem_size, errp)) {
+        return;
+    }
+    qrnic_init_bars(s);
+    pci_register_bar(pdev, QRNIC_BAR_QMEM, PCI_BASE_ADDRESS_SPACE_MEMORY |
+                     PCI_BASE_ADDRESS_MEM_TYPE_64 |
+                     PCI_BASE_ADDRESS_MEM_PREFETCH, &s->qmem);
+
+    ret = msix_init(pdev, QRNIC_NUM_MSIX, &s->bar0, QRNIC_BAR_REGS,
+                    QRNIC_MSIX_TABLE_OFF, &s->bar0, QRNIC_BAR_REGS,
+                    QRNIC_MSIX_PBA_OFF, 0, errp);
+    if (ret < 0) {
+        return;
+    }
+    for (i = 0; i < QRNIC_NUM_MSIX; i++) {
+        msix_vector_use(pdev, i);
+    }
+    ret = pcie_endpoint_cap_init(pdev, 0);
+    if (ret < 0) {
+        error_setg(errp, "qrnic: cannot add the PCIe capability");
+        goto err_msix;
+    }
+
+    qemu_macaddr_default_if_unset(&s->conf.macaddr);
+    qrnic_engine_init(&s->eng, &qrnic_engine_glue_ops, s, s->db_pages,
+                      s->conf.macaddr.a);
+    s->nic = qemu_new_nic(&qrnic_net_info, &s->conf,
+                          object_get_typename(OBJECT(s)), dev->id,
+                          &dev->mem_reentrancy_guard, s);
+    qemu_format_nic_info_str(qemu_get_queue(s->nic), s->conf.macaddr.a);
+    s->eng.link_up = !qemu_get_queue(s->nic)->link_down;
+
+    s->aq_bh = qemu_bh_new_guarded(qrnic_aq_bh, s,
+                                   &dev->mem_reentrancy_guard);
+    s->tx_bh = qemu_bh_new_guarded(qrnic_tx_bh, s,
+                                   &dev->mem_reentrancy_guard);
+    return;
+
+err_msix:
+    msix_unuse_all_vectors(pdev);
+    msix_uninit(pdev, &s->bar0, &s->bar0);
+}
+
+static void qrnic_exit(PCIDevice *pdev)
+{
+    QrnicState *s = QRNIC(pdev);
+
+    qemu_bh_delete(s->aq_bh);
+    qemu_bh_delete(s->tx_bh);
+    s->aq_bh = NULL;
+    s->tx_bh = NULL;
+    qemu_del_nic(s->nic);
+    s->nic = NULL;
+    pcie_cap_exit(pdev);
+    msix_unuse_all_vectors(pdev);
+    msix_uninit(pdev, &s->bar0, &s->bar0);
+}
+
+static void qrnic_reset_hold(Object *obj, ResetType type)
+{
+    qrnic_soft_reset(QRNIC(obj));
+    trace_qrnic_reset("device reset");
+}
+
+static const Property qrnic_properties[] = {
+    DEFINE_NIC_PROPERTIES(QrnicState, conf),
+    DEFINE_PROP_UINT32("db-pages", QrnicState, db_pages,
+                       QRNIC_DEFAULT_DB_PAGES),
+    DEFINE_PROP_SIZE("qmem-size", QrnicState, qmem_size,
+                     QRNIC_DEFAULT_QMEM_SIZE),
+};
+
+/* Device state lives partly in guest RAM rings; migration is not modelled. */
+static const VMStateDescription qrnic_vmstate = {
+    .name = "qrnic",
+    .unmigratable = 1,
+};
+
+static void qrnic_class_init(ObjectClass *klass, void *data)
+{
+    DeviceClass *dc = DEVICE_CLASS(klass);
+    PCIDeviceClass *k = PCI_DEVICE_CLASS(klass);
+    ResettableClass *rc = RESETTABLE_CLASS(klass);
+
+    k->realize = qrnic_realize;
+    k->exit = qrnic_exit;
+    k->vendor_id = QRNIC_PCI_VENDOR_ID;
+    k->device_id = QRNIC_PCI_DEVICE_ID;
+    k->subsystem_vendor_id = QRNIC_PCI_SUBSYS_VENDOR_ID;
+    k->subsystem_id = QRNIC_PCI_SUBSYS_ID;
+    k->revision = QRNIC_PCI_REVISION;
+    k->class_id = QRNIC_PCI_CLASS;
+    rc->phases.hold = qrnic_reset_hold;
+    dc->desc = "qrnic RoCEv2 RDMA NIC (emulated)";
+    dc->vmsd = &qrnic_vmstate;
+    set_bit(DEVICE_CATEGORY_NETWORK, dc->categories);
+    device_class_set_props(dc, qrnic_properties);
+}
+
+static const TypeInfo qrnic_info = {
+    .name = TYPE_QRNIC,
+    .parent = TYPE_PCI_DEVICE,
+    .instance_size = sizeof(QrnicState),
+    .class_init = qrnic_class_init,
+    .interfaces = (InterfaceInfo[]) {
+        { INTERFACE_PCIE_DEVICE },
+        { }
+    },
+};
+
+static void qrnic_register_types(void)
+{
+    type_register_static(&qrnic_info);
+}
+
+type_init(qrnic_register_types)

@@ -1,0 +1,68 @@
+/*
+ * QEMU qrnic: emulated PCIe RoCEv2 RDMA NIC - device state
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef HW_NET_QRNIC_H
+#define HW_NET_QRNIC_H
+
+#include "hw/pci/pci_device.h"
+#include "net/net.h"
+#include "qom/object.h"
+#include "engine/qrnic_engine.h"
+
+#define TYPE_QRNIC "qrnic"
+OBJECT_DECLARE_SIMPLE_TYPE(QrnicState, QRNIC)
+
+#define QRNIC_DEFAULT_DB_PAGES  64
+#define QRNIC_DEFAULT_QMEM_SIZE (4 * MiB)
+#define QRNIC_MIN_QMEM_SIZE     (64 * KiB)
+#define QRNIC_MAX_QMEM_SIZE     (256 * MiB)
+
+struct QrnicState {
+    PCIDevice parent_obj;
+
+    MemoryRegion bar0;          /* container: regs + MSI-X table/PBA */
+    MemoryRegion regs;
+    MemoryRegion db;
+    MemoryRegion qmem;
+
+    NICState *nic;
+    NICConf conf;
+    uint32_t db_pages;
+    uint64_t qmem_size;
+
+    QEMUBH *aq_bh;
+    QEMUBH *tx_bh;
+
+    /* BAR0 register file */
+    uint32_t ctrl;
+    bool fatal;
+    uint32_t init_err;
+    uint32_t intr_mask;
+    uint32_t intr_pending;
+    uint64_t aq_sq_base;
+    uint64_t aq_cq_base;
+    uint32_t aq_log_depth;
+
+    struct qrnic_engine eng;
+};
+
+/* qrnic_regs.c */
+extern const MemoryRegionOps qrnic_regs_ops;
+void qrnic_irq_raise(QrnicState *s, unsigned int vector);
+void qrnic_soft_reset(QrnicState *s);
+
+/* qrnic_db.c */
+extern const MemoryRegionOps qrnic_db_ops;
+
+/* qrnic_ops.c */
+extern const struct qrnic_engine_ops qrnic_engine_glue_ops;
+void qrnic_aq_bh(void *opaque);
+
+/* qrnic_net.c */
+extern NetClientInfo qrnic_net_info;
+void qrnic_tx_bh(void *opaque);
+void qrnic_rx_flush(QrnicState *s);
+
+#endif /* HW_NET_QRNIC_H */

@@ -1,0 +1,81 @@
+/*
+ * QEMU qrnic: the engine's ops table implemented with QEMU services
+ * (PCI DMA, MSI-X, the NIC backend) and the admin queue bottom half.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "qemu/osdep.h"
+#include "hw/pci/pci_device.h"
+#include "net/net.h"
+#include "qrnic.h"
+#include "trace.h"
+
+static int qrnic_dma_read(void *opaque, uint64_t addr, void *buf, size_t len)
+{
+    QrnicState *s = opaque;
+
+    if (addr + len < addr ||
+        pci_dma_read(PCI_DEVICE(s), addr, buf, len) != MEMTX_OK) {
+        trace_qrnic_dma_error(0, addr, len);
+        return -1;
+    }
+    return 0;
+}
+
+static int qrnic_dma_write(void *opaque, uint64_t addr, const void *buf,
+                           size_t len)
+{
+    QrnicState *s = opaque;
+
+    if (addr + len < addr ||
+        pci_dma_write(PCI_DEVICE(s), addr, buf, len) != MEMTX_OK) {
+        trace_qrnic_dma_error(1, addr, len);
+        return -1;
+    }
+    return 0;
+}
+
+static void qrnic_raise_irq(void *opaque, unsigned int vector)
+{
+    qrnic_irq_raise(opaque, vector);
+}
+
+static void qrnic_tx_frame(void *opaque, const uint8_t *frame, size_t len)
+{
+    QrnicState *s = opaque;
+
+    trace_qrnic_tx_frame(len);
+    qemu_send_packet(qemu_get_queue(s->nic), frame, len);
+}
+
+static void qrnic_cmd_done(void *opaque, uint8_t opcode, uint16_t cookie,
+                           uint8_t status, uint32_t result0, uint32_t result1)
+{
+    trace_qrnic_admin_cmd(opcode, cookie, status, result0, result1);
+}
+
+static void qrnic_mac_changed(void *opaque, const uint8_t *mac)
+{
+    QrnicState *s = opaque;
+
+    /* mac points at s->eng.mac; the QEMU helper wants it non-const. */
+    qemu_format_nic_info_str(qemu_get_queue(s->nic), s->eng.mac);
+}
+
+const struct qrnic_engine_ops qrnic_engine_glue_ops = {
+    .dma_read = qrnic_dma_read,
+    .dma_write = qrnic_dma_write,
+    .raise_irq = qrnic_raise_irq,
+    .tx_frame = qrnic_tx_frame,
+    .cmd_done = qrnic_cmd_done,
+    .mac_changed = qrnic_mac_changed,
+};
+
+void qrnic_aq_bh(void *opaque)
+{
+    QrnicState *s = opaque;
+
+    qrnic_aq_process(&s->eng);
+    /* ETH_SETUP may have made room for frames the backend queued. */
+    qrnic_rx_flush(s);
+}

@@ -1,0 +1,41 @@
+#!/bin/sh
+# The qrnic function as a user of one guest sees it: lspci, rdma link,
+# ibv_devinfo, GIDs following IP addresses.  Runs in every guest.
+. "$(dirname "$0")/lib.sh"
+
+pci=$(lspci -vv -d 1b36:0130)
+printf '%s\n' "$pci" | sed 's/^/    /'
+expect_match "lspci: Ethernet controller class, our IDs" \
+	'^[0-9a-f:.]+ Ethernet controller: Red Hat, Inc\. Device 0130 \(rev 01\)' "$pci"
+expect_match "lspci: subsystem 1b36:0001" 'Subsystem: Red Hat, Inc\. Device 0001' "$pci"
+expect_match "lspci: BAR0 64-bit 16K" 'Region 0: Memory at [0-9a-f]+ \(64-bit, non-prefetchable\) \[size=16K\]' "$pci"
+expect_match "lspci: BAR2 doorbell pages 256K" 'Region 2: Memory at [0-9a-f]+ \(64-bit, non-prefetchable\) \[size=256K\]' "$pci"
+expect_match "lspci: BAR4 prefetchable queue memory 4M" 'Region 4: Memory at [0-9a-f]+ \(64-bit, prefetchable\) \[size=4M\]' "$pci"
+expect_match "lspci: MSI-X enabled with 16 vectors" 'MSI-X: Enable\+ Count=16' "$pci"
+expect_match "lspci: PCI Express endpoint" 'Express \(v2\) Endpoint' "$pci"
+expect_match "lspci: driver in use" 'Kernel driver in use: qrnic' "$pci"
+
+link=$(rdma link show)
+echo "    $link"
+expect_match "rdma link: qrnic0 ACTIVE on $QRNIC_IFNAME" \
+	"^link qrnic0/1 state ACTIVE physical_state LINK_UP netdev $QRNIC_IFNAME\$" "$link"
+
+info=$(ibv_devinfo -v -d qrnic0)
+printf '%s\n' "$info" | grep -E 'hca_id|state|link_layer|GID|max_qp:|max_pd|vendor_part' | sed 's/^/    /'
+expect_match "ibv_devinfo: qrnic0 present" '^hca_id:[[:space:]]+qrnic0$' "$info"
+expect_match "ibv_devinfo: PORT_ACTIVE" 'state:[[:space:]]+PORT_ACTIVE' "$info"
+expect_match "ibv_devinfo: link layer Ethernet" 'link_layer:[[:space:]]+Ethernet' "$info"
+expect_match "ibv_devinfo: vendor part id 0x0130" 'vendor_part_id:[[:space:]]+304' "$info"
+expect_match "ibv_devinfo: IPv4-mapped RoCE v2 GID for $QRNIC_IP" \
+	"GID\[ *[0-9]+\]:[[:space:]]+::ffff:$QRNIC_IP, RoCE v2" "$info"
+
+# A GID follows an address: add one, see it, remove it, see it go.
+extra=10.12.0.$((QRNIC_IDX + 1))
+has_gid() { ibv_devinfo -v -d qrnic0 | grep -q "::ffff:$extra, RoCE v2"; }
+lacks_gid() { ! has_gid; }
+ip addr add "$extra/24" dev "$QRNIC_IFNAME"
+check "GID for a new address $extra appears" retry 10 has_gid
+ip addr del "$extra/24" dev "$QRNIC_IFNAME"
+check "GID for removed address $extra disappears" retry 10 lacks_gid
+
+finish
