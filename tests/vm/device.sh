@@ -18,7 +18,7 @@ expect_match "lspci: driver in use" 'Kernel driver in use: qrnic' "$pci"
 link=$(rdma link show)
 echo "    $link"
 expect_match "rdma link: qrnic0 ACTIVE on $QRNIC_IFNAME" \
-	"^link qrnic0/1 state ACTIVE physical_state LINK_UP netdev $QRNIC_IFNAME\$" "$link"
+	"^link qrnic0/1 state ACTIVE physical_state LINK_UP netdev $QRNIC_IFNAME *\$" "$link"
 
 info=$(ibv_devinfo -v -d qrnic0)
 printf '%s\n' "$info" | grep -E 'hca_id|state|link_layer|GID|max_qp:|max_pd|vendor_part' | sed 's/^/    /'

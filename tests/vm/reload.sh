@@ -6,7 +6,7 @@
 [ "$QRNIC_IDX" = 0 ] || { wait_for reload-done 600; finish; }
 
 peer=${QRNIC_PEER_IPS%% *}
-active() { rdma link show 2>/dev/null | grep -q "^link qrnic0/1 state ACTIVE .* netdev $QRNIC_IFNAME\$"; }
+active() { rdma link show 2>/dev/null | grep -q "^link qrnic0/1 state ACTIVE .* netdev $QRNIC_IFNAME *\$"; }
 ok=0
 i=1
 while [ $i -le 10 ]; do
