@@ -152,6 +152,10 @@ link_firmware() {
 
 # ---- main ---------------------------------------------------------------------
 check_host
+mkdir -p "$cache"
+# One build at a time per cache (several engineers / CI share it).
+exec 9>"$cache/qemu-build.lock"
+flock -n 9 || { say "waiting for another build.sh run"; flock 9; }
 fetch_source
 
 key=$( { echo "${tarball##*/}"; declare -f graft; echo "${CONFIGURE_FLAGS[*]}"; } |
@@ -182,9 +186,8 @@ if [ ! -f "$root/.configured" ]; then
 fi
 
 # qemu-version.h is regenerated on every run; only real work is shown.
-work=$(ninja -C "$bld" -n qemu-system-x86_64 2>/dev/null | grep -c 'Compiling\|Linking' || true)
-if [ "${work:-0}" -gt 0 ]; then
-	say "building QEMU (ninja -j$jobs in $bld; a fresh tree takes 5-10 min)"
+if [ ! -x "$bld/qemu-system-x86_64" ]; then
+	say "building QEMU (ninja -j$jobs in $bld; takes 5-10 min on 2 cores)"
 fi
 if ! ninja -C "$bld" -j"$jobs" qemu-system-x86_64 2>&1 |
 	{ grep -v 'Entering directory\|qemu-version.h\|no work to do' || true; }; then

@@ -68,7 +68,7 @@ if [ ! -f "$kdir/.extracted" ]; then
 		(cd "$dl" && apt-get download -q -o APT::Sandbox::User=root "${rel[@]}" "linux-image-$kver" >/dev/null) ||
 			die "apt-get download linux-image-$kver failed"
 	fi
-	mkdir -p "$kdir.tmp"
+	rm -rf "$kdir.tmp"; mkdir -p "$kdir.tmp"
 	for deb in "$dl"/*.deb; do dpkg -x "$deb" "$kdir.tmp"; done
 	# The signed image package ships the modules through a dependency on
 	# the unsigned one only in some versions; fetch it if modules are absent.

@@ -153,7 +153,8 @@ static bool eth_doorbell(struct qrnic_engine *e, struct qrnic_ring *r,
 {
     uint16_t pi = (uint16_t)val;
 
-    if (!e->eth.active || val > 0xffff || !qrnic_ring_advance_ok(r, pi, r->ci)) {
+    if (!e->eth.active || val > 0xffff ||
+        !qrnic_ring_advance_ok(r, pi, r->ci)) {
         return false;
     }
     r->pi = pi;

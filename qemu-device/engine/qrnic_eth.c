@@ -25,8 +25,8 @@ static void desc_done(struct qrnic_engine *e, uint64_t addr, uint16_t len,
 
     qrnic_st16(wb, len);
     qrnic_st16(wb + 2, flags);
-    if (e->ops->dma_write(e->opaque, addr + offsetof(struct qrnic_eth_desc, len),
-                          wb, sizeof(wb))) {
+    addr += offsetof(struct qrnic_eth_desc, len);
+    if (e->ops->dma_write(e->opaque, addr, wb, sizeof(wb))) {
         e->stats.dma_err++;
     }
 }

@@ -44,9 +44,16 @@ def check(cond, name):
 
 class Qtest:
     def __init__(self, args):
-        self.p = subprocess.Popen(args, stdin=subprocess.PIPE,
+        # stderr goes to a file: an undrained pipe would block QEMU.
+        self.err = tempfile.TemporaryFile(mode='w+')
+        self.p = subprocess.Popen(args + ['-qtest-log', '/dev/null'],
+                                  stdin=subprocess.PIPE,
                                   stdout=subprocess.PIPE,
-                                  stderr=subprocess.PIPE, text=True)
+                                  stderr=self.err, text=True)
+
+    def stderr(self):
+        self.err.seek(0)
+        return self.err.read()
 
     def cmd(self, line):
         self.p.stdin.write(line + '\n')
@@ -54,7 +61,7 @@ class Qtest:
         while True:
             r = self.p.stdout.readline()
             if not r:
-                raise RuntimeError('qemu exited: ' + self.p.stderr.read())
+                raise RuntimeError('qemu exited: ' + self.stderr())
             if r.startswith('OK') or r.startswith('FAIL') or r.startswith('ERR'):
                 return r.split()
 
@@ -310,19 +317,27 @@ def main():
     check(wait_for(lambda: q.reg(0x44) & 4 == 4), 'set_link on sets LINK_UP')
     check(wait_for(lambda: q.mem_read(EQ + 16, 8) == struct.pack('<BxxxI', 1, 1)),
           'LINK up EQE')
-    m.close()
 
     # ---- reset -----------------------------------------------------------
     q.set_reg(0x40, 1)
     check(q.reg(0x44) == 4 and q.reg(0x80) == 0, 'RESET drops READY and stats')
     check(q.rd('q', BAR4 + 0x3ff8) == 0, 'RESET clears queue memory')
+    check(q.reg(0x60) == 0 and q.reg(0x70) == 0, 'RESET clears the admin registers')
+    q.mem_write(CQ, bytes(256))
+    q.set_reg(0x60, SQ)
+    q.set_reg(0x68, CQ)
+    q.set_reg(0x70, 3)
     q.set_reg(0x40, 2)
     aq = Admin(q)
-    q.mem_write(CQ, bytes(256))
     r = aq.run(0x0e, struct.pack('<Q', RESP))
     check(r == (0, 0, 0) and q.mem_read(RESP, 16) == bytes(16),
           'after RESET no objects remain')
-    check(q.quit() == 0, 'QEMU exits cleanly')
+    m.sendall(b'quit\n')
+    rc = q.quit()
+    m.close()
+    check(rc == 0, 'QEMU exits cleanly')
+    if rc != 0:
+        print(q.stderr())
     return 1 if failures else 0
 
 
