@@ -20,6 +20,20 @@ while [ $i -le 10 ]; do
 	ok=$i
 	i=$((i + 1))
 done
+# Out-of-range module parameters are refused with a message naming them.
+rmmod qrnic
+for bad in eth_ring_log=3 aq_log_depth=9; do
+	if modprobe qrnic "$bad" 2>/dev/null; then
+		fail "modprobe qrnic $bad refused"
+		rmmod qrnic
+	else
+		check "modprobe qrnic $bad refused with a clear message" \
+			sh -c "dmesg | grep -q 'qrnic: $bad out of range'"
+	fi
+done
+modprobe qrnic && ip addr add "$QRNIC_IP/24" dev "$QRNIC_IFNAME" &&
+	ip link set "$QRNIC_IFNAME" up
+retry 20 active
 signal reload-done
 check "10 rmmod/modprobe cycles with ping after each (completed $ok)" test "$ok" -eq 10
 check "qrnic0 ACTIVE after reloads" active
