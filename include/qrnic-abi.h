@@ -3,6 +3,7 @@
  * qrnic driver <-> provider ABI (udata of uverbs commands).  Both sides
  * include this file; the kernel through linux/types.h, rdma-core through
  * its kernel-headers copy (provider/build.sh installs it there).
+ * WQE, CQE and doorbell layouts are the hardware's (qrnic_hw.h).
  */
 #ifndef QRNIC_ABI_USER_H
 #define QRNIC_ABI_USER_H
@@ -27,6 +28,42 @@ struct qrnic_uresp_alloc_ucontext {
 struct qrnic_uresp_alloc_pd {
 	__u32 pdn;
 	__u32 pad;
+};
+
+/*
+ * CREATE_CQ: the provider allocates the CQ buffer: (1 << log_depth) CQEs of
+ * QRNIC_CQE_SIZE bytes followed by the QRNIC_CQ_REC_SIZE-byte record,
+ * page aligned, zeroed, and passes it here; the kernel pins it.
+ */
+struct qrnic_ureq_create_cq {
+	__aligned_u64 buf_addr;
+	__u32 buf_size;			/* bytes, a multiple of the page size */
+	__u32 log_depth;		/* 1..QRNIC_CQ_MAX_LOG */
+};
+
+struct qrnic_uresp_create_cq {
+	__u32 cqn;
+	__u32 log_depth;
+};
+
+/*
+ * CREATE_QP: the kernel sizes the queues from the requested caps and maps
+ * the QP's queue memory (SQ then RQ, sq_offset/rq_offset bytes from the
+ * start of the mapping) write-combining at qmem_mmap_key.
+ */
+struct qrnic_uresp_create_qp {
+	__aligned_u64 qmem_mmap_key;
+	__u32 qmem_len;			/* bytes to map */
+	__u32 qpn;
+	__u32 sq_offset;
+	__u32 rq_offset;
+	__u8  log_sq_depth;
+	__u8  log_sq_stride;
+	__u8  log_rq_depth;
+	__u8  log_rq_stride;
+	__u32 max_send_sge;		/* the caps the queues really have */
+	__u32 max_recv_sge;
+	__u32 max_inline;
 };
 
 #endif /* QRNIC_ABI_USER_H */

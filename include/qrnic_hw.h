@@ -68,7 +68,8 @@
 
 #define QRNIC_CAP0_ETH			(1u << 0)
 #define QRNIC_CAP0_ROCE_V2		(1u << 1)
-#define QRNIC_CAP0_RC			(1u << 2)
+#define QRNIC_CAP0_RC			(1u << 2)	/* RC queue pairs, CQs, MRs */
+#define QRNIC_CAP0_ATOMIC		(1u << 3)	/* 8-byte atomics (HCA scope) */
 
 #define QRNIC_CTRL_RESET		(1u << 0)	/* self clearing */
 #define QRNIC_CTRL_ENABLE		(1u << 1)
@@ -87,9 +88,9 @@
  * context by QRNIC_CMD_ALLOC_UCTX.  A queue doorbell is accepted only on the
  * page that owns the queue.
  */
-#define QRNIC_DB_SQ			0x000	/* qpn | (u64)sq_pi << 32 */
-#define QRNIC_DB_RQ			0x008	/* qpn | (u64)rq_pi << 32 */
-#define QRNIC_DB_CQ			0x010	/* cqn | flags | (u64)cq_ci << 32 */
+#define QRNIC_DB_SQ			0x000	/* qpn | (u64)sq_pi << 32 (16-bit pi) */
+#define QRNIC_DB_RQ			0x008	/* qpn | (u64)rq_pi << 32 (16-bit pi) */
+#define QRNIC_DB_CQ			0x010	/* cqn | ARM* | (u64)cq_ci << 32 */
 #define QRNIC_DB_EQ			0x018	/* eqn | flags | (u64)eq_ci << 32 */
 #define QRNIC_DB_ETH_TX			0x020	/* page 0 only: tx producer index */
 #define QRNIC_DB_ETH_RX			0x028	/* page 0 only: rx producer index */
@@ -114,6 +115,15 @@ enum qrnic_cmd_opcode {
 	QRNIC_CMD_ALLOC_PD		= 0x0c,
 	QRNIC_CMD_DEALLOC_PD		= 0x0d,
 	QRNIC_CMD_QUERY_RES		= 0x0e,
+	QRNIC_CMD_CREATE_CQ		= 0x0f,
+	QRNIC_CMD_DESTROY_CQ		= 0x10,
+	QRNIC_CMD_REG_MR		= 0x11,
+	QRNIC_CMD_DEREG_MR		= 0x12,
+	QRNIC_CMD_CREATE_QP		= 0x13,
+	QRNIC_CMD_MODIFY_QP		= 0x14,
+	QRNIC_CMD_QUERY_QP		= 0x15,
+	QRNIC_CMD_DESTROY_QP		= 0x16,
+	QRNIC_CMD_QUERY_STATS		= 0x17,
 	QRNIC_CMD_MAX
 };
 
@@ -126,6 +136,35 @@ enum qrnic_cmd_status {
 	QRNIC_ST_BAD_STATE		= 0x05,	/* object busy or wrong state */
 	QRNIC_ST_DMA_ERROR		= 0x06,	/* guest address not accessible */
 };
+
+/*
+ * A guest memory buffer made of pages of 1 << page_shift bytes, as commands
+ * pass it (CREATE_CQ, REG_MR).  The device copies the page addresses when
+ * the command runs and never reads the list again.
+ *   QRNIC_PBL_CONTIG  addr is the first byte of npages contiguous pages
+ *   QRNIC_PBL_LEVEL1  addr -> npages little-endian u64 page addresses
+ *                     (a contiguous array)
+ *   QRNIC_PBL_LEVEL2  addr -> ceil(npages / 512) u64 addresses of 4 KiB
+ *                     pages, each holding up to 512 page addresses
+ *   QRNIC_PBL_PHYS    REG_MR only, kernel PDs only: iova is the DMA
+ *                     address itself, no pages (npages 0, addr 0)
+ * Page addresses must be aligned to the page size.
+ */
+struct qrnic_pbl {
+	uint64_t addr;
+	uint32_t npages;
+	uint8_t  levels;	/* QRNIC_PBL_* */
+	uint8_t  page_shift;	/* QRNIC_MIN/MAX_PAGE_SHIFT */
+	uint16_t rsvd;
+};
+
+#define QRNIC_PBL_CONTIG		0
+#define QRNIC_PBL_LEVEL1		1
+#define QRNIC_PBL_LEVEL2		2
+#define QRNIC_PBL_PHYS			3
+#define QRNIC_PBL_PER_PAGE		512	/* u64 entries in a 4 KiB page */
+#define QRNIC_MIN_PAGE_SHIFT		12
+#define QRNIC_MAX_PAGE_SHIFT		30
 
 /* 64-byte command entry; the union carries the opcode's arguments. */
 struct qrnic_cmd {
@@ -181,6 +220,57 @@ struct qrnic_cmd {
 		struct {
 			uint64_t resp_addr;	/* DMA: struct qrnic_res_counts */
 		} query_res;
+		struct {
+			struct qrnic_pbl pbl;	/* the CQ buffer (ring + record) */
+			uint32_t uctx;		/* owner, 0: kernel */
+			uint32_t eqn;		/* completion events go here */
+			uint8_t  log_depth;	/* 1..QRNIC_CQ_MAX_LOG CQEs */
+			uint8_t  rsvd[3];
+		} create_cq;			/* result0: cqn */
+		struct {
+			uint32_t cqn;
+		} destroy_cq;
+		struct {
+			struct qrnic_pbl pbl;	/* pages of the region */
+			uint64_t iova;		/* first byte's virtual address */
+			uint64_t length;	/* bytes */
+			uint32_t pdn;
+			uint32_t access;	/* QRNIC_ACCESS_* */
+		} reg_mr;			/* result0: key (lkey == rkey) */
+		struct {
+			uint32_t key;
+		} dereg_mr;
+		struct {
+			uint32_t pdn;
+			uint32_t send_cqn;
+			uint32_t recv_cqn;
+			uint32_t uctx;		/* owner, 0: kernel */
+			uint32_t sq_offset;	/* queue memory (BAR4) byte offsets, */
+			uint32_t rq_offset;	/* page aligned, see below */
+			uint8_t  qp_type;	/* QRNIC_QPT_RC */
+			uint8_t  flags;		/* QRNIC_QP_SIG_ALL */
+			uint8_t  log_sq_depth;	/* 0..QRNIC_QP_MAX_LOG WQEs */
+			uint8_t  log_sq_stride;	/* QRNIC_SQ_MIN/MAX_LOG_STRIDE */
+			uint8_t  log_rq_depth;	/* 0..QRNIC_QP_MAX_LOG WQEs */
+			uint8_t  log_rq_stride;	/* QRNIC_RQ_MIN/MAX_LOG_STRIDE */
+			uint8_t  rsvd[2];
+		} create_qp;			/* result0: qpn */
+		struct {
+			uint32_t qpn;
+			uint32_t attr_mask;	/* QRNIC_QP_ATTR_* to apply */
+			uint64_t attr_addr;	/* DMA: struct qrnic_qp_attr */
+		} modify_qp;
+		struct {
+			uint32_t qpn;
+			uint32_t rsvd;
+			uint64_t attr_addr;	/* DMA: struct qrnic_qp_attr, written */
+		} query_qp;
+		struct {
+			uint32_t qpn;
+		} destroy_qp;
+		struct {
+			uint64_t resp_addr;	/* DMA: struct qrnic_stats */
+		} query_stats;
 	};
 };
 
@@ -221,7 +311,10 @@ struct qrnic_dev_attr {
 	uint32_t max_uctx;
 	uint32_t max_mtu;
 	uint32_t num_eq;
-	uint32_t rsvd[17];
+	uint32_t max_mr_pages;	/* page addresses one MR may have */
+	uint32_t max_recv_sge;
+	uint32_t max_qp_qmem;	/* queue memory bytes one QP may use */
+	uint32_t rsvd[14];
 };
 
 struct qrnic_res_counts {
@@ -232,7 +325,33 @@ struct qrnic_res_counts {
 	uint32_t qp;
 	uint32_t cq;
 	uint32_t mr;
-	uint32_t rsvd[9];
+	uint32_t mr_pages;	/* page addresses held for all MRs */
+	uint32_t rsvd[8];
+};
+
+/*
+ * QUERY_STATS: the device's counters since reset, in this order.  The
+ * driver shows them as hw counters (rdma statistic).
+ */
+enum qrnic_stat {
+	QRNIC_STAT_TX_ROCE_PKTS,	/* RoCE frames sent */
+	QRNIC_STAT_RX_ROCE_PKTS,	/* RoCE frames received */
+	QRNIC_STAT_RX_ICRC_ERR,		/* dropped: bad ICRC */
+	QRNIC_STAT_RX_BAD_PKT,		/* dropped: malformed or no such QP */
+	QRNIC_STAT_RETRANS_PKTS,	/* requester retransmissions */
+	QRNIC_STAT_ACK_TIMEOUTS,	/* retransmission timer expiries */
+	QRNIC_STAT_SEQ_NAKS_RX,		/* PSN sequence error NAKs received */
+	QRNIC_STAT_SEQ_NAKS_TX,
+	QRNIC_STAT_RNR_NAKS_RX,		/* RNR NAKs received */
+	QRNIC_STAT_RNR_NAKS_TX,
+	QRNIC_STAT_DUP_REQS,		/* duplicate requests seen by responders */
+	QRNIC_STAT_REM_ACCESS_ERRS,	/* access NAKs sent */
+	QRNIC_STAT_CQ_OVERFLOWS,
+	QRNIC_STAT_COUNT
+};
+
+struct qrnic_stats_resp {
+	uint64_t v[QRNIC_STAT_COUNT];
 };
 
 #define QRNIC_GID_TYPE_ROCE_V2		2
@@ -255,7 +374,9 @@ struct qrnic_eqe {
 enum qrnic_event_type {
 	QRNIC_EVENT_LINK		= 1,
 	QRNIC_EVENT_CQ			= 2,	/* completion event for data0 */
-	QRNIC_EVENT_QP_FATAL		= 3,
+	QRNIC_EVENT_QP_FATAL		= 3,	/* async: data0 qpn */
+	QRNIC_EVENT_CQ_ERR		= 4,	/* async: data0 cqn overflowed */
+	QRNIC_EVENT_SQ_DRAINED		= 5,	/* async: data0 qpn reached SQD */
 };
 
 /* ---- Ethernet rings ------------------------------------------------------ */
@@ -277,6 +398,252 @@ struct qrnic_eth_desc {
 #define QRNIC_ETH_ERR			(1u << 1)	/* TX: bad length / DMA */
 #define QRNIC_ETH_MAX_LOG		12
 #define QRNIC_ETH_MAX_FRAME		(QRNIC_MAX_MTU + 18)
+
+/* ---- Completion queues --------------------------------------------------- */
+/*
+ * A CQ buffer holds 1 << log_depth 32-byte CQEs followed by a 64-byte
+ * struct qrnic_cq_rec, in pages listed by the CREATE_CQ page list.  The
+ * device writes CQE pi % depth with PHASE = 1 on the first pass through
+ * the ring, 0 on the second, and so on; it writes the entry's first 28
+ * bytes before the word holding the phase bit.  Software polls in memory
+ * and stores its free running consumer index in the record; the device
+ * reads the record only when the ring looks full.  A CQE that finds the
+ * ring full is dropped, counted, and reported by QRNIC_EVENT_CQ_ERR.
+ *
+ * Arming: DB_CQ with QRNIC_DB_ARM (next completion) or QRNIC_DB_ARM |
+ * QRNIC_DB_ARM_SOLICITED (next solicited or error completion) and the
+ * consumer index.  An armed CQ posts one QRNIC_EVENT_CQ to its EQ on the
+ * next matching CQE and disarms; arming with ARM alone while CQEs beyond
+ * the given consumer index exist posts the event at once.
+ */
+#define QRNIC_CQ_MAX_LOG		15
+#define QRNIC_CQE_SIZE			32
+#define QRNIC_CQ_REC_SIZE		64
+
+struct qrnic_cqe {
+	uint64_t wr_id;
+	uint32_t byte_len;
+	uint32_t imm_data;	/* as on the wire (network order) */
+	uint32_t qpn;
+	uint16_t wqe_idx;	/* free running index of the WQE it completes */
+	uint8_t  opcode;	/* QRNIC_CQE_OP_* */
+	uint8_t  status;	/* QRNIC_WC_* */
+	uint8_t  flags;		/* QRNIC_CQE_F_* */
+	uint8_t  vendor_err;	/* QRNIC_VERR_* for error statuses */
+	uint16_t rsvd;
+	uint32_t owner;		/* QRNIC_CQE_PHASE */
+};
+
+struct qrnic_cq_rec {
+	uint32_t ci;		/* software's free running consumer index */
+	uint32_t rsvd[15];
+};
+
+#define QRNIC_CQE_PHASE			(1u << 0)
+#define QRNIC_CQE_F_IMM			(1u << 0)	/* imm_data valid */
+#define QRNIC_CQE_F_SOLICITED		(1u << 1)
+#define QRNIC_CQE_F_SEND		(1u << 2)	/* completes a SQ WQE */
+
+/* CQE opcodes: the values of enum ibv_wc_opcode / ib_wc_opcode. */
+enum qrnic_cqe_opcode {
+	QRNIC_CQE_OP_SEND		= 0,
+	QRNIC_CQE_OP_RDMA_WRITE		= 1,
+	QRNIC_CQE_OP_RDMA_READ		= 2,
+	QRNIC_CQE_OP_COMP_SWAP		= 3,
+	QRNIC_CQE_OP_FETCH_ADD		= 4,
+	QRNIC_CQE_OP_RECV		= 128,
+	QRNIC_CQE_OP_RECV_RDMA_IMM	= 129,
+};
+
+/* CQE status: the values of enum ibv_wc_status / ib_wc_status. */
+enum qrnic_wc_status {
+	QRNIC_WC_SUCCESS		= 0,
+	QRNIC_WC_LOC_LEN_ERR		= 1,
+	QRNIC_WC_LOC_QP_OP_ERR		= 2,
+	QRNIC_WC_LOC_PROT_ERR		= 4,
+	QRNIC_WC_WR_FLUSH_ERR		= 5,
+	QRNIC_WC_BAD_RESP_ERR		= 7,
+	QRNIC_WC_LOC_ACCESS_ERR		= 8,
+	QRNIC_WC_REM_INV_REQ_ERR	= 9,
+	QRNIC_WC_REM_ACCESS_ERR		= 10,
+	QRNIC_WC_REM_OP_ERR		= 11,
+	QRNIC_WC_RETRY_EXC_ERR		= 12,
+	QRNIC_WC_RNR_RETRY_EXC_ERR	= 13,
+	QRNIC_WC_FATAL_ERR		= 19,
+	QRNIC_WC_GENERAL_ERR		= 21,
+};
+
+/* Why a WQE failed (CQE vendor_err), for diagnostics. */
+enum qrnic_vendor_err {
+	QRNIC_VERR_NONE			= 0,
+	QRNIC_VERR_BAD_OPCODE		= 1,	/* unknown or unsupported opcode */
+	QRNIC_VERR_BAD_SGE		= 2,	/* num_sge or inline length */
+	QRNIC_VERR_BAD_LKEY		= 3,	/* no such MR, other PD */
+	QRNIC_VERR_LKEY_ACCESS		= 4,	/* MR lacks the right */
+	QRNIC_VERR_LKEY_BOUNDS		= 5,	/* SGE outside the MR */
+	QRNIC_VERR_DMA			= 6,	/* guest memory not accessible */
+	QRNIC_VERR_MSG_TOO_LONG		= 7,	/* message > 2^31 or RQE size */
+	QRNIC_VERR_ALIGN		= 8,	/* atomic not 8-byte aligned */
+	QRNIC_VERR_NAK			= 9,	/* peer NAKed, see status */
+	QRNIC_VERR_RETRIES		= 10,	/* retry counter exhausted */
+	QRNIC_VERR_FLUSH		= 11,	/* QP in error */
+};
+
+/* ---- Memory regions -------------------------------------------------------- */
+/* Access flags: the values of IB_ACCESS_* / IBV_ACCESS_*. */
+#define QRNIC_ACCESS_LOCAL_WRITE	(1u << 0)
+#define QRNIC_ACCESS_REMOTE_WRITE	(1u << 1)
+#define QRNIC_ACCESS_REMOTE_READ	(1u << 2)
+#define QRNIC_ACCESS_REMOTE_ATOMIC	(1u << 3)
+#define QRNIC_ACCESS_ALL		0xfu
+
+/*
+ * Keys are allocated by the device: bits 31..8 the MR's table index (never
+ * 0), bits 7..0 a tag that changes on every reuse of the index.  The same
+ * key serves as lkey and rkey.  A key names an MR only inside the PD it
+ * was registered in.
+ */
+#define QRNIC_KEY_INDEX(key)		((key) >> 8)
+
+/* ---- Queue pairs ------------------------------------------------------------ */
+/*
+ * Work queues live in queue memory (BAR4).  The driver chooses each QP's
+ * slice: the SQ at sq_offset (1 << log_sq_depth WQEs of 1 << log_sq_stride
+ * bytes), the RQ at rq_offset (likewise).  Offsets are multiples of
+ * QRNIC_QMEM_PAGE_SIZE; a queue occupies whole pages; slices of live QPs
+ * may not overlap (BAD_PARAM).  Software writes WQE pi % depth, then rings
+ * DB_SQ / DB_RQ with the new free running 16-bit producer index on the
+ * doorbell page of the context that owns the QP.  The device reads WQEs
+ * from queue memory when it starts or retransmits them and validates every
+ * field each time.  A SQ slot is free again when a CQE with
+ * QRNIC_CQE_F_SEND reports a wqe_idx at or after it (completions are in
+ * order; software signals at least once per depth WQEs); a RQ slot when
+ * its receive completion arrives (receives complete in order).
+ */
+#define QRNIC_QPT_RC			2	/* IB_QPT_RC */
+#define QRNIC_QP_SIG_ALL		(1u << 0)
+#define QRNIC_QP_MAX_LOG		14
+#define QRNIC_SQ_MIN_LOG_STRIDE		6	/* 64 B: header only */
+#define QRNIC_SQ_MAX_LOG_STRIDE		9	/* 512 B */
+#define QRNIC_RQ_MIN_LOG_STRIDE		4	/* 16 B: header only */
+#define QRNIC_RQ_MAX_LOG_STRIDE		8	/* 256 B */
+#define QRNIC_MAX_SGE			16
+#define QRNIC_MAX_INLINE		256
+#define QRNIC_MAX_RD_ATOMIC		16	/* outstanding READ/atomic per QP */
+#define QRNIC_MAX_MSG_SIZE		0x80000000u	/* 2 GiB */
+
+struct qrnic_sge {
+	uint64_t addr;
+	uint32_t length;
+	uint32_t lkey;
+};
+
+/* Send WQE: this 64-byte header, then num_sge SGEs or the inline bytes. */
+struct qrnic_sq_wqe {
+	uint64_t wr_id;
+	uint8_t  opcode;	/* QRNIC_WR_* */
+	uint8_t  flags;		/* QRNIC_WQE_F_* */
+	uint8_t  num_sge;
+	uint8_t  rsvd0;
+	uint32_t imm_data;	/* network order, as verbs gives it */
+	uint32_t inline_len;	/* with QRNIC_WQE_F_INLINE */
+	uint32_t rsvd1;
+	uint64_t remote_addr;	/* RDMA and atomic */
+	uint32_t rkey;
+	uint32_t rsvd2;
+	uint64_t compare_add;	/* CMP_AND_SWP: compare; FETCH_AND_ADD: add */
+	uint64_t swap;		/* CMP_AND_SWP */
+	uint64_t rsvd3;
+};
+
+/* Receive WQE: this 16-byte header, then num_sge SGEs. */
+struct qrnic_rq_wqe {
+	uint64_t wr_id;
+	uint8_t  num_sge;
+	uint8_t  rsvd[7];
+};
+
+/* Send opcodes: the values of enum ibv_wr_opcode / ib_wr_opcode. */
+enum qrnic_wr_opcode {
+	QRNIC_WR_RDMA_WRITE		= 0,
+	QRNIC_WR_RDMA_WRITE_IMM		= 1,
+	QRNIC_WR_SEND			= 2,
+	QRNIC_WR_SEND_IMM		= 3,
+	QRNIC_WR_RDMA_READ		= 4,
+	QRNIC_WR_ATOMIC_CMP_AND_SWP	= 5,
+	QRNIC_WR_ATOMIC_FETCH_AND_ADD	= 6,
+};
+
+#define QRNIC_WQE_F_SIGNALED		(1u << 0)
+#define QRNIC_WQE_F_SOLICITED		(1u << 1)
+#define QRNIC_WQE_F_INLINE		(1u << 2)
+#define QRNIC_WQE_F_FENCE		(1u << 3)	/* wait for prior READ/atomic */
+
+/* QP states: the values of enum ib_qp_state / ibv_qp_state. */
+enum qrnic_qp_state {
+	QRNIC_QPS_RESET			= 0,
+	QRNIC_QPS_INIT			= 1,
+	QRNIC_QPS_RTR			= 2,
+	QRNIC_QPS_RTS			= 3,
+	QRNIC_QPS_SQD			= 4,
+	QRNIC_QPS_SQE			= 5,
+	QRNIC_QPS_ERR			= 6,
+};
+
+/* MODIFY_QP attr_mask bits: the values of IB_QP_* / IBV_QP_*. */
+#define QRNIC_QP_ATTR_STATE		(1u << 0)
+#define QRNIC_QP_ATTR_CUR_STATE		(1u << 1)
+#define QRNIC_QP_ATTR_EN_SQD_ASYNC	(1u << 2)
+#define QRNIC_QP_ATTR_ACCESS_FLAGS	(1u << 3)
+#define QRNIC_QP_ATTR_PKEY_INDEX	(1u << 4)
+#define QRNIC_QP_ATTR_PORT		(1u << 5)
+#define QRNIC_QP_ATTR_AV		(1u << 7)
+#define QRNIC_QP_ATTR_PATH_MTU		(1u << 8)
+#define QRNIC_QP_ATTR_TIMEOUT		(1u << 9)
+#define QRNIC_QP_ATTR_RETRY_CNT		(1u << 10)
+#define QRNIC_QP_ATTR_RNR_RETRY		(1u << 11)
+#define QRNIC_QP_ATTR_RQ_PSN		(1u << 12)
+#define QRNIC_QP_ATTR_MAX_QP_RD_ATOMIC	(1u << 13)
+#define QRNIC_QP_ATTR_MIN_RNR_TIMER	(1u << 15)
+#define QRNIC_QP_ATTR_SQ_PSN		(1u << 16)
+#define QRNIC_QP_ATTR_MAX_DEST_RD_ATOMIC (1u << 17)
+#define QRNIC_QP_ATTR_DEST_QPN		(1u << 20)
+#define QRNIC_QP_ATTR_SUPPORTED		0x0013bfbfu
+
+/*
+ * MODIFY_QP reads, QUERY_QP writes this block (128 bytes).  Transitions
+ * and required/optional attributes follow the IBTA RC rules (see
+ * docs/hardware.md); a missing required attribute, an unexpected one or an
+ * out-of-range value is BAD_PARAM, a transition the state does not allow
+ * BAD_STATE.  The address vector names the source GID by index; the
+ * device copies that GID when the QP enters RTR.
+ */
+struct qrnic_qp_attr {
+	uint8_t  qp_state;		/* QRNIC_QPS_* */
+	uint8_t  cur_state;		/* QUERY_QP only */
+	uint8_t  path_mtu;		/* 1..5: 256..4096 (enum ib_mtu) */
+	uint8_t  timeout;		/* 4.096 us << timeout, 0: infinite */
+	uint8_t  retry_cnt;		/* 0..7 */
+	uint8_t  rnr_retry;		/* 0..7, 7: infinite */
+	uint8_t  min_rnr_timer;		/* 0..31 (IBTA table) */
+	uint8_t  max_rd_atomic;		/* 0..QRNIC_MAX_RD_ATOMIC */
+	uint8_t  max_dest_rd_atomic;	/* 0..QRNIC_MAX_RD_ATOMIC */
+	uint8_t  sgid_index;		/* < gid_tbl_len */
+	uint8_t  hop_limit;
+	uint8_t  traffic_class;
+	uint32_t access_flags;		/* QRNIC_ACCESS_REMOTE_* */
+	uint32_t dest_qpn;		/* 24 bit */
+	uint32_t rq_psn;		/* 24 bit */
+	uint32_t sq_psn;		/* 24 bit */
+	uint32_t flow_label;		/* 20 bit */
+	uint16_t pkey_index;		/* 0 */
+	uint8_t  port_num;		/* 1 */
+	uint8_t  sq_draining;		/* QUERY_QP only */
+	uint8_t  dgid[16];
+	uint8_t  dmac[6];
+	uint16_t rsvd0;
+	uint32_t rsvd[17];
+};
 
 /* ---- RoCEv2 -------------------------------------------------------------- */
 #define QRNIC_ROCE_UDP_PORT		4791

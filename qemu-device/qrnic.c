@@ -91,6 +91,12 @@ static void qrnic_realize(PCIDevice *pdev, Error **errp)
     qemu_macaddr_default_if_unset(&s->conf.macaddr);
     qrnic_engine_init(&s->eng, &qrnic_engine_glue_ops, s, s->db_pages,
                       s->conf.macaddr.a);
+    if (qrnic_engine_set_qmem(&s->eng, memory_region_get_ram_ptr(&s->qmem),
+                              s->qmem_size)) {
+        error_setg(errp, "qrnic: cannot track %" PRIu64 " bytes of queue "
+                   "memory", s->qmem_size);
+        goto err_pcie;
+    }
     s->nic = qemu_new_nic(&qrnic_net_info, &s->conf,
                           object_get_typename(OBJECT(s)), dev->id,
                           &dev->mem_reentrancy_guard, s);
@@ -101,8 +107,14 @@ static void qrnic_realize(PCIDevice *pdev, Error **errp)
                                    &dev->mem_reentrancy_guard);
     s->tx_bh = qemu_bh_new_guarded(qrnic_tx_bh, s,
                                    &dev->mem_reentrancy_guard);
+    s->rdma_bh = qemu_bh_new_guarded(qrnic_rdma_bh, s,
+                                     &dev->mem_reentrancy_guard);
+    s->rdma_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, qrnic_rdma_timer, s);
     return;
 
+err_pcie:
+    qrnic_engine_fini(&s->eng);
+    pcie_cap_exit(pdev);
 err_msix:
     msix_unuse_all_vectors(pdev);
     msix_uninit(pdev, &s->bar0, &s->bar0);
@@ -114,8 +126,13 @@ static void qrnic_exit(PCIDevice *pdev)
 
     qemu_bh_delete(s->aq_bh);
     qemu_bh_delete(s->tx_bh);
+    qemu_bh_delete(s->rdma_bh);
+    timer_free(s->rdma_timer);
     s->aq_bh = NULL;
     s->tx_bh = NULL;
+    s->rdma_bh = NULL;
+    s->rdma_timer = NULL;
+    qrnic_engine_fini(&s->eng);
     qemu_del_nic(s->nic);
     s->nic = NULL;
     pcie_cap_exit(pdev);

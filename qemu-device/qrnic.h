@@ -8,6 +8,7 @@
 
 #include "hw/pci/pci_device.h"
 #include "net/net.h"
+#include "qemu/timer.h"
 #include "qom/object.h"
 #include "engine/qrnic_engine.h"
 
@@ -15,7 +16,7 @@
 OBJECT_DECLARE_SIMPLE_TYPE(QrnicState, QRNIC)
 
 #define QRNIC_DEFAULT_DB_PAGES  64
-#define QRNIC_DEFAULT_QMEM_SIZE (4 * MiB)
+#define QRNIC_DEFAULT_QMEM_SIZE (16 * MiB)
 #define QRNIC_MIN_QMEM_SIZE     (64 * KiB)
 #define QRNIC_MAX_QMEM_SIZE     (256 * MiB)
 
@@ -34,6 +35,8 @@ struct QrnicState {
 
     QEMUBH *aq_bh;
     QEMUBH *tx_bh;
+    QEMUBH *rdma_bh;            /* qrnic_engine_work() */
+    QEMUTimer *rdma_timer;      /* qrnic_engine_timer() */
 
     /* BAR0 register file */
     uint32_t ctrl;
@@ -59,6 +62,8 @@ extern const MemoryRegionOps qrnic_db_ops;
 /* qrnic_ops.c */
 extern const struct qrnic_engine_ops qrnic_engine_glue_ops;
 void qrnic_aq_bh(void *opaque);
+void qrnic_rdma_bh(void *opaque);
+void qrnic_rdma_timer(void *opaque);
 
 /* qrnic_net.c */
 extern NetClientInfo qrnic_net_info;

@@ -62,6 +62,35 @@ static void qrnic_mac_changed(void *opaque, const uint8_t *mac)
     qemu_format_nic_info_str(qemu_get_queue(s->nic), s->eng.mac);
 }
 
+static uint64_t qrnic_now_ns(void *opaque)
+{
+    return qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+}
+
+/* The engine may ask before realize has made the timer and bottom half. */
+static void qrnic_timer_mod(void *opaque, uint64_t deadline_ns)
+{
+    QrnicState *s = opaque;
+
+    if (!s->rdma_timer) {
+        return;
+    }
+    if (deadline_ns >= INT64_MAX) {
+        timer_del(s->rdma_timer);
+    } else {
+        timer_mod_ns(s->rdma_timer, deadline_ns);
+    }
+}
+
+static void qrnic_schedule(void *opaque)
+{
+    QrnicState *s = opaque;
+
+    if (s->rdma_bh) {
+        qemu_bh_schedule(s->rdma_bh);
+    }
+}
+
 const struct qrnic_engine_ops qrnic_engine_glue_ops = {
     .dma_read = qrnic_dma_read,
     .dma_write = qrnic_dma_write,
@@ -69,7 +98,24 @@ const struct qrnic_engine_ops qrnic_engine_glue_ops = {
     .tx_frame = qrnic_tx_frame,
     .cmd_done = qrnic_cmd_done,
     .mac_changed = qrnic_mac_changed,
+    .now_ns = qrnic_now_ns,
+    .timer_mod = qrnic_timer_mod,
+    .schedule = qrnic_schedule,
 };
+
+void qrnic_rdma_bh(void *opaque)
+{
+    QrnicState *s = opaque;
+
+    qrnic_engine_work(&s->eng);
+}
+
+void qrnic_rdma_timer(void *opaque)
+{
+    QrnicState *s = opaque;
+
+    qrnic_engine_timer(&s->eng);
+}
 
 void qrnic_aq_bh(void *opaque)
 {

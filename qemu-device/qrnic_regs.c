@@ -57,6 +57,9 @@ void qrnic_soft_reset(QrnicState *s)
     if (s->tx_bh) {
         qemu_bh_cancel(s->tx_bh);
     }
+    if (s->rdma_bh) {
+        qemu_bh_cancel(s->rdma_bh);
+    }
     qrnic_engine_reset(&s->eng);
     if (s->nic) {
         qemu_format_nic_info_str(qemu_get_queue(s->nic), s->eng.mac);
@@ -69,9 +72,7 @@ void qrnic_soft_reset(QrnicState *s)
     s->aq_sq_base = 0;
     s->aq_cq_base = 0;
     s->aq_log_depth = 0;
-    if (memory_region_size(&s->qmem)) {
-        memset(memory_region_get_ram_ptr(&s->qmem), 0, s->qmem_size);
-    }
+    /* The engine reset cleared the queue memory it was given. */
 }
 
 static void qrnic_write_ctrl(QrnicState *s, uint32_t val)
@@ -123,7 +124,8 @@ static uint64_t qrnic_regs_read(void *opaque, hwaddr addr, unsigned size)
         val = QRNIC_VERSION_MAJOR << 16 | QRNIC_VERSION_MINOR;
         break;
     case QRNIC_REG_CAP0:
-        val = QRNIC_CAP0_ETH | QRNIC_CAP0_ROCE_V2;
+        val = QRNIC_CAP0_ETH | QRNIC_CAP0_ROCE_V2 | QRNIC_CAP0_RC |
+              QRNIC_CAP0_ATOMIC;
         break;
     case QRNIC_REG_NUM_MSIX:
         val = QRNIC_NUM_MSIX;

@@ -1,20 +1,28 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * qrnic engine: admin command execution and the object tables it manages
- * (event queues, GIDs, user contexts, protection domains, Ethernet rings).
+ * (event queues, GIDs, user contexts, protection domains, Ethernet rings);
+ * CQs, MRs and QPs have files of their own.
  *
  * Handles are allocated by the device: eqn 0..QRNIC_ENG_MAX_EQ-1, context
  * id == its doorbell page (1..db_pages-1), pdn 1..QRNIC_ENG_MAX_PD.  A handle
  * that is out of range or not allocated is BAD_HANDLE.
  */
 #include <string.h>
-#include "qrnic_engine.h"
+#include "qrnic_rdma.h"
 #include "qrnic_le.h"
 
 #define ARG(field) (cmd + offsetof(struct qrnic_cmd, field))
 
 void qrnic_cmd_reset_objects(struct qrnic_engine *e)
 {
+    /* QPs first: they hold CQs and PDs. */
+    qrnic_qp_free_all(e);
+    qrnic_cq_free_all(e);
+    qrnic_mr_free_all(e);
+    qrnic_sched_reset(e);
+    memset(e->pd_users, 0, sizeof(e->pd_users));
+    memset(e->uctx_objs, 0, sizeof(e->uctx_objs));
     memset(e->eq, 0, sizeof(e->eq));
     e->async_eqn = -1;
     memset(e->gid, 0, sizeof(e->gid));
@@ -25,6 +33,16 @@ void qrnic_cmd_reset_objects(struct qrnic_engine *e)
 }
 
 static uint32_t count_true(const bool *v, uint32_t n)
+{
+    uint32_t i, c = 0;
+
+    for (i = 0; i < n; i++) {
+        c += v[i] ? 1 : 0;
+    }
+    return c;
+}
+
+static uint32_t count_ptrs(void **v, uint32_t n)
 {
     uint32_t i, c = 0;
 
@@ -53,21 +71,26 @@ static uint8_t cmd_query_device(struct qrnic_engine *e, const uint8_t *cmd)
 
     memset(a, 0, sizeof(a));
     qrnic_st64(a + offsetof(struct qrnic_dev_attr, max_mr_size),
-               1ull << 32);
+               (uint64_t)QRNIC_ENG_MAX_MTT << QRNIC_MIN_PAGE_SHIFT);
     qrnic_st64(a + offsetof(struct qrnic_dev_attr, page_size_cap),
                QRNIC_QMEM_PAGE_SIZE);
     PUT32(a, struct qrnic_dev_attr, fw_version,
           QRNIC_VERSION_MAJOR << 16 | QRNIC_VERSION_MINOR);
-    PUT32(a, struct qrnic_dev_attr, max_qp, 0);     /* no QPs yet */
-    PUT32(a, struct qrnic_dev_attr, max_qp_wr, 0);
-    PUT32(a, struct qrnic_dev_attr, max_sge, 0);
-    PUT32(a, struct qrnic_dev_attr, max_cq, 0);
-    PUT32(a, struct qrnic_dev_attr, max_cqe, 0);
-    PUT32(a, struct qrnic_dev_attr, max_mr, 0);
+    PUT32(a, struct qrnic_dev_attr, max_qp, e->qmem ? QRNIC_ENG_MAX_QP - 2 : 0);
+    PUT32(a, struct qrnic_dev_attr, max_qp_wr, 1u << QRNIC_QP_MAX_LOG);
+    PUT32(a, struct qrnic_dev_attr, max_sge, QRNIC_MAX_SGE);
+    PUT32(a, struct qrnic_dev_attr, max_recv_sge,
+          ((1u << QRNIC_RQ_MAX_LOG_STRIDE) - sizeof(struct qrnic_rq_wqe)) /
+          sizeof(struct qrnic_sge));
+    PUT32(a, struct qrnic_dev_attr, max_cq, QRNIC_ENG_MAX_CQ - 1);
+    PUT32(a, struct qrnic_dev_attr, max_cqe, 1u << QRNIC_CQ_MAX_LOG);
+    PUT32(a, struct qrnic_dev_attr, max_mr, QRNIC_ENG_MAX_MR - 1);
+    PUT32(a, struct qrnic_dev_attr, max_mr_pages, QRNIC_ENG_MAX_MTT);
     PUT32(a, struct qrnic_dev_attr, max_pd, QRNIC_ENG_MAX_PD);
-    PUT32(a, struct qrnic_dev_attr, max_qp_rd_atom, 0);
-    PUT32(a, struct qrnic_dev_attr, max_qp_init_rd_atom, 0);
-    PUT32(a, struct qrnic_dev_attr, max_inline, 0);
+    PUT32(a, struct qrnic_dev_attr, max_qp_rd_atom, QRNIC_MAX_RD_ATOMIC);
+    PUT32(a, struct qrnic_dev_attr, max_qp_init_rd_atom, QRNIC_MAX_RD_ATOMIC);
+    PUT32(a, struct qrnic_dev_attr, max_inline, QRNIC_MAX_INLINE);
+    PUT32(a, struct qrnic_dev_attr, max_qp_qmem, QRNIC_ENG_MAX_QP_QMEM);
     PUT32(a, struct qrnic_dev_attr, gid_tbl_len, QRNIC_ENG_GID_TBL_LEN);
     PUT32(a, struct qrnic_dev_attr, max_uctx, e->db_pages - 1);
     PUT32(a, struct qrnic_dev_attr, max_mtu, QRNIC_MAX_MTU);
@@ -93,7 +116,25 @@ static uint8_t cmd_query_res(struct qrnic_engine *e, const uint8_t *cmd)
           count_true(e->pd_valid, QRNIC_ENG_MAX_PD));
     PUT32(r, struct qrnic_res_counts, eq, eqs);
     PUT32(r, struct qrnic_res_counts, gid, gids);
+    PUT32(r, struct qrnic_res_counts, qp, count_ptrs((void **)e->qp,
+                                                     QRNIC_ENG_MAX_QP));
+    PUT32(r, struct qrnic_res_counts, cq, count_ptrs((void **)e->cq,
+                                                     QRNIC_ENG_MAX_CQ));
+    PUT32(r, struct qrnic_res_counts, mr, count_ptrs((void **)e->mr,
+                                                     QRNIC_ENG_MAX_MR));
+    PUT32(r, struct qrnic_res_counts, mr_pages, e->mtt_used);
     return dma_out(e, qrnic_ld64(ARG(query_res.resp_addr)), r, sizeof(r));
+}
+
+static uint8_t cmd_query_stats(struct qrnic_engine *e, const uint8_t *cmd)
+{
+    uint8_t r[sizeof(struct qrnic_stats_resp)];
+    uint32_t i;
+
+    for (i = 0; i < QRNIC_STAT_COUNT; i++) {
+        qrnic_st64(r + i * 8, e->stats.v[i]);
+    }
+    return dma_out(e, qrnic_ld64(ARG(query_stats.resp_addr)), r, sizeof(r));
 }
 
 static uint8_t cmd_create_eq(struct qrnic_engine *e, const uint8_t *cmd,
@@ -140,6 +181,9 @@ static uint8_t cmd_destroy_eq(struct qrnic_engine *e, const uint8_t *cmd)
 
     if (eqn >= QRNIC_ENG_MAX_EQ || !e->eq[eqn].valid) {
         return QRNIC_ST_BAD_HANDLE;
+    }
+    if (e->eq[eqn].ncq) {
+        return QRNIC_ST_BAD_STATE;      /* CQs still deliver events here */
     }
     if (e->async_eqn == (int)eqn) {
         e->async_eqn = -1;
@@ -276,7 +320,7 @@ static uint8_t cmd_dealloc_uctx(struct qrnic_engine *e, const uint8_t *cmd)
     if (!uctx_exists(e, uctx)) {
         return QRNIC_ST_BAD_HANDLE;
     }
-    if (e->uctx_pds[uctx]) {
+    if (e->uctx_pds[uctx] || e->uctx_objs[uctx]) {
         return QRNIC_ST_BAD_STATE;
     }
     e->uctx_valid[uctx] = false;
@@ -313,6 +357,9 @@ static uint8_t cmd_dealloc_pd(struct qrnic_engine *e, const uint8_t *cmd)
 
     if (pdn < 1 || pdn > QRNIC_ENG_MAX_PD || !e->pd_valid[i]) {
         return QRNIC_ST_BAD_HANDLE;
+    }
+    if (e->pd_users[i]) {
+        return QRNIC_ST_BAD_STATE;      /* MRs or QPs still use it */
     }
     if (e->pd_uctx[i]) {
         e->uctx_pds[e->pd_uctx[i]]--;
@@ -356,6 +403,24 @@ uint8_t qrnic_cmd_exec(struct qrnic_engine *e, const uint8_t *cmd,
         return cmd_dealloc_pd(e, cmd);
     case QRNIC_CMD_QUERY_RES:
         return cmd_query_res(e, cmd);
+    case QRNIC_CMD_CREATE_CQ:
+        return qrnic_cmd_create_cq(e, cmd, result0);
+    case QRNIC_CMD_DESTROY_CQ:
+        return qrnic_cmd_destroy_cq(e, cmd);
+    case QRNIC_CMD_REG_MR:
+        return qrnic_cmd_reg_mr(e, cmd, result0);
+    case QRNIC_CMD_DEREG_MR:
+        return qrnic_cmd_dereg_mr(e, cmd);
+    case QRNIC_CMD_CREATE_QP:
+        return qrnic_cmd_create_qp(e, cmd, result0);
+    case QRNIC_CMD_MODIFY_QP:
+        return qrnic_cmd_modify_qp(e, cmd);
+    case QRNIC_CMD_QUERY_QP:
+        return qrnic_cmd_query_qp(e, cmd);
+    case QRNIC_CMD_DESTROY_QP:
+        return qrnic_cmd_destroy_qp(e, cmd);
+    case QRNIC_CMD_QUERY_STATS:
+        return cmd_query_stats(e, cmd);
     default:
         return QRNIC_ST_BAD_OPCODE;
     }

@@ -2,8 +2,9 @@
 /*
  * qrnic engine: life cycle, enable handshake, event queues, doorbells.
  */
+#include <stdlib.h>
 #include <string.h>
-#include "qrnic_engine.h"
+#include "qrnic_rdma.h"
 #include "qrnic_le.h"
 
 /* Compile-time checks that the shared header has the sizes we decode. */
@@ -13,6 +14,13 @@ typedef char qrnic_chk_acqe[sizeof(struct qrnic_cqe_admin) == QRNIC_ACQE_SIZE ?
 typedef char qrnic_chk_eqe[sizeof(struct qrnic_eqe) == QRNIC_EQE_SIZE ? 1 : -1];
 typedef char qrnic_chk_desc[sizeof(struct qrnic_eth_desc) ==
                             QRNIC_ETH_DESC_SIZE ? 1 : -1];
+typedef char qrnic_chk_cqe[sizeof(struct qrnic_cqe) == QRNIC_CQE_SIZE ? 1 : -1];
+typedef char qrnic_chk_rec[sizeof(struct qrnic_cq_rec) == QRNIC_CQ_REC_SIZE ?
+                           1 : -1];
+typedef char qrnic_chk_swqe[sizeof(struct qrnic_sq_wqe) == 64 ? 1 : -1];
+typedef char qrnic_chk_rwqe[sizeof(struct qrnic_rq_wqe) == 16 ? 1 : -1];
+typedef char qrnic_chk_attr[sizeof(struct qrnic_qp_attr) == 128 ? 1 : -1];
+typedef char qrnic_chk_pbl[sizeof(struct qrnic_pbl) == 16 ? 1 : -1];
 
 void qrnic_engine_init(struct qrnic_engine *e,
                        const struct qrnic_engine_ops *ops, void *opaque,
@@ -28,7 +36,37 @@ void qrnic_engine_init(struct qrnic_engine *e,
     }
     e->db_pages = db_pages;
     memcpy(e->perm_mac, mac, 6);
+    e->timer_armed = UINT64_MAX;
     qrnic_engine_reset(e);
+}
+
+int qrnic_engine_set_qmem(struct qrnic_engine *e, uint8_t *qmem,
+                          uint64_t size)
+{
+    uint64_t pages = size / QRNIC_QMEM_PAGE_SIZE;
+
+    free(e->qmem_owner);
+    e->qmem = NULL;
+    e->qmem_size = 0;
+    /* Page owners are QP indexes in 16 bits; offsets are 32 bit. */
+    e->qmem_owner = pages && size <= UINT32_MAX ?
+                    calloc(pages, sizeof(*e->qmem_owner)) : NULL;
+    if (!e->qmem_owner) {
+        return -1;
+    }
+    e->qmem = qmem;
+    e->qmem_size = pages * QRNIC_QMEM_PAGE_SIZE;
+    return 0;
+}
+
+void qrnic_engine_fini(struct qrnic_engine *e)
+{
+    qrnic_cmd_reset_objects(e);
+    free(e->qmem_owner);
+    free(e->loop_buf);
+    e->qmem_owner = NULL;
+    e->loop_buf = NULL;
+    e->qmem = NULL;
 }
 
 /* Drop every object and all ring state; the link state is kept. */
@@ -41,6 +79,9 @@ void qrnic_engine_reset(struct qrnic_engine *e)
     memset(&e->eth, 0, sizeof(e->eth));
     memset(&e->stats, 0, sizeof(e->stats));
     qrnic_cmd_reset_objects(e);
+    if (e->qmem) {
+        memset(e->qmem, 0, e->qmem_size);
+    }
 }
 
 uint32_t qrnic_engine_enable(struct qrnic_engine *e, uint64_t sq_base,
@@ -175,8 +216,11 @@ bool qrnic_engine_doorbell(struct qrnic_engine *e, uint32_t page,
     switch (offset) {
     case QRNIC_DB_SQ:
     case QRNIC_DB_RQ:
+        /* Only records the index; the transport runs from the work call. */
+        ok = qrnic_qp_doorbell(e, page, offset == QRNIC_DB_SQ, val);
+        break;
     case QRNIC_DB_CQ:
-        /* No QPs or CQs exist yet, so no page owns one. */
+        ok = qrnic_cq_doorbell(e, page, val);
         break;
     case QRNIC_DB_EQ:
         ok = page == 0 && eq_doorbell(e, val);

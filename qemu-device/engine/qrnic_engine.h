@@ -2,9 +2,9 @@
 /*
  * qrnic engine: the parts of the device model that need no QEMU headers
  * (admin command processor, object tables, event queues, Ethernet rings,
- * RoCEv2 receive checks).  Plain C99; it reaches the outside world only
- * through struct qrnic_engine_ops, so the same code runs inside QEMU and
- * in the host unit tests.
+ * the RDMA objects and the RoCEv2 RC transport).  Plain C99; it reaches
+ * the outside world only through struct qrnic_engine_ops, so the same code
+ * runs inside QEMU and in the host unit tests.
  *
  * Nothing the guest supplies is trusted: every index, address, length and
  * handle is range checked before use, and every guest memory access goes
@@ -25,6 +25,12 @@
 #define QRNIC_ENG_MAX_DB_PAGES      1024
 #define QRNIC_ENG_DEFAULT_MTU       1500
 #define QRNIC_ENG_MIN_MTU           68
+#define QRNIC_ENG_MAX_CQ            1024    /* cqn 1..1023 */
+#define QRNIC_ENG_MAX_MR            4096    /* key index 1..4095 */
+#define QRNIC_ENG_MAX_QP            1024    /* qpn index 2..1023 */
+#define QRNIC_ENG_QPN_IDX_BITS      10
+#define QRNIC_ENG_MAX_MTT           (1u << 20)  /* page addresses, all MRs */
+#define QRNIC_ENG_MAX_QP_QMEM       (4u << 20)  /* queue memory per QP */
 
 /* Sizes of the guest-visible structures (checked against the header). */
 #define QRNIC_CMD_SIZE              64
@@ -44,6 +50,15 @@ struct qrnic_engine_ops {
     void (*cmd_done)(void *opaque, uint8_t opcode, uint16_t cookie,
                      uint8_t status, uint32_t result0, uint32_t result1);
     void (*mac_changed)(void *opaque, const uint8_t *mac);
+    /* The device's monotonic clock, in nanoseconds. */
+    uint64_t (*now_ns)(void *opaque);
+    /*
+     * Call qrnic_engine_timer() once the clock reaches deadline_ns
+     * (UINT64_MAX: no timer needed).  Replaces any earlier request.
+     */
+    void (*timer_mod)(void *opaque, uint64_t deadline_ns);
+    /* Call qrnic_engine_work() soon, from a fresh call stack. */
+    void (*schedule)(void *opaque);
 };
 
 /* A ring with free running 16-bit producer/consumer indices. */
@@ -58,6 +73,7 @@ struct qrnic_eq {
     bool valid;
     bool async;
     uint16_t vector;
+    uint32_t ncq;               /* CQs delivering events here */
     struct qrnic_ring ring;     /* pi: device, ci: driver */
 };
 
@@ -97,6 +113,17 @@ struct qrnic_stats {
     uint64_t dma_err;
     uint64_t eq_overflow;
     uint64_t admin_cmds;
+    uint64_t v[QRNIC_STAT_COUNT];   /* QUERY_STATS, enum qrnic_stat */
+};
+
+struct qrnic_cq;
+struct qrnic_mr;
+struct qrnic_qp;
+
+/* A doubly linked list of QPs (work to do, timers running). */
+struct qrnic_qp_list {
+    struct qrnic_qp *head;
+    struct qrnic_qp *tail;
 };
 
 struct qrnic_engine {
@@ -118,10 +145,39 @@ struct qrnic_engine {
     uint32_t uctx_pds[QRNIC_ENG_MAX_DB_PAGES];
     bool pd_valid[QRNIC_ENG_MAX_PD];
     uint32_t pd_uctx[QRNIC_ENG_MAX_PD];
+    uint32_t pd_users[QRNIC_ENG_MAX_PD];    /* MRs and QPs in the PD */
+    uint32_t uctx_objs[QRNIC_ENG_MAX_DB_PAGES]; /* its CQs and QPs */
     struct qrnic_eth_state eth;
     struct qrnic_stats stats;
 
+    /* RDMA objects; the handle's index selects the slot. */
+    struct qrnic_cq *cq[QRNIC_ENG_MAX_CQ];
+    struct qrnic_mr *mr[QRNIC_ENG_MAX_MR];
+    uint8_t mr_tag[QRNIC_ENG_MAX_MR];
+    uint32_t mr_next;                       /* where the key search starts */
+    uint32_t mtt_used;                      /* page addresses held */
+    struct qrnic_qp *qp[QRNIC_ENG_MAX_QP];
+    uint16_t qp_gen[QRNIC_ENG_MAX_QP];
+    uint32_t qp_next;
+
+    /* Queue memory (BAR4): the device reads WQEs straight from it. */
+    uint8_t *qmem;
+    uint64_t qmem_size;
+    uint16_t *qmem_owner;                   /* per page: qp index, 0: free */
+
+    struct qrnic_qp_list ready_qps;            /* QPs with transmit work */
+    struct qrnic_qp_list timed_qps;            /* QPs with a deadline */
+    uint64_t timer_armed;                   /* deadline asked of the glue */
+    uint16_t ip_id;
+
+    /* Frames to our own MAC, delivered from qrnic_engine_work(). */
+    uint8_t *loop_buf;
+    uint16_t loop_len[16];
+    uint32_t loop_head;
+    uint32_t loop_count;
+
     uint8_t frame[QRNIC_ETH_MAX_FRAME];     /* TX bounce buffer */
+    uint8_t roce_frame[QRNIC_ETH_MAX_FRAME];
 };
 
 /* What a doorbell asks the caller to do (work off the vCPU thread). */
@@ -135,6 +191,10 @@ enum qrnic_db_work {
 void qrnic_engine_init(struct qrnic_engine *e,
                        const struct qrnic_engine_ops *ops, void *opaque,
                        uint32_t db_pages, const uint8_t *mac);
+/* Queue memory (BAR4); without it no QP can be created.  0 or -1. */
+int qrnic_engine_set_qmem(struct qrnic_engine *e, uint8_t *qmem,
+                          uint64_t size);
+void qrnic_engine_fini(struct qrnic_engine *e);
 void qrnic_engine_reset(struct qrnic_engine *e);
 uint32_t qrnic_engine_enable(struct qrnic_engine *e, uint64_t sq_base,
                              uint64_t cq_base, uint32_t log_depth);
@@ -158,6 +218,10 @@ void qrnic_aq_process(struct qrnic_engine *e);
 uint8_t qrnic_cmd_exec(struct qrnic_engine *e, const uint8_t *cmd,
                        uint32_t *result0, uint32_t *result1);
 void qrnic_cmd_reset_objects(struct qrnic_engine *e);
+
+/* qrnic_sched.c: transport work off the caller's stack, timers */
+void qrnic_engine_work(struct qrnic_engine *e);
+void qrnic_engine_timer(struct qrnic_engine *e);
 
 /* qrnic_eth.c: Ethernet rings */
 void qrnic_eth_tx_process(struct qrnic_engine *e);

@@ -56,4 +56,29 @@ static inline uint32_t qrnic_ld32_be(const uint8_t *p)
            ((uint32_t)p[2] << 8) | (uint32_t)p[3];
 }
 
+static inline uint64_t qrnic_ld64_be(const uint8_t *p)
+{
+    return ((uint64_t)qrnic_ld32_be(p) << 32) | qrnic_ld32_be(p + 4);
+}
+
+static inline void qrnic_st16_be(uint8_t *p, uint16_t v)
+{
+    p[0] = (uint8_t)(v >> 8);
+    p[1] = (uint8_t)v;
+}
+
+static inline void qrnic_st32_be(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)(v >> 24);
+    p[1] = (uint8_t)(v >> 16);
+    p[2] = (uint8_t)(v >> 8);
+    p[3] = (uint8_t)v;
+}
+
+static inline void qrnic_st64_be(uint8_t *p, uint64_t v)
+{
+    qrnic_st32_be(p, (uint32_t)(v >> 32));
+    qrnic_st32_be(p + 4, (uint32_t)v);
+}
+
 #endif /* QRNIC_LE_H */

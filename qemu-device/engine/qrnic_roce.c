@@ -1,13 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * qrnic engine: RoCEv2 frame classification, ICRC and the receive entry
- * point.  Without queue pairs (a later stage) every RoCE frame is checked
- * and then counted as dropped.
+ * point, which hands a checked RC packet to its QP's responder (requests)
+ * or completer (responses).
  */
 #include <string.h>
-#include "qrnic_engine.h"
+#include "qrnic_rdma.h"
 #include "qrnic_le.h"
-#include "qrnic_roce.h"
 
 /*
  * The ICRC covers the packet from the IP header on, preceded by 8 bytes of
@@ -158,14 +157,45 @@ bool qrnic_icrc_check(const uint8_t *frame, const struct qrnic_roce_pkt *pkt)
            qrnic_icrc_compute(frame, pkt);
 }
 
+static void drop(struct qrnic_engine *e, enum qrnic_stat why)
+{
+    qrnic_stat(e, why);
+    e->stats.rx_drop++;
+}
+
 void qrnic_roce_rx(struct qrnic_engine *e, const uint8_t *frame, size_t len)
 {
     struct qrnic_roce_pkt pkt;
+    struct qrnic_rx rx;
+    struct qrnic_qp *qp;
 
     e->stats.rx_roce++;
-    if (!qrnic_roce_parse(frame, len, &pkt) || !qrnic_icrc_check(frame, &pkt)) {
-        e->stats.rx_icrc_err++;
+    qrnic_stat(e, QRNIC_STAT_RX_ROCE_PKTS);
+    if (!qrnic_roce_parse(frame, len, &pkt)) {
+        drop(e, QRNIC_STAT_RX_BAD_PKT);
+        return;
     }
-    /* No queue pairs yet: every RoCE frame is dropped. */
-    e->stats.rx_drop++;
+    if (!qrnic_icrc_check(frame, &pkt)) {
+        e->stats.rx_icrc_err++;
+        drop(e, QRNIC_STAT_RX_ICRC_ERR);
+        return;
+    }
+    if (!qrnic_wire_parse(frame, &pkt, &rx)) {
+        drop(e, QRNIC_STAT_RX_BAD_PKT);
+        return;
+    }
+    qp = qrnic_qp_get(e, rx.dqpn);
+    /* A connected QP takes packets from its peer's address only. */
+    if (!qp || qp->state < QRNIC_QPS_RTR || qp->state == QRNIC_QPS_ERR ||
+        memcmp(rx.sgid, qp->dgid, 16) || memcmp(rx.dgid, qp->sgid, 16)) {
+        drop(e, QRNIC_STAT_RX_BAD_PKT);
+        return;
+    }
+    if (rx.opf & QRNIC_OPF_REQ) {
+        qrnic_resp_rx(e, qp, &rx);
+    } else if (qp->state == QRNIC_QPS_RTS || qp->state == QRNIC_QPS_SQD) {
+        qrnic_comp_rx(e, qp, &rx);
+    } else {
+        drop(e, QRNIC_STAT_RX_BAD_PKT);
+    }
 }

@@ -54,11 +54,32 @@ static void fake_tx_frame(void *opaque, const uint8_t *frame, size_t len)
     f->tx_count++;
 }
 
+/* The admin and Ethernet tests need no time and no transport work. */
+static uint64_t fake_now_ns(void *opaque)
+{
+    (void)opaque;
+    return 0;
+}
+
+static void fake_timer_mod(void *opaque, uint64_t deadline_ns)
+{
+    (void)opaque;
+    (void)deadline_ns;
+}
+
+static void fake_schedule(void *opaque)
+{
+    (void)opaque;
+}
+
 const struct qrnic_engine_ops fake_ops = {
     .dma_read = fake_dma_read,
     .dma_write = fake_dma_write,
     .raise_irq = fake_raise_irq,
     .tx_frame = fake_tx_frame,
+    .now_ns = fake_now_ns,
+    .timer_mod = fake_timer_mod,
+    .schedule = fake_schedule,
 };
 
 uint8_t *fake_ptr(struct fake *f, uint64_t gpa)

@@ -147,6 +147,100 @@ class Admin:
         return (st, r0, r1) if ck == cookie and op == opcode else None
 
 
+CEQ, CQB, QATTR, SRC, DST = 0x130000, 0x131000, 0x133000, 0x140000, 0x150000
+ATTR_FMT = '<BBBBBBBBBBBBIIIIIHBB16s6sH68x'
+GID = bytes(10) + b'\xff\xff' + bytes([10, 0, 0, 1])
+
+
+def rdma_loopback(q, aq):
+    """Two QPs of one device exchange RoCEv2 frames through its loopback:
+    doorbells, the transport bottom half, DMA and CQEs in the real QEMU."""
+    ok = aq.run(0x02, struct.pack('<QBBH', CEQ, 4, 0, 2))
+    check(ok == (0, 1, 0), 'CREATE_EQ for completions -> eqn 1')
+    pbl = struct.pack('<QIBBH', CQB, 1, 0, 12, 0)
+    check(aq.run(0x0f, pbl + struct.pack('<IIB3x', 0, 1, 6)) == (0, 1, 0),
+          'CREATE_CQ -> cqn 1')
+    check(aq.run(0x08, struct.pack('<II', 0, 2) + GID) == (0, 0, 0), 'ADD_GID')
+    st, pdn, _ = aq.run(0x0c, struct.pack('<I', 0))
+    pbl = struct.pack('<QIBBH', 0, 0, 3, 0, 0)
+    st2, key, _ = aq.run(0x11, pbl + struct.pack('<QQII', 0, 256 << 20, pdn, 0xf))
+    check(st == 0 and st2 == 0 and key >> 8 == 1, 'kernel PD and a DMA-space MR')
+    qpns = []
+    for sq in (0, 8192):
+        r = aq.run(0x13, struct.pack('<IIIIIIBBBBBBxx', pdn, 1, 1, 0, sq,
+                                     sq + 4096, 2, 0, 3, 7, 3, 5))
+        qpns.append(r[1] if r and r[0] == 0 else None)
+    check(None not in qpns, 'CREATE_QP twice')
+
+    def modify(qpn, mask, **kw):
+        a = dict(state=0, mtu=3, timeout=14, retry=7, rnr=7, dest=0,
+                 access=0xe, dgid=GID)
+        a.update(kw)
+        q.mem_write(QATTR, struct.pack(
+            ATTR_FMT, a['state'], 0, a['mtu'], a['timeout'], a['retry'],
+            a['rnr'], 1, 4, 4, 0, 64, 0, a['access'], a['dest'], 100, 100, 0,
+            0, 1, 0, a['dgid'], MAC, 0))
+        return aq.run(0x14, struct.pack('<IIQ', qpn, mask, QATTR))
+
+    def connect(qpn, dest, **kw):
+        return (modify(qpn, 0x39, state=1, **kw) == (0, 0, 0) and
+                modify(qpn, 0x129181, state=2, dest=dest, **kw) == (0, 0, 0) and
+                modify(qpn, 0x12e01, state=3, **kw) == (0, 0, 0))
+
+    a, b = qpns
+    check(connect(a, b) and connect(b, a), 'both QPs to RTS, each other as peer')
+    src = bytes((i * 7 + 3) & 0xff for i in range(5000))
+    q.mem_write(SRC, src)
+    q.mem_write(BAR4 + 12288, struct.pack('<QB7x', 0x77, 1) +
+                struct.pack('<QII', DST, 8192, key))
+    q.wr('q', BAR2 + 0x8, b | 1 << 32)
+    send = struct.pack('<QBBBBIIIQIIQQQ', 0x55, 2, 1, 1, 0, 0, 0, 0, 0, 0, 0,
+                       0, 0, 0)
+    read = struct.pack('<QBBBBIIIQIIQQQ', 0x56, 4, 1, 1, 0, 0, 0, 0, SRC, key,
+                       0, 0, 0, 0)
+    q.mem_write(BAR4, send + struct.pack('<QII', SRC, 3000, key))
+    q.mem_write(BAR4 + 128, read + struct.pack('<QII', DST + 4096, 5000, key))
+    q.wr('q', BAR2 + 0x0, a | 2 << 32)
+
+    def cqes():
+        out = []
+        for i in range(64):
+            c = q.mem_read(CQB + 32 * i, 32)
+            if not struct.unpack_from('<I', c, 28)[0] & 1:
+                break
+            out.append(struct.unpack_from('<QIIIHBBB', c))
+        return out
+    got = wait_for(lambda: len(cqes()) >= 3 and cqes())
+    ids = sorted((c[0], c[5], c[6], c[1]) for c in got or [])
+    check(ids == [(0x55, 0, 0, 3000), (0x56, 2, 0, 5000), (0x77, 128, 0, 3000)],
+          'SEND and READ between the QPs complete (got %s)' % ids)
+    check(q.mem_read(DST, 3000) == src[:3000] and
+          q.mem_read(DST + 4096, 5000) == src, 'SEND and READ data arrived')
+    def stats():
+        r = aq.run(0x17, struct.pack('<Q', RESP))
+        tx, rx = struct.unpack_from('<QQ', q.mem_read(RESP, 16))
+        # rx also counts the frame the demux check above sent in.
+        return r == (0, 0, 0) and tx >= 5 and rx == tx + 1 and tx
+    tx = wait_for(stats)
+    check(tx, 'QUERY_STATS: every RoCE frame sent was received (%s)' % tx)
+    q.mem_write(CQB + 64 * 32, struct.pack('<I', 3))    # consumer index
+
+    # No peer: the retransmission timer (virtual clock) ends the WQE.
+    r = aq.run(0x13, struct.pack('<IIIIIIBBBBBBxx', pdn, 1, 1, 0, 16384,
+                                 20480, 2, 0, 3, 7, 3, 5))
+    c = r[1] if r and r[0] == 0 else 0
+    check(connect(c, 0x3ff, timeout=8, retry=2), 'a QP towards nobody')
+    q.mem_write(BAR4 + 16384, send + struct.pack('<QII', SRC, 100, key))
+    q.wr('q', BAR2 + 0x0, c | 1 << 32)
+    time.sleep(0.2)
+    check(len(cqes()) == 3, 'no completion before the timeout')
+    for _ in range(4):
+        q.cmd('clock_step %d' % (2 * 1000 * 1000))
+    got = wait_for(lambda: len(cqes()) >= 4 and cqes())
+    check(got and got[3][0] == 0x55 and got[3][6] == 12,
+          'after 3 x 1 ms of virtual time: RETRY_EXC_ERR')
+
+
 def main():
     if not os.access(QEMU, os.X_OK):
         print('not ok - qemu: %s missing (run qemu-device/build.sh)' % QEMU)
@@ -188,8 +282,8 @@ def main():
     q.cfg_wr(0x18, 0xffffffff)
     check(q.cfg_rd(0x18) & 0xfffffff0 == 0xfffc0000, 'BAR2 is 64 pages')
     q.cfg_wr(0x20, 0xffffffff)
-    check(q.cfg_rd(0x20) & 0xfffffff0 == 0xffc00000 and q.cfg_rd(0x20) & 0xe == 0xc,
-          'BAR4 is 4 MiB, 64-bit prefetchable')
+    check(q.cfg_rd(0x20) & 0xfffffff0 == 0xff000000 and q.cfg_rd(0x20) & 0xe == 0xc,
+          'BAR4 is 16 MiB, 64-bit prefetchable')
     for off, addr in ((0x10, BAR0), (0x18, BAR2), (0x20, BAR4)):
         q.cfg_wr(off, addr)
         q.cfg_wr(off + 4, 0)
@@ -211,8 +305,9 @@ def main():
     # ---- registers and handshake --------------------------------------
     check(q.reg(0x0) == 0x51524e49, 'ID reads QRNI')
     check(q.reg(0x4) == 0x10000, 'VERSION 1.0')
-    check(q.reg(0x10) == 16 and q.reg(0x14) == 64 and q.reg(0x18) == 1024 and
+    check(q.reg(0x10) == 16 and q.reg(0x14) == 64 and q.reg(0x18) == 4096 and
           q.reg(0x1c) == 8, 'NUM_MSIX, DB_PAGES, QMEM_PAGES, AQ_MAX_LOG')
+    check(q.reg(0x8) == 0xf, 'CAP0: Ethernet, RoCE v2, RC, atomics')
     check(q.reg(0x50) == 0x12005452 and
           q.reg(0x54) == 0x5634, 'MAC registers')
     q.set_reg(0x40, 1)
@@ -317,6 +412,8 @@ def main():
     check(wait_for(lambda: q.reg(0x44) & 4 == 4), 'set_link on sets LINK_UP')
     check(wait_for(lambda: q.mem_read(EQ + 16, 8) == struct.pack('<BxxxI', 1, 1)),
           'LINK up EQE')
+
+    rdma_loopback(q, aq)
 
     # ---- reset -----------------------------------------------------------
     q.set_reg(0x40, 1)

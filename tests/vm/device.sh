@@ -10,7 +10,7 @@ expect_match "lspci: Ethernet controller class, our IDs" \
 expect_match "lspci: subsystem 1b36:0001" 'Subsystem: Red Hat, Inc\. Device 0001' "$pci"
 expect_match "lspci: BAR0 64-bit 16K" 'Region 0: Memory at [0-9a-f]+ \(64-bit, non-prefetchable\) \[size=16K\]' "$pci"
 expect_match "lspci: BAR2 doorbell pages 256K" 'Region 2: Memory at [0-9a-f]+ \(64-bit, non-prefetchable\) \[size=256K\]' "$pci"
-expect_match "lspci: BAR4 prefetchable queue memory 4M" 'Region 4: Memory at [0-9a-f]+ \(64-bit, prefetchable\) \[size=4M\]' "$pci"
+expect_match "lspci: BAR4 prefetchable queue memory 16M" 'Region 4: Memory at [0-9a-f]+ \(64-bit, prefetchable\) \[size=16M\]' "$pci"
 expect_match "lspci: MSI-X enabled with 16 vectors" 'MSI-X: Enable\+ Count=16' "$pci"
 expect_match "lspci: PCI Express endpoint" 'Express \(v2\) Endpoint' "$pci"
 expect_match "lspci: driver in use" 'Kernel driver in use: qrnic' "$pci"

@@ -1,0 +1,227 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * qrnic engine: completion queues.  The CQ ring lives in guest RAM, in
+ * pages the device copied at CREATE_CQ; software reports its consumer
+ * index in the record after the ring, which the device reads only when
+ * the ring looks full.  Arming and completion events: see qrnic_hw.h.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "qrnic_rdma.h"
+#include "qrnic_le.h"
+
+#define ARG(field) (cmd + offsetof(struct qrnic_cmd, field))
+#define PAGE 4096u
+#define ARM_FLAGS (QRNIC_DB_ARM | QRNIC_DB_ARM_SOLICITED)
+
+static uint32_t cq_bytes(uint8_t log_depth)
+{
+    return (QRNIC_CQE_SIZE << log_depth) + QRNIC_CQ_REC_SIZE;
+}
+
+struct qrnic_cq *qrnic_cq_get(struct qrnic_engine *e, uint32_t cqn)
+{
+    return cqn >= 1 && cqn < QRNIC_ENG_MAX_CQ ? e->cq[cqn] : NULL;
+}
+
+static uint64_t cq_addr(const struct qrnic_cq *cq, uint32_t off)
+{
+    return cq->pages[off / PAGE] + off % PAGE;
+}
+
+uint8_t qrnic_cmd_create_cq(struct qrnic_engine *e, const uint8_t *cmd,
+                            uint32_t *cqn)
+{
+    const uint8_t *pbl = ARG(create_cq.pbl);
+    uint32_t uctx = qrnic_ld32(ARG(create_cq.uctx));
+    uint32_t eqn = qrnic_ld32(ARG(create_cq.eqn));
+    uint8_t log = *ARG(create_cq.log_depth);
+    uint32_t npages = qrnic_ld32(pbl + offsetof(struct qrnic_pbl, npages));
+    uint32_t need, i;
+    struct qrnic_cq *cq;
+    uint64_t *pages;
+    uint8_t st;
+
+    if (uctx != 0 && (uctx >= e->db_pages || !e->uctx_valid[uctx])) {
+        return QRNIC_ST_BAD_HANDLE;
+    }
+    if (eqn >= QRNIC_ENG_MAX_EQ || !e->eq[eqn].valid || e->eq[eqn].async) {
+        return QRNIC_ST_BAD_HANDLE;
+    }
+    if (log < 1 || log > QRNIC_CQ_MAX_LOG ||
+        pbl[offsetof(struct qrnic_pbl, page_shift)] != 12) {
+        return QRNIC_ST_BAD_PARAM;
+    }
+    need = (cq_bytes(log) + PAGE - 1) / PAGE;
+    if (npages < need || npages > need + 15) {
+        return QRNIC_ST_BAD_PARAM;
+    }
+    for (i = 1; i < QRNIC_ENG_MAX_CQ && e->cq[i]; i++) {
+        continue;
+    }
+    if (i == QRNIC_ENG_MAX_CQ) {
+        return QRNIC_ST_NO_RESOURCES;
+    }
+    pages = calloc(npages, sizeof(*pages));
+    cq = calloc(1, sizeof(*cq) + need * sizeof(uint64_t));
+    if (!pages || !cq) {
+        free(pages);
+        free(cq);
+        return QRNIC_ST_NO_RESOURCES;
+    }
+    st = qrnic_pbl_read(e, pbl, pages, npages);
+    if (st != QRNIC_ST_OK) {
+        free(pages);
+        free(cq);
+        return st;
+    }
+    memcpy(cq->pages, pages, need * sizeof(uint64_t));
+    free(pages);
+    cq->cqn = i;
+    cq->uctx = uctx;
+    cq->eqn = eqn;
+    cq->log_depth = log;
+    cq->npages = need;
+    e->cq[i] = cq;
+    e->eq[eqn].ncq++;
+    if (uctx) {
+        e->uctx_objs[uctx]++;
+    }
+    *cqn = i;
+    return QRNIC_ST_OK;
+}
+
+static void cq_free(struct qrnic_engine *e, struct qrnic_cq *cq)
+{
+    e->eq[cq->eqn].ncq--;
+    if (cq->uctx) {
+        e->uctx_objs[cq->uctx]--;
+    }
+    e->cq[cq->cqn] = NULL;
+    free(cq);
+}
+
+uint8_t qrnic_cmd_destroy_cq(struct qrnic_engine *e, const uint8_t *cmd)
+{
+    struct qrnic_cq *cq = qrnic_cq_get(e, qrnic_ld32(ARG(destroy_cq.cqn)));
+
+    if (!cq) {
+        return QRNIC_ST_BAD_HANDLE;
+    }
+    if (cq->nqp) {
+        return QRNIC_ST_BAD_STATE;
+    }
+    cq_free(e, cq);
+    return QRNIC_ST_OK;
+}
+
+void qrnic_cq_free_all(struct qrnic_engine *e)
+{
+    uint32_t i;
+
+    for (i = 1; i < QRNIC_ENG_MAX_CQ; i++) {
+        if (e->cq[i]) {
+            cq_free(e, e->cq[i]);
+        }
+    }
+}
+
+/* Take a consumer index from software if it is one the ring allows. */
+static bool cq_set_ci(struct qrnic_cq *cq, uint16_t ci)
+{
+    uint16_t used_then = (uint16_t)(cq->pi - cq->ci);
+
+    if ((uint16_t)(cq->pi - ci) > used_then) {
+        return false;           /* passes the producer or moves back */
+    }
+    cq->ci = ci;
+    return true;
+}
+
+static bool cq_full(struct qrnic_engine *e, struct qrnic_cq *cq)
+{
+    uint32_t depth = 1u << cq->log_depth;
+    uint8_t rec[4];
+
+    if ((uint16_t)(cq->pi - cq->ci) < depth) {
+        return false;
+    }
+    if (e->ops->dma_read(e->opaque, cq_addr(cq, depth * QRNIC_CQE_SIZE),
+                         rec, sizeof(rec))) {
+        e->stats.dma_err++;
+        return true;
+    }
+    cq_set_ci(cq, (uint16_t)qrnic_ld32(rec));
+    return (uint16_t)(cq->pi - cq->ci) >= depth;
+}
+
+static void cq_event(struct qrnic_engine *e, struct qrnic_cq *cq)
+{
+    cq->arm = 0;
+    qrnic_eq_post(e, cq->eqn, QRNIC_EVENT_CQ, cq->cqn, 0);
+}
+
+bool qrnic_cq_post(struct qrnic_engine *e, struct qrnic_cq *cq,
+                   const struct qrnic_wc *wc)
+{
+    uint8_t cqe[QRNIC_CQE_SIZE];
+    uint32_t slot = cq->pi & ((1u << cq->log_depth) - 1);
+    uint64_t addr = cq_addr(cq, slot * QRNIC_CQE_SIZE);
+    uint32_t phase = ((cq->pi >> cq->log_depth) & 1) ? 0 : QRNIC_CQE_PHASE;
+    const size_t owner = offsetof(struct qrnic_cqe, owner);
+
+    if (cq_full(e, cq)) {
+        qrnic_stat(e, QRNIC_STAT_CQ_OVERFLOWS);
+        if (!cq->overflowed) {
+            cq->overflowed = true;
+            if (e->async_eqn >= 0) {
+                qrnic_eq_post(e, (uint32_t)e->async_eqn, QRNIC_EVENT_CQ_ERR,
+                              cq->cqn, 0);
+            }
+        }
+        return false;
+    }
+    memset(cqe, 0, sizeof(cqe));
+    qrnic_st64(cqe + offsetof(struct qrnic_cqe, wr_id), wc->wr_id);
+    qrnic_st32(cqe + offsetof(struct qrnic_cqe, byte_len), wc->byte_len);
+    memcpy(cqe + offsetof(struct qrnic_cqe, imm_data), &wc->imm, 4);
+    qrnic_st32(cqe + offsetof(struct qrnic_cqe, qpn), wc->qpn);
+    qrnic_st16(cqe + offsetof(struct qrnic_cqe, wqe_idx), wc->wqe_idx);
+    cqe[offsetof(struct qrnic_cqe, opcode)] = wc->opcode;
+    cqe[offsetof(struct qrnic_cqe, status)] = wc->status;
+    cqe[offsetof(struct qrnic_cqe, flags)] = wc->flags;
+    cqe[offsetof(struct qrnic_cqe, vendor_err)] = wc->vendor_err;
+    qrnic_st32(cqe + owner, phase);
+    /* The body first, then the word with the phase bit. */
+    if (e->ops->dma_write(e->opaque, addr, cqe, owner) ||
+        e->ops->dma_write(e->opaque, addr + owner, cqe + owner, 4)) {
+        e->stats.dma_err++;
+    }
+    cq->pi++;
+    if (cq->arm && (!(cq->arm & (QRNIC_DB_ARM_SOLICITED >> 24)) ||
+                    (wc->flags & QRNIC_CQE_F_SOLICITED) ||
+                    wc->status != QRNIC_WC_SUCCESS)) {
+        cq_event(e, cq);
+    }
+    return true;
+}
+
+bool qrnic_cq_doorbell(struct qrnic_engine *e, uint32_t page, uint64_t val)
+{
+    uint32_t lo = (uint32_t)val;
+    uint32_t flags = lo & ~QRNIC_DB_QN_MASK;
+    struct qrnic_cq *cq = qrnic_cq_get(e, lo & QRNIC_DB_QN_MASK);
+
+    if (!cq || cq->uctx != page || (val >> 48) || (flags & ~ARM_FLAGS) ||
+        !cq_set_ci(cq, (uint16_t)(val >> 32))) {
+        return false;
+    }
+    if (flags) {
+        cq->arm = (uint8_t)(flags >> 24);
+        /* Completions software has not seen yet fire at once. */
+        if (!(flags & QRNIC_DB_ARM_SOLICITED) && cq->pi != cq->ci) {
+            cq_event(e, cq);
+        }
+    }
+    return true;
+}

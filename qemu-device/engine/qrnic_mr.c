@@ -1,0 +1,277 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * qrnic engine: memory regions.  REG_MR copies the region's page list into
+ * the device; every later access names the region by key and is checked
+ * (key and tag, PD, access right, bounds) before a byte moves, then copied
+ * page by page with ops->dma_read/dma_write.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "qrnic_rdma.h"
+#include "qrnic_le.h"
+
+#define ARG(field) (cmd + offsetof(struct qrnic_cmd, field))
+
+static struct qrnic_mr *mr_lookup(struct qrnic_engine *e, uint32_t key)
+{
+    uint32_t idx = QRNIC_KEY_INDEX(key);
+    struct qrnic_mr *mr;
+
+    if (idx == 0 || idx >= QRNIC_ENG_MAX_MR) {
+        return NULL;
+    }
+    mr = e->mr[idx];
+    return mr && mr->key == key ? mr : NULL;
+}
+
+uint8_t qrnic_mr_check(struct qrnic_engine *e, uint32_t key, uint32_t pdn,
+                       uint32_t access, uint64_t va, uint64_t len,
+                       struct qrnic_mr **out)
+{
+    struct qrnic_mr *mr = mr_lookup(e, key);
+
+    *out = NULL;
+    if (!mr || mr->pdn != pdn) {
+        return QRNIC_VERR_BAD_LKEY;
+    }
+    if ((mr->access & access) != access) {
+        return QRNIC_VERR_LKEY_ACCESS;
+    }
+    if (va < mr->iova || len > mr->length || va - mr->iova > mr->length - len) {
+        return QRNIC_VERR_LKEY_BOUNDS;
+    }
+    *out = mr;
+    return QRNIC_VERR_NONE;
+}
+
+/* Move len bytes between buf and the region at va (already checked). */
+static bool mr_rw(struct qrnic_engine *e, const struct qrnic_mr *mr,
+                  uint64_t va, uint8_t *buf, uint64_t len, bool write)
+{
+    uint64_t mask = (1ull << mr->page_shift) - 1;
+    uint64_t off = va - mr->iova + (mr->iova & mask);
+
+    if (mr->phys) {
+        return write ? !e->ops->dma_write(e->opaque, va, buf, len) :
+                       !e->ops->dma_read(e->opaque, va, buf, len);
+    }
+    while (len) {
+        uint64_t page = off >> mr->page_shift;
+        uint64_t in = off & mask;
+        uint64_t n = mask + 1 - in;
+        uint64_t addr;
+        int ret;
+
+        n = n < len ? n : len;
+        if (page >= mr->npages) {
+            return false;       /* cannot happen after qrnic_mr_check */
+        }
+        addr = mr->pages[page] + in;
+        ret = write ? e->ops->dma_write(e->opaque, addr, buf, n) :
+                      e->ops->dma_read(e->opaque, addr, buf, n);
+        if (ret) {
+            e->stats.dma_err++;
+            return false;
+        }
+        off += n;
+        buf += n;
+        len -= n;
+    }
+    return true;
+}
+
+bool qrnic_mr_read(struct qrnic_engine *e, const struct qrnic_mr *mr,
+                   uint64_t va, void *buf, uint64_t len)
+{
+    return mr_rw(e, mr, va, buf, len, false);
+}
+
+bool qrnic_mr_write(struct qrnic_engine *e, const struct qrnic_mr *mr,
+                    uint64_t va, const void *buf, uint64_t len)
+{
+    return mr_rw(e, mr, va, (uint8_t *)buf, len, true);
+}
+
+uint8_t qrnic_sgl_check(struct qrnic_engine *e, uint32_t pdn,
+                        const struct qrnic_sgl *sgl, uint32_t access)
+{
+    struct qrnic_mr *mr;
+    uint32_t i;
+    uint8_t verr;
+
+    for (i = 0; i < sgl->num; i++) {
+        if (!sgl->sge[i].length) {
+            continue;
+        }
+        verr = qrnic_mr_check(e, sgl->sge[i].lkey, pdn, access,
+                              sgl->sge[i].addr, sgl->sge[i].length, &mr);
+        if (verr) {
+            return verr;
+        }
+    }
+    return QRNIC_VERR_NONE;
+}
+
+uint8_t qrnic_sgl_copy(struct qrnic_engine *e, uint32_t pdn,
+                       const struct qrnic_sgl *sgl, uint64_t off,
+                       void *buf, uint32_t len, bool to_guest)
+{
+    uint32_t access = to_guest ? QRNIC_ACCESS_LOCAL_WRITE : 0;
+    uint8_t *p = buf;
+    uint32_t i;
+
+    for (i = 0; i < sgl->num && len; i++) {
+        uint64_t slen = sgl->sge[i].length;
+        struct qrnic_mr *mr;
+        uint64_t n;
+        uint8_t verr;
+
+        if (off >= slen) {
+            off -= slen;
+            continue;
+        }
+        n = slen - off < len ? slen - off : len;
+        verr = qrnic_mr_check(e, sgl->sge[i].lkey, pdn, access,
+                              sgl->sge[i].addr + off, n, &mr);
+        if (verr) {
+            return verr;
+        }
+        if (!mr_rw(e, mr, sgl->sge[i].addr + off, p, n, to_guest)) {
+            return QRNIC_VERR_DMA;
+        }
+        p += n;
+        len -= (uint32_t)n;
+        off = 0;
+    }
+    return len ? QRNIC_VERR_MSG_TOO_LONG : QRNIC_VERR_NONE;
+}
+
+static uint8_t reg_mr_args(struct qrnic_engine *e, const uint8_t *cmd,
+                           uint32_t *npages)
+{
+    const uint8_t *pbl = ARG(reg_mr.pbl);
+    uint32_t pdn = qrnic_ld32(ARG(reg_mr.pdn));
+    uint32_t access = qrnic_ld32(ARG(reg_mr.access));
+    uint64_t iova = qrnic_ld64(ARG(reg_mr.iova));
+    uint64_t length = qrnic_ld64(ARG(reg_mr.length));
+    uint8_t levels = pbl[offsetof(struct qrnic_pbl, levels)];
+    uint8_t shift = pbl[offsetof(struct qrnic_pbl, page_shift)];
+    uint64_t span;
+
+    *npages = qrnic_ld32(pbl + offsetof(struct qrnic_pbl, npages));
+    if (pdn < 1 || pdn > QRNIC_ENG_MAX_PD || !e->pd_valid[pdn - 1]) {
+        return QRNIC_ST_BAD_HANDLE;
+    }
+    if ((access & ~QRNIC_ACCESS_ALL) ||
+        ((access & (QRNIC_ACCESS_REMOTE_WRITE | QRNIC_ACCESS_REMOTE_ATOMIC)) &&
+         !(access & QRNIC_ACCESS_LOCAL_WRITE)) ||
+        length == 0 || iova + (length - 1) < iova) {
+        return QRNIC_ST_BAD_PARAM;
+    }
+    if (levels == QRNIC_PBL_PHYS) {
+        /* The DMA address space itself: for the kernel's PDs only. */
+        return e->pd_uctx[pdn - 1] == 0 && *npages == 0 ?
+               QRNIC_ST_OK : QRNIC_ST_BAD_PARAM;
+    }
+    if (shift < QRNIC_MIN_PAGE_SHIFT || shift > QRNIC_MAX_PAGE_SHIFT ||
+        *npages == 0 || *npages > QRNIC_ENG_MAX_MTT) {
+        return QRNIC_ST_BAD_PARAM;
+    }
+    /* The pages must cover the region exactly. */
+    span = (iova & ((1ull << shift) - 1)) + length;
+    if (span < length ||
+        ((span + (1ull << shift) - 1) >> shift) != *npages) {
+        return QRNIC_ST_BAD_PARAM;
+    }
+    if (*npages > QRNIC_ENG_MAX_MTT - e->mtt_used) {
+        return QRNIC_ST_NO_RESOURCES;
+    }
+    return QRNIC_ST_OK;
+}
+
+uint8_t qrnic_cmd_reg_mr(struct qrnic_engine *e, const uint8_t *cmd,
+                         uint32_t *key)
+{
+    const uint8_t *pbl = ARG(reg_mr.pbl);
+    uint32_t pdn = qrnic_ld32(ARG(reg_mr.pdn));
+    uint32_t npages, idx, i;
+    struct qrnic_mr *mr;
+    uint8_t st;
+
+    st = reg_mr_args(e, cmd, &npages);
+    if (st != QRNIC_ST_OK) {
+        return st;
+    }
+    idx = 0;
+    for (i = 0; i < QRNIC_ENG_MAX_MR - 1; i++) {
+        uint32_t n = 1 + (e->mr_next + i) % (QRNIC_ENG_MAX_MR - 1);
+
+        if (!e->mr[n]) {
+            idx = n;
+            break;
+        }
+    }
+    if (!idx) {
+        return QRNIC_ST_NO_RESOURCES;
+    }
+    mr = calloc(1, sizeof(*mr) + (size_t)npages * sizeof(uint64_t));
+    if (!mr) {
+        return QRNIC_ST_NO_RESOURCES;
+    }
+    mr->pdn = pdn;
+    mr->access = qrnic_ld32(ARG(reg_mr.access));
+    mr->iova = qrnic_ld64(ARG(reg_mr.iova));
+    mr->length = qrnic_ld64(ARG(reg_mr.length));
+    mr->phys = pbl[offsetof(struct qrnic_pbl, levels)] == QRNIC_PBL_PHYS;
+    mr->page_shift = mr->phys ? QRNIC_MIN_PAGE_SHIFT :
+                     pbl[offsetof(struct qrnic_pbl, page_shift)];
+    mr->npages = npages;
+    if (!mr->phys) {
+        st = qrnic_pbl_read(e, pbl, mr->pages, npages);
+        if (st != QRNIC_ST_OK) {
+            free(mr);
+            return st;
+        }
+    }
+    e->mr_tag[idx]++;
+    mr->key = idx << 8 | e->mr_tag[idx];
+    e->mr[idx] = mr;
+    e->mr_next = idx;
+    e->mtt_used += npages;
+    e->pd_users[pdn - 1]++;
+    *key = mr->key;
+    return QRNIC_ST_OK;
+}
+
+static void mr_free(struct qrnic_engine *e, uint32_t idx)
+{
+    struct qrnic_mr *mr = e->mr[idx];
+
+    e->pd_users[mr->pdn - 1]--;
+    e->mtt_used -= mr->npages;
+    e->mr[idx] = NULL;
+    free(mr);
+}
+
+uint8_t qrnic_cmd_dereg_mr(struct qrnic_engine *e, const uint8_t *cmd)
+{
+    uint32_t key = qrnic_ld32(ARG(dereg_mr.key));
+
+    if (!mr_lookup(e, key)) {
+        return QRNIC_ST_BAD_HANDLE;
+    }
+    mr_free(e, QRNIC_KEY_INDEX(key));
+    return QRNIC_ST_OK;
+}
+
+void qrnic_mr_free_all(struct qrnic_engine *e)
+{
+    uint32_t i;
+
+    for (i = 1; i < QRNIC_ENG_MAX_MR; i++) {
+        if (e->mr[i]) {
+            mr_free(e, i);
+        }
+    }
+    e->mtt_used = 0;
+}

@@ -1,0 +1,650 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * qrnic engine: queue pairs as objects - creation in queue memory, the
+ * IBTA RC state machine (MODIFY_QP / QUERY_QP), doorbells, moving to the
+ * error state and flushing.  The transport itself is in qrnic_req.c,
+ * qrnic_comp.c and qrnic_resp.c.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "qrnic_rdma.h"
+#include "qrnic_le.h"
+
+#define ARG(field) (cmd + offsetof(struct qrnic_cmd, field))
+#define ATTR(field) (a + offsetof(struct qrnic_qp_attr, field))
+#define QPAGE QRNIC_QMEM_PAGE_SIZE
+
+#define M(x) QRNIC_QP_ATTR_##x
+#define RTS_OPT (M(ACCESS_FLAGS) | M(MIN_RNR_TIMER))
+
+/* RC transitions: from, to, required and optional attributes. */
+static const struct {
+    uint8_t from;
+    uint8_t to;
+    uint32_t req;
+    uint32_t opt;
+} transitions[] = {
+    { QRNIC_QPS_RESET, QRNIC_QPS_INIT,
+      M(PKEY_INDEX) | M(PORT) | M(ACCESS_FLAGS), 0 },
+    { QRNIC_QPS_INIT, QRNIC_QPS_INIT,
+      0, M(PKEY_INDEX) | M(PORT) | M(ACCESS_FLAGS) },
+    { QRNIC_QPS_INIT, QRNIC_QPS_RTR,
+      M(AV) | M(PATH_MTU) | M(DEST_QPN) | M(RQ_PSN) |
+      M(MAX_DEST_RD_ATOMIC) | M(MIN_RNR_TIMER),
+      M(PKEY_INDEX) | M(ACCESS_FLAGS) },
+    { QRNIC_QPS_RTR, QRNIC_QPS_RTS,
+      M(SQ_PSN) | M(TIMEOUT) | M(RETRY_CNT) | M(RNR_RETRY) |
+      M(MAX_QP_RD_ATOMIC), RTS_OPT },
+    { QRNIC_QPS_RTS, QRNIC_QPS_RTS, 0, RTS_OPT },
+    { QRNIC_QPS_SQD, QRNIC_QPS_RTS, 0, RTS_OPT },
+    { QRNIC_QPS_SQE, QRNIC_QPS_RTS, 0, RTS_OPT },
+    { QRNIC_QPS_RTS, QRNIC_QPS_SQD, 0, M(EN_SQD_ASYNC) },
+    { QRNIC_QPS_SQD, QRNIC_QPS_SQD, 0,
+      RTS_OPT | M(AV) | M(PATH_MTU) | M(TIMEOUT) | M(RETRY_CNT) |
+      M(RNR_RETRY) | M(MAX_QP_RD_ATOMIC) | M(MAX_DEST_RD_ATOMIC) |
+      M(PKEY_INDEX) },
+};
+
+struct qrnic_qp *qrnic_qp_get(struct qrnic_engine *e, uint32_t qpn)
+{
+    struct qrnic_qp *qp = e->qp[qpn & (QRNIC_ENG_MAX_QP - 1)];
+
+    return qp && qp->qpn == qpn ? qp : NULL;
+}
+
+static uint32_t queue_pages(uint8_t log_depth, uint8_t log_stride)
+{
+    return (uint32_t)(((1ull << (log_depth + log_stride)) + QPAGE - 1) /
+                      QPAGE);
+}
+
+const uint8_t *qrnic_qp_sq_slot(const struct qrnic_engine *e,
+                                const struct qrnic_qp *qp, uint16_t idx)
+{
+    uint32_t slot = idx & ((1u << qp->log_sq) - 1);
+
+    return e->qmem + qp->sq_off + ((size_t)slot << qp->log_sq_stride);
+}
+
+const uint8_t *qrnic_qp_rq_slot(const struct qrnic_engine *e,
+                                const struct qrnic_qp *qp, uint16_t idx)
+{
+    uint32_t slot = idx & ((1u << qp->log_rq) - 1);
+
+    return e->qmem + qp->rq_off + ((size_t)slot << qp->log_rq_stride);
+}
+
+uint8_t qrnic_qp_read_rqe(const struct qrnic_engine *e,
+                          const struct qrnic_qp *qp, uint16_t idx,
+                          uint64_t *wr_id, struct qrnic_sgl *sgl)
+{
+    uint8_t w[1u << QRNIC_RQ_MAX_LOG_STRIDE];
+    uint32_t stride = 1u << qp->log_rq_stride;
+    uint32_t max = (stride - sizeof(struct qrnic_rq_wqe)) /
+                   sizeof(struct qrnic_sge);
+    uint32_t i;
+
+    /* The guest may write the slot meanwhile: decode a private copy. */
+    memcpy(w, qrnic_qp_rq_slot(e, qp, idx), stride);
+    *wr_id = qrnic_ld64(w + offsetof(struct qrnic_rq_wqe, wr_id));
+    sgl->num = w[offsetof(struct qrnic_rq_wqe, num_sge)];
+    sgl->total = 0;
+    if (sgl->num > max || sgl->num > QRNIC_MAX_SGE) {
+        sgl->num = 0;
+        return QRNIC_VERR_BAD_SGE;
+    }
+    for (i = 0; i < sgl->num; i++) {
+        const uint8_t *s = w + sizeof(struct qrnic_rq_wqe) +
+                           i * sizeof(struct qrnic_sge);
+
+        sgl->sge[i].addr = qrnic_ld64(s + offsetof(struct qrnic_sge, addr));
+        sgl->sge[i].length = qrnic_ld32(s + offsetof(struct qrnic_sge,
+                                                     length));
+        sgl->sge[i].lkey = qrnic_ld32(s + offsetof(struct qrnic_sge, lkey));
+        sgl->total += sgl->sge[i].length;
+    }
+    return QRNIC_VERR_NONE;
+}
+
+/* ---- queue memory ownership ---------------------------------------------- */
+
+static bool qmem_range_ok(struct qrnic_engine *e, uint32_t off,
+                          uint32_t pages)
+{
+    uint32_t first = off / QPAGE, i;
+
+    if (off % QPAGE || (uint64_t)off + (uint64_t)pages * QPAGE > e->qmem_size) {
+        return false;
+    }
+    for (i = 0; i < pages; i++) {
+        if (e->qmem_owner[first + i]) {
+            return false;
+        }
+    }
+    return true;
+}
+
+static void qmem_own(struct qrnic_engine *e, uint32_t off, uint32_t pages,
+                     uint16_t owner)
+{
+    uint32_t i;
+
+    for (i = 0; i < pages; i++) {
+        e->qmem_owner[off / QPAGE + i] = owner;
+    }
+}
+
+/* ---- CREATE_QP / DESTROY_QP ---------------------------------------------- */
+
+static uint8_t create_qp_args(struct qrnic_engine *e, const uint8_t *cmd)
+{
+    uint32_t uctx = qrnic_ld32(ARG(create_qp.uctx));
+    uint32_t pdn = qrnic_ld32(ARG(create_qp.pdn));
+    struct qrnic_cq *scq = qrnic_cq_get(e, qrnic_ld32(ARG(create_qp.send_cqn)));
+    struct qrnic_cq *rcq = qrnic_cq_get(e, qrnic_ld32(ARG(create_qp.recv_cqn)));
+    uint8_t lsq = *ARG(create_qp.log_sq_depth);
+    uint8_t lss = *ARG(create_qp.log_sq_stride);
+    uint8_t lrq = *ARG(create_qp.log_rq_depth);
+    uint8_t lrs = *ARG(create_qp.log_rq_stride);
+    uint32_t sq_off = qrnic_ld32(ARG(create_qp.sq_offset));
+    uint32_t rq_off = qrnic_ld32(ARG(create_qp.rq_offset));
+    uint32_t sq_pages, rq_pages;
+
+    if (uctx != 0 && (uctx >= e->db_pages || !e->uctx_valid[uctx])) {
+        return QRNIC_ST_BAD_HANDLE;
+    }
+    if (pdn < 1 || pdn > QRNIC_ENG_MAX_PD || !e->pd_valid[pdn - 1] ||
+        e->pd_uctx[pdn - 1] != uctx || !scq || !rcq ||
+        scq->uctx != uctx || rcq->uctx != uctx) {
+        return QRNIC_ST_BAD_HANDLE;
+    }
+    if (*ARG(create_qp.qp_type) != QRNIC_QPT_RC ||
+        (*ARG(create_qp.flags) & ~QRNIC_QP_SIG_ALL) ||
+        lsq > QRNIC_QP_MAX_LOG || lrq > QRNIC_QP_MAX_LOG ||
+        lss < QRNIC_SQ_MIN_LOG_STRIDE || lss > QRNIC_SQ_MAX_LOG_STRIDE ||
+        lrs < QRNIC_RQ_MIN_LOG_STRIDE || lrs > QRNIC_RQ_MAX_LOG_STRIDE) {
+        return QRNIC_ST_BAD_PARAM;
+    }
+    if (!e->qmem) {
+        return QRNIC_ST_NO_RESOURCES;
+    }
+    sq_pages = queue_pages(lsq, lss);
+    rq_pages = queue_pages(lrq, lrs);
+    if ((uint64_t)(sq_pages + rq_pages) * QPAGE > QRNIC_ENG_MAX_QP_QMEM ||
+        !qmem_range_ok(e, sq_off, sq_pages) ||
+        !qmem_range_ok(e, rq_off, rq_pages) ||
+        (sq_off < rq_off + rq_pages * QPAGE &&
+         rq_off < sq_off + sq_pages * QPAGE)) {
+        return QRNIC_ST_BAD_PARAM;
+    }
+    return QRNIC_ST_OK;
+}
+
+static void qp_reset_state(struct qrnic_qp *qp);
+
+uint8_t qrnic_cmd_create_qp(struct qrnic_engine *e, const uint8_t *cmd,
+                            uint32_t *qpn)
+{
+    struct qrnic_qp *qp;
+    uint32_t idx = 0, i;
+    uint8_t st;
+
+    st = create_qp_args(e, cmd);
+    if (st != QRNIC_ST_OK) {
+        return st;
+    }
+    for (i = 0; i < QRNIC_ENG_MAX_QP - 2; i++) {
+        uint32_t n = 2 + (e->qp_next + i) % (QRNIC_ENG_MAX_QP - 2);
+
+        if (!e->qp[n]) {
+            idx = n;
+            break;
+        }
+    }
+    if (!idx) {
+        return QRNIC_ST_NO_RESOURCES;
+    }
+    qp = calloc(1, sizeof(*qp));
+    if (!qp) {
+        return QRNIC_ST_NO_RESOURCES;
+    }
+    qp->log_sq = *ARG(create_qp.log_sq_depth);
+    qp->swq = calloc(1u << qp->log_sq, sizeof(*qp->swq));
+    if (!qp->swq) {
+        free(qp);
+        return QRNIC_ST_NO_RESOURCES;
+    }
+    e->qp_gen[idx] = (e->qp_gen[idx] + 1) &
+                     ((1u << (24 - QRNIC_ENG_QPN_IDX_BITS)) - 1);
+    qp->idx = idx;
+    qp->qpn = (uint32_t)e->qp_gen[idx] << QRNIC_ENG_QPN_IDX_BITS | idx;
+    qp->uctx = qrnic_ld32(ARG(create_qp.uctx));
+    qp->pdn = qrnic_ld32(ARG(create_qp.pdn));
+    qp->scq = qrnic_cq_get(e, qrnic_ld32(ARG(create_qp.send_cqn)));
+    qp->rcq = qrnic_cq_get(e, qrnic_ld32(ARG(create_qp.recv_cqn)));
+    qp->sig_all = *ARG(create_qp.flags) & QRNIC_QP_SIG_ALL;
+    qp->sq_off = qrnic_ld32(ARG(create_qp.sq_offset));
+    qp->rq_off = qrnic_ld32(ARG(create_qp.rq_offset));
+    qp->log_sq_stride = *ARG(create_qp.log_sq_stride);
+    qp->log_rq = *ARG(create_qp.log_rq_depth);
+    qp->log_rq_stride = *ARG(create_qp.log_rq_stride);
+    qp_reset_state(qp);
+    qmem_own(e, qp->sq_off, queue_pages(qp->log_sq, qp->log_sq_stride), idx);
+    qmem_own(e, qp->rq_off, queue_pages(qp->log_rq, qp->log_rq_stride), idx);
+    qp->scq->nqp++;
+    qp->rcq->nqp++;
+    e->pd_users[qp->pdn - 1]++;
+    if (qp->uctx) {
+        e->uctx_objs[qp->uctx]++;
+    }
+    e->qp[idx] = qp;
+    e->qp_next = idx;
+    *qpn = qp->qpn;
+    return QRNIC_ST_OK;
+}
+
+static void qp_free(struct qrnic_engine *e, struct qrnic_qp *qp)
+{
+    qrnic_sched_unlink(e, qp);
+    qmem_own(e, qp->sq_off, queue_pages(qp->log_sq, qp->log_sq_stride), 0);
+    qmem_own(e, qp->rq_off, queue_pages(qp->log_rq, qp->log_rq_stride), 0);
+    qp->scq->nqp--;
+    qp->rcq->nqp--;
+    e->pd_users[qp->pdn - 1]--;
+    if (qp->uctx) {
+        e->uctx_objs[qp->uctx]--;
+    }
+    e->qp[qp->idx] = NULL;
+    free(qp->swq);
+    free(qp);
+}
+
+uint8_t qrnic_cmd_destroy_qp(struct qrnic_engine *e, const uint8_t *cmd)
+{
+    struct qrnic_qp *qp = qrnic_qp_get(e, qrnic_ld32(ARG(destroy_qp.qpn)));
+
+    if (!qp) {
+        return QRNIC_ST_BAD_HANDLE;
+    }
+    qp_free(e, qp);
+    return QRNIC_ST_OK;
+}
+
+void qrnic_qp_free_all(struct qrnic_engine *e)
+{
+    uint32_t i;
+
+    for (i = 0; i < QRNIC_ENG_MAX_QP; i++) {
+        if (e->qp[i]) {
+            qp_free(e, e->qp[i]);
+        }
+    }
+}
+
+/* ---- state --------------------------------------------------------------- */
+
+/* Back to RESET: queues empty, attributes at their defaults. */
+static void qp_reset_state(struct qrnic_qp *qp)
+{
+    size_t from = offsetof(struct qrnic_qp, state);
+    size_t to = offsetof(struct qrnic_qp, ready_queued);
+    struct qrnic_swqe *swq = qp->swq;
+    uint32_t sq_off = qp->sq_off, rq_off = qp->rq_off;
+    uint8_t lsq = qp->log_sq, lss = qp->log_sq_stride;
+    uint8_t lrq = qp->log_rq, lrs = qp->log_rq_stride;
+    bool sig_all = qp->sig_all;
+
+    memset((uint8_t *)qp + from, 0, to - from);
+    qp->swq = swq;
+    qp->sq_off = sq_off;
+    qp->rq_off = rq_off;
+    qp->log_sq = lsq;
+    qp->log_sq_stride = lss;
+    qp->log_rq = lrq;
+    qp->log_rq_stride = lrs;
+    qp->sig_all = sig_all;
+    qp->state = QRNIC_QPS_RESET;
+    qp->port = 1;
+    qp->path_mtu = 1;
+    qp->mtu = 256;
+    qp->hop_limit = 64;
+    memset(swq, 0, sizeof(*swq) << lsq);
+}
+
+void qrnic_qp_error(struct qrnic_engine *e, struct qrnic_qp *qp,
+                    bool async_event)
+{
+    if (qp->state == QRNIC_QPS_ERR) {
+        return;
+    }
+    qp->state = QRNIC_QPS_ERR;
+    qp->rto_deadline = 0;
+    qp->rnr_deadline = 0;
+    qp->rnr_wait = false;
+    qrnic_sched_timer(e, qp);
+    if (async_event && e->async_eqn >= 0) {
+        qrnic_eq_post(e, (uint32_t)e->async_eqn, QRNIC_EVENT_QP_FATAL,
+                      qp->qpn, 0);
+    }
+    qrnic_sched_qp(e, qp);
+}
+
+static uint8_t cqe_opcode(uint8_t wr_opcode)
+{
+    switch (wr_opcode) {
+    case QRNIC_WR_RDMA_WRITE:
+    case QRNIC_WR_RDMA_WRITE_IMM:
+        return QRNIC_CQE_OP_RDMA_WRITE;
+    case QRNIC_WR_RDMA_READ:
+        return QRNIC_CQE_OP_RDMA_READ;
+    case QRNIC_WR_ATOMIC_CMP_AND_SWP:
+        return QRNIC_CQE_OP_COMP_SWAP;
+    case QRNIC_WR_ATOMIC_FETCH_AND_ADD:
+        return QRNIC_CQE_OP_FETCH_ADD;
+    default:
+        return QRNIC_CQE_OP_SEND;
+    }
+}
+
+void qrnic_qp_flush(struct qrnic_engine *e, struct qrnic_qp *qp)
+{
+    struct qrnic_wc wc;
+
+    memset(&wc, 0, sizeof(wc));
+    wc.qpn = qp->qpn;
+    wc.status = QRNIC_WC_WR_FLUSH_ERR;
+    wc.vendor_err = QRNIC_VERR_FLUSH;
+    while (qp->sq_tail != qp->sq_pi) {
+        uint16_t i = qp->sq_tail;
+        const uint8_t *w = qrnic_qp_sq_slot(e, qp, i);
+        bool started = qp->sq_tail != qp->sq_head;
+        struct qrnic_swqe *s = qrnic_swqe(qp, i);
+
+        wc.wr_id = started ? s->wr_id :
+                   qrnic_ld64(w + offsetof(struct qrnic_sq_wqe, wr_id));
+        wc.opcode = cqe_opcode(started ? s->opcode :
+                               w[offsetof(struct qrnic_sq_wqe, opcode)]);
+        wc.flags = QRNIC_CQE_F_SEND;
+        wc.wqe_idx = i;
+        qrnic_cq_post(e, qp->scq, &wc);
+        qp->sq_tail++;
+        if (!started) {
+            qp->sq_head = qp->sq_tail;
+        }
+    }
+    qp->sq_head = qp->sq_cur = qp->sq_tail;
+    qp->rd_inflight = 0;
+    qp->cur_valid = false;
+    qp->req_error = false;
+
+    wc.flags = 0;
+    wc.opcode = QRNIC_CQE_OP_RECV;
+    while (qp->rq_ci != qp->rq_pi) {
+        wc.wr_id = qrnic_ld64(qrnic_qp_rq_slot(e, qp, qp->rq_ci) +
+                              offsetof(struct qrnic_rq_wqe, wr_id));
+        wc.wqe_idx = qp->rq_ci;
+        qrnic_cq_post(e, qp->rcq, &wc);
+        qp->rq_ci++;
+    }
+    qp->recv_active = false;
+    qp->resp_msg = QRNIC_RESP_NONE;
+}
+
+/* ---- MODIFY_QP ----------------------------------------------------------- */
+
+static bool attr_values_ok(struct qrnic_engine *e, uint32_t mask,
+                           const uint8_t *a)
+{
+    if ((mask & M(PKEY_INDEX)) && qrnic_ld16(ATTR(pkey_index)) != 0) {
+        return false;
+    }
+    if ((mask & M(PORT)) && *ATTR(port_num) != 1) {
+        return false;
+    }
+    if ((mask & M(ACCESS_FLAGS)) &&
+        (qrnic_ld32(ATTR(access_flags)) & ~QRNIC_ACCESS_ALL)) {
+        return false;
+    }
+    if (mask & M(AV)) {
+        uint8_t sgi = *ATTR(sgid_index);
+
+        if (sgi >= QRNIC_ENG_GID_TBL_LEN || !e->gid[sgi].valid ||
+            qrnic_gid_is_v4(e->gid[sgi].gid) != qrnic_gid_is_v4(ATTR(dgid)) ||
+            qrnic_ld32(ATTR(flow_label)) > 0xfffff || (*ATTR(dmac) & 1)) {
+            return false;
+        }
+    }
+    if ((mask & M(PATH_MTU)) && (*ATTR(path_mtu) < 1 || *ATTR(path_mtu) > 5)) {
+        return false;
+    }
+    if (((mask & M(TIMEOUT)) && *ATTR(timeout) > 31) ||
+        ((mask & M(RETRY_CNT)) && *ATTR(retry_cnt) > 7) ||
+        ((mask & M(RNR_RETRY)) && *ATTR(rnr_retry) > 7) ||
+        ((mask & M(MIN_RNR_TIMER)) && *ATTR(min_rnr_timer) > 31) ||
+        ((mask & M(MAX_QP_RD_ATOMIC)) &&
+         *ATTR(max_rd_atomic) > QRNIC_MAX_RD_ATOMIC) ||
+        ((mask & M(MAX_DEST_RD_ATOMIC)) &&
+         *ATTR(max_dest_rd_atomic) > QRNIC_MAX_RD_ATOMIC)) {
+        return false;
+    }
+    if (((mask & M(DEST_QPN)) && qrnic_ld32(ATTR(dest_qpn)) > QRNIC_PSN_MASK) ||
+        ((mask & M(RQ_PSN)) && qrnic_ld32(ATTR(rq_psn)) > QRNIC_PSN_MASK) ||
+        ((mask & M(SQ_PSN)) && qrnic_ld32(ATTR(sq_psn)) > QRNIC_PSN_MASK)) {
+        return false;
+    }
+    return true;
+}
+
+/* UDP source port from the flow label (or the QPNs), as RoCEv2 suggests. */
+static uint16_t udp_sport(const struct qrnic_qp *qp)
+{
+    uint32_t fl = qp->flow_label;
+
+    if (!fl) {
+        uint64_t v = (uint64_t)qp->qpn * qp->dest_qpn;
+
+        v ^= v >> 20;
+        v ^= v >> 40;
+        fl = (uint32_t)v & 0xfffff;
+    }
+    return (uint16_t)(0xc000 | ((fl ^ (fl >> 14)) & 0x3fff));
+}
+
+static void apply_attrs(struct qrnic_engine *e, struct qrnic_qp *qp,
+                        uint32_t mask, const uint8_t *a)
+{
+    if (mask & M(ACCESS_FLAGS)) {
+        qp->access = qrnic_ld32(ATTR(access_flags));
+    }
+    if (mask & M(PKEY_INDEX)) {
+        qp->pkey_index = 0;
+    }
+    if (mask & M(AV)) {
+        qp->sgid_index = *ATTR(sgid_index);
+        memcpy(qp->sgid, e->gid[qp->sgid_index].gid, 16);
+        memcpy(qp->dgid, ATTR(dgid), 16);
+        memcpy(qp->dmac, ATTR(dmac), 6);
+        qp->hop_limit = *ATTR(hop_limit);
+        qp->tclass = *ATTR(traffic_class);
+        qp->flow_label = qrnic_ld32(ATTR(flow_label));
+        qp->ipv4 = qrnic_gid_is_v4(qp->dgid);
+    }
+    if (mask & M(PATH_MTU)) {
+        qp->path_mtu = *ATTR(path_mtu);
+        qp->mtu = 128u << qp->path_mtu;
+    }
+    if (mask & M(TIMEOUT)) {
+        qp->timeout = *ATTR(timeout);
+    }
+    if (mask & M(RETRY_CNT)) {
+        qp->retry_cnt = *ATTR(retry_cnt);
+        qp->retry_left = qp->retry_cnt;
+    }
+    if (mask & M(RNR_RETRY)) {
+        qp->rnr_retry = *ATTR(rnr_retry);
+        qp->rnr_left = qp->rnr_retry;
+    }
+    if (mask & M(MIN_RNR_TIMER)) {
+        qp->min_rnr_timer = *ATTR(min_rnr_timer);
+    }
+    if (mask & M(MAX_QP_RD_ATOMIC)) {
+        qp->max_rd_atomic = *ATTR(max_rd_atomic);
+    }
+    if (mask & M(MAX_DEST_RD_ATOMIC)) {
+        qp->max_dest_rd_atomic = *ATTR(max_dest_rd_atomic);
+    }
+    if (mask & M(DEST_QPN)) {
+        qp->dest_qpn = qrnic_ld32(ATTR(dest_qpn));
+    }
+    if (mask & M(RQ_PSN)) {
+        qp->rq_psn = qrnic_ld32(ATTR(rq_psn));
+        qp->epsn = qp->rq_psn;
+    }
+    if (mask & M(SQ_PSN)) {
+        qp->sq_psn = qrnic_ld32(ATTR(sq_psn));
+        qp->next_psn = qp->tx_psn = qp->sq_psn;
+        qp->una_psn = qp->sent_psn = qp->ack_next = qp->sq_psn;
+    }
+    if (mask & M(EN_SQD_ASYNC)) {
+        qp->sqd_notify = true;
+    }
+    if (mask & (M(AV) | M(DEST_QPN))) {
+        qp->sport = udp_sport(qp);
+    }
+}
+
+static uint8_t modify(struct qrnic_engine *e, struct qrnic_qp *qp,
+                      uint32_t mask, const uint8_t *a)
+{
+    uint8_t to = (mask & M(STATE)) ? *ATTR(qp_state) : qp->state;
+    uint32_t i, attrs = mask & ~(M(STATE) | M(CUR_STATE));
+
+    if (mask & ~QRNIC_QP_ATTR_SUPPORTED || to > QRNIC_QPS_ERR ||
+        ((mask & M(CUR_STATE)) && *ATTR(cur_state) != qp->state)) {
+        return QRNIC_ST_BAD_PARAM;
+    }
+    if (to == QRNIC_QPS_RESET || to == QRNIC_QPS_ERR) {
+        if (attrs) {
+            return QRNIC_ST_BAD_PARAM;
+        }
+        if (to == QRNIC_QPS_RESET) {
+            qrnic_sched_unlink(e, qp);
+            qp_reset_state(qp);
+        } else {
+            qrnic_qp_error(e, qp, false);
+        }
+        return QRNIC_ST_OK;
+    }
+    for (i = 0; i < sizeof(transitions) / sizeof(transitions[0]); i++) {
+        if (transitions[i].from == qp->state && transitions[i].to == to) {
+            break;
+        }
+    }
+    if (i == sizeof(transitions) / sizeof(transitions[0])) {
+        return QRNIC_ST_BAD_STATE;
+    }
+    if ((attrs & transitions[i].req) != transitions[i].req ||
+        (attrs & ~(transitions[i].req | transitions[i].opt)) ||
+        !attr_values_ok(e, attrs, a)) {
+        return QRNIC_ST_BAD_PARAM;
+    }
+    apply_attrs(e, qp, attrs, a);
+    if (to == QRNIC_QPS_SQD && qp->state != QRNIC_QPS_SQD) {
+        qp->sqd_event_sent = false;
+    }
+    qp->state = to;
+    if (to == QRNIC_QPS_RTS || to == QRNIC_QPS_SQD) {
+        qrnic_sched_qp(e, qp);
+    }
+    return QRNIC_ST_OK;
+}
+
+uint8_t qrnic_cmd_modify_qp(struct qrnic_engine *e, const uint8_t *cmd)
+{
+    struct qrnic_qp *qp = qrnic_qp_get(e, qrnic_ld32(ARG(modify_qp.qpn)));
+    uint8_t a[sizeof(struct qrnic_qp_attr)];
+
+    if (!qp) {
+        return QRNIC_ST_BAD_HANDLE;
+    }
+    if (e->ops->dma_read(e->opaque, qrnic_ld64(ARG(modify_qp.attr_addr)),
+                         a, sizeof(a))) {
+        e->stats.dma_err++;
+        return QRNIC_ST_DMA_ERROR;
+    }
+    return modify(e, qp, qrnic_ld32(ARG(modify_qp.attr_mask)), a);
+}
+
+/* SQD: drained once every started WQE is acknowledged. */
+static bool sq_draining(const struct qrnic_qp *qp)
+{
+    return qp->state == QRNIC_QPS_SQD && qp->sq_tail != qp->sq_head;
+}
+
+uint8_t qrnic_cmd_query_qp(struct qrnic_engine *e, const uint8_t *cmd)
+{
+    struct qrnic_qp *qp = qrnic_qp_get(e, qrnic_ld32(ARG(query_qp.qpn)));
+    uint8_t a[sizeof(struct qrnic_qp_attr)];
+
+    if (!qp) {
+        return QRNIC_ST_BAD_HANDLE;
+    }
+    memset(a, 0, sizeof(a));
+    *ATTR(qp_state) = qp->state;
+    *ATTR(cur_state) = qp->state;
+    *ATTR(path_mtu) = qp->path_mtu;
+    *ATTR(timeout) = qp->timeout;
+    *ATTR(retry_cnt) = qp->retry_cnt;
+    *ATTR(rnr_retry) = qp->rnr_retry;
+    *ATTR(min_rnr_timer) = qp->min_rnr_timer;
+    *ATTR(max_rd_atomic) = qp->max_rd_atomic;
+    *ATTR(max_dest_rd_atomic) = qp->max_dest_rd_atomic;
+    *ATTR(sgid_index) = qp->sgid_index;
+    *ATTR(hop_limit) = qp->hop_limit;
+    *ATTR(traffic_class) = qp->tclass;
+    qrnic_st32(ATTR(access_flags), qp->access);
+    qrnic_st32(ATTR(dest_qpn), qp->dest_qpn);
+    qrnic_st32(ATTR(rq_psn), qp->epsn);
+    qrnic_st32(ATTR(sq_psn), qp->next_psn);
+    qrnic_st32(ATTR(flow_label), qp->flow_label);
+    qrnic_st16(ATTR(pkey_index), qp->pkey_index);
+    *ATTR(port_num) = qp->port;
+    *ATTR(sq_draining) = sq_draining(qp);
+    memcpy(ATTR(dgid), qp->dgid, 16);
+    memcpy(ATTR(dmac), qp->dmac, 6);
+    if (e->ops->dma_write(e->opaque, qrnic_ld64(ARG(query_qp.attr_addr)),
+                          a, sizeof(a))) {
+        e->stats.dma_err++;
+        return QRNIC_ST_DMA_ERROR;
+    }
+    return QRNIC_ST_OK;
+}
+
+/* ---- doorbells ----------------------------------------------------------- */
+
+bool qrnic_qp_doorbell(struct qrnic_engine *e, uint32_t page, bool sq,
+                       uint64_t val)
+{
+    struct qrnic_qp *qp = qrnic_qp_get(e, (uint32_t)val & QRNIC_DB_QN_MASK);
+    uint16_t pi = (uint16_t)(val >> 32);
+    uint16_t consumer, *prod;
+    uint32_t depth;
+
+    if (!qp || qp->uctx != page || ((uint32_t)val & ~QRNIC_DB_QN_MASK) ||
+        (val >> 48) || qp->state == QRNIC_QPS_RESET) {
+        return false;
+    }
+    consumer = sq ? qp->sq_tail : qp->rq_ci;
+    prod = sq ? &qp->sq_pi : &qp->rq_pi;
+    depth = 1u << (sq ? qp->log_sq : qp->log_rq);
+    /* At most a ring ahead of the device, never backwards. */
+    if ((uint16_t)(pi - consumer) > depth ||
+        (uint16_t)(pi - consumer) < (uint16_t)(*prod - consumer)) {
+        return false;
+    }
+    *prod = pi;
+    if (sq || qp->state == QRNIC_QPS_ERR) {
+        qrnic_sched_qp(e, qp);
+    }
+    return true;
+}

@@ -1,0 +1,367 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * qrnic engine internals: RDMA objects (CQs, MRs, QPs) and the interfaces
+ * between the transport's parts.  Not seen outside the engine.
+ */
+#ifndef QRNIC_RDMA_H
+#define QRNIC_RDMA_H
+
+#include "qrnic_engine.h"
+#include "qrnic_wire.h"
+
+#define QRNIC_PSN_MASK          0xffffffu
+#define QRNIC_MAX_WINDOW        64          /* unacknowledged packets */
+#define QRNIC_WINDOW_BYTES      (128 * 1024)
+#define QRNIC_ACKREQ_EVERY      16
+#define QRNIC_BUDGET            16          /* packets per QP per turn */
+#define QRNIC_MIN_RTO_NS        1000000ull  /* 1 ms */
+
+static inline uint32_t psn_add(uint32_t psn, uint32_t n)
+{
+    return (psn + n) & QRNIC_PSN_MASK;
+}
+
+/* a - b in the 24-bit PSN circle: negative if a is before b. */
+static inline int32_t psn_diff(uint32_t a, uint32_t b)
+{
+    uint32_t d = (a - b) & QRNIC_PSN_MASK;
+
+    return (d & 0x800000u) ? (int32_t)d - 0x1000000 : (int32_t)d;
+}
+
+/* ---- completion queues --------------------------------------------------- */
+
+struct qrnic_cq {
+    uint32_t cqn;
+    uint32_t uctx;
+    uint32_t eqn;
+    uint8_t log_depth;
+    uint8_t arm;                /* 0, QRNIC_DB_ARM [| ARM_SOLICITED] >> 24 */
+    bool overflowed;            /* CQ_ERR event sent */
+    uint16_t pi;
+    uint16_t ci;                /* last consumer index software reported */
+    uint32_t nqp;               /* QPs completing here */
+    uint32_t npages;
+    uint64_t pages[];           /* 4 KiB pages: CQEs, then the record */
+};
+
+/* A completion as the engine produces it (qrnic_cq_post writes the CQE). */
+struct qrnic_wc {
+    uint64_t wr_id;
+    uint32_t byte_len;
+    uint32_t imm;               /* network order bytes as a u32 (raw) */
+    uint32_t qpn;
+    uint16_t wqe_idx;
+    uint8_t opcode;
+    uint8_t status;
+    uint8_t flags;
+    uint8_t vendor_err;
+};
+
+uint8_t qrnic_cmd_create_cq(struct qrnic_engine *e, const uint8_t *cmd,
+                            uint32_t *cqn);
+uint8_t qrnic_cmd_destroy_cq(struct qrnic_engine *e, const uint8_t *cmd);
+struct qrnic_cq *qrnic_cq_get(struct qrnic_engine *e, uint32_t cqn);
+/* Write a CQE and raise its event; false if the CQ overflowed. */
+bool qrnic_cq_post(struct qrnic_engine *e, struct qrnic_cq *cq,
+                   const struct qrnic_wc *wc);
+bool qrnic_cq_doorbell(struct qrnic_engine *e, uint32_t page, uint64_t val);
+void qrnic_cq_free_all(struct qrnic_engine *e);
+
+/* ---- page lists ---------------------------------------------------------- */
+
+/*
+ * Read a command's page list into pages[] (npages entries of 1 << shift
+ * bytes).  QRNIC_ST_OK, DMA_ERROR or BAD_PARAM.
+ */
+uint8_t qrnic_pbl_read(struct qrnic_engine *e, const uint8_t *pbl,
+                       uint64_t *pages, uint32_t npages);
+
+/* ---- memory regions ------------------------------------------------------ */
+
+struct qrnic_mr {
+    uint32_t key;
+    uint32_t pdn;
+    uint32_t access;
+    bool phys;
+    uint8_t page_shift;
+    uint64_t iova;
+    uint64_t length;
+    uint32_t npages;
+    uint64_t pages[];
+};
+
+/* Why an MR check failed; QRNIC_VERR_* values. */
+uint8_t qrnic_mr_check(struct qrnic_engine *e, uint32_t key, uint32_t pdn,
+                       uint32_t access, uint64_t va, uint64_t len,
+                       struct qrnic_mr **out);
+/* Copy between the MR's memory at va and buf; false on a DMA failure. */
+bool qrnic_mr_read(struct qrnic_engine *e, const struct qrnic_mr *mr,
+                   uint64_t va, void *buf, uint64_t len);
+bool qrnic_mr_write(struct qrnic_engine *e, const struct qrnic_mr *mr,
+                    uint64_t va, const void *buf, uint64_t len);
+uint8_t qrnic_cmd_reg_mr(struct qrnic_engine *e, const uint8_t *cmd,
+                         uint32_t *key);
+uint8_t qrnic_cmd_dereg_mr(struct qrnic_engine *e, const uint8_t *cmd);
+void qrnic_mr_free_all(struct qrnic_engine *e);
+
+/* A host copy of a WQE's scatter/gather list. */
+struct qrnic_sgl {
+    uint32_t num;
+    uint64_t total;
+    struct {
+        uint64_t addr;
+        uint32_t length;
+        uint32_t lkey;
+    } sge[QRNIC_MAX_SGE];
+};
+
+/* Check every SGE for the access; QRNIC_VERR_*. */
+uint8_t qrnic_sgl_check(struct qrnic_engine *e, uint32_t pdn,
+                        const struct qrnic_sgl *sgl, uint32_t access);
+/* Copy len bytes at byte offset off of the list; QRNIC_VERR_*. */
+uint8_t qrnic_sgl_copy(struct qrnic_engine *e, uint32_t pdn,
+                       const struct qrnic_sgl *sgl, uint64_t off,
+                       void *buf, uint32_t len, bool to_guest);
+
+/* ---- queue pairs --------------------------------------------------------- */
+
+/* The requester's record of a send WQE it has started. */
+struct qrnic_swqe {
+    uint64_t wr_id;
+    uint32_t first_psn;
+    uint32_t npkts;             /* PSNs it uses */
+    uint32_t length;
+    uint32_t resp_psn;          /* READ: next response PSN expected */
+    uint8_t opcode;             /* QRNIC_WR_* */
+    uint8_t flags;              /* QRNIC_WQE_F_* */
+    bool done;                  /* acknowledged / answered */
+    uint8_t status;             /* failed: QRNIC_WC_*, completes so */
+    uint8_t verr;
+};
+
+/* A send WQE read from queue memory and checked. */
+struct qrnic_wqe {
+    uint64_t wr_id;
+    uint8_t opcode;
+    uint8_t flags;
+    uint32_t imm;
+    uint64_t remote_addr;
+    uint32_t rkey;
+    uint64_t compare_add;
+    uint64_t swap;
+    uint32_t length;
+    struct qrnic_sgl sgl;
+    uint32_t inline_len;
+    uint8_t inline_data[QRNIC_MAX_INLINE];
+};
+
+/* Responder: a READ or atomic request kept for replies and duplicates. */
+struct qrnic_rd_res {
+    bool valid;
+    bool atomic;
+    bool pending;               /* reply (still) to be sent */
+    uint32_t psn;               /* request PSN */
+    uint32_t npkts;
+    uint32_t rkey;
+    uint64_t orig;              /* atomic: the value before */
+    uint32_t out_psn;           /* READ: next response PSN to send */
+    uint64_t out_va;            /* READ: where it reads from */
+    uint32_t out_left;          /* READ: bytes still to send */
+    bool out_first;             /* READ: next response starts a reply */
+};
+
+enum qrnic_resp_msg {
+    QRNIC_RESP_NONE,
+    QRNIC_RESP_SEND,            /* in a multi-packet SEND */
+    QRNIC_RESP_WRITE,           /* in a multi-packet RDMA WRITE */
+};
+
+struct qrnic_qp {
+    uint32_t qpn;
+    uint32_t idx;
+    uint32_t uctx;
+    uint32_t pdn;
+    struct qrnic_cq *scq;
+    struct qrnic_cq *rcq;
+    uint8_t state;
+    bool sig_all;
+    bool sqd_notify;
+    bool sqd_event_sent;
+
+    /* Work queues in queue memory. */
+    uint32_t sq_off;
+    uint32_t rq_off;
+    uint8_t log_sq;
+    uint8_t log_sq_stride;
+    uint8_t log_rq;
+    uint8_t log_rq_stride;
+    uint32_t qmem_first;        /* pages owned */
+    uint32_t qmem_pages;
+
+    /* Attributes. */
+    uint32_t access;
+    uint8_t path_mtu;
+    uint32_t mtu;
+    uint8_t timeout;
+    uint8_t retry_cnt;
+    uint8_t rnr_retry;
+    uint8_t min_rnr_timer;
+    uint8_t max_rd_atomic;
+    uint8_t max_dest_rd_atomic;
+    uint32_t dest_qpn;
+    uint32_t rq_psn;
+    uint32_t sq_psn;
+    uint16_t pkey_index;
+    uint8_t port;
+    uint8_t sgid_index;
+    uint8_t hop_limit;
+    uint8_t tclass;
+    uint32_t flow_label;
+    uint8_t dgid[16];
+    uint8_t sgid[16];
+    uint8_t dmac[6];
+    bool ipv4;
+    uint16_t sport;
+
+    /* Requester. */
+    uint16_t sq_pi;             /* software's producer index */
+    uint16_t sq_tail;           /* oldest WQE not completed */
+    uint16_t sq_head;           /* next WQE to start */
+    uint16_t sq_cur;            /* WQE holding tx_psn (tail..head) */
+    uint32_t next_psn;          /* first PSN of the next new WQE */
+    uint32_t tx_psn;            /* next PSN to (re)transmit */
+    uint32_t una_psn;           /* oldest PSN not acknowledged/answered */
+    uint32_t ack_next;          /* one past the highest PSN ACKed */
+    uint32_t sent_psn;          /* one past the highest PSN ever sent */
+    uint32_t rnr_psn;           /* resend from here when the RNR wait ends */
+    bool req_error;             /* a failed WQE waits: start nothing new */
+    bool gap_resent;            /* a READ gap at gap_psn was asked again */
+    uint32_t gap_psn;
+    uint32_t pkts_since_ackreq;
+    uint32_t rd_inflight;       /* READ/atomic WQEs started, not done */
+    uint8_t retry_left;
+    uint8_t rnr_left;
+    bool rnr_wait;
+    uint64_t rto_deadline;      /* 0: no retransmission timer */
+    uint64_t rnr_deadline;      /* 0: not waiting */
+    struct qrnic_swqe *swq;     /* one per SQ slot */
+    bool cur_valid;             /* cur caches WQE sq_cur */
+    struct qrnic_wqe cur;
+
+    /* Responder. */
+    uint32_t epsn;
+    uint32_t msn;
+    uint16_t rq_pi;
+    uint16_t rq_ci;
+    bool nak_sent;              /* drop later PSNs until the expected one */
+    uint8_t resp_msg;           /* enum qrnic_resp_msg */
+    bool recv_active;           /* recv_* describe RQE rq_ci */
+    uint64_t recv_wr_id;
+    uint32_t recv_off;
+    struct qrnic_sgl recv_sgl;
+    uint64_t write_va;
+    uint32_t write_rkey;
+    uint32_t write_len;
+    uint32_t write_off;
+    struct qrnic_rd_res rd_res[QRNIC_MAX_RD_ATOMIC];
+    uint32_t rd_res_next;       /* slot the next request takes */
+    bool ack_pending;           /* ack_* to be sent */
+    uint8_t ack_syndrome;
+    uint32_t ack_psn;
+
+    /* Lists. */
+    bool ready_queued;
+    struct qrnic_qp *ready_prev;
+    struct qrnic_qp *ready_next;
+    bool timed_queued;
+    struct qrnic_qp *timed_prev;
+    struct qrnic_qp *timed_next;
+};
+
+struct qrnic_qp *qrnic_qp_get(struct qrnic_engine *e, uint32_t qpn);
+uint8_t qrnic_cmd_create_qp(struct qrnic_engine *e, const uint8_t *cmd,
+                            uint32_t *qpn);
+uint8_t qrnic_cmd_modify_qp(struct qrnic_engine *e, const uint8_t *cmd);
+uint8_t qrnic_cmd_query_qp(struct qrnic_engine *e, const uint8_t *cmd);
+uint8_t qrnic_cmd_destroy_qp(struct qrnic_engine *e, const uint8_t *cmd);
+void qrnic_qp_free_all(struct qrnic_engine *e);
+bool qrnic_qp_doorbell(struct qrnic_engine *e, uint32_t page, bool sq,
+                       uint64_t val);
+/* Move to ERR on the device's own account; flushes through the work loop. */
+void qrnic_qp_error(struct qrnic_engine *e, struct qrnic_qp *qp,
+                    bool async_event);
+/* Complete WQEs of a QP in ERR with WR_FLUSH_ERR. */
+void qrnic_qp_flush(struct qrnic_engine *e, struct qrnic_qp *qp);
+/* Byte pointer to WQE idx (mod depth) of the SQ or RQ in queue memory. */
+const uint8_t *qrnic_qp_sq_slot(const struct qrnic_engine *e,
+                                const struct qrnic_qp *qp, uint16_t idx);
+const uint8_t *qrnic_qp_rq_slot(const struct qrnic_engine *e,
+                                const struct qrnic_qp *qp, uint16_t idx);
+/* Read a receive WQE's SGEs; QRNIC_VERR_*. */
+uint8_t qrnic_qp_read_rqe(const struct qrnic_engine *e,
+                          const struct qrnic_qp *qp, uint16_t idx,
+                          uint64_t *wr_id, struct qrnic_sgl *sgl);
+
+/* ---- transport: requester, completer, responder -------------------------- */
+
+/* Send up to budget packets; true if it stopped only for the budget. */
+bool qrnic_req_work(struct qrnic_engine *e, struct qrnic_qp *qp,
+                    uint32_t budget);
+/* Retransmit from psn (an unacknowledged PSN) on the next turn. */
+void qrnic_req_rewind(struct qrnic_engine *e, struct qrnic_qp *qp,
+                      uint32_t psn);
+void qrnic_req_timer(struct qrnic_engine *e, struct qrnic_qp *qp,
+                     uint64_t now);
+/* An RNR NAK for psn: wait the timer the code names, then resend. */
+void qrnic_req_rnr(struct qrnic_engine *e, struct qrnic_qp *qp,
+                   uint32_t psn, uint8_t code);
+/* Re-read started WQE idx; QRNIC_VERR_* (also if it changed meanwhile). */
+uint8_t qrnic_req_wqe(struct qrnic_engine *e, struct qrnic_qp *qp,
+                      uint16_t idx, struct qrnic_wqe *w);
+/* Complete the finished WQEs at the SQ tail, in order. */
+void qrnic_req_progress(struct qrnic_engine *e, struct qrnic_qp *qp);
+/* The WQE holding psn (or the tail's) fails with a status. */
+void qrnic_req_fail(struct qrnic_engine *e, struct qrnic_qp *qp,
+                    uint16_t idx, uint8_t status, uint8_t verr);
+/* A PSN moved from unacknowledged to acknowledged: reload retries etc. */
+void qrnic_req_advanced(struct qrnic_engine *e, struct qrnic_qp *qp,
+                        uint32_t una);
+uint32_t qrnic_req_window(const struct qrnic_qp *qp);
+static inline struct qrnic_swqe *qrnic_swqe(struct qrnic_qp *qp, uint16_t i)
+{
+    return &qp->swq[i & ((1u << qp->log_sq) - 1)];
+}
+
+static inline bool qrnic_wr_is_rd_atomic(uint8_t opcode)
+{
+    return opcode == QRNIC_WR_RDMA_READ ||
+           opcode == QRNIC_WR_ATOMIC_CMP_AND_SWP ||
+           opcode == QRNIC_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+void qrnic_comp_rx(struct qrnic_engine *e, struct qrnic_qp *qp,
+                   const struct qrnic_rx *rx);
+
+void qrnic_resp_rx(struct qrnic_engine *e, struct qrnic_qp *qp,
+                   const struct qrnic_rx *rx);
+bool qrnic_resp_work(struct qrnic_engine *e, struct qrnic_qp *qp,
+                     uint32_t budget);
+
+/* ---- scheduling ---------------------------------------------------------- */
+
+void qrnic_sched_qp(struct qrnic_engine *e, struct qrnic_qp *qp);
+void qrnic_sched_unlink(struct qrnic_engine *e, struct qrnic_qp *qp);
+/* (Re)compute the QP's place on the timer list after deadlines changed. */
+void qrnic_sched_timer(struct qrnic_engine *e, struct qrnic_qp *qp);
+void qrnic_sched_reset(struct qrnic_engine *e);
+
+/* Transmit a finished frame (to the wire or our own receive path). */
+void qrnic_tx(struct qrnic_engine *e, const uint8_t *frame, size_t len);
+
+static inline void qrnic_stat(struct qrnic_engine *e, enum qrnic_stat s)
+{
+    e->stats.v[s]++;
+}
+
+#endif /* QRNIC_RDMA_H */

@@ -1,0 +1,539 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * qrnic engine: the RC requester.  It starts send WQEs in order, gives each
+ * its PSNs, cuts messages into path-MTU packets and keeps a bounded window
+ * of unacknowledged PSNs.  The completer (qrnic_comp.c) marks WQEs done or
+ * failed; qrnic_req_progress() completes them in order.  Retransmission
+ * rewinds a cursor (sq_cur, tx_psn) and re-reads the WQE from queue
+ * memory, so nothing but a small per-slot record is kept per WQE.
+ */
+#include <string.h>
+#include "qrnic_rdma.h"
+#include "qrnic_le.h"
+
+#define WQE(field) (w + offsetof(struct qrnic_sq_wqe, field))
+#define READ_CHUNK_PKTS (QRNIC_MAX_WINDOW / 2)
+
+uint32_t qrnic_req_window(const struct qrnic_qp *qp)
+{
+    uint32_t w = QRNIC_WINDOW_BYTES / qp->mtu;
+
+    return w < QRNIC_MAX_WINDOW ? (w > 4 ? w : 4) : QRNIC_MAX_WINDOW;
+}
+
+static uint64_t rto_ns(const struct qrnic_qp *qp)
+{
+    uint64_t t = 4096ull << qp->timeout;
+
+    return t > QRNIC_MIN_RTO_NS ? t : QRNIC_MIN_RTO_NS;
+}
+
+static uint32_t msg_pkts(const struct qrnic_qp *qp, uint32_t length)
+{
+    return length ? (length + qp->mtu - 1) / qp->mtu : 1;
+}
+
+/*
+ * Decode and check the send WQE in slot idx.  Returns QRNIC_VERR_* and
+ * the completion status it calls for.
+ */
+static uint8_t fetch_wqe(struct qrnic_engine *e, struct qrnic_qp *qp,
+                         uint16_t idx, struct qrnic_wqe *q, uint8_t *status)
+{
+    uint8_t w[1u << QRNIC_SQ_MAX_LOG_STRIDE];
+    uint32_t stride = 1u << qp->log_sq_stride;
+    uint32_t room = stride - sizeof(struct qrnic_sq_wqe);
+    uint32_t max_sge = room / sizeof(struct qrnic_sge);
+    uint8_t num_sge, verr;
+    uint32_t i;
+
+    memcpy(w, qrnic_qp_sq_slot(e, qp, idx), stride);
+    q->wr_id = qrnic_ld64(WQE(wr_id));
+    q->opcode = *WQE(opcode);
+    q->flags = *WQE(flags);
+    memcpy(&q->imm, WQE(imm_data), 4);
+    q->remote_addr = qrnic_ld64(WQE(remote_addr));
+    q->rkey = qrnic_ld32(WQE(rkey));
+    q->compare_add = qrnic_ld64(WQE(compare_add));
+    q->swap = qrnic_ld64(WQE(swap));
+    q->sgl.num = 0;
+    q->sgl.total = 0;
+    q->inline_len = 0;
+    num_sge = *WQE(num_sge);
+
+    *status = QRNIC_WC_LOC_QP_OP_ERR;
+    if (q->opcode > QRNIC_WR_ATOMIC_FETCH_AND_ADD ||
+        (q->flags & ~(QRNIC_WQE_F_SIGNALED | QRNIC_WQE_F_SOLICITED |
+                      QRNIC_WQE_F_INLINE | QRNIC_WQE_F_FENCE))) {
+        return QRNIC_VERR_BAD_OPCODE;
+    }
+    *status = QRNIC_WC_LOC_LEN_ERR;
+    if (q->flags & QRNIC_WQE_F_INLINE) {
+        q->inline_len = qrnic_ld32(WQE(inline_len));
+        if (qrnic_wr_is_rd_atomic(q->opcode) || q->inline_len > room ||
+            q->inline_len > QRNIC_MAX_INLINE) {
+            return QRNIC_VERR_BAD_SGE;
+        }
+        memcpy(q->inline_data, w + sizeof(struct qrnic_sq_wqe),
+               q->inline_len);
+        q->length = q->inline_len;
+        return QRNIC_VERR_NONE;
+    }
+    if (num_sge > max_sge || num_sge > QRNIC_MAX_SGE) {
+        return QRNIC_VERR_BAD_SGE;
+    }
+    for (i = 0; i < num_sge; i++) {
+        const uint8_t *s = w + sizeof(struct qrnic_sq_wqe) +
+                           i * sizeof(struct qrnic_sge);
+
+        q->sgl.sge[i].addr = qrnic_ld64(s + offsetof(struct qrnic_sge, addr));
+        q->sgl.sge[i].length = qrnic_ld32(s + offsetof(struct qrnic_sge,
+                                                       length));
+        q->sgl.sge[i].lkey = qrnic_ld32(s + offsetof(struct qrnic_sge, lkey));
+        q->sgl.total += q->sgl.sge[i].length;
+    }
+    q->sgl.num = num_sge;
+    if (q->sgl.total > QRNIC_MAX_MSG_SIZE) {
+        return QRNIC_VERR_MSG_TOO_LONG;
+    }
+    q->length = (uint32_t)q->sgl.total;
+    if (q->opcode >= QRNIC_WR_ATOMIC_CMP_AND_SWP && q->length != 8) {
+        return QRNIC_VERR_BAD_SGE;
+    }
+    /* Data the device writes locally (READ, atomic result) needs it. */
+    verr = qrnic_sgl_check(e, qp->pdn, &q->sgl,
+                           qrnic_wr_is_rd_atomic(q->opcode) ?
+                           QRNIC_ACCESS_LOCAL_WRITE : 0);
+    *status = QRNIC_WC_LOC_PROT_ERR;
+    return verr;
+}
+
+/* ---- completion, in order ------------------------------------------------ */
+
+static void complete(struct qrnic_engine *e, struct qrnic_qp *qp,
+                     struct qrnic_swqe *s, uint8_t status, uint8_t verr)
+{
+    static const uint8_t op[] = {
+        [QRNIC_WR_RDMA_WRITE] = QRNIC_CQE_OP_RDMA_WRITE,
+        [QRNIC_WR_RDMA_WRITE_IMM] = QRNIC_CQE_OP_RDMA_WRITE,
+        [QRNIC_WR_SEND] = QRNIC_CQE_OP_SEND,
+        [QRNIC_WR_SEND_IMM] = QRNIC_CQE_OP_SEND,
+        [QRNIC_WR_RDMA_READ] = QRNIC_CQE_OP_RDMA_READ,
+        [QRNIC_WR_ATOMIC_CMP_AND_SWP] = QRNIC_CQE_OP_COMP_SWAP,
+        [QRNIC_WR_ATOMIC_FETCH_AND_ADD] = QRNIC_CQE_OP_FETCH_ADD,
+    };
+    struct qrnic_wc wc;
+
+    if (status == QRNIC_WC_SUCCESS && !qp->sig_all &&
+        !(s->flags & QRNIC_WQE_F_SIGNALED)) {
+        return;
+    }
+    memset(&wc, 0, sizeof(wc));
+    wc.wr_id = s->wr_id;
+    wc.byte_len = s->length;
+    wc.qpn = qp->qpn;
+    wc.wqe_idx = qp->sq_tail;
+    wc.opcode = s->opcode <= QRNIC_WR_ATOMIC_FETCH_AND_ADD ?
+                op[s->opcode] : QRNIC_CQE_OP_SEND;
+    wc.status = status;
+    wc.flags = QRNIC_CQE_F_SEND;
+    wc.vendor_err = verr;
+    qrnic_cq_post(e, qp->scq, &wc);
+}
+
+void qrnic_req_progress(struct qrnic_engine *e, struct qrnic_qp *qp)
+{
+    while (qp->sq_tail != qp->sq_head) {
+        struct qrnic_swqe *s = qrnic_swqe(qp, qp->sq_tail);
+
+        if (s->status != QRNIC_WC_SUCCESS) {
+            complete(e, qp, s, s->status, s->verr);
+            qp->sq_tail++;
+            qrnic_qp_error(e, qp, false);
+            return;
+        }
+        if (!s->done) {
+            break;
+        }
+        complete(e, qp, s, QRNIC_WC_SUCCESS, QRNIC_VERR_NONE);
+        /*
+         * A READ/atomic counts against max_rd_atomic until it completes:
+         * the peer keeps only that many for duplicates, and answers to
+         * later ones may come before an earlier one is resent.
+         */
+        if (qrnic_wr_is_rd_atomic(s->opcode)) {
+            qp->rd_inflight--;
+        }
+        qp->sq_tail++;
+    }
+    if (qp->sq_tail == qp->sq_head) {
+        qp->rto_deadline = 0;
+        qrnic_sched_timer(e, qp);
+        if (qp->state == QRNIC_QPS_SQD && qp->sqd_notify &&
+            !qp->sqd_event_sent && e->async_eqn >= 0) {
+            qp->sqd_event_sent = true;
+            qrnic_eq_post(e, (uint32_t)e->async_eqn, QRNIC_EVENT_SQ_DRAINED,
+                          qp->qpn, 0);
+        }
+    }
+}
+
+void qrnic_req_fail(struct qrnic_engine *e, struct qrnic_qp *qp,
+                    uint16_t idx, uint8_t status, uint8_t verr)
+{
+    struct qrnic_swqe *s = qrnic_swqe(qp, idx);
+
+    if (s->status == QRNIC_WC_SUCCESS) {
+        s->status = status;
+        s->verr = verr;
+    }
+    qp->req_error = true;
+    /* Nothing more goes out; the failure completes in its turn. */
+    qp->sq_cur = qp->sq_head;
+    qp->tx_psn = qp->next_psn;
+    qp->cur_valid = false;
+    qrnic_req_progress(e, qp);
+}
+
+void qrnic_req_advanced(struct qrnic_engine *e, struct qrnic_qp *qp,
+                        uint32_t una)
+{
+    if (psn_diff(una, qp->una_psn) <= 0) {
+        return;
+    }
+    qp->una_psn = una;
+    qp->gap_resent = false;
+    qp->retry_left = qp->retry_cnt;
+    qp->rnr_left = qp->rnr_retry;
+    qp->rto_deadline = (una == qp->next_psn || !qp->timeout) ? 0 :
+                       e->ops->now_ns(e->opaque) + rto_ns(qp);
+    qrnic_sched_timer(e, qp);
+    /* What a resend was about to repeat is acknowledged meanwhile. */
+    if (psn_diff(qp->tx_psn, una) < 0) {
+        qrnic_req_rewind(e, qp, una);
+    }
+    qrnic_sched_qp(e, qp);
+}
+
+/* ---- retransmission ------------------------------------------------------ */
+
+void qrnic_req_rewind(struct qrnic_engine *e, struct qrnic_qp *qp,
+                      uint32_t psn)
+{
+    uint16_t i;
+
+    if (qp->req_error) {
+        return;
+    }
+    for (i = qp->sq_tail; i != qp->sq_head; i++) {
+        struct qrnic_swqe *s = qrnic_swqe(qp, i);
+
+        if (s->status != QRNIC_WC_SUCCESS) {
+            break;
+        }
+        if (psn_diff(psn, s->first_psn) >= 0 &&
+            psn_diff(psn, psn_add(s->first_psn, s->npkts)) < 0) {
+            if (s->opcode == QRNIC_WR_RDMA_READ &&
+                psn_diff(psn, s->resp_psn) < 0) {
+                psn = s->resp_psn;  /* what arrived stays */
+            }
+            break;
+        }
+    }
+    if (i == qp->sq_head) {
+        psn = qp->next_psn;
+    }
+    qp->sq_cur = i;
+    qp->tx_psn = psn;
+    qp->cur_valid = false;
+    qrnic_sched_qp(e, qp);
+}
+
+/* Table 45 of the IBTA spec: RNR NAK timer field -> 10 us units. */
+static uint64_t rnr_ns(uint8_t code)
+{
+    static const uint32_t t10us[32] = {
+        65536, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192,
+        256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096, 6144, 8192,
+        12288, 16384, 24576, 32768, 49152,
+    };
+
+    return (uint64_t)t10us[code & 31] * 10000;
+}
+
+void qrnic_req_rnr(struct qrnic_engine *e, struct qrnic_qp *qp,
+                   uint32_t psn, uint8_t code)
+{
+    if (qp->rnr_retry != 7) {
+        if (!qp->rnr_left) {
+            qrnic_req_fail(e, qp, qp->sq_tail, QRNIC_WC_RNR_RETRY_EXC_ERR,
+                           QRNIC_VERR_RETRIES);
+            return;
+        }
+        qp->rnr_left--;
+    }
+    qp->rnr_wait = true;
+    qp->rnr_psn = psn;
+    qp->rnr_deadline = e->ops->now_ns(e->opaque) + rnr_ns(code);
+    qrnic_sched_timer(e, qp);
+}
+
+void qrnic_req_timer(struct qrnic_engine *e, struct qrnic_qp *qp,
+                     uint64_t now)
+{
+    if (qp->rnr_deadline && now >= qp->rnr_deadline) {
+        qp->rnr_deadline = 0;
+        qp->rnr_wait = false;
+        qrnic_req_rewind(e, qp, qp->rnr_psn);
+    }
+    if (qp->rto_deadline && now >= qp->rto_deadline) {
+        qp->rto_deadline = 0;
+        if (qp->una_psn != qp->next_psn && !qp->req_error) {
+            qrnic_stat(e, QRNIC_STAT_ACK_TIMEOUTS);
+            if (!qp->retry_left) {
+                qrnic_req_fail(e, qp, qp->sq_tail, QRNIC_WC_RETRY_EXC_ERR,
+                               QRNIC_VERR_RETRIES);
+            } else {
+                qp->retry_left--;
+                qp->rnr_wait = false;
+                qp->rnr_deadline = 0;
+                qrnic_req_rewind(e, qp, qp->una_psn);
+                qp->rto_deadline = now + rto_ns(qp);
+            }
+        }
+    }
+    qrnic_sched_timer(e, qp);
+}
+
+/* ---- transmit ------------------------------------------------------------ */
+
+static uint8_t send_opcode(uint8_t wr, bool first, bool last)
+{
+    bool imm = wr == QRNIC_WR_SEND_IMM || wr == QRNIC_WR_RDMA_WRITE_IMM;
+    uint8_t base = (wr == QRNIC_WR_SEND || wr == QRNIC_WR_SEND_IMM) ?
+                   QRNIC_OP_SEND_FIRST : QRNIC_OP_WRITE_FIRST;
+
+    if (first && last) {
+        return base + (imm ? 5 : 4);
+    }
+    if (first) {
+        return base;
+    }
+    return last ? base + (imm ? 3 : 2) : base + 1;
+}
+
+/* Build and send the packet at tx_psn of WQE sq_cur; false on local error. */
+static bool send_packet(struct qrnic_engine *e, struct qrnic_qp *qp,
+                        struct qrnic_swqe *s)
+{
+    struct qrnic_wqe *w = &qp->cur;
+    uint8_t *f = e->roce_frame;
+    uint32_t k = (uint32_t)psn_diff(qp->tx_psn, s->first_psn);
+    uint32_t off = k * qp->mtu;
+    uint32_t window = qrnic_req_window(qp);
+    uint32_t n = 0, pkts = 1;
+    bool last = true, ackreq;
+    uint8_t opcode;
+    size_t pos;
+
+    switch (w->opcode) {
+    case QRNIC_WR_RDMA_READ:
+        /*
+         * Large READs go as several requests of READ_CHUNK_PKTS responses;
+         * a resend from a PSN inside one stays inside it, as the peer
+         * only answers PSNs it accepted as requests.
+         */
+        pkts = READ_CHUNK_PKTS - k % READ_CHUNK_PKTS;
+        if (pkts > s->npkts - k) {
+            pkts = s->npkts - k;
+        }
+        n = pkts * qp->mtu < w->length - off ? pkts * qp->mtu :
+            w->length - off;
+        pos = qrnic_wire_begin(e, qp, f, QRNIC_OP_READ_REQ, qp->tx_psn,
+                               false, false);
+        pos += qrnic_put_reth(f + pos, w->remote_addr + off, w->rkey, n);
+        n = 0;
+        break;
+    case QRNIC_WR_ATOMIC_CMP_AND_SWP:
+    case QRNIC_WR_ATOMIC_FETCH_AND_ADD:
+        opcode = w->opcode == QRNIC_WR_ATOMIC_CMP_AND_SWP ?
+                 QRNIC_OP_CMP_SWAP : QRNIC_OP_FETCH_ADD;
+        pos = qrnic_wire_begin(e, qp, f, opcode, qp->tx_psn, false, false);
+        pos += qrnic_put_atomic_eth(f + pos, w->remote_addr, w->rkey,
+                                    w->opcode == QRNIC_WR_ATOMIC_CMP_AND_SWP ?
+                                    w->swap : w->compare_add,
+                                    w->compare_add);
+        break;
+    default:
+        n = w->length - off < qp->mtu ? w->length - off : qp->mtu;
+        last = k + 1 == s->npkts;
+        ackreq = last || ++qp->pkts_since_ackreq >= QRNIC_ACKREQ_EVERY ||
+                 psn_diff(psn_add(qp->tx_psn, 1), qp->una_psn) >=
+                 (int32_t)window;
+        opcode = send_opcode(w->opcode, k == 0, last);
+        pos = qrnic_wire_begin(e, qp, f, opcode, qp->tx_psn,
+                               last && (w->flags & QRNIC_WQE_F_SOLICITED),
+                               ackreq);
+        if (ackreq) {
+            qp->pkts_since_ackreq = 0;
+        }
+        if (k == 0 && (qrnic_op_flags(opcode) & QRNIC_OPF_RETH)) {
+            pos += qrnic_put_reth(f + pos, w->remote_addr, w->rkey,
+                                  w->length);
+        }
+        if (last && (qrnic_op_flags(opcode) & QRNIC_OPF_IMM)) {
+            pos += qrnic_put_imm(f + pos, w->imm);
+        }
+        if (w->flags & QRNIC_WQE_F_INLINE) {
+            memcpy(f + pos, w->inline_data + off, n);
+        } else if (n) {
+            uint8_t verr = qrnic_sgl_copy(e, qp->pdn, &w->sgl, off, f + pos,
+                                          n, false);
+
+            if (verr) {
+                qrnic_req_fail(e, qp, qp->sq_cur, QRNIC_WC_LOC_PROT_ERR, verr);
+                return false;
+            }
+        }
+        break;
+    }
+    pos = qrnic_wire_finish(qp, f, pos + n);
+    if (psn_diff(qp->tx_psn, qp->sent_psn) < 0) {
+        qrnic_stat(e, QRNIC_STAT_RETRANS_PKTS);
+    }
+    qrnic_tx(e, f, pos);
+    qp->tx_psn = psn_add(qp->tx_psn, pkts);
+    if (psn_diff(qp->tx_psn, qp->sent_psn) > 0) {
+        qp->sent_psn = qp->tx_psn;
+    }
+    if (!qp->rto_deadline && qp->timeout) {
+        qp->rto_deadline = e->ops->now_ns(e->opaque) + rto_ns(qp);
+        qrnic_sched_timer(e, qp);
+    }
+    return true;
+}
+
+enum start_result { STARTED, BLOCKED };
+
+static enum start_result start_next(struct qrnic_engine *e,
+                                    struct qrnic_qp *qp)
+{
+    const uint8_t *w = qrnic_qp_sq_slot(e, qp, qp->sq_head);
+    uint32_t max_rd = qp->max_rd_atomic ? qp->max_rd_atomic : 1;
+    struct qrnic_swqe *s = qrnic_swqe(qp, qp->sq_head);
+    uint8_t opcode = *WQE(opcode), status, verr;
+    bool rd = qrnic_wr_is_rd_atomic(opcode);
+
+    if (qp->sq_head == qp->sq_pi || qp->state != QRNIC_QPS_RTS ||
+        qp->req_error ||
+        psn_diff(qp->next_psn, qp->una_psn) >= (int32_t)qrnic_req_window(qp) ||
+        (rd && qp->rd_inflight >= max_rd) ||
+        ((*WQE(flags) & QRNIC_WQE_F_FENCE) && qp->rd_inflight)) {
+        return BLOCKED;
+    }
+    verr = fetch_wqe(e, qp, qp->sq_head, &qp->cur, &status);
+    memset(s, 0, sizeof(*s));
+    s->wr_id = qp->cur.wr_id;
+    s->opcode = qp->cur.opcode;
+    s->flags = qp->cur.flags;
+    s->first_psn = qp->next_psn;
+    qp->sq_head++;
+    if (verr) {
+        s->status = status;
+        s->verr = verr;
+        qp->sq_cur = qp->sq_head;
+        qp->req_error = true;
+        qrnic_req_progress(e, qp);
+        return BLOCKED;
+    }
+    s->length = qp->cur.length;
+    s->npkts = qrnic_wr_is_rd_atomic(s->opcode) &&
+               s->opcode != QRNIC_WR_RDMA_READ ? 1 : msg_pkts(qp, s->length);
+    s->resp_psn = s->first_psn;
+    qp->next_psn = psn_add(qp->next_psn, s->npkts);
+    qp->tx_psn = s->first_psn;
+    qp->cur_valid = true;
+    if (rd) {
+        qp->rd_inflight++;
+    }
+    return STARTED;
+}
+
+uint8_t qrnic_req_wqe(struct qrnic_engine *e, struct qrnic_qp *qp,
+                      uint16_t idx, struct qrnic_wqe *w)
+{
+    struct qrnic_swqe *s = qrnic_swqe(qp, idx);
+    uint8_t status, verr;
+
+    verr = fetch_wqe(e, qp, idx, w, &status);
+    if (!verr && (w->opcode != s->opcode || w->length != s->length)) {
+        verr = QRNIC_VERR_BAD_OPCODE;   /* rewritten while in flight */
+    }
+    return verr;
+}
+
+/* Re-read the WQE at the cursor; it must still be the one started. */
+static bool refetch(struct qrnic_engine *e, struct qrnic_qp *qp,
+                    struct qrnic_swqe *s)
+{
+    uint8_t status, verr;
+
+    verr = fetch_wqe(e, qp, qp->sq_cur, &qp->cur, &status);
+    if (!verr && (qp->cur.opcode != s->opcode ||
+                  qp->cur.length != s->length)) {
+        status = QRNIC_WC_LOC_QP_OP_ERR;
+        verr = QRNIC_VERR_BAD_OPCODE;
+    }
+    if (verr) {
+        qrnic_req_fail(e, qp, qp->sq_cur, status, verr);
+        return false;
+    }
+    qp->cur_valid = true;
+    return true;
+}
+
+bool qrnic_req_work(struct qrnic_engine *e, struct qrnic_qp *qp,
+                    uint32_t budget)
+{
+    uint32_t window = qrnic_req_window(qp);
+
+    if ((qp->state != QRNIC_QPS_RTS && qp->state != QRNIC_QPS_SQD) ||
+        qp->rnr_wait) {
+        return false;
+    }
+    while (budget) {
+        struct qrnic_swqe *s;
+
+        if (qp->sq_cur == qp->sq_head && start_next(e, qp) != STARTED) {
+            return false;
+        }
+        s = qrnic_swqe(qp, qp->sq_cur);
+        if (s->status != QRNIC_WC_SUCCESS ||
+            psn_diff(qp->tx_psn, qp->una_psn) >= (int32_t)window) {
+            return false;
+        }
+        /*
+         * A READ asks for its next chunk only when the last one is all
+         * here, so requests in flight never exceed max_rd_atomic.
+         */
+        if (s->opcode == QRNIC_WR_RDMA_READ && qp->tx_psn != s->first_psn &&
+            s->resp_psn != qp->tx_psn) {
+            return false;
+        }
+        if (!qp->cur_valid && !refetch(e, qp, s)) {
+            return false;
+        }
+        if (!send_packet(e, qp, s)) {
+            return false;
+        }
+        budget--;
+        if (psn_diff(qp->tx_psn, psn_add(s->first_psn, s->npkts)) >= 0) {
+            qp->sq_cur++;
+            qp->cur_valid = false;
+            if (qp->sq_cur != qp->sq_head) {
+                qp->tx_psn = qrnic_swqe(qp, qp->sq_cur)->first_psn;
+            }
+        }
+    }
+    return true;
+}

@@ -1,0 +1,519 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * qrnic engine: the RC responder.  Requests are executed in PSN order as
+ * they arrive (SEND into receive WQEs, RDMA WRITE into registered memory,
+ * atomics at once); READ responses, atomic ACKs and ACK/NAKs are sent from
+ * qrnic_resp_work() in PSN order: first the replies kept in rd_res[], then
+ * the latest ACK or NAK, so one ACK covers several requests that arrived
+ * together and never overtakes a reply before it.
+ */
+#include <string.h>
+#include "qrnic_rdma.h"
+#include "qrnic_le.h"
+
+static uint32_t rd_slots(const struct qrnic_qp *qp)
+{
+    return qp->max_dest_rd_atomic ? qp->max_dest_rd_atomic : 1;
+}
+
+static void queue_ack(struct qrnic_engine *e, struct qrnic_qp *qp,
+                      uint8_t syndrome, uint32_t psn)
+{
+    qp->ack_pending = true;
+    qp->ack_syndrome = syndrome;
+    qp->ack_psn = psn;
+    qrnic_sched_qp(e, qp);
+}
+
+/* NAK the request and end the QP (IBTA responder class B/C errors). */
+static void fatal_nak(struct qrnic_engine *e, struct qrnic_qp *qp,
+                      uint32_t psn, uint8_t code)
+{
+    queue_ack(e, qp, QRNIC_AETH_NAK | code, psn);
+    if (code == QRNIC_NAK_REM_ACCESS) {
+        qrnic_stat(e, QRNIC_STAT_REM_ACCESS_ERRS);
+    }
+    qrnic_qp_error(e, qp, true);
+}
+
+static void complete_recv(struct qrnic_engine *e, struct qrnic_qp *qp,
+                          uint64_t wr_id, uint8_t opcode, uint8_t status,
+                          uint32_t len, const struct qrnic_rx *rx)
+{
+    struct qrnic_wc wc;
+
+    memset(&wc, 0, sizeof(wc));
+    wc.wr_id = wr_id;
+    wc.byte_len = len;
+    wc.qpn = qp->qpn;
+    wc.wqe_idx = qp->rq_ci;
+    wc.opcode = opcode;
+    wc.status = status;
+    if (status == QRNIC_WC_SUCCESS) {
+        if (rx->opf & QRNIC_OPF_IMM) {
+            wc.imm = rx->imm;
+            wc.flags |= QRNIC_CQE_F_IMM;
+        }
+        if (rx->se) {
+            wc.flags |= QRNIC_CQE_F_SOLICITED;
+        }
+    } else {
+        wc.vendor_err = QRNIC_VERR_BAD_SGE;
+    }
+    qrnic_cq_post(e, qp->rcq, &wc);
+    qp->rq_ci++;
+    qp->recv_active = false;
+}
+
+/* A receive WQE it cannot use: complete it with status, NAK, error. */
+static void recv_error(struct qrnic_engine *e, struct qrnic_qp *qp,
+                       const struct qrnic_rx *rx, uint8_t status,
+                       uint8_t nak_code)
+{
+    complete_recv(e, qp, qp->recv_wr_id, QRNIC_CQE_OP_RECV, status, 0, rx);
+    fatal_nak(e, qp, rx->psn, nak_code);
+}
+
+static bool rnr(struct qrnic_engine *e, struct qrnic_qp *qp,
+                const struct qrnic_rx *rx)
+{
+    if (qp->rq_ci != qp->rq_pi) {
+        return false;
+    }
+    qrnic_stat(e, QRNIC_STAT_RNR_NAKS_TX);
+    qp->nak_sent = true;
+    queue_ack(e, qp, QRNIC_AETH_RNR_NAK | qp->min_rnr_timer, rx->psn);
+    return true;
+}
+
+static bool do_send(struct qrnic_engine *e, struct qrnic_qp *qp,
+                    const struct qrnic_rx *rx)
+{
+    uint8_t verr;
+
+    if (rx->opf & QRNIC_OPF_FIRST) {
+        if (rnr(e, qp, rx)) {
+            return false;
+        }
+        verr = qrnic_qp_read_rqe(e, qp, qp->rq_ci, &qp->recv_wr_id,
+                                 &qp->recv_sgl);
+        qp->recv_active = true;
+        qp->recv_off = 0;
+        if (verr) {
+            recv_error(e, qp, rx, QRNIC_WC_LOC_LEN_ERR, QRNIC_NAK_REM_OP);
+            return false;
+        }
+    }
+    if ((uint64_t)qp->recv_off + rx->paylen > qp->recv_sgl.total) {
+        recv_error(e, qp, rx, QRNIC_WC_LOC_LEN_ERR, QRNIC_NAK_INVALID_REQ);
+        return false;
+    }
+    verr = qrnic_sgl_copy(e, qp->pdn, &qp->recv_sgl, qp->recv_off,
+                          (void *)rx->payload, rx->paylen, true);
+    if (verr) {
+        recv_error(e, qp, rx, QRNIC_WC_LOC_PROT_ERR, QRNIC_NAK_REM_OP);
+        return false;
+    }
+    qp->recv_off += rx->paylen;
+    if (rx->opf & QRNIC_OPF_LAST) {
+        complete_recv(e, qp, qp->recv_wr_id, QRNIC_CQE_OP_RECV,
+                      QRNIC_WC_SUCCESS, qp->recv_off, rx);
+    }
+    return true;
+}
+
+static bool do_write(struct qrnic_engine *e, struct qrnic_qp *qp,
+                     const struct qrnic_rx *rx)
+{
+    bool imm = rx->opf & QRNIC_OPF_IMM;
+    struct qrnic_mr *mr;
+
+    if (rx->opf & QRNIC_OPF_FIRST) {
+        if (!(qp->access & QRNIC_ACCESS_REMOTE_WRITE) ||
+            (rx->dma_len &&
+             qrnic_mr_check(e, rx->rkey, qp->pdn, QRNIC_ACCESS_REMOTE_WRITE,
+                            rx->va, rx->dma_len, &mr))) {
+            fatal_nak(e, qp, rx->psn, QRNIC_NAK_REM_ACCESS);
+            return false;
+        }
+        if (imm && rnr(e, qp, rx)) {
+            return false;
+        }
+        qp->write_va = rx->va;
+        qp->write_rkey = rx->rkey;
+        qp->write_len = rx->dma_len;
+        qp->write_off = 0;
+    } else if (imm && rnr(e, qp, rx)) {
+        return false;
+    }
+    if ((uint64_t)qp->write_off + rx->paylen > qp->write_len ||
+        ((rx->opf & QRNIC_OPF_LAST) &&
+         qp->write_off + rx->paylen != qp->write_len)) {
+        fatal_nak(e, qp, rx->psn, QRNIC_NAK_INVALID_REQ);
+        return false;
+    }
+    if (rx->paylen) {
+        uint64_t va = qp->write_va + qp->write_off;
+
+        /* Checked again: the region may be gone since the first packet. */
+        if (qrnic_mr_check(e, qp->write_rkey, qp->pdn,
+                           QRNIC_ACCESS_REMOTE_WRITE, va, rx->paylen, &mr)) {
+            fatal_nak(e, qp, rx->psn, QRNIC_NAK_REM_ACCESS);
+            return false;
+        }
+        if (!qrnic_mr_write(e, mr, va, rx->payload, rx->paylen)) {
+            fatal_nak(e, qp, rx->psn, QRNIC_NAK_REM_OP);
+            return false;
+        }
+    }
+    qp->write_off += rx->paylen;
+    if ((rx->opf & QRNIC_OPF_LAST) && imm) {
+        uint64_t wr_id = qrnic_ld64(qrnic_qp_rq_slot(e, qp, qp->rq_ci) +
+                                    offsetof(struct qrnic_rq_wqe, wr_id));
+
+        complete_recv(e, qp, wr_id, QRNIC_CQE_OP_RECV_RDMA_IMM,
+                      QRNIC_WC_SUCCESS, qp->write_len, rx);
+    }
+    return true;
+}
+
+/* A slot for a READ/atomic reply; false if all of them are still busy. */
+static struct qrnic_rd_res *rd_slot(struct qrnic_qp *qp)
+{
+    struct qrnic_rd_res *r = &qp->rd_res[qp->rd_res_next % rd_slots(qp)];
+
+    if (r->pending) {
+        return NULL;
+    }
+    qp->rd_res_next++;
+    memset(r, 0, sizeof(*r));
+    return r;
+}
+
+static bool do_read(struct qrnic_engine *e, struct qrnic_qp *qp,
+                    const struct qrnic_rx *rx)
+{
+    struct qrnic_rd_res *r;
+    struct qrnic_mr *mr;
+
+    if (!(qp->access & QRNIC_ACCESS_REMOTE_READ) ||
+        (rx->dma_len &&
+         qrnic_mr_check(e, rx->rkey, qp->pdn, QRNIC_ACCESS_REMOTE_READ,
+                        rx->va, rx->dma_len, &mr))) {
+        fatal_nak(e, qp, rx->psn, QRNIC_NAK_REM_ACCESS);
+        return false;
+    }
+    r = rd_slot(qp);
+    if (!r || rx->dma_len > QRNIC_MAX_MSG_SIZE) {
+        fatal_nak(e, qp, rx->psn, QRNIC_NAK_INVALID_REQ);
+        return false;
+    }
+    r->valid = true;
+    r->pending = true;
+    r->psn = rx->psn;
+    r->npkts = rx->dma_len ? (rx->dma_len + qp->mtu - 1) / qp->mtu : 1;
+    r->rkey = rx->rkey;
+    r->out_psn = rx->psn;
+    r->out_va = rx->va;
+    r->out_left = rx->dma_len;
+    r->out_first = true;
+    qp->epsn = psn_add(qp->epsn, r->npkts - 1);  /* the caller adds one */
+    qrnic_sched_qp(e, qp);
+    return true;
+}
+
+static bool do_atomic(struct qrnic_engine *e, struct qrnic_qp *qp,
+                      const struct qrnic_rx *rx)
+{
+    struct qrnic_rd_res *r;
+    struct qrnic_mr *mr;
+    uint8_t v[8];
+    uint64_t orig;
+
+    if (!(qp->access & QRNIC_ACCESS_REMOTE_ATOMIC) ||
+        qrnic_mr_check(e, rx->rkey, qp->pdn, QRNIC_ACCESS_REMOTE_ATOMIC,
+                       rx->va, 8, &mr)) {
+        fatal_nak(e, qp, rx->psn, QRNIC_NAK_REM_ACCESS);
+        return false;
+    }
+    r = rd_slot(qp);
+    if (!r || (rx->va & 7)) {
+        fatal_nak(e, qp, rx->psn, QRNIC_NAK_INVALID_REQ);
+        return false;
+    }
+    if (!qrnic_mr_read(e, mr, rx->va, v, 8)) {
+        fatal_nak(e, qp, rx->psn, QRNIC_NAK_REM_OP);
+        return false;
+    }
+    orig = qrnic_ld64(v);
+    if (rx->opcode == QRNIC_OP_FETCH_ADD) {
+        qrnic_st64(v, orig + rx->swap_add);
+    } else if (orig == rx->compare) {
+        qrnic_st64(v, rx->swap_add);
+    }
+    if (!qrnic_mr_write(e, mr, rx->va, v, 8)) {
+        fatal_nak(e, qp, rx->psn, QRNIC_NAK_REM_OP);
+        return false;
+    }
+    r->valid = true;
+    r->atomic = true;
+    r->pending = true;
+    r->psn = rx->psn;
+    r->out_psn = rx->psn;
+    r->npkts = 1;
+    r->orig = orig;
+    qrnic_sched_qp(e, qp);
+    return true;
+}
+
+/* A request with a PSN already executed. */
+static void duplicate(struct qrnic_engine *e, struct qrnic_qp *qp,
+                      const struct qrnic_rx *rx)
+{
+    uint32_t i, n = rd_slots(qp);
+    struct qrnic_mr *mr;
+
+    qrnic_stat(e, QRNIC_STAT_DUP_REQS);
+    if (!(rx->opf & (QRNIC_OPF_READ | QRNIC_OPF_ATOMIC))) {
+        /* SEND/WRITE: acknowledge again, do not execute again. */
+        queue_ack(e, qp, QRNIC_AETH_ACK | QRNIC_AETH_CREDITS_INVALID,
+                  psn_add(qp->epsn, QRNIC_PSN_MASK));
+        return;
+    }
+    for (i = 0; i < n; i++) {
+        struct qrnic_rd_res *r = &qp->rd_res[i];
+
+        if (!r->valid || r->atomic != !!(rx->opf & QRNIC_OPF_ATOMIC) ||
+            psn_diff(rx->psn, r->psn) < 0 ||
+            psn_diff(rx->psn, psn_add(r->psn, r->npkts)) >= 0) {
+            continue;
+        }
+        if (r->atomic) {
+            r->pending = true;      /* replay the saved result */
+        } else {
+            if (rx->dma_len &&
+                qrnic_mr_check(e, rx->rkey, qp->pdn, QRNIC_ACCESS_REMOTE_READ,
+                               rx->va, rx->dma_len, &mr)) {
+                return;
+            }
+            /*
+             * Execute again from the duplicate's PSN and address, but
+             * never past the PSNs the original request covered.
+             */
+            uint64_t room = (uint64_t)psn_diff(psn_add(r->psn, r->npkts),
+                                               rx->psn) * qp->mtu;
+
+            r->pending = true;
+            r->rkey = rx->rkey;
+            r->out_psn = rx->psn;
+            r->out_va = rx->va;
+            r->out_left = rx->dma_len < room ? rx->dma_len : (uint32_t)room;
+            r->out_first = true;
+        }
+        qrnic_sched_qp(e, qp);
+        return;
+    }
+}
+
+/* Does the packet fit the message in progress and the path MTU? */
+static bool in_sequence(const struct qrnic_qp *qp, const struct qrnic_rx *rx)
+{
+    uint32_t opf = rx->opf;
+
+    switch (qp->resp_msg) {
+    case QRNIC_RESP_SEND:
+        if (!(opf & QRNIC_OPF_SEND) || (opf & QRNIC_OPF_FIRST)) {
+            return false;
+        }
+        break;
+    case QRNIC_RESP_WRITE:
+        if (!(opf & QRNIC_OPF_WRITE) || (opf & QRNIC_OPF_FIRST)) {
+            return false;
+        }
+        break;
+    default:
+        if (!(opf & QRNIC_OPF_FIRST)) {
+            return false;
+        }
+        break;
+    }
+    if (!(opf & QRNIC_OPF_PAYLOAD)) {
+        return true;
+    }
+    if (!(opf & QRNIC_OPF_LAST)) {
+        return rx->paylen == qp->mtu;
+    }
+    return rx->paylen <= qp->mtu &&
+           (rx->paylen > 0 || (opf & QRNIC_OPF_FIRST));
+}
+
+void qrnic_resp_rx(struct qrnic_engine *e, struct qrnic_qp *qp,
+                   const struct qrnic_rx *rx)
+{
+    int32_t d = psn_diff(rx->psn, qp->epsn);
+    bool ok;
+
+    if (qp->state != QRNIC_QPS_RTR && qp->state != QRNIC_QPS_RTS &&
+        qp->state != QRNIC_QPS_SQD) {
+        return;
+    }
+    if (d < 0) {
+        duplicate(e, qp, rx);
+        return;
+    }
+    if (d > 0) {
+        if (!qp->nak_sent) {
+            qp->nak_sent = true;
+            qrnic_stat(e, QRNIC_STAT_SEQ_NAKS_TX);
+            queue_ack(e, qp, QRNIC_AETH_NAK | QRNIC_NAK_PSN_SEQ, qp->epsn);
+        }
+        return;
+    }
+    qp->nak_sent = false;
+    if (!in_sequence(qp, rx)) {
+        fatal_nak(e, qp, rx->psn, QRNIC_NAK_INVALID_REQ);
+        return;
+    }
+    if (rx->opf & QRNIC_OPF_SEND) {
+        ok = do_send(e, qp, rx);
+    } else if (rx->opf & QRNIC_OPF_WRITE) {
+        ok = do_write(e, qp, rx);
+    } else if (rx->opf & QRNIC_OPF_READ) {
+        ok = do_read(e, qp, rx);
+    } else {
+        ok = do_atomic(e, qp, rx);
+    }
+    if (!ok) {
+        return;
+    }
+    qp->epsn = psn_add(qp->epsn, 1);
+    if (rx->opf & QRNIC_OPF_LAST) {
+        qp->msn = psn_add(qp->msn, 1);
+        qp->resp_msg = QRNIC_RESP_NONE;
+    } else {
+        qp->resp_msg = (rx->opf & QRNIC_OPF_SEND) ? QRNIC_RESP_SEND :
+                       QRNIC_RESP_WRITE;
+    }
+    if (rx->ackreq && (rx->opf & (QRNIC_OPF_SEND | QRNIC_OPF_WRITE))) {
+        queue_ack(e, qp, QRNIC_AETH_ACK | QRNIC_AETH_CREDITS_INVALID,
+                  rx->psn);
+    }
+}
+
+/* ---- replies ------------------------------------------------------------- */
+
+static void send_ack(struct qrnic_engine *e, struct qrnic_qp *qp)
+{
+    uint8_t *f = e->roce_frame;
+    size_t pos;
+
+    pos = qrnic_wire_begin(e, qp, f, QRNIC_OP_ACK, qp->ack_psn, false, false);
+    pos += qrnic_put_aeth(f + pos, qp->ack_syndrome, qp->msn);
+    qrnic_tx(e, f, qrnic_wire_finish(qp, f, pos));
+    qp->ack_pending = false;
+}
+
+static void send_atomic_ack(struct qrnic_engine *e, struct qrnic_qp *qp,
+                            struct qrnic_rd_res *r)
+{
+    uint8_t *f = e->roce_frame;
+    size_t pos;
+
+    pos = qrnic_wire_begin(e, qp, f, QRNIC_OP_ATOMIC_ACK, r->psn, false,
+                           false);
+    pos += qrnic_put_aeth(f + pos, QRNIC_AETH_ACK |
+                          QRNIC_AETH_CREDITS_INVALID, qp->msn);
+    qrnic_st64_be(f + pos, r->orig);
+    pos += QRNIC_ATOMIC_ACK_LEN;
+    qrnic_tx(e, f, qrnic_wire_finish(qp, f, pos));
+    r->pending = false;
+}
+
+/* One READ response packet; false if the region went away meanwhile. */
+static bool send_read_response(struct qrnic_engine *e, struct qrnic_qp *qp,
+                               struct qrnic_rd_res *r)
+{
+    uint32_t n = r->out_left < qp->mtu ? r->out_left : qp->mtu;
+    bool first = r->out_first, last = n == r->out_left;
+    uint8_t *f = e->roce_frame;
+    struct qrnic_mr *mr;
+    uint8_t opcode;
+    size_t pos;
+
+    if (first && last) {
+        opcode = QRNIC_OP_READ_RESP_ONLY;
+    } else if (first) {
+        opcode = QRNIC_OP_READ_RESP_FIRST;
+    } else {
+        opcode = last ? QRNIC_OP_READ_RESP_LAST : QRNIC_OP_READ_RESP_MIDDLE;
+    }
+    pos = qrnic_wire_begin(e, qp, f, opcode, r->out_psn, false, false);
+    if (qrnic_op_flags(opcode) & QRNIC_OPF_AETH) {
+        pos += qrnic_put_aeth(f + pos, QRNIC_AETH_ACK |
+                              QRNIC_AETH_CREDITS_INVALID, qp->msn);
+    }
+    if (n && (qrnic_mr_check(e, r->rkey, qp->pdn, QRNIC_ACCESS_REMOTE_READ,
+                             r->out_va, n, &mr) ||
+              !qrnic_mr_read(e, mr, r->out_va, f + pos, n))) {
+        r->pending = false;
+        fatal_nak(e, qp, r->out_psn, QRNIC_NAK_REM_ACCESS);
+        return false;
+    }
+    qrnic_tx(e, f, qrnic_wire_finish(qp, f, pos + n));
+    r->out_psn = psn_add(r->out_psn, 1);
+    r->out_va += n;
+    r->out_left -= n;
+    r->out_first = false;
+    if (last) {
+        r->pending = false;
+    }
+    return true;
+}
+
+/* The oldest reply still to send (slots are taken in PSN order). */
+static struct qrnic_rd_res *next_reply(struct qrnic_qp *qp)
+{
+    uint32_t n = rd_slots(qp), i;
+    struct qrnic_rd_res *best = NULL;
+
+    for (i = 0; i < n; i++) {
+        struct qrnic_rd_res *r = &qp->rd_res[i];
+
+        if (r->pending && (!best || psn_diff(r->out_psn, best->out_psn) < 0)) {
+            best = r;
+        }
+    }
+    return best;
+}
+
+bool qrnic_resp_work(struct qrnic_engine *e, struct qrnic_qp *qp,
+                     uint32_t budget)
+{
+    struct qrnic_rd_res *r;
+
+    if (qp->state == QRNIC_QPS_ERR) {
+        if (qp->ack_pending) {
+            send_ack(e, qp);    /* the NAK that ended the QP */
+        }
+        return false;
+    }
+    if (qp->state != QRNIC_QPS_RTR && qp->state != QRNIC_QPS_RTS &&
+        qp->state != QRNIC_QPS_SQD) {
+        return false;
+    }
+    while (budget && (r = next_reply(qp))) {
+        if (r->atomic) {
+            send_atomic_ack(e, qp, r);
+        } else if (!send_read_response(e, qp, r)) {
+            return false;
+        }
+        budget--;
+    }
+    if (!budget) {
+        return true;
+    }
+    if (qp->ack_pending) {
+        send_ack(e, qp);
+    }
+    return false;
+}

@@ -1,0 +1,270 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * qrnic engine: RC packet formats.  Header layouts follow the IBTA spec
+ * (volume 1, chapter 9) and its RoCEv2 annex; every multi-byte field on
+ * the wire is big endian.
+ */
+#include <string.h>
+#include "qrnic_rdma.h"
+#include "qrnic_le.h"
+
+#define F(x) QRNIC_OPF_##x
+#define REQ_(x) (F(VALID) | F(REQ) | (x))
+#define RSP_(x) (F(VALID) | (x))
+
+static const uint32_t op_flags[] = {
+    [QRNIC_OP_SEND_FIRST] = REQ_(F(SEND) | F(FIRST) | F(PAYLOAD)),
+    [QRNIC_OP_SEND_MIDDLE] = REQ_(F(SEND) | F(MIDDLE) | F(PAYLOAD)),
+    [QRNIC_OP_SEND_LAST] = REQ_(F(SEND) | F(LAST) | F(PAYLOAD)),
+    [QRNIC_OP_SEND_LAST_IMM] = REQ_(F(SEND) | F(LAST) | F(PAYLOAD) | F(IMM)),
+    [QRNIC_OP_SEND_ONLY] = REQ_(F(SEND) | F(ONLY) | F(PAYLOAD)),
+    [QRNIC_OP_SEND_ONLY_IMM] = REQ_(F(SEND) | F(ONLY) | F(PAYLOAD) | F(IMM)),
+    [QRNIC_OP_WRITE_FIRST] = REQ_(F(WRITE) | F(FIRST) | F(PAYLOAD) | F(RETH)),
+    [QRNIC_OP_WRITE_MIDDLE] = REQ_(F(WRITE) | F(MIDDLE) | F(PAYLOAD)),
+    [QRNIC_OP_WRITE_LAST] = REQ_(F(WRITE) | F(LAST) | F(PAYLOAD)),
+    [QRNIC_OP_WRITE_LAST_IMM] = REQ_(F(WRITE) | F(LAST) | F(PAYLOAD) |
+                                     F(IMM)),
+    [QRNIC_OP_WRITE_ONLY] = REQ_(F(WRITE) | F(ONLY) | F(PAYLOAD) | F(RETH)),
+    [QRNIC_OP_WRITE_ONLY_IMM] = REQ_(F(WRITE) | F(ONLY) | F(PAYLOAD) |
+                                     F(RETH) | F(IMM)),
+    [QRNIC_OP_READ_REQ] = REQ_(F(READ) | F(ONLY) | F(RETH)),
+    [QRNIC_OP_READ_RESP_FIRST] = RSP_(F(READ) | F(FIRST) | F(PAYLOAD) |
+                                      F(AETH)),
+    [QRNIC_OP_READ_RESP_MIDDLE] = RSP_(F(READ) | F(MIDDLE) | F(PAYLOAD)),
+    [QRNIC_OP_READ_RESP_LAST] = RSP_(F(READ) | F(LAST) | F(PAYLOAD) |
+                                     F(AETH)),
+    [QRNIC_OP_READ_RESP_ONLY] = RSP_(F(READ) | F(ONLY) | F(PAYLOAD) |
+                                     F(AETH)),
+    [QRNIC_OP_ACK] = RSP_(F(AETH)),
+    [QRNIC_OP_ATOMIC_ACK] = RSP_(F(AETH) | F(ATOMIC_ACK)),
+    [QRNIC_OP_CMP_SWAP] = REQ_(F(ONLY) | F(ATOMIC)),
+    [QRNIC_OP_FETCH_ADD] = REQ_(F(ONLY) | F(ATOMIC)),
+};
+
+uint32_t qrnic_op_flags(uint8_t opcode)
+{
+    return opcode < sizeof(op_flags) / sizeof(op_flags[0]) ?
+           op_flags[opcode] : 0;
+}
+
+bool qrnic_gid_is_v4(const uint8_t *gid)
+{
+    static const uint8_t prefix[12] = {
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff
+    };
+
+    return !memcmp(gid, prefix, sizeof(prefix));
+}
+
+static void v4_to_gid(uint8_t *gid, const uint8_t *addr)
+{
+    memset(gid, 0, 10);
+    gid[10] = gid[11] = 0xff;
+    memcpy(gid + 12, addr, 4);
+}
+
+bool qrnic_wire_parse(const uint8_t *f, const struct qrnic_roce_pkt *pkt,
+                      struct qrnic_rx *rx)
+{
+    const uint8_t *b = f + pkt->bth;
+    const uint8_t *ip = f + pkt->l3;
+    size_t off = pkt->bth + QRNIC_BTH_LEN;
+    size_t end;
+    uint32_t w;
+
+    memset(rx, 0, sizeof(*rx));
+    rx->pkt = *pkt;
+    rx->opcode = b[0];
+    rx->opf = qrnic_op_flags(rx->opcode);
+    if (!(rx->opf & F(VALID)) || (b[1] & 0x0f) != 0 ||
+        (qrnic_ld16_be(b + 2) & 0x7fff) != 0x7fff) {
+        return false;           /* not RC, transport version, P_Key */
+    }
+    rx->se = b[1] & QRNIC_BTH_SE;
+    rx->dqpn = qrnic_ld32_be(b + 4) & QRNIC_PSN_MASK;
+    w = qrnic_ld32_be(b + 8);
+    rx->ackreq = w & QRNIC_BTH_ACKREQ;
+    rx->psn = w & QRNIC_PSN_MASK;
+    end = pkt->end - QRNIC_ICRC_LEN;
+    if ((size_t)((b[1] >> 4) & 3) > end - off) {
+        return false;
+    }
+    end -= (b[1] >> 4) & 3;
+
+#define NEED(n) do { if (end - off < (n)) { return false; } } while (0)
+    if (rx->opf & F(RETH)) {
+        NEED(QRNIC_RETH_LEN);
+        rx->va = qrnic_ld64_be(f + off);
+        rx->rkey = qrnic_ld32_be(f + off + 8);
+        rx->dma_len = qrnic_ld32_be(f + off + 12);
+        off += QRNIC_RETH_LEN;
+    }
+    if (rx->opf & F(ATOMIC)) {
+        NEED(QRNIC_ATOMIC_ETH_LEN);
+        rx->va = qrnic_ld64_be(f + off);
+        rx->rkey = qrnic_ld32_be(f + off + 8);
+        rx->swap_add = qrnic_ld64_be(f + off + 12);
+        rx->compare = qrnic_ld64_be(f + off + 20);
+        off += QRNIC_ATOMIC_ETH_LEN;
+    }
+    if (rx->opf & F(AETH)) {
+        NEED(QRNIC_AETH_LEN);
+        w = qrnic_ld32_be(f + off);
+        rx->syndrome = (uint8_t)(w >> 24);
+        rx->msn = w & QRNIC_PSN_MASK;
+        off += QRNIC_AETH_LEN;
+    }
+    if (rx->opf & F(ATOMIC_ACK)) {
+        NEED(QRNIC_ATOMIC_ACK_LEN);
+        rx->orig = qrnic_ld64_be(f + off);
+        off += QRNIC_ATOMIC_ACK_LEN;
+    }
+    if (rx->opf & F(IMM)) {
+        NEED(QRNIC_IMM_LEN);
+        memcpy(&rx->imm, f + off, QRNIC_IMM_LEN);
+        off += QRNIC_IMM_LEN;
+    }
+#undef NEED
+    if (!(rx->opf & F(PAYLOAD)) && off != end) {
+        return false;
+    }
+    rx->payload = f + off;
+    rx->paylen = (uint32_t)(end - off);
+
+    if (pkt->ipv6) {
+        memcpy(rx->sgid, ip + offsetof(struct qrnic_ipv6hdr, saddr), 16);
+        memcpy(rx->dgid, ip + offsetof(struct qrnic_ipv6hdr, daddr), 16);
+    } else {
+        v4_to_gid(rx->sgid, ip + offsetof(struct qrnic_ipv4hdr, saddr));
+        v4_to_gid(rx->dgid, ip + offsetof(struct qrnic_ipv4hdr, daddr));
+    }
+    return true;
+}
+
+static uint16_t ipv4_checksum(const uint8_t *h, size_t len)
+{
+    uint32_t sum = 0;
+    size_t i;
+
+    for (i = 0; i < len; i += 2) {
+        sum += qrnic_ld16_be(h + i);
+    }
+    while (sum >> 16) {
+        sum = (sum & 0xffff) + (sum >> 16);
+    }
+    return (uint16_t)~sum;
+}
+
+static size_t l3_len(const struct qrnic_qp *qp)
+{
+    return qp->ipv4 ? sizeof(struct qrnic_ipv4hdr) :
+           sizeof(struct qrnic_ipv6hdr);
+}
+
+size_t qrnic_wire_begin(struct qrnic_engine *e, const struct qrnic_qp *qp,
+                        uint8_t *f, uint8_t opcode, uint32_t psn, bool se,
+                        bool ackreq)
+{
+    size_t l3 = sizeof(struct qrnic_ethhdr);
+    size_t l4 = l3 + l3_len(qp);
+    uint8_t *ip = f + l3;
+    uint8_t *udp = f + l4;
+    uint8_t *b = udp + sizeof(struct qrnic_udphdr);
+
+    memcpy(f, qp->dmac, 6);
+    memcpy(f + 6, e->mac, 6);
+    qrnic_st16_be(f + 12, qp->ipv4 ? QRNIC_ETH_P_IPV4 : QRNIC_ETH_P_IPV6);
+    if (qp->ipv4) {
+        memset(ip, 0, sizeof(struct qrnic_ipv4hdr));
+        ip[0] = 0x45;
+        ip[offsetof(struct qrnic_ipv4hdr, tos)] = qp->tclass;
+        qrnic_st16_be(ip + offsetof(struct qrnic_ipv4hdr, id), e->ip_id++);
+        qrnic_st16_be(ip + offsetof(struct qrnic_ipv4hdr, frag_off), 0x4000);
+        ip[offsetof(struct qrnic_ipv4hdr, ttl)] = qp->hop_limit;
+        ip[offsetof(struct qrnic_ipv4hdr, protocol)] = QRNIC_IPPROTO_UDP;
+        memcpy(ip + offsetof(struct qrnic_ipv4hdr, saddr), qp->sgid + 12, 4);
+        memcpy(ip + offsetof(struct qrnic_ipv4hdr, daddr), qp->dgid + 12, 4);
+    } else {
+        qrnic_st32_be(ip, 6u << 28 | (uint32_t)qp->tclass << 20 |
+                      (qp->flow_label & 0xfffff));
+        ip[offsetof(struct qrnic_ipv6hdr, nexthdr)] = QRNIC_IPPROTO_UDP;
+        ip[offsetof(struct qrnic_ipv6hdr, hop_limit)] = qp->hop_limit;
+        memcpy(ip + offsetof(struct qrnic_ipv6hdr, saddr), qp->sgid, 16);
+        memcpy(ip + offsetof(struct qrnic_ipv6hdr, daddr), qp->dgid, 16);
+    }
+    qrnic_st16_be(udp, qp->sport);
+    qrnic_st16_be(udp + 2, QRNIC_ROCE_UDP_PORT);
+    qrnic_st32_be(udp + 4, 0);          /* length later, checksum 0 */
+    b[0] = opcode;
+    b[1] = se ? QRNIC_BTH_SE : 0;
+    qrnic_st16_be(b + 2, QRNIC_DEFAULT_PKEY);
+    qrnic_st32_be(b + 4, qp->dest_qpn & QRNIC_PSN_MASK);
+    qrnic_st32_be(b + 8, (psn & QRNIC_PSN_MASK) |
+                  (ackreq ? QRNIC_BTH_ACKREQ : 0));
+    return (size_t)(b + QRNIC_BTH_LEN - f);
+}
+
+size_t qrnic_wire_finish(const struct qrnic_qp *qp, uint8_t *f, size_t len)
+{
+    struct qrnic_roce_pkt pkt;
+    size_t pad;
+
+    pkt.ipv6 = !qp->ipv4;
+    pkt.l3 = sizeof(struct qrnic_ethhdr);
+    pkt.l3_len = l3_len(qp);
+    pkt.l4 = pkt.l3 + pkt.l3_len;
+    pkt.bth = pkt.l4 + sizeof(struct qrnic_udphdr);
+    pad = (4 - ((len - pkt.bth) & 3)) & 3;
+    memset(f + len, 0, pad);
+    f[pkt.bth + 1] |= (uint8_t)(pad << 4);
+    len += pad;
+    pkt.end = len + QRNIC_ICRC_LEN;
+
+    if (qp->ipv4) {
+        uint8_t *ip = f + pkt.l3;
+
+        qrnic_st16_be(ip + offsetof(struct qrnic_ipv4hdr, tot_len),
+                      (uint16_t)(pkt.end - pkt.l3));
+        qrnic_st16_be(ip + offsetof(struct qrnic_ipv4hdr, check), 0);
+        qrnic_st16_be(ip + offsetof(struct qrnic_ipv4hdr, check),
+                      ipv4_checksum(ip, sizeof(struct qrnic_ipv4hdr)));
+    } else {
+        qrnic_st16_be(f + pkt.l3 + offsetof(struct qrnic_ipv6hdr,
+                                            payload_len),
+                      (uint16_t)(pkt.end - pkt.l4));
+    }
+    qrnic_st16_be(f + pkt.l4 + offsetof(struct qrnic_udphdr, len),
+                  (uint16_t)(pkt.end - pkt.l4));
+    qrnic_st32(f + len, qrnic_icrc_compute(f, &pkt));
+    return pkt.end;
+}
+
+size_t qrnic_put_reth(uint8_t *p, uint64_t va, uint32_t rkey, uint32_t len)
+{
+    qrnic_st64_be(p, va);
+    qrnic_st32_be(p + 8, rkey);
+    qrnic_st32_be(p + 12, len);
+    return QRNIC_RETH_LEN;
+}
+
+size_t qrnic_put_aeth(uint8_t *p, uint8_t syndrome, uint32_t msn)
+{
+    qrnic_st32_be(p, (uint32_t)syndrome << 24 | (msn & QRNIC_PSN_MASK));
+    return QRNIC_AETH_LEN;
+}
+
+size_t qrnic_put_atomic_eth(uint8_t *p, uint64_t va, uint32_t rkey,
+                            uint64_t swap_add, uint64_t compare)
+{
+    qrnic_st64_be(p, va);
+    qrnic_st32_be(p + 8, rkey);
+    qrnic_st64_be(p + 12, swap_add);
+    qrnic_st64_be(p + 20, compare);
+    return QRNIC_ATOMIC_ETH_LEN;
+}
+
+size_t qrnic_put_imm(uint8_t *p, uint32_t imm)
+{
+    memcpy(p, &imm, QRNIC_IMM_LEN);
+    return QRNIC_IMM_LEN;
+}

@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Two qrnic engines back to back: each node has its own guest RAM, queue
+ * memory and admin queue; the wire between them can drop, duplicate and
+ * reorder frames from a seeded generator; time is virtual and advances
+ * only when nothing else can happen, to the earliest engine deadline.
+ * The harness plays driver and provider: it creates objects with admin
+ * commands, writes WQEs into queue memory, rings doorbells and polls CQs.
+ */
+#ifndef QRNIC_RC_HARNESS_H
+#define QRNIC_RC_HARNESS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "qrnic_engine.h"
+
+#define RAM_BASE        0x40000000ull
+#define RAM_SIZE        (48u << 20)
+#define QMEM_SIZE       (2u << 20)
+#define MAX_FRAMES      4096
+
+struct wire {
+    uint64_t rng;
+    unsigned int drop_pct;
+    unsigned int dup_pct;
+    unsigned int reorder_pct;
+    bool cut;                       /* everything is dropped */
+    uint32_t head;                  /* ring of frames in flight */
+    uint32_t count;
+    struct frame {
+        int to;                     /* node index */
+        uint16_t len;
+        uint8_t data[QRNIC_ETH_MAX_FRAME];
+    } *q;                           /* MAX_FRAMES in flight */
+    uint64_t sent;
+    uint64_t dropped;
+    uint64_t bad_icrc;              /* frames failing the reference ICRC */
+};
+
+struct node {
+    int idx;
+    struct qrnic_engine e;
+    uint8_t *ram;
+    uint8_t *qmem;
+    uint64_t brk;                   /* guest RAM bump allocator */
+    uint32_t qmem_brk;              /* queue memory bump allocator */
+    uint32_t aq_pi;
+    uint32_t aq_ci;
+    uint32_t ceq;                   /* completion EQ */
+    uint64_t ceq_base;
+    uint32_t ceq_ci;
+    uint32_t pd;
+    uint8_t mac[6];
+    uint8_t gid[16];
+    bool work;
+    uint64_t deadline;
+    unsigned int irqs[QRNIC_NUM_MSIX];
+    unsigned int dma_faults;
+};
+
+struct hcq {
+    struct node *n;
+    uint32_t cqn;
+    uint8_t log;
+    uint64_t base;
+    uint32_t ci;
+};
+
+struct hqp {
+    struct node *n;
+    uint32_t qpn;
+    struct hcq *scq;
+    struct hcq *rcq;
+    uint32_t sq_off;
+    uint32_t rq_off;
+    uint8_t log_sq, log_ss, log_rq, log_rs;
+    uint16_t sq_pi;
+    uint16_t rq_pi;
+};
+
+/* A received completion, decoded. */
+struct hwc {
+    uint64_t wr_id;
+    uint32_t byte_len;
+    uint32_t imm;
+    uint32_t qpn;
+    uint16_t wqe_idx;
+    uint8_t opcode;
+    uint8_t status;
+    uint8_t flags;
+    uint8_t vendor_err;
+};
+
+struct hsge {
+    uint64_t addr;
+    uint32_t len;
+    uint32_t lkey;
+};
+
+/* A send work request; with QRNIC_WQE_F_INLINE sge[].addr are host pointers. */
+struct hwr {
+    uint64_t wr_id;
+    uint8_t opcode;
+    uint8_t flags;
+    uint32_t imm;
+    uint64_t remote_addr;
+    uint32_t rkey;
+    uint64_t compare_add;
+    uint64_t swap;
+    int num_sge;
+    struct hsge sge[QRNIC_MAX_SGE];
+    int raw_num_sge;                /* >= 0: write this num_sge instead */
+};
+
+extern struct node nodes[2];
+extern struct wire wire;
+extern uint64_t now_ns;
+
+void harness_init(uint64_t seed);
+void harness_fini(void);
+/* Run until nothing is pending or the virtual clock passes limit_ns. */
+void harness_run(uint64_t limit_ns);
+/* Run until cq has a completion (true) or time runs out (false). */
+bool harness_wait_cqe(struct hcq *cq, struct hwc *wc, uint64_t limit_ns);
+
+uint8_t node_cmd(struct node *n, struct qrnic_cmd *cmd, uint32_t *r0);
+uint64_t node_alloc(struct node *n, uint64_t len, uint64_t align);
+uint8_t *node_ptr(struct node *n, uint64_t gpa);
+
+/*
+ * A registered buffer: len bytes at virtual address iova (not a multiple
+ * of the page size), on 4 KiB guest pages in shuffled order, so the
+ * device's translation is exercised.  LEVEL1 page list, LEVEL2 when big.
+ */
+struct hmr {
+    struct node *n;
+    uint32_t key;
+    uint8_t status;                 /* of REG_MR */
+    uint64_t iova;
+    uint64_t len;
+    uint32_t npages;
+    uint64_t *pages;
+};
+
+struct hmr *node_mr(struct node *n, uint64_t len, uint32_t access);
+uint8_t node_dereg_mr(struct hmr *mr);
+uint8_t *mr_at(struct hmr *mr, uint64_t va);
+void mr_fill(struct hmr *mr, uint64_t va, uint64_t len, uint32_t seed);
+/* First va in [va, va + len) whose byte differs from the pattern, or 0. */
+uint64_t mr_verify(struct hmr *mr, uint64_t va, uint64_t len, uint32_t seed);
+uint8_t pattern_byte(uint32_t seed, uint64_t i);
+struct hcq *node_create_cq(struct node *n, uint8_t log);
+struct hqp *node_create_qp(struct node *n, struct hcq *scq, struct hcq *rcq,
+                           uint8_t log_sq, uint8_t log_ss, uint8_t log_rq,
+                           uint8_t log_rs);
+uint8_t qp_modify(struct hqp *qp, uint32_t mask,
+                  const struct qrnic_qp_attr *attr);
+uint8_t qp_query(struct hqp *qp, struct qrnic_qp_attr *attr);
+/* RESET -> INIT -> RTR -> RTS towards peer, with these transport values. */
+bool qp_connect(struct hqp *qp, const struct hqp *peer, uint8_t path_mtu,
+                uint8_t timeout, uint8_t retry, uint8_t rnr_retry,
+                uint8_t min_rnr);
+void qp_post_send(struct hqp *qp, const struct hwr *wr, bool ring);
+void qp_post_recv(struct hqp *qp, uint64_t wr_id, const struct hsge *sge,
+                  int num_sge, bool ring);
+void qp_ring_sq(struct hqp *qp);
+bool cq_poll(struct hcq *cq, struct hwc *wc);
+void cq_arm(struct hcq *cq, bool solicited);
+/* Completion events on the node's EQ since the last call. */
+uint32_t node_cq_events(struct node *n, uint32_t cqn);
+
+/* The usual fixture: per node one CQ, one MR of mr_bytes, connected QPs. */
+struct pair {
+    struct hcq *cq[2];
+    struct hqp *qp[2];
+    struct hmr *mr[2];
+};
+
+bool pair_setup(struct pair *p, uint64_t seed, uint8_t path_mtu,
+                uint8_t timeout, uint8_t retry, uint8_t rnr_retry,
+                uint8_t min_rnr, uint64_t mr_bytes);
+/* A send WR with one SGE, signalled. */
+struct hwr mkwr(uint64_t wr_id, uint8_t opcode, uint64_t addr, uint32_t len,
+                uint32_t lkey);
+
+#endif
