@@ -43,13 +43,15 @@ struct qrnic_ureq_create_cq {
 
 struct qrnic_uresp_create_cq {
 	__u32 cqn;
-	__u32 log_depth;
+	__u32 log_depth;		/* echoes the request */
 };
 
 /*
  * CREATE_QP: the kernel sizes the queues from the requested caps and maps
  * the QP's queue memory (SQ then RQ, sq_offset/rq_offset bytes from the
- * start of the mapping) write-combining at qmem_mmap_key.
+ * start of the mapping) write-combining at qmem_mmap_key.  Each queue
+ * holds 1 << log_*_depth WQEs, all usable (full: pi - tail == depth);
+ * qpn is the QP number the core reports.
  */
 struct qrnic_uresp_create_qp {
 	__aligned_u64 qmem_mmap_key;

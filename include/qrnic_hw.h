@@ -521,6 +521,7 @@ enum qrnic_vendor_err {
  * its receive completion arrives (receives complete in order).
  */
 #define QRNIC_QPT_RC			2	/* IB_QPT_RC */
+#define QRNIC_QPN_MASK			0x00ffffffu	/* CQE qpn = full qpn */
 #define QRNIC_QP_SIG_ALL		(1u << 0)
 #define QRNIC_QP_MAX_LOG		14
 #define QRNIC_SQ_MIN_LOG_STRIDE		6	/* 64 B: header only */
@@ -538,7 +539,11 @@ struct qrnic_sge {
 	uint32_t lkey;
 };
 
-/* Send WQE: this 64-byte header, then num_sge SGEs or the inline bytes. */
+/*
+ * Send WQE: this 64-byte header, then num_sge SGEs or, with
+ * QRNIC_WQE_F_INLINE, inline_len bytes of data (num_sge is then ignored;
+ * software writes 0).  INLINE with RDMA_READ or an atomic is LOC_LEN_ERR.
+ */
 struct qrnic_sq_wqe {
 	uint64_t wr_id;
 	uint8_t  opcode;	/* QRNIC_WR_* */
