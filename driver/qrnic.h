@@ -14,6 +14,7 @@
 #include <linux/spinlock.h>
 #include <linux/completion.h>
 #include <linux/u64_stats_sync.h>
+#include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 
 #include <qrnic_hw.h>
@@ -26,9 +27,11 @@
 
 #define QRNIC_VEC_ASYNC		0	/* admin queue + async EQ */
 #define QRNIC_VEC_ETH		1	/* Ethernet TX and RX */
-#define QRNIC_MIN_VECS		2
+#define QRNIC_VEC_CEQ0		2	/* first completion EQ */
+#define QRNIC_MIN_VECS		(QRNIC_VEC_CEQ0 + 1)
 
-#define QRNIC_ASYNC_EQ_LOG	6
+#define QRNIC_ASYNC_EQ_LOG	10	/* QP and CQ events as well as link */
+#define QRNIC_CEQ_LOG		10
 #define QRNIC_AQ_TIMEOUT_MS	5000
 
 /* Module parameters, validated in module init. */
@@ -67,6 +70,24 @@ struct qrnic_eq {
 	bool created;
 };
 
+/* A completion event queue and its MSI-X vector. */
+struct qrnic_ceq {
+	struct qrnic_eq eq;
+	struct qrnic_dev *qdev;
+	unsigned int vec;
+	bool irq_requested;
+	char name[32];
+};
+
+/* BAR4 queue memory: a bitmap of QRNIC_QMEM_PAGE_SIZE pages. */
+struct qrnic_qmem {
+	spinlock_t lock;		/* bitmap */
+	unsigned long *bitmap;
+	u32 npages;
+	u32 used;
+	void __iomem *va;		/* the whole BAR, write-combining */
+};
+
 struct qrnic_eth_buf {
 	struct sk_buff *skb;
 	dma_addr_t dma;
@@ -100,7 +121,7 @@ struct qrnic_dev {
 	void __iomem *db;		/* BAR2 page 0, the kernel's doorbells */
 	resource_size_t db_start;	/* BAR2 bus address, for user mappings */
 	resource_size_t db_len;
-	resource_size_t qmem_start;	/* BAR4, handed to user space later */
+	resource_size_t qmem_start;	/* BAR4: queue memory */
 	resource_size_t qmem_len;
 
 	u32 cap0;
@@ -114,6 +135,14 @@ struct qrnic_dev {
 
 	struct qrnic_aq aq;
 	struct qrnic_eq async_eq;
+	struct qrnic_ceq *ceqs;		/* vectors QRNIC_VEC_CEQ0.. */
+	u32 num_ceqs;
+
+	/* RDMA objects (with QRNIC_CAP0_RC) */
+	bool has_rc;
+	struct qrnic_qmem qmem;
+	struct xarray cq_xa;		/* cqn -> struct qrnic_cq */
+	struct xarray qp_xa;		/* qpn -> struct qrnic_qp */
 
 	/* Ethernet */
 	struct napi_struct napi;
@@ -157,13 +186,30 @@ int qrnic_aq_exec(struct qrnic_dev *qdev, struct qrnic_cmd *cmd,
 		  u32 *result0, u32 *result1);
 int qrnic_query_device(struct qrnic_dev *qdev);
 
-/* qrnic_eq.c: async event queue and vector 0 */
+/* qrnic_eq.c: event queues, the async EQ and vector 0 */
+int qrnic_eq_create(struct qrnic_dev *qdev, struct qrnic_eq *eq, u32 log_depth,
+		    u8 flags, u16 vector);
+void qrnic_eq_destroy(struct qrnic_dev *qdev, struct qrnic_eq *eq);
+void qrnic_eq_free(struct qrnic_dev *qdev, struct qrnic_eq *eq);
+struct qrnic_eqe *qrnic_eq_next(struct qrnic_eq *eq);
+void qrnic_eq_doorbell(struct qrnic_dev *qdev, struct qrnic_eq *eq);
 int qrnic_async_irq_request(struct qrnic_dev *qdev);
 void qrnic_async_irq_free(struct qrnic_dev *qdev);
 int qrnic_async_eq_create(struct qrnic_dev *qdev);
 void qrnic_async_eq_destroy(struct qrnic_dev *qdev);
 void qrnic_async_eq_free(struct qrnic_dev *qdev);
 void qrnic_link_update(struct qrnic_dev *qdev);
+
+/* qrnic_ceq.c: completion event queues, vectors QRNIC_VEC_CEQ0.. */
+int qrnic_ceqs_create(struct qrnic_dev *qdev);
+void qrnic_ceqs_destroy(struct qrnic_dev *qdev);
+void qrnic_ceqs_free(struct qrnic_dev *qdev);
+
+/* qrnic_qmem.c: queue memory (BAR4) pages */
+int qrnic_qmem_init(struct qrnic_dev *qdev);
+void qrnic_qmem_uninit(struct qrnic_dev *qdev);
+int qrnic_qmem_alloc(struct qrnic_dev *qdev, u32 len, u32 *offset);
+void qrnic_qmem_free(struct qrnic_dev *qdev, u32 offset, u32 len);
 
 /* qrnic_netdev.c: Ethernet */
 int qrnic_netdev_init(struct qrnic_dev *qdev);

@@ -31,6 +31,15 @@ static const char * const qrnic_cmd_names[] = {
 	[QRNIC_CMD_ALLOC_PD]		= "ALLOC_PD",
 	[QRNIC_CMD_DEALLOC_PD]		= "DEALLOC_PD",
 	[QRNIC_CMD_QUERY_RES]		= "QUERY_RES",
+	[QRNIC_CMD_CREATE_CQ]		= "CREATE_CQ",
+	[QRNIC_CMD_DESTROY_CQ]		= "DESTROY_CQ",
+	[QRNIC_CMD_REG_MR]		= "REG_MR",
+	[QRNIC_CMD_DEREG_MR]		= "DEREG_MR",
+	[QRNIC_CMD_CREATE_QP]		= "CREATE_QP",
+	[QRNIC_CMD_MODIFY_QP]		= "MODIFY_QP",
+	[QRNIC_CMD_QUERY_QP]		= "QUERY_QP",
+	[QRNIC_CMD_DESTROY_QP]		= "DESTROY_QP",
+	[QRNIC_CMD_QUERY_STATS]		= "QUERY_STATS",
 };
 
 static const char *qrnic_cmd_name(u8 opcode)

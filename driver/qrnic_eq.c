@@ -1,20 +1,28 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * qrnic vector 0: admin completions (hard irq) and the async event queue
- * (irq thread, because reporting a port event to ib_core may sleep).
+ * qrnic event queues: ring helpers shared by all EQs, and vector 0, which
+ * serves admin completions (hard irq) and the async event queue (irq
+ * thread, because reporting an event to ib_core may sleep).
  */
 #include <linux/dma-mapping.h>
 #include <linux/interrupt.h>
 #include <linux/io-64-nonatomic-lo-hi.h>
 
 #include "qrnic.h"
+#include "qrnic_ib.h"
 
 static u32 qrnic_eq_depth(struct qrnic_eq *eq)
 {
 	return 1U << eq->log_depth;
 }
 
-static struct qrnic_eqe *qrnic_eq_next(struct qrnic_eq *eq)
+static size_t qrnic_eq_size(struct qrnic_eq *eq)
+{
+	return qrnic_eq_depth(eq) * sizeof(*eq->ring);
+}
+
+/* The entry at ci if the device has written it, else NULL. */
+struct qrnic_eqe *qrnic_eq_next(struct qrnic_eq *eq)
 {
 	struct qrnic_eqe *eqe = &eq->ring[eq->ci & (qrnic_eq_depth(eq) - 1)];
 	u32 phase = !((eq->ci >> eq->log_depth) & 1);
@@ -25,11 +33,70 @@ static struct qrnic_eqe *qrnic_eq_next(struct qrnic_eq *eq)
 	return eqe;
 }
 
-static void qrnic_eq_doorbell(struct qrnic_dev *qdev, struct qrnic_eq *eq)
+/* Hand consumed entries back to the device (doorbell page 0). */
+void qrnic_eq_doorbell(struct qrnic_dev *qdev, struct qrnic_eq *eq)
 {
 	/* The device keeps 16-bit indexes and rejects anything wider. */
 	writeq(eq->eqn | QRNIC_DB_ARM | (u64)(u16)eq->ci << 32,
 	       qdev->db + QRNIC_DB_EQ);
+}
+
+/* Allocate the ring and create the EQ in the device. */
+int qrnic_eq_create(struct qrnic_dev *qdev, struct qrnic_eq *eq, u32 log_depth,
+		    u8 flags, u16 vector)
+{
+	struct qrnic_cmd cmd = { .opcode = QRNIC_CMD_CREATE_EQ };
+	struct device *dev = &qdev->pdev->dev;
+	u32 eqn;
+	int ret;
+
+	eq->log_depth = log_depth;
+	eq->ci = 0;
+	eq->ring = dma_alloc_coherent(dev, qrnic_eq_size(eq), &eq->dma,
+				      GFP_KERNEL);
+	if (!eq->ring)
+		return -ENOMEM;
+
+	cmd.create_eq.base = eq->dma;
+	cmd.create_eq.log_depth = log_depth;
+	cmd.create_eq.flags = flags;
+	cmd.create_eq.vector = vector;
+	ret = qrnic_aq_exec(qdev, &cmd, &eqn, NULL);
+	if (ret) {
+		dev_err(dev, "CREATE_EQ (vector %u) failed: %d\n", vector, ret);
+		/* Not created: the device never got the ring. */
+		dma_free_coherent(dev, qrnic_eq_size(eq), eq->ring, eq->dma);
+		eq->ring = NULL;
+		return ret;
+	}
+	eq->eqn = eqn;
+	WRITE_ONCE(eq->created, true);
+	return 0;
+}
+
+void qrnic_eq_destroy(struct qrnic_dev *qdev, struct qrnic_eq *eq)
+{
+	struct qrnic_cmd cmd = { .opcode = QRNIC_CMD_DESTROY_EQ };
+	int ret;
+
+	if (!eq->created)
+		return;
+	WRITE_ONCE(eq->created, false);
+	cmd.destroy_eq.eqn = eq->eqn;
+	ret = qrnic_aq_exec(qdev, &cmd, NULL, NULL);
+	if (ret)
+		dev_err(&qdev->pdev->dev, "DESTROY_EQ %u failed: %d\n",
+			eq->eqn, ret);
+}
+
+/* After the device is reset (it may still have had the ring). */
+void qrnic_eq_free(struct qrnic_dev *qdev, struct qrnic_eq *eq)
+{
+	if (!eq->ring)
+		return;
+	dma_free_coherent(&qdev->pdev->dev, qrnic_eq_size(eq), eq->ring,
+			  eq->dma);
+	eq->ring = NULL;
 }
 
 static irqreturn_t qrnic_async_irq(int irq, void *data)
@@ -59,6 +126,17 @@ static irqreturn_t qrnic_async_thread(int irq, void *data)
 		switch (eqe->type) {
 		case QRNIC_EVENT_LINK:
 			link = true;
+			break;
+		case QRNIC_EVENT_QP_FATAL:
+			qrnic_qp_async_event(qdev, eqe->data0,
+					     IB_EVENT_QP_FATAL);
+			break;
+		case QRNIC_EVENT_SQ_DRAINED:
+			qrnic_qp_async_event(qdev, eqe->data0,
+					     IB_EVENT_SQ_DRAINED);
+			break;
+		case QRNIC_EVENT_CQ_ERR:
+			qrnic_cq_async_event(qdev, eqe->data0);
 			break;
 		default:
 			dev_dbg(&qdev->pdev->dev,
@@ -105,62 +183,18 @@ void qrnic_async_irq_free(struct qrnic_dev *qdev)
 
 int qrnic_async_eq_create(struct qrnic_dev *qdev)
 {
-	struct qrnic_eq *eq = &qdev->async_eq;
-	struct device *dev = &qdev->pdev->dev;
-	struct qrnic_cmd cmd = { .opcode = QRNIC_CMD_CREATE_EQ };
-	size_t size;
-	int ret;
-
-	eq->log_depth = QRNIC_ASYNC_EQ_LOG;
-	eq->ci = 0;
-	size = qrnic_eq_depth(eq) * sizeof(*eq->ring);
-	eq->ring = dma_alloc_coherent(dev, size, &eq->dma, GFP_KERNEL);
-	if (!eq->ring)
-		return -ENOMEM;
-
-	cmd.create_eq.base = eq->dma;
-	cmd.create_eq.log_depth = eq->log_depth;
-	cmd.create_eq.flags = QRNIC_EQ_ASYNC;
-	cmd.create_eq.vector = QRNIC_VEC_ASYNC;
-	ret = qrnic_aq_exec(qdev, &cmd, &eq->eqn, NULL);
-	if (ret) {
-		dev_err(dev, "CREATE_EQ (async) failed: %d\n", ret);
-		/* Not created: the device never got the ring. */
-		dma_free_coherent(dev, size, eq->ring, eq->dma);
-		eq->ring = NULL;
-		return ret;
-	}
-	WRITE_ONCE(eq->created, true);
-	return 0;
+	return qrnic_eq_create(qdev, &qdev->async_eq, QRNIC_ASYNC_EQ_LOG,
+			       QRNIC_EQ_ASYNC, QRNIC_VEC_ASYNC);
 }
 
 void qrnic_async_eq_destroy(struct qrnic_dev *qdev)
 {
-	struct qrnic_eq *eq = &qdev->async_eq;
-	struct qrnic_cmd cmd = { .opcode = QRNIC_CMD_DESTROY_EQ };
-	int ret;
-
-	if (!eq->created)
-		return;
-	WRITE_ONCE(eq->created, false);
-	cmd.destroy_eq.eqn = eq->eqn;
-	ret = qrnic_aq_exec(qdev, &cmd, NULL, NULL);
-	if (ret)
-		dev_err(&qdev->pdev->dev, "DESTROY_EQ %u failed: %d\n",
-			eq->eqn, ret);
+	qrnic_eq_destroy(qdev, &qdev->async_eq);
 }
 
-/* After the device is reset (it may still have had the ring). */
 void qrnic_async_eq_free(struct qrnic_dev *qdev)
 {
-	struct qrnic_eq *eq = &qdev->async_eq;
-
-	if (!eq->ring)
-		return;
-	dma_free_coherent(&qdev->pdev->dev,
-			  qrnic_eq_depth(eq) * sizeof(*eq->ring),
-			  eq->ring, eq->dma);
-	eq->ring = NULL;
+	qrnic_eq_free(qdev, &qdev->async_eq);
 }
 
 /*

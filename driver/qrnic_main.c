@@ -94,6 +94,7 @@ static int qrnic_check_id(struct qrnic_dev *qdev)
 	}
 
 	qdev->cap0 = qrnic_rd32(qdev, QRNIC_REG_CAP0);
+	qdev->has_rc = qdev->cap0 & QRNIC_CAP0_RC;
 	qdev->num_db_pages = qrnic_rd32(qdev, QRNIC_REG_DB_PAGES);
 	qdev->aq_max_log = qrnic_rd32(qdev, QRNIC_REG_AQ_MAX_LOG);
 	if (!(qdev->cap0 & QRNIC_CAP0_ETH) || !(qdev->cap0 & QRNIC_CAP0_ROCE_V2)) {
@@ -152,6 +153,39 @@ static void qrnic_unmap_bars(struct qrnic_dev *qdev)
 	qdev->regs = NULL;
 }
 
+/*
+ * Vector 0: admin + async EQ, 1: Ethernet, 2..: one completion EQ each, as
+ * many as there are CPUs (and the device has vectors and EQs for), spread
+ * over the CPUs.
+ */
+static int qrnic_alloc_vectors(struct qrnic_dev *qdev)
+{
+	struct irq_affinity affd = { .pre_vectors = QRNIC_VEC_CEQ0 };
+	struct pci_dev *pdev = qdev->pdev;
+	u32 hw, ceqs;
+	int ret;
+
+	hw = min_t(u32, qrnic_rd32(qdev, QRNIC_REG_NUM_MSIX), QRNIC_NUM_MSIX);
+	ceqs = num_online_cpus();
+	if (hw > QRNIC_VEC_CEQ0)
+		ceqs = min(ceqs, hw - QRNIC_VEC_CEQ0);
+	if (qdev->attr.num_eq > 1)
+		ceqs = min(ceqs, qdev->attr.num_eq - 1);
+	ceqs = max(ceqs, 1U);
+
+	ret = pci_alloc_irq_vectors_affinity(pdev, QRNIC_MIN_VECS,
+					     QRNIC_VEC_CEQ0 + ceqs,
+					     PCI_IRQ_MSIX | PCI_IRQ_AFFINITY,
+					     &affd);
+	if (ret < 0) {
+		dev_err(&pdev->dev, "cannot allocate %d MSI-X vectors (device has %u): %d\n",
+			QRNIC_MIN_VECS, hw, ret);
+		return ret;
+	}
+	qdev->nvecs = ret;
+	return 0;
+}
+
 static int qrnic_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 {
 	struct qrnic_dev *qdev;
@@ -164,6 +198,8 @@ static int qrnic_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	pci_set_drvdata(pdev, qdev);
 	spin_lock_init(&qdev->intr_lock);
 	mutex_init(&qdev->link_lock);
+	xa_init_flags(&qdev->cq_xa, XA_FLAGS_LOCK_IRQ);
+	xa_init_flags(&qdev->qp_xa, XA_FLAGS_LOCK_IRQ);
 
 	ret = pci_enable_device(pdev);
 	if (ret) {
@@ -188,10 +224,15 @@ static int qrnic_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	ret = qrnic_check_id(qdev);
 	if (ret)
 		goto err_unmap;
+	if (qdev->has_rc) {
+		ret = qrnic_qmem_init(qdev);
+		if (ret)
+			goto err_unmap;
+	}
 
 	ret = qrnic_aq_alloc(qdev);
 	if (ret)
-		goto err_unmap;
+		goto err_qmem;
 	ret = qrnic_reset(qdev);
 	if (ret)
 		goto err_aq;
@@ -208,14 +249,9 @@ static int qrnic_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (ret)
 		goto err_reset;
 
-	ret = pci_alloc_irq_vectors(pdev, QRNIC_MIN_VECS, QRNIC_MIN_VECS,
-				    PCI_IRQ_MSIX);
-	if (ret < 0) {
-		dev_err(&pdev->dev, "cannot allocate %d MSI-X vectors: %d\n",
-			QRNIC_MIN_VECS, ret);
+	ret = qrnic_alloc_vectors(qdev);
+	if (ret)
 		goto err_reset;
-	}
-	qdev->nvecs = ret;
 
 	ret = qrnic_async_irq_request(qdev);
 	if (ret)
@@ -223,10 +259,13 @@ static int qrnic_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	ret = qrnic_async_eq_create(qdev);
 	if (ret)
 		goto err_irq;
+	ret = qrnic_ceqs_create(qdev);
+	if (ret)
+		goto err_ceqs;
 
 	ret = qrnic_netdev_init(qdev);
 	if (ret)
-		goto err_eq;
+		goto err_ceqs;
 	ret = qrnic_ib_register(qdev);
 	if (ret)
 		goto err_netdev;
@@ -240,7 +279,8 @@ static int qrnic_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 
 err_netdev:
 	qrnic_netdev_uninit(qdev);
-err_eq:
+err_ceqs:
+	qrnic_ceqs_destroy(qdev);
 	qrnic_async_eq_destroy(qdev);
 err_irq:
 	qrnic_async_irq_free(qdev);
@@ -248,9 +288,12 @@ err_vectors:
 	pci_free_irq_vectors(pdev);
 err_reset:
 	qrnic_reset(qdev);
+	qrnic_ceqs_free(qdev);
 	qrnic_async_eq_free(qdev);
 err_aq:
 	qrnic_aq_free(qdev);
+err_qmem:
+	qrnic_qmem_uninit(qdev);
 err_unmap:
 	qrnic_unmap_bars(qdev);
 err_release:
@@ -260,6 +303,8 @@ err_disable:
 	pci_disable_device(pdev);
 err_dealloc:
 	pci_set_drvdata(pdev, NULL);
+	xa_destroy(&qdev->qp_xa);
+	xa_destroy(&qdev->cq_xa);
 	mutex_destroy(&qdev->link_lock);
 	ib_dealloc_device(&qdev->ibdev);
 	return ret;
@@ -269,20 +314,26 @@ static void qrnic_remove(struct pci_dev *pdev)
 {
 	struct qrnic_dev *qdev = pci_get_drvdata(pdev);
 
+	/* Destroys every RDMA object, user space's included. */
 	qrnic_ib_unregister(qdev);
 	qrnic_netdev_uninit(qdev);
+	qrnic_ceqs_destroy(qdev);
 	qrnic_async_eq_destroy(qdev);
 	qrnic_async_irq_free(qdev);
 	pci_free_irq_vectors(pdev);
 	/* After the reset the device no longer touches our memory. */
 	qrnic_reset(qdev);
+	qrnic_ceqs_free(qdev);
 	qrnic_async_eq_free(qdev);
 	qrnic_aq_free(qdev);
+	qrnic_qmem_uninit(qdev);
 	qrnic_unmap_bars(qdev);
 	pci_clear_master(pdev);
 	pci_release_regions(pdev);
 	pci_disable_device(pdev);
 	pci_set_drvdata(pdev, NULL);
+	xa_destroy(&qdev->qp_xa);
+	xa_destroy(&qdev->cq_xa);
 	mutex_destroy(&qdev->link_lock);
 	ib_dealloc_device(&qdev->ibdev);
 }

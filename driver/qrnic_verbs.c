@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * qrnic ib_device: RoCE v2 port on top of the qrnic net_device; device and
- * port queries, GID programming, user contexts with their doorbell page, PDs.
- * QP, CQ and MR verbs are not offered yet (ib_core answers EOPNOTSUPP).
+ * port queries, GID programming, user contexts and their mmaps (doorbell
+ * page, QP queue memory), PDs, and registration.  The RC verbs (CQ, MR, QP,
+ * kernel data path, counters) live in their own files and are offered when
+ * the device has QRNIC_CAP0_RC.
  */
 #include <linux/etherdevice.h>
 #include <net/addrconf.h>
@@ -13,46 +15,8 @@
 #include <qrnic-abi.h>
 
 #include "qrnic.h"
-
-#define QRNIC_PORT		1
-
-enum qrnic_mmap_type {
-	QRNIC_MMAP_DB,		/* a doorbell page in BAR2, uncached */
-};
-
-struct qrnic_user_mmap_entry {
-	struct rdma_user_mmap_entry rdma_entry;
-	phys_addr_t address;
-	enum qrnic_mmap_type type;
-};
-
-struct qrnic_ucontext {
-	struct ib_ucontext ibucontext;
-	u32 uctx_id;
-	u32 db_page;
-	struct rdma_user_mmap_entry *db_entry;
-};
-
-struct qrnic_pd {
-	struct ib_pd ibpd;
-	u32 pdn;
-};
-
-static struct qrnic_ucontext *to_quctx(struct ib_ucontext *uctx)
-{
-	return container_of(uctx, struct qrnic_ucontext, ibucontext);
-}
-
-static struct qrnic_pd *to_qpd(struct ib_pd *pd)
-{
-	return container_of(pd, struct qrnic_pd, ibpd);
-}
-
-static struct qrnic_user_mmap_entry *
-to_qentry(struct rdma_user_mmap_entry *entry)
-{
-	return container_of(entry, struct qrnic_user_mmap_entry, rdma_entry);
-}
+#include "qrnic_compat.h"
+#include "qrnic_ib.h"
 
 /* ---- device and port ----------------------------------------------------- */
 
@@ -74,20 +38,26 @@ static int qrnic_query_device_verb(struct ib_device *ibdev,
 	attr->vendor_part_id = qdev->pdev->device;
 	attr->hw_ver = qdev->pdev->revision;
 	attr->max_qp = a->max_qp;
-	attr->max_qp_wr = a->max_qp_wr;
+	attr->max_qp_wr = min_t(u32, a->max_qp_wr, 1U << QRNIC_QP_MAX_LOG);
 	attr->device_cap_flags = IB_DEVICE_PORT_ACTIVE_EVENT;
-	attr->max_send_sge = a->max_sge;
-	attr->max_recv_sge = a->max_sge;
-	attr->max_sge_rd = a->max_sge;
+	if (qdev->has_rc)
+		attr->device_cap_flags |= IB_DEVICE_RC_RNR_NAK_GEN |
+					  IB_DEVICE_CURR_QP_STATE_MOD;
+	attr->max_send_sge = min_t(u32, a->max_sge, QRNIC_MAX_SGE);
+	attr->max_recv_sge = min_t(u32, a->max_recv_sge, QRNIC_MAX_RECV_SGE);
+	attr->max_sge_rd = attr->max_send_sge;
 	attr->max_cq = a->max_cq;
-	attr->max_cqe = a->max_cqe;
+	attr->max_cqe = min_t(u32, a->max_cqe, 1U << QRNIC_CQ_MAX_LOG);
 	attr->max_mr = a->max_mr;
 	attr->max_pd = a->max_pd;
-	attr->max_qp_rd_atom = a->max_qp_rd_atom;
-	attr->max_qp_init_rd_atom = a->max_qp_init_rd_atom;
-	attr->max_res_rd_atom = min_t(u64, (u64)a->max_qp * a->max_qp_rd_atom,
-				      INT_MAX);
-	attr->atomic_cap = IB_ATOMIC_NONE;
+	attr->max_qp_rd_atom = min_t(u32, a->max_qp_rd_atom,
+				     QRNIC_MAX_RD_ATOMIC);
+	attr->max_qp_init_rd_atom = min_t(u32, a->max_qp_init_rd_atom,
+					  QRNIC_MAX_RD_ATOMIC);
+	attr->max_res_rd_atom = min_t(u64, (u64)a->max_qp *
+					   attr->max_qp_rd_atom, INT_MAX);
+	attr->atomic_cap = qdev->cap0 & QRNIC_CAP0_ATOMIC ? IB_ATOMIC_HCA :
+							    IB_ATOMIC_NONE;
 	attr->max_pkeys = 1;
 	attr->local_ca_ack_delay = 15;
 	return 0;
@@ -111,9 +81,9 @@ static int qrnic_query_port(struct ib_device *ibdev, u32 port,
 	attr->max_mtu = IB_MTU_4096;
 	attr->active_mtu = min(ib_mtu_int_to_enum(mtu), IB_MTU_4096);
 	attr->gid_tbl_len = qdev->attr.gid_tbl_len;
-	attr->port_cap_flags = IB_PORT_CM_SUP | IB_PORT_DEVICE_MGMT_SUP;
+	attr->port_cap_flags = IB_PORT_DEVICE_MGMT_SUP;
 	attr->ip_gids = true;
-	attr->max_msg_sz = min_t(u64, qdev->attr.max_mr_size, SZ_2G);
+	attr->max_msg_sz = QRNIC_MAX_MSG_SIZE;
 	attr->pkey_tbl_len = 1;
 	attr->bad_pkey_cntr = 0;
 	attr->qkey_viol_cntr = 0;
@@ -131,10 +101,15 @@ static int qrnic_get_port_immutable(struct ib_device *ibdev, u32 port,
 {
 	struct qrnic_dev *qdev = to_qdev(ibdev);
 
-	immutable->core_cap_flags = RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP;
+	/*
+	 * RoCE v2 without MAD/CM: the device has no GSI QP (QP1) yet, and
+	 * claiming one makes ib_mad fail loudly on every probe.
+	 */
+	immutable->core_cap_flags = RDMA_CORE_CAP_PROT_ROCE_UDP_ENCAP |
+				    RDMA_CORE_CAP_ETH_AH;
 	immutable->gid_tbl_len = qdev->attr.gid_tbl_len;
 	immutable->pkey_tbl_len = 1;
-	immutable->max_mad_size = IB_MGMT_MAD_SIZE;
+	immutable->max_mad_size = 0;		/* no MAD support, see above */
 	return 0;
 }
 
@@ -198,7 +173,7 @@ static int qrnic_del_gid(const struct ib_gid_attr *attr, void **context)
 
 /* ---- user contexts and mmap -------------------------------------------- */
 
-static struct rdma_user_mmap_entry *
+struct rdma_user_mmap_entry *
 qrnic_mmap_entry_insert(struct ib_ucontext *uctx, phys_addr_t address,
 			size_t length, enum qrnic_mmap_type type, u64 *key)
 {
@@ -209,6 +184,7 @@ qrnic_mmap_entry_insert(struct ib_ucontext *uctx, phys_addr_t address,
 	if (!entry)
 		return NULL;
 	entry->address = address;
+	entry->length = length;
 	entry->type = type;
 	ret = rdma_user_mmap_entry_insert(uctx, &entry->rdma_entry, length);
 	if (ret) {
@@ -310,6 +286,9 @@ static int qrnic_mmap(struct ib_ucontext *ibuctx, struct vm_area_struct *vma)
 	case QRNIC_MMAP_DB:
 		prot = pgprot_noncached(vma->vm_page_prot);
 		break;
+	case QRNIC_MMAP_QMEM:
+		prot = pgprot_writecombine(vma->vm_page_prot);
+		break;
 	default:
 		ret = -EINVAL;
 		goto out;
@@ -321,9 +300,19 @@ out:
 	return ret;
 }
 
+/*
+ * The entry's last reference is gone: no mapping reaches its pages any
+ * more.  Only now may a QP's queue memory be handed out again.
+ */
 static void qrnic_mmap_free(struct rdma_user_mmap_entry *rdma_entry)
 {
-	kfree(to_qentry(rdma_entry));
+	struct qrnic_user_mmap_entry *entry = to_qentry(rdma_entry);
+	struct qrnic_dev *qdev = to_qdev(rdma_entry->ucontext->device);
+
+	if (entry->type == QRNIC_MMAP_QMEM)
+		qrnic_qmem_free(qdev, entry->address - qdev->qmem_start,
+				entry->length);
+	kfree(entry);
 }
 
 /* ---- protection domains ------------------------------------------------ */
@@ -333,12 +322,9 @@ static int qrnic_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	struct qrnic_dev *qdev = to_qdev(ibpd->device);
 	struct qrnic_cmd cmd = { .opcode = QRNIC_CMD_ALLOC_PD };
 	struct qrnic_pd *pd = to_qpd(ibpd);
-	struct qrnic_ucontext *uctx;
 	int ret;
 
-	uctx = rdma_udata_to_drv_context(udata, struct qrnic_ucontext,
-					 ibucontext);
-	cmd.alloc_pd.uctx = uctx ? uctx->uctx_id : 0;
+	cmd.alloc_pd.uctx = qrnic_uctx_id(udata);
 	ret = qrnic_aq_exec(qdev, &cmd, &pd->pdn, NULL);
 	if (ret)
 		return ret;
@@ -401,6 +387,28 @@ static const struct ib_device_ops qrnic_dev_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, qrnic_ucontext, ibucontext),
 };
 
+/* RC queue pairs, CQs and MRs, for devices with QRNIC_CAP0_RC. */
+static const struct ib_device_ops qrnic_rc_ops = {
+	.alloc_hw_port_stats	= qrnic_alloc_hw_port_stats,
+	.create_cq		= qrnic_create_cq,
+	.create_qp		= qrnic_create_qp,
+	.dereg_mr		= qrnic_dereg_mr,
+	.destroy_cq		= qrnic_destroy_cq,
+	.destroy_qp		= qrnic_destroy_qp,
+	.get_dma_mr		= qrnic_get_dma_mr,
+	.get_hw_stats		= qrnic_get_hw_stats,
+	.modify_qp		= qrnic_modify_qp,
+	.poll_cq		= qrnic_poll_cq,
+	.post_recv		= qrnic_post_recv,
+	.post_send		= qrnic_post_send,
+	.query_qp		= qrnic_query_qp,
+	.reg_user_mr		= qrnic_reg_user_mr,
+	.req_notify_cq		= qrnic_req_notify_cq,
+
+	INIT_RDMA_OBJ_SIZE(ib_cq, qrnic_cq, ibcq),
+	INIT_RDMA_OBJ_SIZE(ib_qp, qrnic_qp, ibqp),
+};
+
 /* Called with link_lock held whenever link, carrier or netdev state moved. */
 void qrnic_ib_port_event(struct qrnic_dev *qdev)
 {
@@ -433,10 +441,12 @@ int qrnic_ib_register(struct qrnic_dev *qdev)
 	addrconf_addr_eui48(guid, qdev->netdev->dev_addr);
 	ibdev->node_type = RDMA_NODE_IB_CA;
 	ibdev->phys_port_cnt = 1;
-	ibdev->num_comp_vectors = 1;
+	ibdev->num_comp_vectors = qdev->num_ceqs;
 	ibdev->dev.parent = &qdev->pdev->dev;
 	strscpy(ibdev->node_desc, "qrnic RoCE v2 NIC", sizeof(ibdev->node_desc));
 	ib_set_device_ops(ibdev, &qrnic_dev_ops);
+	if (qdev->has_rc)
+		ib_set_device_ops(ibdev, &qrnic_rc_ops);
 
 	ret = ib_device_set_netdev(ibdev, qdev->netdev, QRNIC_PORT);
 	if (ret) {

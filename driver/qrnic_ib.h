@@ -1,0 +1,255 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * qrnic: RDMA objects (user contexts, PDs, CQs, MRs, QPs) and the verbs the
+ * driver's parts offer each other.
+ */
+#ifndef QRNIC_IB_H
+#define QRNIC_IB_H
+
+#include <linux/refcount.h>
+#include <linux/completion.h>
+#include <rdma/ib_umem.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/uverbs_ioctl.h>
+
+#include "qrnic.h"
+
+#define QRNIC_PORT		1
+
+/* What a receive WQE of the largest stride holds. */
+#define QRNIC_MAX_RECV_SGE	(((1U << QRNIC_RQ_MAX_LOG_STRIDE) - \
+				  sizeof(struct qrnic_rq_wqe)) / \
+				 sizeof(struct qrnic_sge))
+
+/*
+ * The hardware interface takes the verbs values as they are (opcodes,
+ * statuses, access flags, QP states and attribute masks): checked here.
+ */
+#define qrnic_same_value(a, b)	((int)(a) == (int)(b))
+
+static_assert(qrnic_same_value(IB_ACCESS_LOCAL_WRITE, QRNIC_ACCESS_LOCAL_WRITE));
+static_assert(qrnic_same_value(IB_ACCESS_REMOTE_WRITE, QRNIC_ACCESS_REMOTE_WRITE));
+static_assert(qrnic_same_value(IB_ACCESS_REMOTE_READ, QRNIC_ACCESS_REMOTE_READ));
+static_assert(qrnic_same_value(IB_ACCESS_REMOTE_ATOMIC, QRNIC_ACCESS_REMOTE_ATOMIC));
+static_assert(qrnic_same_value(IB_WR_RDMA_WRITE, QRNIC_WR_RDMA_WRITE));
+static_assert(qrnic_same_value(IB_WR_RDMA_WRITE_WITH_IMM, QRNIC_WR_RDMA_WRITE_IMM));
+static_assert(qrnic_same_value(IB_WR_SEND, QRNIC_WR_SEND));
+static_assert(qrnic_same_value(IB_WR_SEND_WITH_IMM, QRNIC_WR_SEND_IMM));
+static_assert(qrnic_same_value(IB_WR_RDMA_READ, QRNIC_WR_RDMA_READ));
+static_assert(qrnic_same_value(IB_WR_ATOMIC_CMP_AND_SWP, QRNIC_WR_ATOMIC_CMP_AND_SWP));
+static_assert(qrnic_same_value(IB_WR_ATOMIC_FETCH_AND_ADD, QRNIC_WR_ATOMIC_FETCH_AND_ADD));
+static_assert(qrnic_same_value(IB_WC_SEND, QRNIC_CQE_OP_SEND));
+static_assert(qrnic_same_value(IB_WC_RDMA_WRITE, QRNIC_CQE_OP_RDMA_WRITE));
+static_assert(qrnic_same_value(IB_WC_RDMA_READ, QRNIC_CQE_OP_RDMA_READ));
+static_assert(qrnic_same_value(IB_WC_COMP_SWAP, QRNIC_CQE_OP_COMP_SWAP));
+static_assert(qrnic_same_value(IB_WC_FETCH_ADD, QRNIC_CQE_OP_FETCH_ADD));
+static_assert(qrnic_same_value(IB_WC_RECV, QRNIC_CQE_OP_RECV));
+static_assert(qrnic_same_value(IB_WC_RECV_RDMA_WITH_IMM, QRNIC_CQE_OP_RECV_RDMA_IMM));
+static_assert(qrnic_same_value(IB_WC_WR_FLUSH_ERR, QRNIC_WC_WR_FLUSH_ERR));
+static_assert(qrnic_same_value(IB_WC_RNR_RETRY_EXC_ERR, QRNIC_WC_RNR_RETRY_EXC_ERR));
+static_assert(qrnic_same_value(IB_WC_GENERAL_ERR, QRNIC_WC_GENERAL_ERR));
+static_assert(qrnic_same_value(IB_QPS_ERR, QRNIC_QPS_ERR));
+static_assert(qrnic_same_value(IB_MTU_4096, 5));
+static_assert(qrnic_same_value(IB_QP_STATE, QRNIC_QP_ATTR_STATE));
+static_assert(qrnic_same_value(IB_QP_EN_SQD_ASYNC_NOTIFY, QRNIC_QP_ATTR_EN_SQD_ASYNC));
+static_assert(qrnic_same_value(IB_QP_AV, QRNIC_QP_ATTR_AV));
+static_assert(qrnic_same_value(IB_QP_MIN_RNR_TIMER, QRNIC_QP_ATTR_MIN_RNR_TIMER));
+static_assert(qrnic_same_value(IB_QP_DEST_QPN, QRNIC_QP_ATTR_DEST_QPN));
+static_assert(sizeof(struct qrnic_sq_wqe) == 64);
+static_assert(sizeof(struct qrnic_rq_wqe) == 16);
+static_assert(sizeof(struct qrnic_sge) == 16);
+static_assert(sizeof(struct qrnic_cqe) == QRNIC_CQE_SIZE);
+static_assert(sizeof(struct qrnic_cq_rec) == QRNIC_CQ_REC_SIZE);
+static_assert(sizeof(struct qrnic_qp_attr) == 128);
+
+enum qrnic_mmap_type {
+	QRNIC_MMAP_DB,		/* a doorbell page in BAR2, uncached */
+	QRNIC_MMAP_QMEM,	/* a QP's queue memory in BAR4, write-combining */
+};
+
+struct qrnic_user_mmap_entry {
+	struct rdma_user_mmap_entry rdma_entry;
+	phys_addr_t address;
+	size_t length;
+	enum qrnic_mmap_type type;
+};
+
+struct qrnic_ucontext {
+	struct ib_ucontext ibucontext;
+	u32 uctx_id;
+	u32 db_page;
+	struct rdma_user_mmap_entry *db_entry;
+};
+
+struct qrnic_pd {
+	struct ib_pd ibpd;
+	u32 pdn;
+};
+
+struct qrnic_cq {
+	struct ib_cq ibcq;
+	u32 cqn;
+	u32 log_depth;
+	struct ib_umem *umem;		/* user CQ: the pinned buffer */
+	void *buf;			/* kernel CQ: ring + record */
+	dma_addr_t dma;
+	size_t size;
+	struct qrnic_cqe *ring;		/* kernel CQ only */
+	struct qrnic_cq_rec *rec;	/* kernel CQ only */
+	spinlock_t lock;		/* ci, polling and arming */
+	u32 ci;				/* free running consumer index */
+	refcount_t refcnt;		/* lookups from event handlers */
+	struct completion free;
+};
+
+struct qrnic_mr {
+	struct ib_mr ibmr;
+	struct ib_umem *umem;
+	u32 key;
+};
+
+/* One work queue of a QP; kernel QPs post through buf. */
+struct qrnic_wq {
+	void __iomem *buf;		/* kernel QP: its slot 0 in BAR4 */
+	u32 offset;			/* BAR4 byte offset */
+	u32 bytes;			/* whole pages */
+	u8 log_depth;
+	u8 log_stride;
+	u16 pi;				/* free running, as the device sees it */
+	u16 tail;			/* oldest slot not yet completed */
+};
+
+struct qrnic_qp {
+	struct ib_qp ibqp;
+	u32 qpn;
+	struct qrnic_wq sq;
+	struct qrnic_wq rq;
+	u32 qmem_offset;		/* the slice: SQ pages, then RQ pages */
+	u32 qmem_len;
+	struct rdma_user_mmap_entry *qmem_entry;	/* user QP */
+	u32 max_send_sge;		/* what the queues really hold */
+	u32 max_recv_sge;
+	u32 max_inline;
+	bool sig_all;
+	u8 state;			/* last known enum ib_qp_state */
+	bool en_sqd_async;
+	spinlock_t lock;		/* kernel post path, pi, state */
+	refcount_t refcnt;		/* lookups from event handlers */
+	struct completion free;
+};
+
+static inline struct qrnic_ucontext *to_quctx(struct ib_ucontext *uctx)
+{
+	return container_of(uctx, struct qrnic_ucontext, ibucontext);
+}
+
+static inline struct qrnic_pd *to_qpd(struct ib_pd *pd)
+{
+	return container_of(pd, struct qrnic_pd, ibpd);
+}
+
+static inline struct qrnic_cq *to_qcq(struct ib_cq *cq)
+{
+	return container_of(cq, struct qrnic_cq, ibcq);
+}
+
+static inline struct qrnic_mr *to_qmr(struct ib_mr *mr)
+{
+	return container_of(mr, struct qrnic_mr, ibmr);
+}
+
+static inline struct qrnic_qp *to_qqp(struct ib_qp *qp)
+{
+	return container_of(qp, struct qrnic_qp, ibqp);
+}
+
+static inline struct qrnic_user_mmap_entry *
+to_qentry(struct rdma_user_mmap_entry *entry)
+{
+	return container_of(entry, struct qrnic_user_mmap_entry, rdma_entry);
+}
+
+/* The owning context of an object created with udata, 0 for the kernel. */
+static inline u32 qrnic_uctx_id(struct ib_udata *udata)
+{
+	struct qrnic_ucontext *uctx;
+
+	uctx = rdma_udata_to_drv_context(udata, struct qrnic_ucontext,
+					 ibucontext);
+	return uctx ? uctx->uctx_id : 0;
+}
+
+/*
+ * A destroy command failed.  Only BAD_STATE means the device still holds
+ * the object (and may write its memory); keep it then.  Any other failure
+ * means the object is gone or the device is dead: free it.
+ */
+static inline bool qrnic_destroy_kept(int ret)
+{
+	return ret == -EBUSY;
+}
+
+/* qrnic_verbs.c */
+struct rdma_user_mmap_entry *
+qrnic_mmap_entry_insert(struct ib_ucontext *uctx, phys_addr_t address,
+			size_t length, enum qrnic_mmap_type type, u64 *key);
+
+/* qrnic_pbl.c: page lists for CREATE_CQ and REG_MR */
+struct qrnic_pbl_buf {
+	u64 *top;			/* LEVEL1: pages; LEVEL2: leaf pages */
+	dma_addr_t top_dma;
+	size_t top_size;
+	u32 nleaves;			/* LEVEL2 */
+	u64 **leaves;
+	dma_addr_t *leaf_dma;
+};
+
+int qrnic_pbl_build(struct qrnic_dev *qdev, struct ib_umem *umem,
+		    unsigned long pgsz, bool allow_level2,
+		    struct qrnic_pbl *pbl, struct qrnic_pbl_buf *buf);
+void qrnic_pbl_release(struct qrnic_dev *qdev, struct qrnic_pbl_buf *buf);
+
+/* qrnic_cq.c */
+int qrnic_create_cq_udata(struct ib_cq *ibcq,
+			  const struct ib_cq_init_attr *attr,
+			  struct ib_udata *udata);
+int qrnic_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
+void qrnic_cq_comp_event(struct qrnic_dev *qdev, u32 cqn);
+void qrnic_cq_async_event(struct qrnic_dev *qdev, u32 cqn);
+
+/* qrnic_mr.c */
+struct ib_mr *qrnic_get_dma_mr(struct ib_pd *ibpd, int access);
+struct ib_mr *qrnic_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+				u64 virt_addr, int access,
+				struct ib_udata *udata);
+int qrnic_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+
+/* qrnic_qp.c */
+int qrnic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
+		    struct ib_udata *udata);
+int qrnic_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+void qrnic_qp_async_event(struct qrnic_dev *qdev, u32 qpn,
+			  enum ib_event_type type);
+void qrnic_qp_reset_queues(struct qrnic_qp *qp);
+
+/* qrnic_qp_attr.c */
+int qrnic_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
+		    int attr_mask, struct ib_udata *udata);
+int qrnic_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
+		   int attr_mask, struct ib_qp_init_attr *init_attr);
+
+/* qrnic_post.c: the kernel consumers' data path */
+int qrnic_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		    const struct ib_send_wr **bad_wr);
+int qrnic_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		    const struct ib_recv_wr **bad_wr);
+int qrnic_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
+int qrnic_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
+
+/* qrnic_stats.c */
+struct rdma_hw_stats *qrnic_alloc_hw_port_stats(struct ib_device *ibdev,
+						u32 port_num);
+int qrnic_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
+		       u32 port, int index);
+
+#endif /* QRNIC_IB_H */

@@ -1,0 +1,331 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * qrnic kernel data path: post_send and post_recv write WQEs into the QP's
+ * rings in queue memory (BAR4, write-combining) and ring the doorbell on
+ * page 0; poll_cq reads CQEs from the CQ ring in host memory and
+ * req_notify_cq arms the CQ.  User space does all of this itself.
+ */
+#include <linux/io-64-nonatomic-lo-hi.h>
+#include <rdma/ib_verbs.h>
+
+#include "qrnic.h"
+#include "qrnic_ib.h"
+
+#define QRNIC_SQ_MAX_STRIDE	BIT(QRNIC_SQ_MAX_LOG_STRIDE)
+#define QRNIC_RQ_MAX_STRIDE	BIT(QRNIC_RQ_MAX_LOG_STRIDE)
+#define QRNIC_WQE_CHUNK		64	/* copied to BAR4 in these units */
+
+static u32 qrnic_wq_depth(const struct qrnic_wq *wq)
+{
+	return 1U << wq->log_depth;
+}
+
+static bool qrnic_wq_full(const struct qrnic_wq *wq)
+{
+	return (u16)(wq->pi - wq->tail) >= qrnic_wq_depth(wq);
+}
+
+/*
+ * Copy a WQE built in memory to the producer's slot, in ordered 64-bit
+ * stores of whole chunks (never beyond the slot), and advance pi.
+ */
+static void qrnic_wq_write(struct qrnic_wq *wq, const u64 *wqe, u32 len)
+{
+	u32 slot = wq->pi & (qrnic_wq_depth(wq) - 1);
+	u32 stride = 1U << wq->log_stride;
+	u32 n = min(round_up(len, QRNIC_WQE_CHUNK), stride);
+
+	__iowrite64_copy(wq->buf + ((size_t)slot << wq->log_stride), wqe,
+			 n / sizeof(u64));
+	wq->pi++;
+}
+
+static bool qrnic_send_state_ok(u8 state)
+{
+	return state == IB_QPS_RTS || state == IB_QPS_SQD ||
+	       state == IB_QPS_SQE || state == IB_QPS_ERR;
+}
+
+static int qrnic_build_inline(struct qrnic_qp *qp, const struct ib_send_wr *wr,
+			      u8 *data, struct qrnic_sq_wqe *hdr)
+{
+	u32 total = 0;
+	int i;
+
+	for (i = 0; i < wr->num_sge; i++) {
+		const struct ib_sge *sge = &wr->sg_list[i];
+
+		if (sge->length > qp->max_inline - total)
+			return -EINVAL;
+		/* Kernel consumers pass inline data by virtual address. */
+		memcpy(data + total, (void *)(uintptr_t)sge->addr, sge->length);
+		total += sge->length;
+	}
+	hdr->flags |= QRNIC_WQE_F_INLINE;
+	hdr->inline_len = total;
+	return sizeof(*hdr) + total;
+}
+
+/* Build one send WQE in buf; returns its length in bytes or -errno. */
+static int qrnic_build_send(struct qrnic_dev *qdev, struct qrnic_qp *qp,
+			    const struct ib_send_wr *wr, u64 *buf)
+{
+	struct qrnic_sq_wqe *hdr = (struct qrnic_sq_wqe *)buf;
+	struct qrnic_sge *sge = (struct qrnic_sge *)(hdr + 1);
+	bool atomic = false;
+	int i;
+
+	switch (wr->opcode) {
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		hdr->imm_data = (__force u32)wr->ex.imm_data;
+		fallthrough;
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_READ:
+		hdr->remote_addr = rdma_wr(wr)->remote_addr;
+		hdr->rkey = rdma_wr(wr)->rkey;
+		break;
+	case IB_WR_SEND_WITH_IMM:
+		hdr->imm_data = (__force u32)wr->ex.imm_data;
+		break;
+	case IB_WR_SEND:
+		break;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		if (!(qdev->cap0 & QRNIC_CAP0_ATOMIC))
+			return -EINVAL;
+		hdr->remote_addr = atomic_wr(wr)->remote_addr;
+		hdr->rkey = atomic_wr(wr)->rkey;
+		hdr->compare_add = atomic_wr(wr)->compare_add;
+		hdr->swap = atomic_wr(wr)->swap;
+		atomic = true;
+		break;
+	default:
+		return -EINVAL;
+	}
+	hdr->wr_id = wr->wr_id;
+	hdr->opcode = wr->opcode;	/* IB_WR_* 0..6 are QRNIC_WR_* */
+	if (wr->send_flags & IB_SEND_SIGNALED)
+		hdr->flags |= QRNIC_WQE_F_SIGNALED;
+	if (wr->send_flags & IB_SEND_SOLICITED)
+		hdr->flags |= QRNIC_WQE_F_SOLICITED;
+	if (wr->send_flags & IB_SEND_FENCE)
+		hdr->flags |= QRNIC_WQE_F_FENCE;
+
+	if (wr->send_flags & IB_SEND_INLINE) {
+		if (atomic || wr->opcode == IB_WR_RDMA_READ)
+			return -EINVAL;
+		return qrnic_build_inline(qp, wr, (u8 *)sge, hdr);
+	}
+
+	if (wr->num_sge < 0 || wr->num_sge > qp->max_send_sge)
+		return -EINVAL;
+	for (i = 0; i < wr->num_sge; i++) {
+		sge[i].addr = wr->sg_list[i].addr;
+		sge[i].length = wr->sg_list[i].length;
+		sge[i].lkey = wr->sg_list[i].lkey;
+	}
+	hdr->num_sge = wr->num_sge;
+	return sizeof(*hdr) + wr->num_sge * sizeof(*sge);
+}
+
+int qrnic_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		    const struct ib_send_wr **bad_wr)
+{
+	struct qrnic_dev *qdev = to_qdev(ibqp->device);
+	struct qrnic_qp *qp = to_qqp(ibqp);
+	u64 buf[QRNIC_SQ_MAX_STRIDE / sizeof(u64)];
+	unsigned long flags;
+	int ret = 0, len;
+	u16 start;
+
+	spin_lock_irqsave(&qp->lock, flags);
+	start = qp->sq.pi;
+	if (!qrnic_send_state_ok(qp->state)) {
+		ret = -EINVAL;
+		goto out;
+	}
+	for (; wr; wr = wr->next) {
+		if (qrnic_wq_full(&qp->sq)) {
+			ret = -ENOMEM;
+			break;
+		}
+		memset(buf, 0, 1U << qp->sq.log_stride);
+		len = qrnic_build_send(qdev, qp, wr, buf);
+		if (len < 0) {
+			ret = len;
+			break;
+		}
+		qrnic_wq_write(&qp->sq, buf, len);
+	}
+	if (qp->sq.pi != start) {
+		/* The WQEs (write-combining) before the doorbell. */
+		wmb();
+		writeq(qp->qpn | (u64)qp->sq.pi << 32, qdev->db + QRNIC_DB_SQ);
+	}
+out:
+	spin_unlock_irqrestore(&qp->lock, flags);
+	if (ret)
+		*bad_wr = wr;
+	return ret;
+}
+
+int qrnic_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		    const struct ib_recv_wr **bad_wr)
+{
+	struct qrnic_dev *qdev = to_qdev(ibqp->device);
+	struct qrnic_qp *qp = to_qqp(ibqp);
+	u64 buf[QRNIC_RQ_MAX_STRIDE / sizeof(u64)];
+	struct qrnic_rq_wqe *hdr = (struct qrnic_rq_wqe *)buf;
+	struct qrnic_sge *sge = (struct qrnic_sge *)(hdr + 1);
+	unsigned long flags;
+	int ret = 0, i;
+	u16 start;
+
+	spin_lock_irqsave(&qp->lock, flags);
+	start = qp->rq.pi;
+	if (qp->state == IB_QPS_RESET) {
+		ret = -EINVAL;
+		goto out;
+	}
+	for (; wr; wr = wr->next) {
+		if (qrnic_wq_full(&qp->rq)) {
+			ret = -ENOMEM;
+			break;
+		}
+		if (wr->num_sge < 0 || wr->num_sge > qp->max_recv_sge) {
+			ret = -EINVAL;
+			break;
+		}
+		memset(buf, 0, 1U << qp->rq.log_stride);
+		hdr->wr_id = wr->wr_id;
+		hdr->num_sge = wr->num_sge;
+		for (i = 0; i < wr->num_sge; i++) {
+			sge[i].addr = wr->sg_list[i].addr;
+			sge[i].length = wr->sg_list[i].length;
+			sge[i].lkey = wr->sg_list[i].lkey;
+		}
+		qrnic_wq_write(&qp->rq, buf,
+			       sizeof(*hdr) + wr->num_sge * sizeof(*sge));
+	}
+	if (qp->rq.pi != start) {
+		/* The WQEs (write-combining) before the doorbell. */
+		wmb();
+		writeq(qp->qpn | (u64)qp->rq.pi << 32, qdev->db + QRNIC_DB_RQ);
+	}
+out:
+	spin_unlock_irqrestore(&qp->lock, flags);
+	if (ret)
+		*bad_wr = wr;
+	return ret;
+}
+
+/* The CQE at ci if the device has written it, else NULL. */
+static struct qrnic_cqe *qrnic_cq_next(struct qrnic_cq *cq)
+{
+	struct qrnic_cqe *cqe = &cq->ring[cq->ci & ((1U << cq->log_depth) - 1)];
+	u32 phase = !((cq->ci >> cq->log_depth) & 1);
+
+	if ((READ_ONCE(cqe->owner) & QRNIC_CQE_PHASE) != phase)
+		return NULL;
+	dma_rmb();	/* the rest of the entry after its phase bit */
+	return cqe;
+}
+
+/*
+ * The completed WQE's slot and those before it are free again.  Called
+ * with the QP xarray locked, interrupts off.
+ */
+static void qrnic_wq_complete(struct qrnic_qp *qp, struct qrnic_wq *wq,
+			      u16 wqe_idx)
+{
+	u16 tail = wqe_idx + 1;
+
+	spin_lock(&qp->lock);
+	/* Ignore anything outside what is posted (e.g. from before RESET). */
+	if ((u16)(tail - wq->tail) <= (u16)(wq->pi - wq->tail))
+		wq->tail = tail;
+	spin_unlock(&qp->lock);
+}
+
+/* Translate one CQE; false if its QP is gone (the CQE is dropped). */
+static bool qrnic_cqe_to_wc(struct qrnic_dev *qdev, const struct qrnic_cqe *c,
+			    struct ib_wc *wc)
+{
+	struct qrnic_qp *qp;
+
+	xa_lock(&qdev->qp_xa);
+	qp = xa_load(&qdev->qp_xa, c->qpn);
+	if (qp)
+		qrnic_wq_complete(qp, c->flags & QRNIC_CQE_F_SEND ?
+				  &qp->sq : &qp->rq, c->wqe_idx);
+	xa_unlock(&qdev->qp_xa);
+	if (!qp)
+		return false;
+
+	memset(wc, 0, sizeof(*wc));
+	wc->wr_id = c->wr_id;
+	wc->status = c->status;		/* QRNIC_WC_* are IB_WC_* */
+	wc->opcode = c->opcode;		/* QRNIC_CQE_OP_* are IB_WC_* */
+	wc->vendor_err = c->vendor_err;
+	wc->byte_len = c->byte_len;
+	wc->qp = &qp->ibqp;
+	if (c->flags & QRNIC_CQE_F_IMM) {
+		wc->ex.imm_data = (__force __be32)c->imm_data;
+		wc->wc_flags |= IB_WC_WITH_IMM;
+	}
+	wc->port_num = QRNIC_PORT;
+	wc->pkey_index = 0;
+	return true;
+}
+
+int qrnic_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
+{
+	struct qrnic_dev *qdev = to_qdev(ibcq->device);
+	struct qrnic_cq *cq = to_qcq(ibcq);
+	struct qrnic_cqe *cqe, c;
+	unsigned long flags;
+	u32 start;
+	int n = 0;
+
+	if (!cq->ring)
+		return -EINVAL;	/* a user CQ */
+
+	spin_lock_irqsave(&cq->lock, flags);
+	start = cq->ci;
+	while (n < num_entries) {
+		cqe = qrnic_cq_next(cq);
+		if (!cqe)
+			break;
+		c = *cqe;
+		cq->ci++;
+		if (qrnic_cqe_to_wc(qdev, &c, &wc[n]))
+			n++;
+	}
+	if (cq->ci != start)
+		WRITE_ONCE(cq->rec->ci, cq->ci);
+	spin_unlock_irqrestore(&cq->lock, flags);
+	return n;
+}
+
+int qrnic_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
+{
+	struct qrnic_dev *qdev = to_qdev(ibcq->device);
+	struct qrnic_cq *cq = to_qcq(ibcq);
+	unsigned long irqflags;
+	u64 db;
+	int ret = 0;
+
+	if (!cq->ring)
+		return -EINVAL;
+
+	spin_lock_irqsave(&cq->lock, irqflags);
+	db = cq->cqn | QRNIC_DB_ARM;
+	if ((flags & IB_CQ_SOLICITED_MASK) == IB_CQ_SOLICITED)
+		db |= QRNIC_DB_ARM_SOLICITED;
+	db |= (u64)(u16)cq->ci << 32;
+	writeq(db, qdev->db + QRNIC_DB_CQ);
+	if ((flags & IB_CQ_REPORT_MISSED_EVENTS) && qrnic_cq_next(cq))
+		ret = 1;
+	spin_unlock_irqrestore(&cq->lock, irqflags);
+	return ret;
+}

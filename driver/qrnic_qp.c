@@ -1,0 +1,325 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * qrnic queue pairs (RC only): sizing, queue memory, creation and
+ * destruction, async events.
+ *
+ * A QP's send and receive rings live in a slice of BAR4 (SQ pages, then RQ
+ * pages).  A user QP's slice is mapped into its process through an mmap
+ * entry that owns the slice: the slice returns to the allocator only when
+ * the entry's last reference goes (mmap_free), so pages an old mapping can
+ * still reach are never given to anyone else.
+ */
+#include <rdma/ib_user_verbs.h>
+#include <rdma/uverbs_ioctl.h>
+
+#include <qrnic-abi.h>
+
+#include "qrnic.h"
+#include "qrnic_ib.h"
+
+struct qrnic_qp_sizes {
+	u8 log_sq_depth, log_sq_stride;
+	u8 log_rq_depth, log_rq_stride;
+};
+
+static int qrnic_qp_log_depth(struct qrnic_dev *qdev, u32 wr, u8 *log)
+{
+	u32 depth;
+
+	if (wr > min_t(u32, qdev->attr.max_qp_wr, 1U << QRNIC_QP_MAX_LOG))
+		return -EINVAL;
+	depth = roundup_pow_of_two(max(wr, 1U));
+	if (depth > qdev->attr.max_qp_wr)
+		return -EINVAL;
+	*log = ilog2(depth);
+	return 0;
+}
+
+/*
+ * Queue geometry from the requested caps; the provider takes the result
+ * from the create response rather than deriving it.
+ */
+static int qrnic_qp_size(struct qrnic_dev *qdev, struct ib_qp_cap *cap,
+			 struct qrnic_qp_sizes *sz)
+{
+	u32 max_sge = min_t(u32, QRNIC_MAX_SGE, qdev->attr.max_sge);
+	u32 max_rsge = min_t(u32, QRNIC_MAX_RECV_SGE, qdev->attr.max_recv_sge);
+	u32 max_inline = min_t(u32, QRNIC_MAX_INLINE, qdev->attr.max_inline);
+	u32 sq_body, rq_body;
+	int ret;
+
+	if (cap->max_send_sge > max_sge || cap->max_recv_sge > max_rsge ||
+	    cap->max_inline_data > max_inline)
+		return -EINVAL;
+	ret = qrnic_qp_log_depth(qdev, cap->max_send_wr, &sz->log_sq_depth);
+	if (!ret)
+		ret = qrnic_qp_log_depth(qdev, cap->max_recv_wr,
+					 &sz->log_rq_depth);
+	if (ret)
+		return ret;
+
+	sq_body = max_t(u32, sizeof(struct qrnic_sge) *
+				     max(cap->max_send_sge, 1U),
+			cap->max_inline_data);
+	sz->log_sq_stride = order_base_2(sizeof(struct qrnic_sq_wqe) + sq_body);
+	rq_body = sizeof(struct qrnic_sge) * max(cap->max_recv_sge, 1U);
+	sz->log_rq_stride = order_base_2(sizeof(struct qrnic_rq_wqe) + rq_body);
+	if (sz->log_sq_stride > QRNIC_SQ_MAX_LOG_STRIDE ||
+	    sz->log_rq_stride > QRNIC_RQ_MAX_LOG_STRIDE)
+		return -EINVAL;
+	return 0;
+}
+
+static void qrnic_qp_set_caps(struct qrnic_qp *qp, struct ib_qp_cap *cap)
+{
+	u32 sq_room = (1U << qp->sq.log_stride) - sizeof(struct qrnic_sq_wqe);
+	u32 rq_room = (1U << qp->rq.log_stride) - sizeof(struct qrnic_rq_wqe);
+
+	qp->max_send_sge = min_t(u32, QRNIC_MAX_SGE,
+				 sq_room / sizeof(struct qrnic_sge));
+	qp->max_recv_sge = rq_room / sizeof(struct qrnic_sge);
+	qp->max_inline = min_t(u32, QRNIC_MAX_INLINE, sq_room);
+
+	cap->max_send_wr = 1U << qp->sq.log_depth;
+	cap->max_recv_wr = 1U << qp->rq.log_depth;
+	cap->max_send_sge = qp->max_send_sge;
+	cap->max_recv_sge = qp->max_recv_sge;
+	cap->max_inline_data = qp->max_inline;
+}
+
+static void qrnic_wq_init(struct qrnic_wq *wq, u8 log_depth, u8 log_stride)
+{
+	wq->log_depth = log_depth;
+	wq->log_stride = log_stride;
+	wq->bytes = round_up((u32)1 << (log_depth + log_stride),
+			     QRNIC_QMEM_PAGE_SIZE);
+	wq->pi = 0;
+	wq->tail = 0;
+}
+
+static int qrnic_destroy_qp_cmd(struct qrnic_dev *qdev, u32 qpn)
+{
+	struct qrnic_cmd cmd = { .opcode = QRNIC_CMD_DESTROY_QP };
+	int ret;
+
+	cmd.destroy_qp.qpn = qpn;
+	ret = qrnic_aq_exec(qdev, &cmd, NULL, NULL);
+	if (ret)
+		ibdev_err(&qdev->ibdev, "DESTROY_QP %#x failed: %d\n", qpn, ret);
+	return ret;
+}
+
+static int qrnic_create_qp_cmd(struct qrnic_dev *qdev, struct qrnic_qp *qp,
+			       struct ib_qp_init_attr *init_attr, u32 uctx)
+{
+	struct qrnic_cmd cmd = { .opcode = QRNIC_CMD_CREATE_QP };
+
+	cmd.create_qp.pdn = to_qpd(qp->ibqp.pd)->pdn;
+	cmd.create_qp.send_cqn = to_qcq(init_attr->send_cq)->cqn;
+	cmd.create_qp.recv_cqn = to_qcq(init_attr->recv_cq)->cqn;
+	cmd.create_qp.uctx = uctx;
+	cmd.create_qp.sq_offset = qp->sq.offset;
+	cmd.create_qp.rq_offset = qp->rq.offset;
+	cmd.create_qp.qp_type = QRNIC_QPT_RC;
+	cmd.create_qp.flags = qp->sig_all ? QRNIC_QP_SIG_ALL : 0;
+	cmd.create_qp.log_sq_depth = qp->sq.log_depth;
+	cmd.create_qp.log_sq_stride = qp->sq.log_stride;
+	cmd.create_qp.log_rq_depth = qp->rq.log_depth;
+	cmd.create_qp.log_rq_stride = qp->rq.log_stride;
+	return qrnic_aq_exec(qdev, &cmd, &qp->qpn, NULL);
+}
+
+/* User QP: map the slice for the provider and tell it the geometry. */
+static int qrnic_qp_user_setup(struct qrnic_dev *qdev, struct qrnic_qp *qp,
+			       struct ib_udata *udata)
+{
+	struct qrnic_ucontext *uctx;
+	struct qrnic_uresp_create_qp resp = {};
+
+	uctx = rdma_udata_to_drv_context(udata, struct qrnic_ucontext,
+					 ibucontext);
+	qp->qmem_entry = qrnic_mmap_entry_insert(&uctx->ibucontext,
+						 qdev->qmem_start +
+						 qp->qmem_offset,
+						 qp->qmem_len, QRNIC_MMAP_QMEM,
+						 &resp.qmem_mmap_key);
+	if (!qp->qmem_entry)
+		return -ENOMEM;
+
+	resp.qmem_len = qp->qmem_len;
+	resp.qpn = qp->qpn;
+	resp.sq_offset = 0;
+	resp.rq_offset = qp->sq.bytes;
+	resp.log_sq_depth = qp->sq.log_depth;
+	resp.log_sq_stride = qp->sq.log_stride;
+	resp.log_rq_depth = qp->rq.log_depth;
+	resp.log_rq_stride = qp->rq.log_stride;
+	resp.max_send_sge = qp->max_send_sge;
+	resp.max_recv_sge = qp->max_recv_sge;
+	resp.max_inline = qp->max_inline;
+	return ib_copy_to_udata(udata, &resp, sizeof(resp));
+}
+
+/* Give back the slice, or leave that to the mmap entry that owns it. */
+static void qrnic_qp_release_qmem(struct qrnic_dev *qdev, struct qrnic_qp *qp)
+{
+	if (qp->qmem_entry)
+		rdma_user_mmap_entry_remove(qp->qmem_entry);
+	else
+		qrnic_qmem_free(qdev, qp->qmem_offset, qp->qmem_len);
+	qp->qmem_entry = NULL;
+}
+
+static int qrnic_qp_check_attr(struct qrnic_dev *qdev,
+			       struct ib_qp_init_attr *init_attr,
+			       struct ib_udata *udata)
+{
+	if (init_attr->qp_type != IB_QPT_RC || init_attr->srq ||
+	    init_attr->create_flags || init_attr->rwq_ind_tbl)
+		return -EOPNOTSUPP;
+	if (!init_attr->send_cq || !init_attr->recv_cq)
+		return -EINVAL;
+	if (udata) {
+		if (udata->outlen < sizeof(struct qrnic_uresp_create_qp))
+			return -EINVAL;
+		if (udata->inlen && !ib_is_udata_cleared(udata, 0, udata->inlen))
+			return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
+int qrnic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
+		    struct ib_udata *udata)
+{
+	struct qrnic_dev *qdev = to_qdev(ibqp->device);
+	struct qrnic_qp *qp = to_qqp(ibqp);
+	struct qrnic_qp_sizes sz;
+	int ret;
+
+	ret = qrnic_qp_check_attr(qdev, init_attr, udata);
+	if (ret)
+		return ret;
+	ret = qrnic_qp_size(qdev, &init_attr->cap, &sz);
+	if (ret)
+		return ret;
+
+	spin_lock_init(&qp->lock);
+	refcount_set(&qp->refcnt, 1);
+	init_completion(&qp->free);
+	qp->state = IB_QPS_RESET;
+	qp->sig_all = init_attr->sq_sig_type == IB_SIGNAL_ALL_WR;
+	qrnic_wq_init(&qp->sq, sz.log_sq_depth, sz.log_sq_stride);
+	qrnic_wq_init(&qp->rq, sz.log_rq_depth, sz.log_rq_stride);
+	qp->qmem_len = qp->sq.bytes + qp->rq.bytes;
+	if (qdev->attr.max_qp_qmem && qp->qmem_len > qdev->attr.max_qp_qmem)
+		return -EINVAL;
+
+	ret = qrnic_qmem_alloc(qdev, qp->qmem_len, &qp->qmem_offset);
+	if (ret)
+		return ret;
+	qp->sq.offset = qp->qmem_offset;
+	qp->rq.offset = qp->qmem_offset + qp->sq.bytes;
+	if (!udata) {
+		qp->sq.buf = qdev->qmem.va + qp->sq.offset;
+		qp->rq.buf = qdev->qmem.va + qp->rq.offset;
+	}
+	qrnic_qp_set_caps(qp, &init_attr->cap);
+
+	ret = qrnic_create_qp_cmd(qdev, qp, init_attr, qrnic_uctx_id(udata));
+	if (ret)
+		goto err_qmem;
+	ibqp->qp_num = qp->qpn;
+
+	ret = xa_insert_irq(&qdev->qp_xa, qp->qpn, qp, GFP_KERNEL);
+	if (ret) {
+		ibdev_err(&qdev->ibdev, "QP %#x is already known: %d\n",
+			  qp->qpn, ret);
+		goto err_destroy;
+	}
+
+	if (udata) {
+		ret = qrnic_qp_user_setup(qdev, qp, udata);
+		if (ret)
+			goto err_erase;
+	}
+	return 0;
+
+err_erase:
+	xa_erase_irq(&qdev->qp_xa, qp->qpn);
+err_destroy:
+	if (qrnic_destroy_kept(qrnic_destroy_qp_cmd(qdev, qp->qpn))) {
+		/* The device still uses the slice: never hand it out again. */
+		return ret;
+	}
+err_qmem:
+	qrnic_qp_release_qmem(qdev, qp);
+	return ret;
+}
+
+static void qrnic_qp_put(struct qrnic_qp *qp)
+{
+	if (refcount_dec_and_test(&qp->refcnt))
+		complete(&qp->free);
+}
+
+int qrnic_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
+{
+	struct qrnic_dev *qdev = to_qdev(ibqp->device);
+	struct qrnic_qp *qp = to_qqp(ibqp);
+	int ret;
+
+	ret = qrnic_destroy_qp_cmd(qdev, qp->qpn);
+	if (qrnic_destroy_kept(ret))
+		return ret;
+
+	/* Lookups (CQ polling, async events) hold the xarray lock or a ref. */
+	xa_erase_irq(&qdev->qp_xa, qp->qpn);
+	qrnic_qp_put(qp);
+	wait_for_completion(&qp->free);
+
+	qrnic_qp_release_qmem(qdev, qp);
+	return 0;
+}
+
+/* The device drops all queue state when a QP enters RESET. */
+void qrnic_qp_reset_queues(struct qrnic_qp *qp)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->lock, flags);
+	qp->sq.pi = 0;
+	qp->sq.tail = 0;
+	qp->rq.pi = 0;
+	qp->rq.tail = 0;
+	spin_unlock_irqrestore(&qp->lock, flags);
+}
+
+/* Async EQ: QP_FATAL or SQ_DRAINED for qpn.  Process context. */
+void qrnic_qp_async_event(struct qrnic_dev *qdev, u32 qpn,
+			  enum ib_event_type type)
+{
+	struct ib_event ev = {};
+	unsigned long flags;
+	struct qrnic_qp *qp;
+
+	xa_lock_irqsave(&qdev->qp_xa, flags);
+	qp = xa_load(&qdev->qp_xa, qpn);
+	if (qp)
+		refcount_inc(&qp->refcnt);
+	xa_unlock_irqrestore(&qdev->qp_xa, flags);
+	if (!qp)
+		return;
+
+	if (type == IB_EVENT_QP_FATAL) {
+		spin_lock_irqsave(&qp->lock, flags);
+		qp->state = IB_QPS_ERR;
+		spin_unlock_irqrestore(&qp->lock, flags);
+	}
+	if (qp->ibqp.event_handler) {
+		ev.device = &qdev->ibdev;
+		ev.element.qp = &qp->ibqp;
+		ev.event = type;
+		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
+	}
+	qrnic_qp_put(qp);
+}

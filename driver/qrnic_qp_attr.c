@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * qrnic QP attributes: modify_qp and query_qp translate between
+ * struct ib_qp_attr and the device's struct qrnic_qp_attr block.  The
+ * device checks transitions and values as well; the driver refuses what it
+ * can tell is wrong before asking.
+ */
+#include <linux/dma-mapping.h>
+#include <linux/etherdevice.h>
+#include <rdma/ib_verbs.h>
+
+#include "qrnic.h"
+#include "qrnic_ib.h"
+
+#define QRNIC_QP_REMOTE_ACCESS	(IB_ACCESS_REMOTE_WRITE | \
+				 IB_ACCESS_REMOTE_READ | \
+				 IB_ACCESS_REMOTE_ATOMIC)
+
+struct qrnic_attr_buf {
+	struct qrnic_qp_attr *a;
+	dma_addr_t dma;
+};
+
+static int qrnic_attr_buf_alloc(struct qrnic_dev *qdev,
+				struct qrnic_attr_buf *buf)
+{
+	buf->a = dma_alloc_coherent(&qdev->pdev->dev, sizeof(*buf->a),
+				    &buf->dma, GFP_KERNEL);
+	return buf->a ? 0 : -ENOMEM;
+}
+
+static void qrnic_attr_buf_free(struct qrnic_dev *qdev,
+				struct qrnic_attr_buf *buf)
+{
+	dma_free_coherent(&qdev->pdev->dev, sizeof(*buf->a), buf->a, buf->dma);
+}
+
+static u8 qrnic_qp_cached_state(struct qrnic_qp *qp)
+{
+	unsigned long flags;
+	u8 state;
+
+	spin_lock_irqsave(&qp->lock, flags);
+	state = qp->state;
+	spin_unlock_irqrestore(&qp->lock, flags);
+	return state;
+}
+
+/* What ib_core leaves to the driver: transition, mask and value checks. */
+static int qrnic_modify_check(struct qrnic_dev *qdev, struct qrnic_qp *qp,
+			      struct ib_qp_attr *attr, int mask)
+{
+	enum ib_qp_state cur, next;
+
+	if (mask & ~QRNIC_QP_ATTR_SUPPORTED)
+		return -EOPNOTSUPP;
+
+	cur = mask & IB_QP_CUR_STATE ? attr->cur_qp_state :
+				       qrnic_qp_cached_state(qp);
+	next = mask & IB_QP_STATE ? attr->qp_state : cur;
+	if (!ib_modify_qp_is_ok(cur, next, IB_QPT_RC, mask))
+		return -EINVAL;
+
+	if ((mask & IB_QP_PORT) && attr->port_num != QRNIC_PORT)
+		return -EINVAL;
+	if ((mask & IB_QP_PKEY_INDEX) && attr->pkey_index)
+		return -EINVAL;
+	if ((mask & IB_QP_MAX_QP_RD_ATOMIC) &&
+	    attr->max_rd_atomic > min_t(u32, QRNIC_MAX_RD_ATOMIC,
+					qdev->attr.max_qp_init_rd_atom))
+		return -EINVAL;
+	if ((mask & IB_QP_MAX_DEST_RD_ATOMIC) &&
+	    attr->max_dest_rd_atomic > min_t(u32, QRNIC_MAX_RD_ATOMIC,
+					     qdev->attr.max_qp_rd_atom))
+		return -EINVAL;
+	if ((mask & IB_QP_PATH_MTU) &&
+	    (attr->path_mtu < IB_MTU_256 || attr->path_mtu > IB_MTU_4096))
+		return -EINVAL;
+	if ((mask & IB_QP_AV) &&
+	    (attr->ah_attr.type != RDMA_AH_ATTR_TYPE_ROCE ||
+	     !(rdma_ah_get_ah_flags(&attr->ah_attr) & IB_AH_GRH)))
+		return -EINVAL;
+	return 0;
+}
+
+static void qrnic_attr_to_hw(const struct ib_qp_attr *attr, int mask,
+			     struct qrnic_qp_attr *a)
+{
+	memset(a, 0, sizeof(*a));
+	if (mask & IB_QP_STATE)
+		a->qp_state = attr->qp_state;
+	if (mask & IB_QP_CUR_STATE)
+		a->cur_state = attr->cur_qp_state;
+	if (mask & IB_QP_ACCESS_FLAGS)
+		a->access_flags = attr->qp_access_flags & QRNIC_QP_REMOTE_ACCESS;
+	if (mask & IB_QP_PKEY_INDEX)
+		a->pkey_index = attr->pkey_index;
+	if (mask & IB_QP_PORT)
+		a->port_num = attr->port_num;
+	if (mask & IB_QP_AV) {
+		const struct ib_global_route *grh =
+			rdma_ah_read_grh(&attr->ah_attr);
+
+		a->sgid_index = grh->sgid_index;
+		memcpy(a->dgid, grh->dgid.raw, sizeof(a->dgid));
+		a->flow_label = grh->flow_label;
+		a->hop_limit = grh->hop_limit;
+		a->traffic_class = grh->traffic_class;
+		ether_addr_copy(a->dmac, attr->ah_attr.roce.dmac);
+	}
+	if (mask & IB_QP_PATH_MTU)
+		a->path_mtu = attr->path_mtu;
+	if (mask & IB_QP_TIMEOUT)
+		a->timeout = attr->timeout;
+	if (mask & IB_QP_RETRY_CNT)
+		a->retry_cnt = attr->retry_cnt;
+	if (mask & IB_QP_RNR_RETRY)
+		a->rnr_retry = attr->rnr_retry;
+	if (mask & IB_QP_RQ_PSN)
+		a->rq_psn = attr->rq_psn;
+	if (mask & IB_QP_MAX_QP_RD_ATOMIC)
+		a->max_rd_atomic = attr->max_rd_atomic;
+	if (mask & IB_QP_MIN_RNR_TIMER)
+		a->min_rnr_timer = attr->min_rnr_timer;
+	if (mask & IB_QP_SQ_PSN)
+		a->sq_psn = attr->sq_psn;
+	if (mask & IB_QP_MAX_DEST_RD_ATOMIC)
+		a->max_dest_rd_atomic = attr->max_dest_rd_atomic;
+	if (mask & IB_QP_DEST_QPN)
+		a->dest_qpn = attr->dest_qp_num;
+}
+
+int qrnic_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
+		    int attr_mask, struct ib_udata *udata)
+{
+	struct qrnic_dev *qdev = to_qdev(ibqp->device);
+	struct qrnic_cmd cmd = { .opcode = QRNIC_CMD_MODIFY_QP };
+	struct qrnic_qp *qp = to_qqp(ibqp);
+	struct qrnic_attr_buf buf;
+	unsigned long flags;
+	int ret;
+
+	/* No driver data is defined for modify_qp. */
+	if (udata && udata->inlen &&
+	    !ib_is_udata_cleared(udata, 0, udata->inlen))
+		return -EOPNOTSUPP;
+	ret = qrnic_modify_check(qdev, qp, attr, attr_mask);
+	if (ret)
+		return ret;
+
+	ret = qrnic_attr_buf_alloc(qdev, &buf);
+	if (ret)
+		return ret;
+	qrnic_attr_to_hw(attr, attr_mask, buf.a);
+	cmd.modify_qp.qpn = qp->qpn;
+	cmd.modify_qp.attr_mask = attr_mask;
+	cmd.modify_qp.attr_addr = buf.dma;
+	ret = qrnic_aq_exec(qdev, &cmd, NULL, NULL);
+	qrnic_attr_buf_free(qdev, &buf);
+	if (ret)
+		return ret;
+
+	if (attr_mask & IB_QP_EN_SQD_ASYNC_NOTIFY)
+		qp->en_sqd_async = attr->en_sqd_async_notify;
+	if (attr_mask & IB_QP_STATE) {
+		spin_lock_irqsave(&qp->lock, flags);
+		qp->state = attr->qp_state;
+		spin_unlock_irqrestore(&qp->lock, flags);
+		if (attr->qp_state == IB_QPS_RESET)
+			qrnic_qp_reset_queues(qp);
+	}
+	return 0;
+}
+
+static void qrnic_attr_from_hw(struct qrnic_qp *qp,
+			       const struct qrnic_qp_attr *a,
+			       struct ib_qp_attr *attr)
+{
+	union ib_gid dgid;
+
+	memset(attr, 0, sizeof(*attr));
+	attr->qp_state = a->cur_state;
+	attr->cur_qp_state = a->cur_state;
+	attr->path_mtu = a->path_mtu;
+	attr->path_mig_state = IB_MIG_MIGRATED;
+	attr->rq_psn = a->rq_psn;
+	attr->sq_psn = a->sq_psn;
+	attr->dest_qp_num = a->dest_qpn;
+	attr->qp_access_flags = a->access_flags;
+	attr->cap.max_send_wr = 1U << qp->sq.log_depth;
+	attr->cap.max_recv_wr = 1U << qp->rq.log_depth;
+	attr->cap.max_send_sge = qp->max_send_sge;
+	attr->cap.max_recv_sge = qp->max_recv_sge;
+	attr->cap.max_inline_data = qp->max_inline;
+
+	attr->ah_attr.type = RDMA_AH_ATTR_TYPE_ROCE;
+	rdma_ah_set_port_num(&attr->ah_attr, QRNIC_PORT);
+	memcpy(dgid.raw, a->dgid, sizeof(dgid.raw));
+	rdma_ah_set_grh(&attr->ah_attr, &dgid, a->flow_label, a->sgid_index,
+			a->hop_limit, a->traffic_class);
+	ether_addr_copy(attr->ah_attr.roce.dmac, a->dmac);
+
+	attr->pkey_index = a->pkey_index;
+	attr->port_num = QRNIC_PORT;
+	attr->en_sqd_async_notify = qp->en_sqd_async;
+	attr->sq_draining = a->sq_draining;
+	attr->max_rd_atomic = a->max_rd_atomic;
+	attr->max_dest_rd_atomic = a->max_dest_rd_atomic;
+	attr->min_rnr_timer = a->min_rnr_timer;
+	attr->timeout = a->timeout;
+	attr->retry_cnt = a->retry_cnt;
+	attr->rnr_retry = a->rnr_retry;
+}
+
+int qrnic_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
+		   int attr_mask, struct ib_qp_init_attr *init_attr)
+{
+	struct qrnic_dev *qdev = to_qdev(ibqp->device);
+	struct qrnic_cmd cmd = { .opcode = QRNIC_CMD_QUERY_QP };
+	struct qrnic_qp *qp = to_qqp(ibqp);
+	struct qrnic_attr_buf buf;
+	unsigned long flags;
+	int ret;
+
+	ret = qrnic_attr_buf_alloc(qdev, &buf);
+	if (ret)
+		return ret;
+	cmd.query_qp.qpn = qp->qpn;
+	cmd.query_qp.attr_addr = buf.dma;
+	ret = qrnic_aq_exec(qdev, &cmd, NULL, NULL);
+	if (!ret)
+		qrnic_attr_from_hw(qp, buf.a, attr);
+	qrnic_attr_buf_free(qdev, &buf);
+	if (ret)
+		return ret;
+
+	if (attr->qp_state <= IB_QPS_ERR) {
+		spin_lock_irqsave(&qp->lock, flags);
+		qp->state = attr->qp_state;
+		spin_unlock_irqrestore(&qp->lock, flags);
+	}
+
+	memset(init_attr, 0, sizeof(*init_attr));
+	init_attr->send_cq = ibqp->send_cq;
+	init_attr->recv_cq = ibqp->recv_cq;
+	init_attr->cap = attr->cap;
+	init_attr->sq_sig_type = qp->sig_all ? IB_SIGNAL_ALL_WR :
+					       IB_SIGNAL_REQ_WR;
+	init_attr->qp_type = IB_QPT_RC;
+	init_attr->port_num = QRNIC_PORT;
+	return 0;
+}
