@@ -12,15 +12,31 @@
 static void qrnic_free_context(struct ibv_context *ibctx);
 
 /*
- * Verbs not listed here are not implemented yet; libibverbs answers them
- * with EOPNOTSUPP.
+ * Verbs not listed here (SRQ, AH, MW, resize_cq, parent domains, ...) are
+ * not supported; libibverbs answers them with EOPNOTSUPP.  cq_event and
+ * async_event keep libibverbs' defaults: the provider has no per-event
+ * state to update.
  */
 static const struct verbs_context_ops qrnic_ctx_ops = {
 	.alloc_pd = qrnic_alloc_pd,
+	.create_cq = qrnic_create_cq,
+	.create_cq_ex = qrnic_create_cq_ex,
+	.create_qp = qrnic_create_qp,
+	.create_qp_ex = qrnic_create_qp_ex,
 	.dealloc_pd = qrnic_dealloc_pd,
+	.dereg_mr = qrnic_dereg_mr,
+	.destroy_cq = qrnic_destroy_cq,
+	.destroy_qp = qrnic_destroy_qp,
 	.free_context = qrnic_free_context,
+	.modify_qp = qrnic_modify_qp,
+	.poll_cq = qrnic_poll_cq,
+	.post_recv = qrnic_post_recv,
+	.post_send = qrnic_post_send,
 	.query_device_ex = qrnic_query_device_ex,
 	.query_port = qrnic_query_port,
+	.query_qp = qrnic_query_qp,
+	.reg_mr = qrnic_reg_mr,
+	.req_notify_cq = qrnic_req_notify_cq,
 };
 
 static struct verbs_context *qrnic_alloc_context(struct ibv_device *ibdev,
@@ -74,6 +90,7 @@ static void qrnic_free_context(struct ibv_context *ibctx)
 	struct qrnic_context *ctx = to_qctx(ibctx);
 
 	munmap(ctx->db, QRNIC_DB_PAGE_SIZE);
+	qrnic_qp_table_free(ctx);
 	pthread_mutex_destroy(&ctx->lock);
 	verbs_uninit_context(&ctx->ibv_ctx);
 	free(ctx);

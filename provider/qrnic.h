@@ -7,10 +7,20 @@
  * the QP's slice of BAR4 (mapped write-combining) and the context's own
  * doorbell page in BAR2 (mapped uncached) is rung; CQEs are polled from a
  * ring in pinned host memory.
+ *
+ * Locking:
+ *   ctx->lock   the qpn -> QP table (insert/remove); taken before CQ locks
+ *   cq->lock    the CQ ring (poll, arm, clean); pollers also advance the
+ *               SQ/RQ tails of the QPs whose completions they consume
+ *   wq->lock    one per work queue (post_send / post_recv, new post API)
+ * Order: ctx->lock -> cq->lock (send CQ and receive CQ by address) ->
+ * sq.lock -> rq.lock.  Nothing takes a CQ lock while holding a WQ lock.
  */
 #ifndef QRNIC_PROV_H
 #define QRNIC_PROV_H
 
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <pthread.h>
 
@@ -23,6 +33,13 @@
 struct qrnic_device {
 	struct verbs_device ibv_dev;
 };
+
+/* The qpn -> QP table: two levels over the 24-bit QPN, filled on demand. */
+#define QRNIC_QPT_SHIFT		12
+#define QRNIC_QPT_SIZE		(1u << QRNIC_QPT_SHIFT)
+#define QRNIC_QPT_MASK		(QRNIC_QPT_SIZE - 1)
+
+struct qrnic_qp;
 
 struct qrnic_context {
 	struct verbs_context ibv_ctx;
@@ -38,16 +55,95 @@ struct qrnic_context {
 	 */
 	void *db;
 
-	/*
-	 * Serialises the object bookkeeping that QP/CQ support adds (queue
-	 * number -> object tables); unused by the control-path verbs.
-	 */
+	/* Serialises inserts into and removals from qp_table. */
 	pthread_mutex_t lock;
+
+	/*
+	 * qp_table[qpn >> 12][qpn & 0xfff].  Pollers read it without ctx->lock
+	 * (acquire loads); a QP is removed only while its CQs are locked, and
+	 * second level pages live until the context is freed.
+	 */
+	struct qrnic_qp **qp_table[QRNIC_QPT_SIZE];
 };
 
 struct qrnic_pd {
 	struct ibv_pd ibv_pd;
 	uint32_t pdn;
+};
+
+struct qrnic_cq {
+	struct verbs_cq vcq;
+	uint32_t cqn;
+	uint32_t log_depth;
+	uint32_t depth;			/* 1 << log_depth */
+
+	void *buf;			/* ring + record, page aligned */
+	size_t buf_size;
+	struct qrnic_cqe *ring;
+	struct qrnic_cq_rec *rec;	/* follows the ring */
+
+	uint32_t ci;			/* free running consumer index */
+	pthread_spinlock_t lock;
+	bool single_threaded;		/* IBV_CREATE_CQ_ATTR_SINGLE_THREADED */
+
+	/* The entry ibv_start_poll/ibv_next_poll returned (extended CQ). */
+	struct qrnic_cqe cur;
+};
+
+/*
+ * A work queue in queue memory.  pi is the producer index (free running,
+ * under lock); tail is the index of the oldest WQE not known complete,
+ * advanced by whoever polls the queue's CQ.  Slots in [tail, pi) belong to
+ * the device.
+ */
+struct qrnic_wq {
+	uint8_t *buf;			/* slot 0, inside the qmem mapping */
+	uint32_t depth;			/* 1 << log_depth */
+	uint32_t log_depth;
+	uint32_t log_stride;
+	uint32_t max_sge;
+	uint32_t pi;
+	_Atomic(uint32_t) tail;
+	pthread_spinlock_t lock;
+};
+
+/* A send WQE as built before it is copied into its slot. */
+union qrnic_sq_buf {
+	struct qrnic_sq_wqe hdr;
+	uint8_t bytes[1u << QRNIC_SQ_MAX_LOG_STRIDE];
+	uint64_t words[(1u << QRNIC_SQ_MAX_LOG_STRIDE) / 8];
+} __attribute__((aligned(64)));
+
+union qrnic_rq_buf {
+	struct qrnic_rq_wqe hdr;
+	uint8_t bytes[1u << QRNIC_RQ_MAX_LOG_STRIDE];
+	uint64_t words[(1u << QRNIC_RQ_MAX_LOG_STRIDE) / 8];
+} __attribute__((aligned(64)));
+
+struct qrnic_qp {
+	struct verbs_qp vqp;
+	uint32_t qpn;
+	uint32_t max_inline;
+	bool sig_all;
+
+	/* Last state set through modify_qp (enum ibv_qp_state). */
+	_Atomic(int) state;
+
+	struct qrnic_wq sq;
+	struct qrnic_wq rq;
+
+	void *qmem;			/* the QP's queue memory mapping */
+	size_t qmem_len;
+
+	/*
+	 * New post API (ibv_wr_*), valid between wr_start and
+	 * wr_complete/abort (sq.lock held): the WQE under construction.
+	 * The QP is allocated 64-byte aligned for wr_buf.
+	 */
+	uint32_t wr_start_pi;
+	uint32_t wr_len;		/* bytes of wr_buf in use, 0: none */
+	int wr_err;
+	union qrnic_sq_buf wr_buf;
 };
 
 static inline struct qrnic_context *to_qctx(struct ibv_context *ibctx)
@@ -60,14 +156,80 @@ static inline struct qrnic_pd *to_qpd(struct ibv_pd *ibpd)
 	return container_of(ibpd, struct qrnic_pd, ibv_pd);
 }
 
+static inline struct qrnic_cq *to_qcq(struct ibv_cq *ibcq)
+{
+	return container_of(ibcq, struct qrnic_cq, vcq.cq);
+}
+
+static inline struct qrnic_cq *to_qcq_ex(struct ibv_cq_ex *ibcq)
+{
+	return container_of(ibcq, struct qrnic_cq, vcq.cq_ex);
+}
+
+static inline struct qrnic_qp *to_qqp(struct ibv_qp *ibqp)
+{
+	return container_of(ibqp, struct qrnic_qp, vqp.qp);
+}
+
+static inline struct qrnic_qp *to_qqp_ex(struct ibv_qp_ex *ibqpx)
+{
+	return container_of(ibqpx, struct qrnic_qp, vqp.qp_ex);
+}
+
 /*
  * Ring a doorbell: one 64-bit store to offset QRNIC_DB_* of the context's
- * page.  Callers order their WQE/CQ updates before it (udma_to_device_barrier).
+ * page.  Callers order their WQE/CQ updates before it (mmio_flush_writes
+ * for WQEs in write-combining queue memory).
  */
 static inline void qrnic_ring_db(struct qrnic_context *ctx, uint32_t offset,
 				 uint64_t val)
 {
 	mmio_write64_le((uint8_t *)ctx->db + offset, htole64(val));
+}
+
+static inline uint64_t qrnic_db_val(uint32_t qn, uint32_t flags, uint32_t idx)
+{
+	return (uint64_t)((qn & QRNIC_DB_QN_MASK) | flags) |
+	       (uint64_t)(idx & 0xffff) << 32;
+}
+
+static inline struct qrnic_qp *qrnic_find_qp(struct qrnic_context *ctx,
+					     uint32_t qpn)
+{
+	struct qrnic_qp **page;
+
+	page = __atomic_load_n(&ctx->qp_table[(qpn >> QRNIC_QPT_SHIFT) &
+					      QRNIC_QPT_MASK],
+			       __ATOMIC_ACQUIRE);
+	if (!page)
+		return NULL;
+	return __atomic_load_n(&page[qpn & QRNIC_QPT_MASK], __ATOMIC_ACQUIRE);
+}
+
+/* Slot of free running index idx. */
+static inline void *qrnic_wq_slot(struct qrnic_wq *wq, uint32_t idx)
+{
+	return wq->buf + ((size_t)(idx & (wq->depth - 1)) << wq->log_stride);
+}
+
+static inline bool qrnic_wq_full(struct qrnic_wq *wq)
+{
+	return wq->pi - atomic_load_explicit(&wq->tail, memory_order_acquire) >=
+	       wq->depth;
+}
+
+/* WQE flags for the verbs send flags (IBV_SEND_INLINE is the caller's). */
+static inline uint8_t qrnic_send_flags(struct qrnic_qp *qp, unsigned int flags)
+{
+	uint8_t f = 0;
+
+	if ((flags & IBV_SEND_SIGNALED) || qp->sig_all)
+		f |= QRNIC_WQE_F_SIGNALED;
+	if (flags & IBV_SEND_SOLICITED)
+		f |= QRNIC_WQE_F_SOLICITED;
+	if (flags & IBV_SEND_FENCE)
+		f |= QRNIC_WQE_F_FENCE;
+	return f;
 }
 
 /* verbs.c */
@@ -78,5 +240,53 @@ int qrnic_query_port(struct ibv_context *ibctx, uint8_t port,
 		     struct ibv_port_attr *attr);
 struct ibv_pd *qrnic_alloc_pd(struct ibv_context *ibctx);
 int qrnic_dealloc_pd(struct ibv_pd *ibpd);
+
+/* mr.c */
+struct ibv_mr *qrnic_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
+			    uint64_t hca_va, int access);
+int qrnic_dereg_mr(struct verbs_mr *vmr);
+
+/* cq.c */
+struct ibv_cq *qrnic_create_cq(struct ibv_context *ibctx, int cqe,
+			       struct ibv_comp_channel *channel,
+			       int comp_vector);
+struct ibv_cq_ex *qrnic_create_cq_ex(struct ibv_context *ibctx,
+				     struct ibv_cq_init_attr_ex *attr);
+int qrnic_destroy_cq(struct ibv_cq *ibcq);
+int qrnic_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc);
+int qrnic_req_notify_cq(struct ibv_cq *ibcq, int solicited_only);
+void qrnic_cq_lock_pair(struct qrnic_cq *a, struct qrnic_cq *b);
+void qrnic_cq_unlock_pair(struct qrnic_cq *a, struct qrnic_cq *b);
+void qrnic_cq_clean(struct qrnic_cq *cq, uint32_t qpn);
+
+/* qp.c */
+struct ibv_qp *qrnic_create_qp(struct ibv_pd *pd,
+			       struct ibv_qp_init_attr *attr);
+struct ibv_qp *qrnic_create_qp_ex(struct ibv_context *ibctx,
+				  struct ibv_qp_init_attr_ex *attr);
+int qrnic_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
+		    int attr_mask);
+int qrnic_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
+		   int attr_mask, struct ibv_qp_init_attr *init_attr);
+int qrnic_destroy_qp(struct ibv_qp *ibqp);
+void qrnic_qp_table_free(struct qrnic_context *ctx);
+
+/* post.c */
+int qrnic_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+		    struct ibv_send_wr **bad_wr);
+int qrnic_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
+		    struct ibv_recv_wr **bad_wr);
+bool qrnic_qp_can_send(struct qrnic_qp *qp);
+void qrnic_sq_write(struct qrnic_qp *qp, union qrnic_sq_buf *wqe,
+		    uint32_t len);
+void qrnic_sq_ring(struct qrnic_qp *qp);
+
+/* wr.c */
+#define QRNIC_SUPPORTED_SEND_OPS                                              \
+	(IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |     \
+	 IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |                 \
+	 IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |       \
+	 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
+void qrnic_qp_init_wr_ops(struct qrnic_qp *qp, uint64_t send_ops_flags);
 
 #endif

@@ -14,5 +14,11 @@ DECLARE_DRV_CMD(qrnic_alloc_context, IB_USER_VERBS_CMD_GET_CONTEXT,
 		qrnic_ureq_alloc_ucontext, qrnic_uresp_alloc_ucontext);
 DECLARE_DRV_CMD(qrnic_alloc_pd, IB_USER_VERBS_CMD_ALLOC_PD,
 		empty, qrnic_uresp_alloc_pd);
+DECLARE_DRV_CMD(qrnic_create_cq, IB_USER_VERBS_CMD_CREATE_CQ,
+		qrnic_ureq_create_cq, qrnic_uresp_create_cq);
+DECLARE_DRV_CMD(qrnic_create_cq_ex, IB_USER_VERBS_EX_CMD_CREATE_CQ,
+		qrnic_ureq_create_cq, qrnic_uresp_create_cq);
+DECLARE_DRV_CMD(qrnic_create_qp, IB_USER_VERBS_CMD_CREATE_QP,
+		empty, qrnic_uresp_create_qp);
 
 #endif

@@ -1,0 +1,544 @@
+// SPDX-License-Identifier: GPL-2.0 or OpenIB.org BSD (MIT) See COPYING file
+/*
+ * libqrnic: completion queues.
+ *
+ * The provider allocates the CQ buffer (CQE ring + struct qrnic_cq_rec),
+ * the kernel pins it and the device writes CQEs into it.  Entry ci % depth
+ * is valid when its phase bit equals 1 on even passes through the ring and
+ * 0 on odd ones.  Consuming an entry publishes the consumer index in the
+ * record (the device reads it when the ring looks full) and frees the
+ * send or receive queue slots the completion covers.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <util/util.h>
+
+#include "qrnic.h"
+#include "qrnic_abi.h"
+
+static_assert(sizeof(struct qrnic_cqe) == QRNIC_CQE_SIZE, "CQE layout");
+static_assert(sizeof(struct qrnic_cq_rec) == QRNIC_CQ_REC_SIZE, "CQ record");
+static_assert(offsetof(struct qrnic_cqe, owner) == QRNIC_CQE_SIZE - 4,
+	      "CQE owner word");
+static_assert((int)IBV_WC_SEND == QRNIC_CQE_OP_SEND &&
+	      (int)IBV_WC_RDMA_WRITE == QRNIC_CQE_OP_RDMA_WRITE &&
+	      (int)IBV_WC_RDMA_READ == QRNIC_CQE_OP_RDMA_READ &&
+	      (int)IBV_WC_COMP_SWAP == QRNIC_CQE_OP_COMP_SWAP &&
+	      (int)IBV_WC_FETCH_ADD == QRNIC_CQE_OP_FETCH_ADD &&
+	      (int)IBV_WC_RECV == QRNIC_CQE_OP_RECV &&
+	      (int)IBV_WC_RECV_RDMA_WITH_IMM == QRNIC_CQE_OP_RECV_RDMA_IMM,
+	      "CQE opcodes are the verbs values");
+static_assert((int)IBV_WC_SUCCESS == QRNIC_WC_SUCCESS &&
+	      (int)IBV_WC_LOC_LEN_ERR == QRNIC_WC_LOC_LEN_ERR &&
+	      (int)IBV_WC_LOC_QP_OP_ERR == QRNIC_WC_LOC_QP_OP_ERR &&
+	      (int)IBV_WC_LOC_PROT_ERR == QRNIC_WC_LOC_PROT_ERR &&
+	      (int)IBV_WC_WR_FLUSH_ERR == QRNIC_WC_WR_FLUSH_ERR &&
+	      (int)IBV_WC_BAD_RESP_ERR == QRNIC_WC_BAD_RESP_ERR &&
+	      (int)IBV_WC_LOC_ACCESS_ERR == QRNIC_WC_LOC_ACCESS_ERR &&
+	      (int)IBV_WC_REM_INV_REQ_ERR == QRNIC_WC_REM_INV_REQ_ERR &&
+	      (int)IBV_WC_REM_ACCESS_ERR == QRNIC_WC_REM_ACCESS_ERR &&
+	      (int)IBV_WC_REM_OP_ERR == QRNIC_WC_REM_OP_ERR &&
+	      (int)IBV_WC_RETRY_EXC_ERR == QRNIC_WC_RETRY_EXC_ERR &&
+	      (int)IBV_WC_RNR_RETRY_EXC_ERR == QRNIC_WC_RNR_RETRY_EXC_ERR &&
+	      (int)IBV_WC_FATAL_ERR == QRNIC_WC_FATAL_ERR &&
+	      (int)IBV_WC_GENERAL_ERR == QRNIC_WC_GENERAL_ERR,
+	      "CQE status values are the verbs values");
+
+static inline void qrnic_cq_lock(struct qrnic_cq *cq)
+{
+	if (!cq->single_threaded)
+		pthread_spin_lock(&cq->lock);
+}
+
+static inline void qrnic_cq_unlock(struct qrnic_cq *cq)
+{
+	if (!cq->single_threaded)
+		pthread_spin_unlock(&cq->lock);
+}
+
+static inline struct qrnic_cqe *qrnic_cq_slot(struct qrnic_cq *cq,
+					      uint32_t idx)
+{
+	return &cq->ring[idx & (cq->depth - 1)];
+}
+
+/* The phase bit a valid entry at free running index idx carries. */
+static inline uint32_t qrnic_cq_phase(struct qrnic_cq *cq, uint32_t idx)
+{
+	return ((idx >> cq->log_depth) & 1) ? 0 : QRNIC_CQE_PHASE;
+}
+
+static inline bool qrnic_cqe_valid(struct qrnic_cq *cq, uint32_t idx)
+{
+	struct qrnic_cqe *cqe = qrnic_cq_slot(cq, idx);
+	uint32_t owner = le32toh(*(volatile uint32_t *)&cqe->owner);
+
+	return (owner & QRNIC_CQE_PHASE) == qrnic_cq_phase(cq, idx);
+}
+
+/* Tell the device how far software has consumed. */
+static inline void qrnic_cq_publish_ci(struct qrnic_cq *cq)
+{
+	__atomic_store_n(&cq->rec->ci, htole32(cq->ci), __ATOMIC_RELEASE);
+}
+
+/*
+ * A completion for WQE wqe_idx (16 bits of its free running index) frees
+ * it and every earlier slot.  Only the poller of the queue's CQ writes the
+ * tail (under that CQ's lock); posters read it.
+ */
+static void qrnic_wq_retire(struct qrnic_wq *wq, uint16_t wqe_idx)
+{
+	uint32_t tail = atomic_load_explicit(&wq->tail, memory_order_relaxed);
+	uint32_t n = (uint16_t)(wqe_idx + 1 - tail);
+
+	/* 0: already retired; > depth: not a WQE the device holds. */
+	if (n == 0 || n > wq->depth)
+		return;
+	atomic_store_explicit(&wq->tail, tail + n, memory_order_release);
+}
+
+/*
+ * Take the entry at ci into *out (host byte order, imm_data raw) and
+ * consume it.  Returns ENOENT when the ring is empty.  CQ lock held.
+ */
+static int qrnic_cq_next(struct qrnic_cq *cq, struct qrnic_cqe *out)
+{
+	struct qrnic_cqe *cqe = qrnic_cq_slot(cq, cq->ci);
+	struct qrnic_context *ctx;
+	struct qrnic_qp *qp;
+
+	if (!qrnic_cqe_valid(cq, cq->ci))
+		return ENOENT;
+
+	/* Read the rest of the entry only after its phase. */
+	udma_from_device_barrier();
+
+	out->wr_id = le64toh(cqe->wr_id);
+	out->byte_len = le32toh(cqe->byte_len);
+	out->imm_data = cqe->imm_data;
+	out->qpn = le32toh(cqe->qpn);
+	out->wqe_idx = le16toh(cqe->wqe_idx);
+	out->opcode = cqe->opcode;
+	out->status = cqe->status;
+	out->flags = cqe->flags;
+	out->vendor_err = cqe->vendor_err;
+
+	cq->ci++;
+	qrnic_cq_publish_ci(cq);
+
+	ctx = to_qctx(cq->vcq.cq.context);
+	qp = qrnic_find_qp(ctx, out->qpn);
+	if (qp) {
+		if (out->flags & QRNIC_CQE_F_SEND)
+			qrnic_wq_retire(&qp->sq, out->wqe_idx);
+		else
+			qrnic_wq_retire(&qp->rq, out->wqe_idx);
+	}
+	return 0;
+}
+
+static void qrnic_cqe_to_wc(const struct qrnic_cqe *cqe, struct ibv_wc *wc)
+{
+	wc->wr_id = cqe->wr_id;
+	wc->status = cqe->status;
+	wc->opcode = cqe->opcode;
+	wc->vendor_err = cqe->vendor_err;
+	wc->byte_len = cqe->byte_len;
+	if (cqe->flags & QRNIC_CQE_F_IMM) {
+		wc->imm_data = (__force __be32)cqe->imm_data;
+		wc->wc_flags = IBV_WC_WITH_IMM;
+	} else {
+		wc->imm_data = 0;
+		wc->wc_flags = 0;
+	}
+	wc->qp_num = cqe->qpn;
+	wc->src_qp = 0;
+	wc->pkey_index = 0;
+	wc->slid = 0;
+	wc->sl = 0;
+	wc->dlid_path_bits = 0;
+}
+
+int qrnic_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
+{
+	struct qrnic_cq *cq = to_qcq(ibcq);
+	struct qrnic_cqe cqe;
+	int n;
+
+	qrnic_cq_lock(cq);
+	for (n = 0; n < num_entries; n++) {
+		if (qrnic_cq_next(cq, &cqe))
+			break;
+		qrnic_cqe_to_wc(&cqe, &wc[n]);
+	}
+	qrnic_cq_unlock(cq);
+	return n;
+}
+
+int qrnic_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
+{
+	struct qrnic_cq *cq = to_qcq(ibcq);
+	uint32_t flags = QRNIC_DB_ARM;
+	uint32_t ci;
+
+	if (solicited_only)
+		flags |= QRNIC_DB_ARM_SOLICITED;
+
+	qrnic_cq_lock(cq);
+	ci = cq->ci;
+	qrnic_cq_unlock(cq);
+
+	qrnic_ring_db(to_qctx(ibcq->context), QRNIC_DB_CQ,
+		      qrnic_db_val(cq->cqn, flags, ci));
+	return 0;
+}
+
+/*
+ * Drop every completion of QP qpn still in the ring (the QP was destroyed
+ * or reset), moving later entries of other QPs up so the ring stays
+ * contiguous.  Only entries the device has already written are touched;
+ * the device writes at or beyond the first invalid one.  CQ lock held.
+ */
+void qrnic_cq_clean(struct qrnic_cq *cq, uint32_t qpn)
+{
+	uint32_t prod, i, nfreed = 0;
+
+	for (prod = cq->ci; prod - cq->ci < cq->depth; prod++)
+		if (!qrnic_cqe_valid(cq, prod))
+			break;
+	if (prod == cq->ci)
+		return;
+	udma_from_device_barrier();
+
+	for (i = prod; i != cq->ci;) {
+		struct qrnic_cqe *src = qrnic_cq_slot(cq, --i);
+		struct qrnic_cqe *dst;
+		uint32_t owner;
+
+		if (le32toh(src->qpn) == qpn) {
+			nfreed++;
+			continue;
+		}
+		if (!nfreed)
+			continue;
+		dst = qrnic_cq_slot(cq, i + nfreed);
+		owner = le32toh(src->owner) & ~QRNIC_CQE_PHASE;
+		memcpy(dst, src, offsetof(struct qrnic_cqe, owner));
+		dst->owner = htole32(owner | qrnic_cq_phase(cq, i + nfreed));
+	}
+	if (nfreed) {
+		cq->ci += nfreed;
+		qrnic_cq_publish_ci(cq);
+	}
+}
+
+/* Lock a QP's send and receive CQs (which may be one CQ) in a fixed order. */
+void qrnic_cq_lock_pair(struct qrnic_cq *a, struct qrnic_cq *b)
+{
+	if (a == b || !b) {
+		pthread_spin_lock(&a->lock);
+	} else if (!a) {
+		pthread_spin_lock(&b->lock);
+	} else if (a < b) {
+		pthread_spin_lock(&a->lock);
+		pthread_spin_lock(&b->lock);
+	} else {
+		pthread_spin_lock(&b->lock);
+		pthread_spin_lock(&a->lock);
+	}
+}
+
+void qrnic_cq_unlock_pair(struct qrnic_cq *a, struct qrnic_cq *b)
+{
+	if (a)
+		pthread_spin_unlock(&a->lock);
+	if (b && b != a)
+		pthread_spin_unlock(&b->lock);
+}
+
+/* ---- creation ------------------------------------------------------------ */
+
+static struct qrnic_cq *qrnic_cq_alloc(uint32_t cqe)
+{
+	size_t page = sysconf(_SC_PAGESIZE);
+	struct qrnic_cq *cq;
+	uint32_t log = 1;
+	int ret;
+
+	if (cqe < 1 || cqe > (1u << QRNIC_CQ_MAX_LOG)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	while ((1u << log) < cqe)
+		log++;
+
+	cq = calloc(1, sizeof(*cq));
+	if (!cq)
+		return NULL;
+
+	cq->log_depth = log;
+	cq->depth = 1u << log;
+	cq->buf_size = align((size_t)cq->depth * QRNIC_CQE_SIZE +
+			     QRNIC_CQ_REC_SIZE, page);
+
+	ret = posix_memalign(&cq->buf, page, cq->buf_size);
+	if (ret) {
+		errno = ret;
+		goto err_free;
+	}
+	memset(cq->buf, 0, cq->buf_size);
+
+	ret = ibv_dontfork_range(cq->buf, cq->buf_size);
+	if (ret) {
+		errno = ret;
+		goto err_buf;
+	}
+
+	ret = pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
+	if (ret) {
+		errno = ret;
+		goto err_fork;
+	}
+
+	cq->ring = cq->buf;
+	cq->rec = (struct qrnic_cq_rec *)((uint8_t *)cq->buf +
+					  (size_t)cq->depth * QRNIC_CQE_SIZE);
+	return cq;
+
+err_fork:
+	ibv_dofork_range(cq->buf, cq->buf_size);
+err_buf:
+	free(cq->buf);
+err_free:
+	free(cq);
+	return NULL;
+}
+
+static void qrnic_cq_free(struct qrnic_cq *cq)
+{
+	pthread_spin_destroy(&cq->lock);
+	ibv_dofork_range(cq->buf, cq->buf_size);
+	free(cq->buf);
+	free(cq);
+}
+
+/* Check the kernel's answer; on failure the CQ is destroyed again. */
+static int qrnic_cq_created(struct qrnic_cq *cq, uint32_t cqn,
+			    uint32_t log_depth)
+{
+	struct ibv_context *ibctx = cq->vcq.cq.context;
+
+	if (log_depth && log_depth != cq->log_depth) {
+		verbs_err(verbs_get_ctx(ibctx),
+			  "qrnic: kernel created CQ %u with log depth %u, asked %u\n",
+			  cqn, log_depth, cq->log_depth);
+		ibv_cmd_destroy_cq(&cq->vcq.cq);
+		return EINVAL;
+	}
+	cq->cqn = cqn;
+	cq->vcq.cq.cqe = cq->depth;
+	return 0;
+}
+
+struct ibv_cq *qrnic_create_cq(struct ibv_context *ibctx, int cqe,
+			       struct ibv_comp_channel *channel,
+			       int comp_vector)
+{
+	struct qrnic_create_cq_resp resp = {};
+	struct qrnic_create_cq cmd = {};
+	struct qrnic_cq *cq;
+	int ret;
+
+	if (cqe < 1) {
+		errno = EINVAL;
+		return NULL;
+	}
+	cq = qrnic_cq_alloc(cqe);
+	if (!cq)
+		return NULL;
+
+	cmd.buf_addr = (uintptr_t)cq->buf;
+	cmd.buf_size = cq->buf_size;
+	cmd.log_depth = cq->log_depth;
+	ret = ibv_cmd_create_cq(ibctx, cqe, channel, comp_vector, &cq->vcq.cq,
+				&cmd.ibv_cmd, sizeof(cmd), &resp.ibv_resp,
+				sizeof(resp));
+	if (ret)
+		goto err;
+
+	ret = qrnic_cq_created(cq, resp.cqn, resp.log_depth);
+	if (ret)
+		goto err;
+	return &cq->vcq.cq;
+
+err:
+	qrnic_cq_free(cq);
+	errno = ret;
+	return NULL;
+}
+
+/* ---- extended CQ (ibv_start_poll / ibv_next_poll / ibv_end_poll) --------- */
+
+static inline void qrnic_cq_ex_cur(struct qrnic_cq *cq)
+{
+	cq->vcq.cq_ex.wr_id = cq->cur.wr_id;
+	cq->vcq.cq_ex.status = cq->cur.status;
+}
+
+static int qrnic_start_poll(struct ibv_cq_ex *ibcq,
+			    struct ibv_poll_cq_attr *attr)
+{
+	struct qrnic_cq *cq = to_qcq_ex(ibcq);
+
+	if (attr->comp_mask)
+		return EINVAL;
+
+	qrnic_cq_lock(cq);
+	if (qrnic_cq_next(cq, &cq->cur)) {
+		qrnic_cq_unlock(cq);
+		return ENOENT;
+	}
+	qrnic_cq_ex_cur(cq);
+	return 0;
+}
+
+static int qrnic_next_poll(struct ibv_cq_ex *ibcq)
+{
+	struct qrnic_cq *cq = to_qcq_ex(ibcq);
+
+	if (qrnic_cq_next(cq, &cq->cur))
+		return ENOENT;
+	qrnic_cq_ex_cur(cq);
+	return 0;
+}
+
+static void qrnic_end_poll(struct ibv_cq_ex *ibcq)
+{
+	qrnic_cq_unlock(to_qcq_ex(ibcq));
+}
+
+static enum ibv_wc_opcode qrnic_wc_read_opcode(struct ibv_cq_ex *ibcq)
+{
+	return to_qcq_ex(ibcq)->cur.opcode;
+}
+
+static uint32_t qrnic_wc_read_vendor_err(struct ibv_cq_ex *ibcq)
+{
+	return to_qcq_ex(ibcq)->cur.vendor_err;
+}
+
+static uint32_t qrnic_wc_read_byte_len(struct ibv_cq_ex *ibcq)
+{
+	return to_qcq_ex(ibcq)->cur.byte_len;
+}
+
+static __be32 qrnic_wc_read_imm_data(struct ibv_cq_ex *ibcq)
+{
+	struct qrnic_cq *cq = to_qcq_ex(ibcq);
+
+	if (!(cq->cur.flags & QRNIC_CQE_F_IMM))
+		return 0;
+	return (__force __be32)cq->cur.imm_data;
+}
+
+static uint32_t qrnic_wc_read_qp_num(struct ibv_cq_ex *ibcq)
+{
+	return to_qcq_ex(ibcq)->cur.qpn;
+}
+
+static uint32_t qrnic_wc_read_zero32(struct ibv_cq_ex *ibcq)
+{
+	return 0;
+}
+
+static uint8_t qrnic_wc_read_zero8(struct ibv_cq_ex *ibcq)
+{
+	return 0;
+}
+
+static unsigned int qrnic_wc_read_wc_flags(struct ibv_cq_ex *ibcq)
+{
+	struct qrnic_cq *cq = to_qcq_ex(ibcq);
+
+	return (cq->cur.flags & QRNIC_CQE_F_IMM) ? IBV_WC_WITH_IMM : 0;
+}
+
+struct ibv_cq_ex *qrnic_create_cq_ex(struct ibv_context *ibctx,
+				     struct ibv_cq_init_attr_ex *attr)
+{
+	struct qrnic_create_cq_ex_resp resp = {};
+	struct qrnic_create_cq_ex cmd = {};
+	struct ibv_cq_ex *cqx;
+	struct qrnic_cq *cq;
+	uint32_t flags = 0;
+	int ret;
+
+	/* No timestamps, no parent domains, no overrun tolerance. */
+	if (attr->wc_flags & ~(uint64_t)IBV_WC_STANDARD_FLAGS ||
+	    attr->comp_mask & ~(uint32_t)IBV_CQ_INIT_ATTR_MASK_FLAGS) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS)
+		flags = attr->flags;
+	if (flags & ~(uint32_t)IBV_CREATE_CQ_ATTR_SINGLE_THREADED) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+
+	cq = qrnic_cq_alloc(attr->cqe);
+	if (!cq)
+		return NULL;
+	cq->single_threaded = flags & IBV_CREATE_CQ_ATTR_SINGLE_THREADED;
+
+	cmd.buf_addr = (uintptr_t)cq->buf;
+	cmd.buf_size = cq->buf_size;
+	cmd.log_depth = cq->log_depth;
+	ret = ibv_cmd_create_cq_ex(ibctx, attr, &cq->vcq, &cmd.ibv_cmd,
+				   sizeof(cmd), &resp.ibv_resp, sizeof(resp), 0);
+	if (ret)
+		goto err;
+
+	ret = qrnic_cq_created(cq, resp.cqn, resp.log_depth);
+	if (ret)
+		goto err;
+
+	cqx = &cq->vcq.cq_ex;
+	cqx->start_poll = qrnic_start_poll;
+	cqx->next_poll = qrnic_next_poll;
+	cqx->end_poll = qrnic_end_poll;
+	cqx->read_opcode = qrnic_wc_read_opcode;
+	cqx->read_vendor_err = qrnic_wc_read_vendor_err;
+	cqx->read_wc_flags = qrnic_wc_read_wc_flags;
+	cqx->read_byte_len = qrnic_wc_read_byte_len;
+	cqx->read_imm_data = qrnic_wc_read_imm_data;
+	cqx->read_qp_num = qrnic_wc_read_qp_num;
+	cqx->read_src_qp = qrnic_wc_read_zero32;
+	cqx->read_slid = qrnic_wc_read_zero32;
+	cqx->read_sl = qrnic_wc_read_zero8;
+	cqx->read_dlid_path_bits = qrnic_wc_read_zero8;
+	return cqx;
+
+err:
+	qrnic_cq_free(cq);
+	errno = ret;
+	return NULL;
+}
+
+int qrnic_destroy_cq(struct ibv_cq *ibcq)
+{
+	struct qrnic_cq *cq = to_qcq(ibcq);
+	int ret;
+
+	ret = ibv_cmd_destroy_cq(ibcq);
+	if (ret)
+		return ret;
+
+	qrnic_cq_free(cq);
+	return 0;
+}

@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: GPL-2.0 or OpenIB.org BSD (MIT) See COPYING file
+/*
+ * libqrnic: ibv_post_send / ibv_post_recv.
+ *
+ * A WQE is built in a 64-byte aligned local buffer and then copied into
+ * its slot of the queue memory with ordered 64-byte stores (the mapping is
+ * write-combining; never memcpy to it).  After the whole list one doorbell
+ * carries the new producer index.  No system calls.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <util/compiler.h>
+#include <util/util.h>
+
+#include "qrnic.h"
+
+static_assert(sizeof(struct qrnic_sq_wqe) == 64, "send WQE header");
+static_assert(sizeof(struct qrnic_rq_wqe) == 16, "receive WQE header");
+static_assert(sizeof(struct qrnic_sge) == 16, "SGE");
+static_assert((int)IBV_WR_RDMA_WRITE == QRNIC_WR_RDMA_WRITE &&
+	      (int)IBV_WR_RDMA_WRITE_WITH_IMM == QRNIC_WR_RDMA_WRITE_IMM &&
+	      (int)IBV_WR_SEND == QRNIC_WR_SEND &&
+	      (int)IBV_WR_SEND_WITH_IMM == QRNIC_WR_SEND_IMM &&
+	      (int)IBV_WR_RDMA_READ == QRNIC_WR_RDMA_READ &&
+	      (int)IBV_WR_ATOMIC_CMP_AND_SWP == QRNIC_WR_ATOMIC_CMP_AND_SWP &&
+	      (int)IBV_WR_ATOMIC_FETCH_AND_ADD == QRNIC_WR_ATOMIC_FETCH_AND_ADD,
+	      "send opcodes are the verbs values");
+
+/* The device takes send WQEs in RTS, SQD and ERR (where it flushes them). */
+bool qrnic_qp_can_send(struct qrnic_qp *qp)
+{
+	switch (atomic_load_explicit(&qp->state, memory_order_relaxed)) {
+	case IBV_QPS_RESET:
+	case IBV_QPS_INIT:
+	case IBV_QPS_RTR:
+		return false;
+	default:
+		return true;
+	}
+}
+
+/*
+ * Copy a built send WQE of len bytes into slot pi and advance pi; sq.lock
+ * held, slot free.  The copy is whole 64-byte chunks (a SQ stride is at
+ * least 64 and a power of two, so they stay inside the slot).
+ */
+void qrnic_sq_write(struct qrnic_qp *qp, union qrnic_sq_buf *wqe,
+		    uint32_t len)
+{
+	uint32_t n = align(len, 64);
+
+	if (n > len)
+		memset(wqe->bytes + len, 0, n - len);
+	/* The WQE was written through other types than the copy reads. */
+	asm volatile("" ::: "memory");
+	mmio_memcpy_x64(qrnic_wq_slot(&qp->sq, qp->sq.pi), wqe->words, n);
+	qp->sq.pi++;
+}
+
+/* Make the WQEs visible, then one doorbell with the producer index. */
+void qrnic_sq_ring(struct qrnic_qp *qp)
+{
+	mmio_flush_writes();
+	qrnic_ring_db(to_qctx(qp->vqp.qp.context), QRNIC_DB_SQ,
+		      qrnic_db_val(qp->qpn, 0, qp->sq.pi));
+}
+
+/* Inline data: the SGEs' bytes right after the header. */
+static int qrnic_build_inline(struct qrnic_qp *qp, const struct ibv_send_wr *wr,
+			      union qrnic_sq_buf *wqe, uint32_t *len)
+{
+	uint8_t *dst = wqe->bytes + sizeof(struct qrnic_sq_wqe);
+	uint64_t total = 0;
+	int i;
+
+	for (i = 0; i < wr->num_sge; i++) {
+		uint32_t l = wr->sg_list[i].length;
+
+		total += l;
+		if (total > qp->max_inline)
+			return EINVAL;
+		if (l)
+			memcpy(dst, (void *)(uintptr_t)wr->sg_list[i].addr, l);
+		dst += l;
+	}
+	wqe->hdr.flags |= QRNIC_WQE_F_INLINE;
+	wqe->hdr.inline_len = htole32(total);
+	*len = sizeof(struct qrnic_sq_wqe) + total;
+	return 0;
+}
+
+static int qrnic_build_send(struct qrnic_qp *qp, const struct ibv_send_wr *wr,
+			    union qrnic_sq_buf *wqe, uint32_t *len)
+{
+	struct qrnic_sq_wqe *hdr = &wqe->hdr;
+	struct qrnic_sge *sge;
+	bool can_inline = false;
+	int i;
+
+	if (wr->num_sge < 0)
+		return EINVAL;
+
+	memset(hdr, 0, sizeof(*hdr));
+	switch (wr->opcode) {
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
+		hdr->imm_data = (__force uint32_t)wr->imm_data;
+		SWITCH_FALLTHROUGH;
+	case IBV_WR_RDMA_WRITE:
+		can_inline = true;
+		SWITCH_FALLTHROUGH;
+	case IBV_WR_RDMA_READ:
+		hdr->remote_addr = htole64(wr->wr.rdma.remote_addr);
+		hdr->rkey = htole32(wr->wr.rdma.rkey);
+		break;
+	case IBV_WR_SEND_WITH_IMM:
+		hdr->imm_data = (__force uint32_t)wr->imm_data;
+		SWITCH_FALLTHROUGH;
+	case IBV_WR_SEND:
+		can_inline = true;
+		break;
+	case IBV_WR_ATOMIC_CMP_AND_SWP:
+		hdr->swap = htole64(wr->wr.atomic.swap);
+		SWITCH_FALLTHROUGH;
+	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+		hdr->remote_addr = htole64(wr->wr.atomic.remote_addr);
+		hdr->rkey = htole32(wr->wr.atomic.rkey);
+		hdr->compare_add = htole64(wr->wr.atomic.compare_add);
+		break;
+	default:
+		return EINVAL;
+	}
+	hdr->wr_id = htole64(wr->wr_id);
+	hdr->opcode = wr->opcode;
+	hdr->flags = qrnic_send_flags(qp, wr->send_flags);
+
+	if (can_inline && (wr->send_flags & IBV_SEND_INLINE))
+		return qrnic_build_inline(qp, wr, wqe, len);
+
+	if ((uint32_t)wr->num_sge > qp->sq.max_sge)
+		return EINVAL;
+	sge = (struct qrnic_sge *)(hdr + 1);
+	for (i = 0; i < wr->num_sge; i++, sge++) {
+		sge->addr = htole64(wr->sg_list[i].addr);
+		sge->length = htole32(wr->sg_list[i].length);
+		sge->lkey = htole32(wr->sg_list[i].lkey);
+	}
+	hdr->num_sge = wr->num_sge;
+	*len = sizeof(*hdr) + wr->num_sge * sizeof(struct qrnic_sge);
+	return 0;
+}
+
+int qrnic_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+		    struct ibv_send_wr **bad_wr)
+{
+	struct qrnic_qp *qp = to_qqp(ibqp);
+	union qrnic_sq_buf wqe;
+	uint32_t start, len;
+	int ret = 0;
+
+	pthread_spin_lock(&qp->sq.lock);
+	if (!qrnic_qp_can_send(qp)) {
+		ret = EINVAL;
+		*bad_wr = wr;
+		goto out;
+	}
+
+	start = qp->sq.pi;
+	for (; wr; wr = wr->next) {
+		if (qrnic_wq_full(&qp->sq)) {
+			ret = ENOMEM;
+			break;
+		}
+		ret = qrnic_build_send(qp, wr, &wqe, &len);
+		if (ret)
+			break;
+		qrnic_sq_write(qp, &wqe, len);
+	}
+	if (ret)
+		*bad_wr = wr;
+
+	/* What was posted before a failing WR still goes. */
+	if (qp->sq.pi != start)
+		qrnic_sq_ring(qp);
+out:
+	pthread_spin_unlock(&qp->sq.lock);
+	return ret;
+}
+
+/*
+ * Copy a receive WQE into slot pi.  Strides of 64 bytes and more take
+ * 64-byte chunks; 16- and 32-byte slots take 8-byte stores.
+ */
+static void qrnic_rq_write(struct qrnic_qp *qp, union qrnic_rq_buf *wqe,
+			   uint32_t len)
+{
+	uint8_t *slot = qrnic_wq_slot(&qp->rq, qp->rq.pi);
+	uint32_t i, n;
+
+	if (qp->rq.log_stride >= 6) {
+		n = align(len, 64);
+		if (n > len)
+			memset(wqe->bytes + len, 0, n - len);
+		asm volatile("" ::: "memory");
+		mmio_memcpy_x64(slot, wqe->words, n);
+	} else {
+		asm volatile("" ::: "memory");
+		for (i = 0; i < len / 8; i++)
+			mmio_write64_le(slot + i * 8,
+					(__force __le64)wqe->words[i]);
+	}
+	qp->rq.pi++;
+}
+
+int qrnic_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
+		    struct ibv_recv_wr **bad_wr)
+{
+	struct qrnic_qp *qp = to_qqp(ibqp);
+	union qrnic_rq_buf wqe;
+	struct qrnic_sge *sge;
+	uint32_t start;
+	int ret = 0;
+	int i;
+
+	pthread_spin_lock(&qp->rq.lock);
+	if (atomic_load_explicit(&qp->state, memory_order_relaxed) ==
+	    IBV_QPS_RESET) {
+		ret = EINVAL;
+		*bad_wr = wr;
+		goto out;
+	}
+
+	start = qp->rq.pi;
+	for (; wr; wr = wr->next) {
+		if (qrnic_wq_full(&qp->rq)) {
+			ret = ENOMEM;
+			break;
+		}
+		if (wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->rq.max_sge) {
+			ret = EINVAL;
+			break;
+		}
+		memset(&wqe.hdr, 0, sizeof(wqe.hdr));
+		wqe.hdr.wr_id = htole64(wr->wr_id);
+		wqe.hdr.num_sge = wr->num_sge;
+		sge = (struct qrnic_sge *)(&wqe.hdr + 1);
+		for (i = 0; i < wr->num_sge; i++, sge++) {
+			sge->addr = htole64(wr->sg_list[i].addr);
+			sge->length = htole32(wr->sg_list[i].length);
+			sge->lkey = htole32(wr->sg_list[i].lkey);
+		}
+		qrnic_rq_write(qp, &wqe, sizeof(wqe.hdr) +
+				wr->num_sge * sizeof(struct qrnic_sge));
+	}
+	if (ret)
+		*bad_wr = wr;
+
+	if (qp->rq.pi != start) {
+		mmio_flush_writes();
+		qrnic_ring_db(to_qctx(ibqp->context), QRNIC_DB_RQ,
+			      qrnic_db_val(qp->qpn, 0, qp->rq.pi));
+	}
+out:
+	pthread_spin_unlock(&qp->rq.lock);
+	return ret;
+}

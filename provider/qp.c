@@ -1,0 +1,396 @@
+// SPDX-License-Identifier: GPL-2.0 or OpenIB.org BSD (MIT) See COPYING file
+/*
+ * libqrnic: RC queue pairs.
+ *
+ * The kernel sizes the queues and hands back where they live in the QP's
+ * queue memory (a write-combining mapping of its BAR4 slice); the provider
+ * maps it and keeps free running producer/tail indices for both queues.
+ * The context's qpn -> QP table lets pollers find the queue a completion
+ * frees.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "qrnic.h"
+#include "qrnic_abi.h"
+
+#define QRNIC_QPN_MASK		0x00ffffffu
+
+/* ---- qpn -> QP table ----------------------------------------------------- */
+
+static int qrnic_qp_table_insert(struct qrnic_context *ctx,
+				 struct qrnic_qp *qp)
+{
+	uint32_t top = (qp->qpn >> QRNIC_QPT_SHIFT) & QRNIC_QPT_MASK;
+	uint32_t low = qp->qpn & QRNIC_QPT_MASK;
+	struct qrnic_qp **page;
+	int ret = 0;
+
+	pthread_mutex_lock(&ctx->lock);
+	page = ctx->qp_table[top];
+	if (!page) {
+		page = calloc(QRNIC_QPT_SIZE, sizeof(*page));
+		if (!page) {
+			ret = ENOMEM;
+			goto out;
+		}
+		__atomic_store_n(&ctx->qp_table[top], page, __ATOMIC_RELEASE);
+	}
+	if (page[low]) {
+		ret = EEXIST;
+		goto out;
+	}
+	__atomic_store_n(&page[low], qp, __ATOMIC_RELEASE);
+out:
+	pthread_mutex_unlock(&ctx->lock);
+	return ret;
+}
+
+/* ctx->lock held, and the QP's CQ locks when the QP was ever usable. */
+static void qrnic_qp_table_remove(struct qrnic_context *ctx,
+				  struct qrnic_qp *qp)
+{
+	struct qrnic_qp **page;
+
+	page = ctx->qp_table[(qp->qpn >> QRNIC_QPT_SHIFT) & QRNIC_QPT_MASK];
+	if (page && page[qp->qpn & QRNIC_QPT_MASK] == qp)
+		__atomic_store_n(&page[qp->qpn & QRNIC_QPT_MASK], NULL,
+				 __ATOMIC_RELEASE);
+}
+
+void qrnic_qp_table_free(struct qrnic_context *ctx)
+{
+	uint32_t i;
+
+	for (i = 0; i < QRNIC_QPT_SIZE; i++) {
+		free(ctx->qp_table[i]);
+		ctx->qp_table[i] = NULL;
+	}
+}
+
+/* ---- creation ------------------------------------------------------------ */
+
+static uint32_t min_u32(uint32_t a, uint32_t b)
+{
+	return a < b ? a : b;
+}
+
+static int qrnic_wq_init(struct qrnic_wq *wq, uint8_t *qmem,
+			 uint32_t offset, uint32_t log_depth,
+			 uint32_t log_stride)
+{
+	wq->buf = qmem + offset;
+	wq->log_depth = log_depth;
+	wq->depth = 1u << log_depth;
+	wq->log_stride = log_stride;
+	wq->pi = 0;
+	atomic_init(&wq->tail, 0);
+	return pthread_spin_init(&wq->lock, PTHREAD_PROCESS_PRIVATE);
+}
+
+/* Does [offset, offset + 2^(log_depth + log_stride)) fit in len bytes? */
+static bool qrnic_wq_fits(uint32_t offset, uint32_t log_depth,
+			  uint32_t log_stride, uint32_t len)
+{
+	uint64_t bytes = 1ull << (log_depth + log_stride);
+
+	return !(offset % 64) && (uint64_t)offset + bytes <= len;
+}
+
+/*
+ * Check the kernel's layout, map the queue memory and set up both queues.
+ * The limits the provider enforces are the kernel's, clamped to what the
+ * strides can hold.
+ */
+static int qrnic_qp_setup(struct ibv_context *ibctx, struct qrnic_qp *qp,
+			  const struct qrnic_create_qp_resp *resp)
+{
+	uint32_t sq_stride, rq_stride;
+	int ret;
+
+	if (resp->log_sq_depth > QRNIC_QP_MAX_LOG ||
+	    resp->log_rq_depth > QRNIC_QP_MAX_LOG ||
+	    resp->log_sq_stride < QRNIC_SQ_MIN_LOG_STRIDE ||
+	    resp->log_sq_stride > QRNIC_SQ_MAX_LOG_STRIDE ||
+	    resp->log_rq_stride < QRNIC_RQ_MIN_LOG_STRIDE ||
+	    resp->log_rq_stride > QRNIC_RQ_MAX_LOG_STRIDE ||
+	    !qrnic_wq_fits(resp->sq_offset, resp->log_sq_depth,
+			   resp->log_sq_stride, resp->qmem_len) ||
+	    !qrnic_wq_fits(resp->rq_offset, resp->log_rq_depth,
+			   resp->log_rq_stride, resp->qmem_len) ||
+	    (resp->qpn & ~QRNIC_QPN_MASK)) {
+		verbs_err(verbs_get_ctx(ibctx),
+			  "qrnic: bad QP layout from the kernel: qpn %#x len %u sq %u/%u/%u rq %u/%u/%u\n",
+			  resp->qpn, resp->qmem_len, resp->sq_offset,
+			  resp->log_sq_depth, resp->log_sq_stride,
+			  resp->rq_offset, resp->log_rq_depth,
+			  resp->log_rq_stride);
+		return EINVAL;
+	}
+	if (qp->vqp.qp.qp_num != resp->qpn)
+		verbs_warn(verbs_get_ctx(ibctx),
+			   "qrnic: QP number %#x in the core response, %#x in the driver's\n",
+			   qp->vqp.qp.qp_num, resp->qpn);
+
+	qp->qpn = resp->qpn;
+	qp->qmem_len = resp->qmem_len;
+	qp->qmem = mmap(NULL, qp->qmem_len, PROT_READ | PROT_WRITE,
+			MAP_SHARED, ibctx->cmd_fd, resp->qmem_mmap_key);
+	if (qp->qmem == MAP_FAILED) {
+		ret = errno;
+		verbs_err(verbs_get_ctx(ibctx),
+			  "qrnic: mapping queue memory of QP %#x failed: %d\n",
+			  qp->qpn, ret);
+		qp->qmem = NULL;
+		return ret;
+	}
+
+	ret = qrnic_wq_init(&qp->sq, qp->qmem, resp->sq_offset,
+			    resp->log_sq_depth, resp->log_sq_stride);
+	if (ret)
+		goto err_unmap;
+	ret = qrnic_wq_init(&qp->rq, qp->qmem, resp->rq_offset,
+			    resp->log_rq_depth, resp->log_rq_stride);
+	if (ret)
+		goto err_sq;
+
+	sq_stride = 1u << resp->log_sq_stride;
+	rq_stride = 1u << resp->log_rq_stride;
+	qp->sq.max_sge = min_u32(min_u32(resp->max_send_sge, QRNIC_MAX_SGE),
+				 (sq_stride - sizeof(struct qrnic_sq_wqe)) /
+					 sizeof(struct qrnic_sge));
+	qp->rq.max_sge = min_u32(min_u32(resp->max_recv_sge, QRNIC_MAX_SGE),
+				 (rq_stride - sizeof(struct qrnic_rq_wqe)) /
+					 sizeof(struct qrnic_sge));
+	qp->max_inline = min_u32(min_u32(resp->max_inline, QRNIC_MAX_INLINE),
+				 sq_stride - sizeof(struct qrnic_sq_wqe));
+	return 0;
+
+err_sq:
+	pthread_spin_destroy(&qp->sq.lock);
+err_unmap:
+	munmap(qp->qmem, qp->qmem_len);
+	qp->qmem = NULL;
+	return ret;
+}
+
+static void qrnic_qp_teardown(struct qrnic_qp *qp)
+{
+	pthread_spin_destroy(&qp->rq.lock);
+	pthread_spin_destroy(&qp->sq.lock);
+	munmap(qp->qmem, qp->qmem_len);
+}
+
+static void qrnic_qp_caps(struct qrnic_qp *qp, struct ibv_qp_cap *cap)
+{
+	cap->max_send_wr = qp->sq.depth;
+	cap->max_recv_wr = qp->rq.depth;
+	cap->max_send_sge = qp->sq.max_sge;
+	cap->max_recv_sge = qp->rq.max_sge;
+	cap->max_inline_data = qp->max_inline;
+}
+
+static struct ibv_qp *qrnic_create_qp_common(struct ibv_context *ibctx,
+					     struct ibv_qp_init_attr_ex *attr)
+{
+	struct qrnic_context *ctx = to_qctx(ibctx);
+	struct qrnic_create_qp_resp resp = {};
+	struct qrnic_create_qp cmd = {};
+	uint64_t send_ops = 0;
+	struct qrnic_qp *qp;
+	void *mem;
+	int ret;
+
+	if (attr->comp_mask & ~(uint64_t)(IBV_QP_INIT_ATTR_PD |
+					  IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
+		send_ops = attr->send_ops_flags;
+		if (send_ops & ~(uint64_t)QRNIC_SUPPORTED_SEND_OPS) {
+			errno = EOPNOTSUPP;
+			return NULL;
+		}
+	}
+	/* RC only, and no shared receive queues. */
+	if (attr->qp_type != IBV_QPT_RC || attr->srq) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || !attr->pd ||
+	    !attr->send_cq || !attr->recv_cq) {
+		errno = EINVAL;
+		return NULL;
+	}
+
+	/* 64-byte alignment for the new post API's WQE buffer. */
+	ret = posix_memalign(&mem, 64, sizeof(*qp));
+	if (ret) {
+		errno = ret;
+		return NULL;
+	}
+	qp = mem;
+	memset(qp, 0, sizeof(*qp));
+
+	ret = ibv_cmd_create_qp_ex(ibctx, &qp->vqp, attr, &cmd.ibv_cmd,
+				   sizeof(cmd), &resp.ibv_resp, sizeof(resp));
+	if (ret)
+		goto err_free;
+
+	ret = qrnic_qp_setup(ibctx, qp, &resp);
+	if (ret)
+		goto err_destroy;
+
+	qp->sig_all = attr->sq_sig_all;
+	atomic_init(&qp->state, IBV_QPS_RESET);
+
+	ret = qrnic_qp_table_insert(ctx, qp);
+	if (ret) {
+		verbs_err(verbs_get_ctx(ibctx),
+			  "qrnic: cannot track QP %#x: %d\n", qp->qpn, ret);
+		goto err_teardown;
+	}
+
+	/* The caps the queues really have, as far as the provider enforces. */
+	qrnic_qp_caps(qp, &attr->cap);
+
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
+		qrnic_qp_init_wr_ops(qp, send_ops);
+		qp->vqp.comp_mask |= VERBS_QP_EX;
+	}
+	return &qp->vqp.qp;
+
+err_teardown:
+	qrnic_qp_teardown(qp);
+err_destroy:
+	ibv_cmd_destroy_qp(&qp->vqp.qp);
+err_free:
+	free(qp);
+	errno = ret;
+	return NULL;
+}
+
+struct ibv_qp *qrnic_create_qp_ex(struct ibv_context *ibctx,
+				  struct ibv_qp_init_attr_ex *attr)
+{
+	return qrnic_create_qp_common(ibctx, attr);
+}
+
+struct ibv_qp *qrnic_create_qp(struct ibv_pd *pd,
+			       struct ibv_qp_init_attr *attr)
+{
+	struct ibv_qp_init_attr_ex attr_ex = {
+		.qp_context = attr->qp_context,
+		.send_cq = attr->send_cq,
+		.recv_cq = attr->recv_cq,
+		.srq = attr->srq,
+		.cap = attr->cap,
+		.qp_type = attr->qp_type,
+		.sq_sig_all = attr->sq_sig_all,
+		.comp_mask = IBV_QP_INIT_ATTR_PD,
+		.pd = pd,
+	};
+	struct ibv_qp *ibqp;
+
+	ibqp = qrnic_create_qp_common(pd->context, &attr_ex);
+	if (ibqp)
+		attr->cap = attr_ex.cap;
+	return ibqp;
+}
+
+/* ---- modify / query / destroy -------------------------------------------- */
+
+/*
+ * The device dropped all queue state: forget completions still queued for
+ * the QP and restart both queues at index 0.
+ */
+static void qrnic_qp_reset_queues(struct qrnic_qp *qp)
+{
+	struct qrnic_cq *scq = to_qcq(qp->vqp.qp.send_cq);
+	struct qrnic_cq *rcq = to_qcq(qp->vqp.qp.recv_cq);
+
+	qrnic_cq_lock_pair(scq, rcq);
+	qrnic_cq_clean(scq, qp->qpn);
+	if (rcq != scq)
+		qrnic_cq_clean(rcq, qp->qpn);
+
+	pthread_spin_lock(&qp->sq.lock);
+	pthread_spin_lock(&qp->rq.lock);
+	qp->sq.pi = 0;
+	atomic_store_explicit(&qp->sq.tail, 0, memory_order_relaxed);
+	qp->rq.pi = 0;
+	atomic_store_explicit(&qp->rq.tail, 0, memory_order_relaxed);
+	atomic_store_explicit(&qp->state, IBV_QPS_RESET, memory_order_relaxed);
+	pthread_spin_unlock(&qp->rq.lock);
+	pthread_spin_unlock(&qp->sq.lock);
+
+	qrnic_cq_unlock_pair(scq, rcq);
+}
+
+int qrnic_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
+		    int attr_mask)
+{
+	struct qrnic_qp *qp = to_qqp(ibqp);
+	struct ibv_modify_qp cmd;
+	int ret;
+
+	ret = ibv_cmd_modify_qp(ibqp, attr, attr_mask, &cmd, sizeof(cmd));
+	if (ret)
+		return ret;
+
+	if (attr_mask & IBV_QP_STATE) {
+		if (attr->qp_state == IBV_QPS_RESET)
+			qrnic_qp_reset_queues(qp);
+		else
+			atomic_store_explicit(&qp->state, attr->qp_state,
+					      memory_order_relaxed);
+	}
+	return 0;
+}
+
+int qrnic_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
+		   int attr_mask, struct ibv_qp_init_attr *init_attr)
+{
+	struct qrnic_qp *qp = to_qqp(ibqp);
+	struct ibv_query_qp cmd;
+	int ret;
+
+	ret = ibv_cmd_query_qp(ibqp, attr, attr_mask, init_attr, &cmd,
+			       sizeof(cmd));
+	if (ret)
+		return ret;
+
+	qrnic_qp_caps(qp, &attr->cap);
+	qrnic_qp_caps(qp, &init_attr->cap);
+	return 0;
+}
+
+int qrnic_destroy_qp(struct ibv_qp *ibqp)
+{
+	struct qrnic_context *ctx = to_qctx(ibqp->context);
+	struct qrnic_qp *qp = to_qqp(ibqp);
+	struct qrnic_cq *scq = to_qcq(ibqp->send_cq);
+	struct qrnic_cq *rcq = to_qcq(ibqp->recv_cq);
+	int ret;
+
+	ret = ibv_cmd_destroy_qp(ibqp);
+	if (ret)
+		return ret;
+
+	/* No poller may see the QP or its completions after this. */
+	pthread_mutex_lock(&ctx->lock);
+	qrnic_cq_lock_pair(scq, rcq);
+	qrnic_cq_clean(scq, qp->qpn);
+	if (rcq != scq)
+		qrnic_cq_clean(rcq, qp->qpn);
+	qrnic_qp_table_remove(ctx, qp);
+	qrnic_cq_unlock_pair(scq, rcq);
+	pthread_mutex_unlock(&ctx->lock);
+
+	qrnic_qp_teardown(qp);
+	free(qp);
+	return 0;
+}

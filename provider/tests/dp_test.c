@@ -1,0 +1,742 @@
+// SPDX-License-Identifier: GPL-2.0 or OpenIB.org BSD (MIT) See COPYING file
+/*
+ * Host-side test of libqrnic's data path: the provider's own code runs
+ * against plain memory standing in for the doorbell page, the queue memory
+ * and the CQ ring, and this file plays the device (reads WQEs and
+ * doorbells, writes CQEs the way include/qrnic_hw.h says).  No kernel, no
+ * device.  Build and run with provider/tests/run.sh.
+ */
+#include "../cq.c"
+#include "../post.c"
+#include "../qp.c"
+#include "../wr.c"
+
+#include <sched.h>
+#include <stdio.h>
+
+static int failures;
+
+#define CHECK(cond)                                                            \
+	do {                                                                   \
+		if (!(cond)) {                                                 \
+			fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__, \
+				__LINE__, #cond);                              \
+			failures++;                                            \
+		}                                                              \
+	} while (0)
+
+/* ---- the fake device ----------------------------------------------------- */
+
+struct fake_cq {
+	struct qrnic_cq *cq;
+	uint32_t pi;		/* device producer index */
+};
+
+static uint64_t db_read(struct qrnic_context *ctx, uint32_t off)
+{
+	return le64toh(*(uint64_t *)((uint8_t *)ctx->db + off));
+}
+
+static void db_clear(struct qrnic_context *ctx)
+{
+	memset(ctx->db, 0, QRNIC_DB_PAGE_SIZE);
+}
+
+static void dev_write_cqe(struct fake_cq *f, uint64_t wr_id, uint32_t qpn,
+			  uint16_t wqe_idx, uint8_t opcode, uint8_t status,
+			  uint8_t flags, uint32_t byte_len, uint32_t imm_raw)
+{
+	struct qrnic_cq *cq = f->cq;
+	struct qrnic_cqe *cqe = &cq->ring[f->pi & (cq->depth - 1)];
+	uint32_t phase = ((f->pi >> cq->log_depth) & 1) ? 0 : QRNIC_CQE_PHASE;
+
+	/* The device never overwrites what software has not consumed. */
+	CHECK(f->pi - le32toh(cq->rec->ci) < cq->depth);
+	cqe->wr_id = htole64(wr_id);
+	cqe->byte_len = htole32(byte_len);
+	cqe->imm_data = imm_raw;
+	cqe->qpn = htole32(qpn);
+	cqe->wqe_idx = htole16(wqe_idx);
+	cqe->opcode = opcode;
+	cqe->status = status;
+	cqe->flags = flags;
+	cqe->vendor_err = status ? QRNIC_VERR_NAK : 0;
+	cqe->rsvd = 0;
+	__atomic_store_n(&cqe->owner, htole32(phase), __ATOMIC_RELEASE);
+	f->pi++;
+}
+
+static struct qrnic_sq_wqe *sq_wqe(struct qrnic_qp *qp, uint32_t idx)
+{
+	return qrnic_wq_slot(&qp->sq, idx);
+}
+
+/* ---- object setup without the kernel -------------------------------------- */
+
+static struct qrnic_context *fake_ctx(void)
+{
+	struct qrnic_context *ctx = calloc(1, sizeof(*ctx));
+	void *db;
+
+	if (posix_memalign(&db, 4096, QRNIC_DB_PAGE_SIZE))
+		abort();
+	ctx->db = db;
+	db_clear(ctx);
+	pthread_mutex_init(&ctx->lock, NULL);
+	return ctx;
+}
+
+static struct qrnic_cq *fake_cq(struct qrnic_context *ctx, uint32_t cqe,
+				uint32_t cqn)
+{
+	struct qrnic_cq *cq = qrnic_cq_alloc(cqe);
+
+	if (!cq)
+		abort();
+	cq->vcq.cq.context = &ctx->ibv_ctx.context;
+	cq->cqn = cqn;
+	cq->vcq.cq.cqe = cq->depth;
+	return cq;
+}
+
+static struct qrnic_qp *fake_qp(struct qrnic_context *ctx, uint32_t qpn,
+				struct qrnic_cq *scq, struct qrnic_cq *rcq,
+				uint32_t log_sq, uint32_t log_sq_stride,
+				uint32_t log_rq, uint32_t log_rq_stride)
+{
+	struct qrnic_create_qp_resp resp = {};
+	struct qrnic_qp *qp;
+	uint8_t *qmem;
+	void *mem;
+
+	if (posix_memalign(&mem, 64, sizeof(*qp)))
+		abort();
+	qp = mem;
+	memset(qp, 0, sizeof(*qp));
+
+	resp.qpn = qpn;
+	resp.sq_offset = 0;
+	resp.log_sq_depth = log_sq;
+	resp.log_sq_stride = log_sq_stride;
+	resp.rq_offset = align(1u << (log_sq + log_sq_stride), 4096);
+	resp.log_rq_depth = log_rq;
+	resp.log_rq_stride = log_rq_stride;
+	resp.qmem_len = resp.rq_offset +
+			align(1u << (log_rq + log_rq_stride), 4096);
+	resp.max_send_sge = 16;
+	resp.max_recv_sge = 16;
+	resp.max_inline = 256;
+
+	if (posix_memalign(&mem, 4096, resp.qmem_len))
+		abort();
+	qmem = mem;
+	memset(qmem, 0xa5, resp.qmem_len);
+
+	/* What qrnic_qp_setup does after checking and mapping. */
+	CHECK(qrnic_wq_fits(resp.sq_offset, log_sq, log_sq_stride,
+			    resp.qmem_len));
+	qp->qpn = qpn;
+	qp->qmem = qmem;
+	qp->qmem_len = resp.qmem_len;
+	CHECK(!qrnic_wq_init(&qp->sq, qmem, resp.sq_offset, log_sq,
+			     log_sq_stride));
+	CHECK(!qrnic_wq_init(&qp->rq, qmem, resp.rq_offset, log_rq,
+			     log_rq_stride));
+	qp->sq.max_sge = min_u32(resp.max_send_sge,
+				 ((1u << log_sq_stride) - 64) / 16);
+	qp->rq.max_sge = min_u32(resp.max_recv_sge,
+				 ((1u << log_rq_stride) - 16) / 16);
+	qp->max_inline = min_u32(resp.max_inline, (1u << log_sq_stride) - 64);
+
+	qp->vqp.qp.context = &ctx->ibv_ctx.context;
+	qp->vqp.qp.send_cq = &scq->vcq.cq;
+	qp->vqp.qp.recv_cq = &rcq->vcq.cq;
+	qp->vqp.qp.qp_num = qpn;
+	atomic_init(&qp->state, IBV_QPS_RESET);
+	CHECK(!qrnic_qp_table_insert(ctx, qp));
+	return qp;
+}
+
+/* ---- tests ---------------------------------------------------------------- */
+
+static void test_cq_sizes(void)
+{
+	struct qrnic_cq *cq;
+
+	cq = qrnic_cq_alloc(1);
+	CHECK(cq && cq->log_depth == 1 && cq->depth == 2);
+	CHECK(cq && cq->buf_size == 4096);
+	CHECK(cq && (uint8_t *)cq->rec == (uint8_t *)cq->buf + 2 * 32);
+	qrnic_cq_free(cq);
+
+	cq = qrnic_cq_alloc(3);
+	CHECK(cq && cq->depth == 4);
+	qrnic_cq_free(cq);
+
+	cq = qrnic_cq_alloc(128);
+	CHECK(cq && cq->depth == 128 && cq->buf_size == 8192);
+	qrnic_cq_free(cq);
+
+	cq = qrnic_cq_alloc(1u << QRNIC_CQ_MAX_LOG);
+	CHECK(cq && cq->log_depth == QRNIC_CQ_MAX_LOG);
+	qrnic_cq_free(cq);
+
+	errno = 0;
+	CHECK(!qrnic_cq_alloc((1u << QRNIC_CQ_MAX_LOG) + 1) && errno == EINVAL);
+	errno = 0;
+	CHECK(!qrnic_cq_alloc(0) && errno == EINVAL);
+}
+
+static void test_send_path(struct qrnic_context *ctx)
+{
+	struct qrnic_cq *cq = fake_cq(ctx, 4, 7);
+	struct fake_cq dev = { .cq = cq };
+	struct qrnic_qp *qp = fake_qp(ctx, 0x1234, cq, cq, 2, 7, 1, 5);
+	struct ibv_qp *ibqp = &qp->vqp.qp;
+	char payload[] = "hello, inline world";
+	struct ibv_sge sg[3] = {
+		{ .addr = 0x1000, .length = 100, .lkey = 0x101 },
+		{ .addr = 0x2000, .length = 200, .lkey = 0x102 },
+		{ .addr = (uintptr_t)payload, .length = sizeof(payload),
+		  .lkey = 0 },
+	};
+	struct ibv_send_wr wr[4], *bad;
+	struct qrnic_sq_wqe *w;
+	struct qrnic_sge *s;
+	struct ibv_wc wc[8];
+	uint64_t db;
+	int i;
+
+	CHECK(qp->sq.depth == 4 && qp->sq.max_sge == 4);
+	CHECK(qp->max_inline == 64);
+
+	memset(wr, 0, sizeof(wr));
+	wr[0].wr_id = 0xaaa;
+	wr[0].opcode = IBV_WR_SEND;
+	wr[0].sg_list = sg;
+	wr[0].num_sge = 2;
+	wr[0].send_flags = IBV_SEND_SIGNALED | IBV_SEND_SOLICITED;
+	wr[0].next = &wr[1];
+
+	wr[1].wr_id = 0xbbb;
+	wr[1].opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
+	wr[1].sg_list = &sg[2];
+	wr[1].num_sge = 1;
+	wr[1].send_flags = IBV_SEND_INLINE;
+	wr[1].imm_data = htobe32(0xdeadbeef);
+	wr[1].wr.rdma.remote_addr = 0x123456789abcull;
+	wr[1].wr.rdma.rkey = 0x4321;
+	wr[1].next = &wr[2];
+
+	wr[2].wr_id = 0xccc;
+	wr[2].opcode = IBV_WR_ATOMIC_CMP_AND_SWP;
+	wr[2].sg_list = sg;
+	wr[2].num_sge = 1;
+	wr[2].send_flags = IBV_SEND_FENCE;
+	wr[2].wr.atomic.remote_addr = 0x8000;
+	wr[2].wr.atomic.rkey = 0x77;
+	wr[2].wr.atomic.compare_add = 1;
+	wr[2].wr.atomic.swap = 2;
+
+	/* Not in RTS yet. */
+	bad = NULL;
+	CHECK(qrnic_post_send(ibqp, wr, &bad) == EINVAL && bad == wr);
+	CHECK(db_read(ctx, QRNIC_DB_SQ) == 0);
+	atomic_store(&qp->state, IBV_QPS_RTR);
+	CHECK(qrnic_post_send(ibqp, wr, &bad) == EINVAL);
+	atomic_store(&qp->state, IBV_QPS_RTS);
+
+	bad = NULL;
+	CHECK(qrnic_post_send(ibqp, wr, &bad) == 0 && !bad);
+	db = db_read(ctx, QRNIC_DB_SQ);
+	CHECK(db == (0x1234ull | 3ull << 32));
+	CHECK(qp->sq.pi == 3);
+
+	w = sq_wqe(qp, 0);
+	CHECK(le64toh(w->wr_id) == 0xaaa && w->opcode == QRNIC_WR_SEND);
+	CHECK(w->flags == (QRNIC_WQE_F_SIGNALED | QRNIC_WQE_F_SOLICITED));
+	CHECK(w->num_sge == 2 && w->inline_len == 0 && w->rsvd3 == 0);
+	s = (struct qrnic_sge *)(w + 1);
+	CHECK(le64toh(s[0].addr) == 0x1000 && le32toh(s[0].length) == 100 &&
+	      le32toh(s[0].lkey) == 0x101);
+	CHECK(le64toh(s[1].addr) == 0x2000 && le32toh(s[1].lkey) == 0x102);
+	/* Whole 64-byte chunks: the pad after the SGEs is zeroed. */
+	CHECK(((uint8_t *)w)[64 + 32] == 0 && ((uint8_t *)w)[127] == 0);
+
+	w = sq_wqe(qp, 1);
+	CHECK(w->opcode == QRNIC_WR_RDMA_WRITE_IMM &&
+	      w->flags == QRNIC_WQE_F_INLINE && w->num_sge == 0);
+	CHECK(le32toh(w->inline_len) == sizeof(payload));
+	CHECK(!memcmp(w + 1, payload, sizeof(payload)));
+	CHECK(w->imm_data == (__force uint32_t)htobe32(0xdeadbeef));
+	CHECK(le64toh(w->remote_addr) == 0x123456789abcull &&
+	      le32toh(w->rkey) == 0x4321);
+
+	w = sq_wqe(qp, 2);
+	CHECK(w->opcode == QRNIC_WR_ATOMIC_CMP_AND_SWP &&
+	      w->flags == QRNIC_WQE_F_FENCE && w->num_sge == 1);
+	CHECK(le64toh(w->compare_add) == 1 && le64toh(w->swap) == 2 &&
+	      le64toh(w->remote_addr) == 0x8000 && le32toh(w->rkey) == 0x77);
+
+	/* One slot left: the second WR finds the queue full. */
+	wr[0].next = &wr[1];
+	wr[1].next = NULL;
+	db_clear(ctx);
+	bad = NULL;
+	CHECK(qrnic_post_send(ibqp, wr, &bad) == ENOMEM && bad == &wr[1]);
+	CHECK(db_read(ctx, QRNIC_DB_SQ) == (0x1234ull | 4ull << 32));
+
+	/* Bad requests. */
+	wr[0].next = NULL;
+	wr[0].opcode = IBV_WR_LOCAL_INV;
+	CHECK(qrnic_post_send(ibqp, wr, &bad) == ENOMEM);	/* still full */
+
+	/* The device completes WQE 2 (signaled): slots 0..2 free. */
+	dev_write_cqe(&dev, 0xccc, 0x1234, 2, QRNIC_CQE_OP_COMP_SWAP, 0,
+		      QRNIC_CQE_F_SEND, 8, 0);
+	CHECK(qrnic_poll_cq(&cq->vcq.cq, 8, wc) == 1);
+	CHECK(wc[0].wr_id == 0xccc && wc[0].status == IBV_WC_SUCCESS &&
+	      wc[0].opcode == IBV_WC_COMP_SWAP && wc[0].byte_len == 8 &&
+	      wc[0].qp_num == 0x1234 && wc[0].wc_flags == 0);
+	CHECK(atomic_load(&qp->sq.tail) == 3);
+	CHECK(le32toh(cq->rec->ci) == 1);
+	CHECK(qrnic_poll_cq(&cq->vcq.cq, 8, wc) == 0);
+
+	CHECK(qrnic_post_send(ibqp, wr, &bad) == EINVAL && bad == wr);
+	wr[0].opcode = IBV_WR_SEND;
+	wr[0].num_sge = 5;
+	CHECK(qrnic_post_send(ibqp, wr, &bad) == EINVAL);
+	wr[0].num_sge = 1;
+	wr[0].send_flags = IBV_SEND_INLINE;
+	sg[0].length = 65;
+	sg[0].addr = (uintptr_t)calloc(1, 65);
+	CHECK(qrnic_post_send(ibqp, wr, &bad) == EINVAL);
+	sg[0].length = 64;
+	CHECK(qrnic_post_send(ibqp, wr, &bad) == 0);
+	free((void *)(uintptr_t)sg[0].addr);
+	CHECK(qp->sq.pi == 5);
+	w = sq_wqe(qp, 4);
+	CHECK(le32toh(w->inline_len) == 64 && w->flags == QRNIC_WQE_F_INLINE);
+
+	/* Many rounds through SQ and CQ: indices and phases wrap. */
+	wr[0].send_flags = IBV_SEND_SIGNALED;
+	wr[0].sg_list = &sg[1];
+	for (i = 0; i < 200; i++) {
+		uint32_t idx = qp->sq.pi;
+
+		dev_write_cqe(&dev, 1000 + idx - 1, 0x1234, idx - 1,
+			      QRNIC_CQE_OP_SEND, 0, QRNIC_CQE_F_SEND, 200, 0);
+		CHECK(qrnic_poll_cq(&cq->vcq.cq, 8, wc) == 1);
+		CHECK(wc[0].wr_id == 1000 + idx - 1);
+		wr[0].wr_id = 1000 + idx;
+		CHECK(qrnic_post_send(ibqp, wr, &bad) == 0);
+		CHECK(le64toh(sq_wqe(qp, idx)->wr_id) == 1000 + idx);
+		CHECK(db_read(ctx, QRNIC_DB_SQ) ==
+		      (0x1234ull | (uint64_t)((idx + 1) & 0xffff) << 32));
+	}
+	CHECK(cq->ci == 201 && le32toh(cq->rec->ci) == 201);
+
+	/* Arming carries the consumer index. */
+	CHECK(qrnic_req_notify_cq(&cq->vcq.cq, 0) == 0);
+	CHECK(db_read(ctx, QRNIC_DB_CQ) ==
+	      (7ull | QRNIC_DB_ARM | 201ull << 32));
+	CHECK(qrnic_req_notify_cq(&cq->vcq.cq, 1) == 0);
+	CHECK(db_read(ctx, QRNIC_DB_CQ) ==
+	      (7ull | QRNIC_DB_ARM | QRNIC_DB_ARM_SOLICITED | 201ull << 32));
+
+	/* Reset: queues restart at 0, queued completions are dropped. */
+	dev_write_cqe(&dev, 5, 0x1234, (uint16_t)(qp->sq.pi - 1),
+		      QRNIC_CQE_OP_SEND, 0, QRNIC_CQE_F_SEND, 0, 0);
+	qrnic_qp_reset_queues(qp);
+	CHECK(qp->sq.pi == 0 && atomic_load(&qp->sq.tail) == 0);
+	CHECK(qrnic_poll_cq(&cq->vcq.cq, 8, wc) == 0);
+	CHECK(atomic_load(&qp->state) == IBV_QPS_RESET);
+}
+
+static void test_recv_path(struct qrnic_context *ctx, uint32_t log_stride)
+{
+	struct qrnic_cq *scq = fake_cq(ctx, 2, 8);
+	struct qrnic_cq *rcq = fake_cq(ctx, 8, 9);
+	struct fake_cq dev = { .cq = rcq };
+	uint32_t qpn = 0x40 + log_stride;
+	struct qrnic_qp *qp = fake_qp(ctx, qpn, scq, rcq, 0, 6, 2,
+				      log_stride);
+	struct ibv_qp *ibqp = &qp->vqp.qp;
+	uint32_t max_sge = ((1u << log_stride) - 16) / 16;
+	struct ibv_sge sg[16];
+	struct ibv_recv_wr wr[5], *bad;
+	struct qrnic_rq_wqe *w;
+	struct qrnic_sge *s;
+	struct ibv_wc wc[4];
+	int i;
+
+	CHECK(qp->rq.max_sge == max_sge);
+	for (i = 0; i < 16; i++) {
+		sg[i].addr = 0x10000 * (i + 1);
+		sg[i].length = 10 + i;
+		sg[i].lkey = 0x500 + i;
+	}
+	memset(wr, 0, sizeof(wr));
+	for (i = 0; i < 5; i++) {
+		wr[i].wr_id = 0x900 + i;
+		wr[i].sg_list = sg;
+		wr[i].num_sge = max_sge;
+		wr[i].next = i < 4 ? &wr[i + 1] : NULL;
+	}
+
+	CHECK(qrnic_post_recv(ibqp, wr, &bad) == EINVAL && bad == wr);
+	atomic_store(&qp->state, IBV_QPS_INIT);
+
+	wr[1].num_sge = max_sge + 1;
+	bad = NULL;
+	CHECK(qrnic_post_recv(ibqp, wr, &bad) == EINVAL && bad == &wr[1]);
+	CHECK(db_read(ctx, QRNIC_DB_RQ) == ((uint64_t)qpn | 1ull << 32));
+	wr[1].num_sge = 0;
+	CHECK(qrnic_post_recv(ibqp, &wr[1], &bad) == ENOMEM && bad == &wr[4]);
+	CHECK(db_read(ctx, QRNIC_DB_RQ) == ((uint64_t)qpn | 4ull << 32));
+
+	w = qrnic_wq_slot(&qp->rq, 0);
+	CHECK(le64toh(w->wr_id) == 0x900 && w->num_sge == max_sge);
+	s = (struct qrnic_sge *)(w + 1);
+	for (i = 0; i < (int)max_sge; i++)
+		CHECK(le64toh(s[i].addr) == sg[i].addr &&
+		      le32toh(s[i].length) == sg[i].length &&
+		      le32toh(s[i].lkey) == sg[i].lkey);
+	w = qrnic_wq_slot(&qp->rq, 1);
+	CHECK(le64toh(w->wr_id) == 0x901 && w->num_sge == 0);
+	/* Small strides take 8-byte stores: the next slot is untouched. */
+	if (log_stride < 6) {
+		w = qrnic_wq_slot(&qp->rq, 3);
+		CHECK(le64toh(w->wr_id) == 0x903);
+	}
+
+	/* Receive completions free RQ slots; immediate data is raw. */
+	dev_write_cqe(&dev, 0x900, qpn, 0, QRNIC_CQE_OP_RECV, 0,
+		      QRNIC_CQE_F_IMM | QRNIC_CQE_F_SOLICITED, 42,
+		      (__force uint32_t)htobe32(0x01020304));
+	dev_write_cqe(&dev, 0x901, qpn, 1, QRNIC_CQE_OP_RECV_RDMA_IMM,
+		      QRNIC_WC_LOC_LEN_ERR, 0, 0, 0);
+	CHECK(qrnic_poll_cq(&rcq->vcq.cq, 4, wc) == 2);
+	CHECK(wc[0].wr_id == 0x900 && wc[0].opcode == IBV_WC_RECV &&
+	      wc[0].byte_len == 42 && wc[0].wc_flags == IBV_WC_WITH_IMM &&
+	      wc[0].imm_data == htobe32(0x01020304) && wc[0].qp_num == qpn &&
+	      wc[0].src_qp == 0);
+	CHECK(wc[1].status == IBV_WC_LOC_LEN_ERR &&
+	      wc[1].vendor_err == QRNIC_VERR_NAK &&
+	      wc[1].opcode == IBV_WC_RECV_RDMA_WITH_IMM);
+	CHECK(atomic_load(&qp->rq.tail) == 2);
+	CHECK(qrnic_post_recv(ibqp, &wr[4], &bad) == 0);
+	CHECK(qp->rq.pi == 5);
+	/* Slot 0 again, second pass. */
+	w = qrnic_wq_slot(&qp->rq, 4);
+	CHECK(w == qrnic_wq_slot(&qp->rq, 0) && le64toh(w->wr_id) == 0x904);
+}
+
+/* Completions of a destroyed/reset QP leave the ring; others keep order. */
+static void test_cq_clean(struct qrnic_context *ctx)
+{
+	struct qrnic_cq *cq = fake_cq(ctx, 8, 11);
+	struct fake_cq dev = { .cq = cq };
+	struct ibv_wc wc[16];
+	int i, n, round;
+
+	for (round = 0; round < 5; round++) {
+		/* Start the batch at various ring positions (wrap). */
+		for (i = 0; i < 8; i++)
+			dev_write_cqe(&dev, 100 * round + i,
+				      (i % 3 == 1) ? 0xa : 0xb, 0,
+				      QRNIC_CQE_OP_RECV, 0, 0, i, 0);
+		qrnic_cq_clean(cq, 0xa);
+		n = qrnic_poll_cq(&cq->vcq.cq, 16, wc);
+		CHECK(n == 5);
+		for (i = 0; i < n; i++)
+			CHECK(wc[i].qp_num == 0xb);
+		CHECK(n == 5 && wc[0].wr_id == 100 * round + 0 &&
+		      wc[1].wr_id == 100 * round + 2 &&
+		      wc[2].wr_id == 100 * round + 3 &&
+		      wc[3].wr_id == 100 * round + 5 &&
+		      wc[4].wr_id == 100 * round + 6);
+		CHECK(le32toh(cq->rec->ci) == dev.pi);
+
+		/* Partly consumed ring, then clean everything. */
+		for (i = 0; i < 3 + round; i++)
+			dev_write_cqe(&dev, i, 0xa, 0, QRNIC_CQE_OP_RECV, 0,
+				      0, 0, 0);
+		CHECK(qrnic_poll_cq(&cq->vcq.cq, 1, wc) == 1);
+		qrnic_cq_clean(cq, 0xa);
+		CHECK(qrnic_poll_cq(&cq->vcq.cq, 16, wc) == 0);
+		CHECK(cq->ci == dev.pi);
+	}
+}
+
+static void test_cq_ex(struct qrnic_context *ctx)
+{
+	struct qrnic_cq *cq = fake_cq(ctx, 4, 12);
+	struct fake_cq dev = { .cq = cq };
+	struct ibv_cq_ex *cqx = &cq->vcq.cq_ex;
+	struct ibv_poll_cq_attr attr = {};
+
+	cqx->start_poll = qrnic_start_poll;
+	cqx->next_poll = qrnic_next_poll;
+	cqx->end_poll = qrnic_end_poll;
+
+	CHECK(qrnic_start_poll(cqx, &attr) == ENOENT);
+	/* ENOENT released the lock: a second start must not deadlock. */
+	CHECK(qrnic_start_poll(cqx, &attr) == ENOENT);
+
+	dev_write_cqe(&dev, 77, 0x99, 0, QRNIC_CQE_OP_RDMA_READ, 0,
+		      QRNIC_CQE_F_SEND, 4096, 0);
+	dev_write_cqe(&dev, 78, 0x99, 1, QRNIC_CQE_OP_RECV, 0, QRNIC_CQE_F_IMM,
+		      5, 0x11223344);
+	CHECK(qrnic_start_poll(cqx, &attr) == 0);
+	CHECK(cqx->wr_id == 77 && cqx->status == IBV_WC_SUCCESS);
+	CHECK(qrnic_wc_read_opcode(cqx) == IBV_WC_RDMA_READ &&
+	      qrnic_wc_read_byte_len(cqx) == 4096 &&
+	      qrnic_wc_read_qp_num(cqx) == 0x99 &&
+	      qrnic_wc_read_wc_flags(cqx) == 0 &&
+	      qrnic_wc_read_imm_data(cqx) == 0);
+	CHECK(qrnic_next_poll(cqx) == 0);
+	CHECK(cqx->wr_id == 78 && qrnic_wc_read_wc_flags(cqx) == IBV_WC_WITH_IMM &&
+	      (__force uint32_t)qrnic_wc_read_imm_data(cqx) == 0x11223344);
+	CHECK(qrnic_next_poll(cqx) == ENOENT);
+	qrnic_end_poll(cqx);
+	CHECK(le32toh(cq->rec->ci) == 2);
+
+	attr.comp_mask = 1;
+	CHECK(qrnic_start_poll(cqx, &attr) == EINVAL);
+}
+
+static void test_wr_api(struct qrnic_context *ctx)
+{
+	struct qrnic_cq *cq = fake_cq(ctx, 16, 13);
+	struct fake_cq dev = { .cq = cq };
+	struct qrnic_qp *qp = fake_qp(ctx, 0x777, cq, cq, 2, 8, 0, 4);
+	struct ibv_qp_ex *qpx = &qp->vqp.qp_ex;
+	struct ibv_sge sgl[2] = {
+		{ .addr = 0xa000, .length = 16, .lkey = 1 },
+		{ .addr = 0xb000, .length = 32, .lkey = 2 },
+	};
+	char data[300];
+	struct ibv_data_buf bufs[2] = {
+		{ .addr = data, .length = 10 },
+		{ .addr = data + 100, .length = 20 },
+	};
+	struct qrnic_sq_wqe *w;
+	struct ibv_wc wc[4];
+
+	memset(data, 'x', sizeof(data));
+	data[100] = 'y';
+	qrnic_qp_init_wr_ops(qp, QRNIC_SUPPORTED_SEND_OPS);
+	qp->vqp.comp_mask |= VERBS_QP_EX;
+	CHECK(ibv_qp_to_qp_ex(&qp->vqp.qp) == qpx);
+
+	/* Not ready to send: the batch fails. */
+	ibv_wr_start(qpx);
+	qpx->wr_id = 1;
+	ibv_wr_send(qpx);
+	CHECK(ibv_wr_complete(qpx) == EINVAL && qp->sq.pi == 0);
+	atomic_store(&qp->state, IBV_QPS_RTS);
+
+	ibv_wr_start(qpx);
+	qpx->wr_id = 10;
+	qpx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_send_imm(qpx, htobe32(5));
+	ibv_wr_set_sge_list(qpx, 2, sgl);
+	qpx->wr_id = 11;
+	qpx->wr_flags = 0;
+	ibv_wr_rdma_write(qpx, 0x55, 0xfeed0000);
+	ibv_wr_set_inline_data_list(qpx, 2, bufs);
+	qpx->wr_id = 12;
+	ibv_wr_atomic_fetch_add(qpx, 0x66, 0x8008, 3);
+	ibv_wr_set_sge(qpx, 9, 0xc000, 8);
+	CHECK(qp->sq.pi == 2);	/* the last one waits for complete */
+	CHECK(ibv_wr_complete(qpx) == 0);
+	CHECK(qp->sq.pi == 3);
+	CHECK(db_read(ctx, QRNIC_DB_SQ) == (0x777ull | 3ull << 32));
+
+	w = sq_wqe(qp, 0);
+	CHECK(le64toh(w->wr_id) == 10 && w->opcode == QRNIC_WR_SEND_IMM &&
+	      w->flags == QRNIC_WQE_F_SIGNALED && w->num_sge == 2 &&
+	      w->imm_data == (__force uint32_t)htobe32(5));
+	CHECK(le64toh(((struct qrnic_sge *)(w + 1))[1].addr) == 0xb000);
+	w = sq_wqe(qp, 1);
+	CHECK(w->opcode == QRNIC_WR_RDMA_WRITE && w->flags == QRNIC_WQE_F_INLINE &&
+	      le32toh(w->inline_len) == 30 && le32toh(w->rkey) == 0x55 &&
+	      le64toh(w->remote_addr) == 0xfeed0000);
+	CHECK(((char *)(w + 1))[9] == 'x' && ((char *)(w + 1))[10] == 'y');
+	w = sq_wqe(qp, 2);
+	CHECK(w->opcode == QRNIC_WR_ATOMIC_FETCH_AND_ADD &&
+	      le64toh(w->compare_add) == 3 && w->num_sge == 1 &&
+	      le32toh(((struct qrnic_sge *)(w + 1))[0].length) == 8);
+
+	/* An error drops the whole batch. */
+	ibv_wr_start(qpx);
+	ibv_wr_send(qpx);
+	ibv_wr_set_inline_data(qpx, data, qp->max_inline + 1);
+	CHECK(ibv_wr_complete(qpx) == EINVAL && qp->sq.pi == 3);
+	ibv_wr_start(qpx);
+	ibv_wr_send(qpx);
+	ibv_wr_set_sge_list(qpx, qp->sq.max_sge + 1, sgl);
+	CHECK(ibv_wr_complete(qpx) == EINVAL && qp->sq.pi == 3);
+	ibv_wr_start(qpx);
+	ibv_wr_rdma_read(qpx, 1, 2);
+	ibv_wr_set_inline_data(qpx, data, 8);
+	CHECK(ibv_wr_complete(qpx) == EINVAL && qp->sq.pi == 3);
+
+	/* Full queue: one slot left. */
+	ibv_wr_start(qpx);
+	ibv_wr_send(qpx);
+	ibv_wr_send(qpx);
+	CHECK(ibv_wr_complete(qpx) == ENOMEM && qp->sq.pi == 3);
+
+	ibv_wr_start(qpx);
+	qpx->wr_id = 13;
+	ibv_wr_rdma_read(qpx, 1, 2);
+	ibv_wr_set_sge(qpx, 1, 2, 3);
+	ibv_wr_abort(qpx);
+	CHECK(qp->sq.pi == 3);
+
+	dev_write_cqe(&dev, 12, 0x777, 2, QRNIC_CQE_OP_FETCH_ADD, 0,
+		      QRNIC_CQE_F_SEND, 8, 0);
+	CHECK(qrnic_poll_cq(&cq->vcq.cq, 4, wc) == 1);
+	ibv_wr_start(qpx);
+	qpx->wr_id = 14;
+	ibv_wr_send(qpx);
+	ibv_wr_send(qpx);
+	ibv_wr_send(qpx);
+	ibv_wr_send(qpx);
+	CHECK(ibv_wr_complete(qpx) == 0 && qp->sq.pi == 7);
+	CHECK(db_read(ctx, QRNIC_DB_SQ) == (0x777ull | 7ull << 32));
+}
+
+/* ---- concurrency: poster, device and poller threads ----------------------- */
+
+#define STRESS_WQES 20000
+
+struct stress {
+	struct qrnic_context *ctx;
+	struct qrnic_qp *qp;
+	struct fake_cq dev;
+	volatile int stop;
+	uint64_t polled;
+	int bad_order;
+};
+
+static void *stress_device(void *arg)
+{
+	struct stress *st = arg;
+	struct qrnic_qp *qp = st->qp;
+	struct qrnic_cq *cq = st->dev.cq;
+	uint16_t ci = 0;
+
+	while (!st->stop) {
+		uint64_t db = le64toh(__atomic_load_n(
+			(uint64_t *)((uint8_t *)st->ctx->db + QRNIC_DB_SQ),
+			__ATOMIC_ACQUIRE));
+		uint16_t pi = db >> 32;
+
+		if (ci == pi)
+			sched_yield();
+		while (ci != pi) {
+			struct qrnic_sq_wqe *w = sq_wqe(qp, ci);
+
+			/* A full ring waits here (a real device would drop). */
+			while (st->dev.pi - le32toh(__atomic_load_n(
+					&cq->rec->ci, __ATOMIC_ACQUIRE)) >=
+			       cq->depth)
+				if (st->stop)
+					return NULL;
+			if (w->flags & QRNIC_WQE_F_SIGNALED)
+				dev_write_cqe(&st->dev, le64toh(w->wr_id),
+					      qp->qpn, ci, QRNIC_CQE_OP_SEND,
+					      0, QRNIC_CQE_F_SEND, 0, 0);
+			ci++;
+		}
+	}
+	return NULL;
+}
+
+static void *stress_poller(void *arg)
+{
+	struct stress *st = arg;
+	struct ibv_cq *ibcq = &st->dev.cq->vcq.cq;
+	uint64_t expect = 0;
+	struct ibv_wc wc[16];
+	int i, n;
+
+	while (st->polled < STRESS_WQES / 4) {
+		n = qrnic_poll_cq(ibcq, 16, wc);
+		for (i = 0; i < n; i++) {
+			/* Every 4th WQE is signaled: wr_ids 3, 7, 11, ... */
+			expect += 4;
+			if (wc[i].wr_id != expect - 1)
+				st->bad_order++;
+		}
+		st->polled += n;
+		if (!n)
+			sched_yield();
+	}
+	return NULL;
+}
+
+static void test_stress(struct qrnic_context *ctx)
+{
+	struct qrnic_cq *cq = fake_cq(ctx, 8, 20);
+	struct stress st = { .ctx = ctx, .dev = { .cq = cq } };
+	struct ibv_send_wr wr = {};
+	struct ibv_send_wr *bad;
+	pthread_t dev, poll;
+	uint64_t posted = 0, full = 0;
+	int ret;
+
+	db_clear(ctx);
+	st.qp = fake_qp(ctx, 0x5151, cq, cq, 5, 6, 0, 4);
+	atomic_store(&st.qp->state, IBV_QPS_RTS);
+	wr.opcode = IBV_WR_SEND;
+
+	pthread_create(&dev, NULL, stress_device, &st);
+	pthread_create(&poll, NULL, stress_poller, &st);
+	while (posted < STRESS_WQES) {
+		wr.wr_id = posted;
+		wr.send_flags = (posted % 4 == 3) ? IBV_SEND_SIGNALED : 0;
+		ret = qrnic_post_send(&st.qp->vqp.qp, &wr, &bad);
+		if (ret == ENOMEM) {
+			full++;
+			sched_yield();
+			continue;
+		}
+		CHECK(ret == 0);
+		posted++;
+	}
+	pthread_join(poll, NULL);
+	st.stop = 1;
+	pthread_join(dev, NULL);
+
+	CHECK(st.polled == STRESS_WQES / 4);
+	CHECK(st.bad_order == 0);
+	CHECK(atomic_load(&st.qp->sq.tail) == STRESS_WQES);
+	CHECK(full > 0);
+}
+
+int main(void)
+{
+	struct qrnic_context *ctx = fake_ctx();
+
+	test_cq_sizes();
+	test_send_path(ctx);
+	test_recv_path(ctx, 4);
+	test_recv_path(ctx, 5);
+	test_recv_path(ctx, 6);
+	test_recv_path(ctx, 8);
+	test_cq_clean(ctx);
+	test_cq_ex(ctx);
+	test_wr_api(ctx);
+	test_stress(ctx);
+
+	if (failures) {
+		fprintf(stderr, "dp_test: %d check(s) failed\n", failures);
+		return 1;
+	}
+	printf("dp_test: all checks passed\n");
+	return 0;
+}
