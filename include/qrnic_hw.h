@@ -85,8 +85,8 @@
 /* ---- BAR2 doorbell page layout (64-bit writes) -------------------------- */
 /*
  * Page 0 belongs to the kernel driver, pages 1.. are handed out one per user
- * context by QRNIC_CMD_ALLOC_UCTX.  A queue doorbell is accepted only on the
- * page that owns the queue.
+ * context by QRNIC_CMD_ALLOC_UCTX (the context id is its page index).  A
+ * queue doorbell is accepted only on the page of the context owning it.
  */
 #define QRNIC_DB_SQ			0x000	/* qpn | (u64)sq_pi << 32 (16-bit pi) */
 #define QRNIC_DB_RQ			0x008	/* qpn | (u64)rq_pi << 32 (16-bit pi) */
@@ -269,7 +269,7 @@ struct qrnic_cmd {
 			uint32_t qpn;
 		} destroy_qp;
 		struct {
-			uint64_t resp_addr;	/* DMA: struct qrnic_stats */
+			uint64_t resp_addr;	/* DMA: struct qrnic_stats_resp */
 		} query_stats;
 	};
 };
@@ -295,7 +295,7 @@ struct qrnic_cqe_admin {
 
 struct qrnic_dev_attr {
 	uint64_t max_mr_size;
-	uint64_t page_size_cap;
+	uint64_t page_size_cap;	/* page sizes page lists may use (bit n: 2^n) */
 	uint32_t fw_version;
 	uint32_t max_qp;
 	uint32_t max_qp_wr;
@@ -530,7 +530,7 @@ enum qrnic_vendor_err {
 #define QRNIC_RQ_MAX_LOG_STRIDE		8	/* 256 B */
 #define QRNIC_MAX_SGE			16
 #define QRNIC_MAX_INLINE		256
-#define QRNIC_MAX_RD_ATOMIC		16	/* outstanding READ/atomic per QP */
+#define QRNIC_MAX_RD_ATOMIC		128	/* outstanding READ/atomic per QP */
 #define QRNIC_MAX_MSG_SIZE		0x80000000u	/* 2 GiB */
 
 struct qrnic_sge {
@@ -624,8 +624,8 @@ enum qrnic_qp_state {
  * device copies that GID when the QP enters RTR.
  */
 struct qrnic_qp_attr {
-	uint8_t  qp_state;		/* QRNIC_QPS_* */
-	uint8_t  cur_state;		/* QUERY_QP only */
+	uint8_t  qp_state;		/* MODIFY_QP: the new state; QUERY_QP: now */
+	uint8_t  cur_state;		/* MODIFY_QP with CUR_STATE: asserted */
 	uint8_t  path_mtu;		/* 1..5: 256..4096 (enum ib_mtu) */
 	uint8_t  timeout;		/* 4.096 us << timeout, 0: infinite */
 	uint8_t  retry_cnt;		/* 0..7 */

@@ -73,7 +73,8 @@ static uint8_t cmd_query_device(struct qrnic_engine *e, const uint8_t *cmd)
     qrnic_st64(a + offsetof(struct qrnic_dev_attr, max_mr_size),
                (uint64_t)QRNIC_ENG_MAX_MTT << QRNIC_MIN_PAGE_SHIFT);
     qrnic_st64(a + offsetof(struct qrnic_dev_attr, page_size_cap),
-               QRNIC_QMEM_PAGE_SIZE);
+               ((2ull << QRNIC_MAX_PAGE_SHIFT) - 1) &
+               ~((1ull << QRNIC_MIN_PAGE_SHIFT) - 1));
     PUT32(a, struct qrnic_dev_attr, fw_version,
           QRNIC_VERSION_MAJOR << 16 | QRNIC_VERSION_MINOR);
     PUT32(a, struct qrnic_dev_attr, max_qp, e->qmem ? QRNIC_ENG_MAX_QP - 2 : 0);

@@ -210,7 +210,10 @@ uint8_t qrnic_cmd_create_qp(struct qrnic_engine *e, const uint8_t *cmd,
     }
     qp->log_sq = *ARG(create_qp.log_sq_depth);
     qp->swq = calloc(1u << qp->log_sq, sizeof(*qp->swq));
-    if (!qp->swq) {
+    qp->rd_res = calloc(QRNIC_MAX_RD_ATOMIC, sizeof(*qp->rd_res));
+    if (!qp->swq || !qp->rd_res) {
+        free(qp->swq);
+        free(qp->rd_res);
         free(qp);
         return QRNIC_ST_NO_RESOURCES;
     }
@@ -256,6 +259,7 @@ static void qp_free(struct qrnic_engine *e, struct qrnic_qp *qp)
     }
     e->qp[qp->idx] = NULL;
     free(qp->swq);
+    free(qp->rd_res);
     free(qp);
 }
 
@@ -289,6 +293,7 @@ static void qp_reset_state(struct qrnic_qp *qp)
     size_t from = offsetof(struct qrnic_qp, state);
     size_t to = offsetof(struct qrnic_qp, ready_queued);
     struct qrnic_swqe *swq = qp->swq;
+    struct qrnic_rd_res *rd_res = qp->rd_res;
     uint32_t sq_off = qp->sq_off, rq_off = qp->rq_off;
     uint8_t lsq = qp->log_sq, lss = qp->log_sq_stride;
     uint8_t lrq = qp->log_rq, lrs = qp->log_rq_stride;
@@ -296,6 +301,8 @@ static void qp_reset_state(struct qrnic_qp *qp)
 
     memset((uint8_t *)qp + from, 0, to - from);
     qp->swq = swq;
+    qp->rd_res = rd_res;
+    memset(rd_res, 0, sizeof(*rd_res) * QRNIC_MAX_RD_ATOMIC);
     qp->sq_off = sq_off;
     qp->rq_off = rq_off;
     qp->log_sq = lsq;
@@ -329,7 +336,7 @@ void qrnic_qp_error(struct qrnic_engine *e, struct qrnic_qp *qp,
     qrnic_sched_qp(e, qp);
 }
 
-static uint8_t cqe_opcode(uint8_t wr_opcode)
+uint8_t qrnic_cqe_opcode(uint8_t wr_opcode)
 {
     switch (wr_opcode) {
     case QRNIC_WR_RDMA_WRITE:
@@ -362,7 +369,7 @@ void qrnic_qp_flush(struct qrnic_engine *e, struct qrnic_qp *qp)
 
         wc.wr_id = started ? s->wr_id :
                    qrnic_ld64(w + offsetof(struct qrnic_sq_wqe, wr_id));
-        wc.opcode = cqe_opcode(started ? s->opcode :
+        wc.opcode = qrnic_cqe_opcode(started ? s->opcode :
                                w[offsetof(struct qrnic_sq_wqe, opcode)]);
         wc.flags = QRNIC_CQE_F_SEND;
         wc.wqe_idx = i;

@@ -264,7 +264,7 @@ struct qrnic_qp {
     uint32_t write_rkey;
     uint32_t write_len;
     uint32_t write_off;
-    struct qrnic_rd_res rd_res[QRNIC_MAX_RD_ATOMIC];
+    struct qrnic_rd_res *rd_res;    /* QRNIC_MAX_RD_ATOMIC entries */
     uint32_t rd_res_next;       /* slot the next request takes */
     bool ack_pending;           /* ack_* to be sent */
     uint8_t ack_syndrome;
@@ -291,6 +291,8 @@ bool qrnic_qp_doorbell(struct qrnic_engine *e, uint32_t page, bool sq,
 /* Move to ERR on the device's own account; flushes through the work loop. */
 void qrnic_qp_error(struct qrnic_engine *e, struct qrnic_qp *qp,
                     bool async_event);
+/* The CQE opcode (ibv_wc_opcode) for a send WQE opcode. */
+uint8_t qrnic_cqe_opcode(uint8_t wr_opcode);
 /* Complete WQEs of a QP in ERR with WR_FLUSH_ERR. */
 void qrnic_qp_flush(struct qrnic_engine *e, struct qrnic_qp *qp);
 /* Byte pointer to WQE idx (mod depth) of the SQ or RQ in queue memory. */

@@ -113,15 +113,6 @@ static uint8_t fetch_wqe(struct qrnic_engine *e, struct qrnic_qp *qp,
 static void complete(struct qrnic_engine *e, struct qrnic_qp *qp,
                      struct qrnic_swqe *s, uint8_t status, uint8_t verr)
 {
-    static const uint8_t op[] = {
-        [QRNIC_WR_RDMA_WRITE] = QRNIC_CQE_OP_RDMA_WRITE,
-        [QRNIC_WR_RDMA_WRITE_IMM] = QRNIC_CQE_OP_RDMA_WRITE,
-        [QRNIC_WR_SEND] = QRNIC_CQE_OP_SEND,
-        [QRNIC_WR_SEND_IMM] = QRNIC_CQE_OP_SEND,
-        [QRNIC_WR_RDMA_READ] = QRNIC_CQE_OP_RDMA_READ,
-        [QRNIC_WR_ATOMIC_CMP_AND_SWP] = QRNIC_CQE_OP_COMP_SWAP,
-        [QRNIC_WR_ATOMIC_FETCH_AND_ADD] = QRNIC_CQE_OP_FETCH_ADD,
-    };
     struct qrnic_wc wc;
 
     if (status == QRNIC_WC_SUCCESS && !qp->sig_all &&
@@ -133,8 +124,7 @@ static void complete(struct qrnic_engine *e, struct qrnic_qp *qp,
     wc.byte_len = s->length;
     wc.qpn = qp->qpn;
     wc.wqe_idx = qp->sq_tail;
-    wc.opcode = s->opcode <= QRNIC_WR_ATOMIC_FETCH_AND_ADD ?
-                op[s->opcode] : QRNIC_CQE_OP_SEND;
+    wc.opcode = qrnic_cqe_opcode(s->opcode);
     wc.status = status;
     wc.flags = QRNIC_CQE_F_SEND;
     wc.vendor_err = verr;
