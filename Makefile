@@ -13,11 +13,14 @@ HW_HEADERS := $(wildcard include/*.h)
 DEVICE_SRC := $(shell find qemu-device -type f 2>/dev/null)
 DRIVER_SRC := $(wildcard driver/*.c driver/*.h driver/Makefile driver/Kbuild)
 PROVIDER_SRC := $(shell find provider -type f 2>/dev/null)
+# Test tools built on the host and packed into the guest image (/usr/local/bin).
+TOOLS := $(B)/tools/rc-check
+TOOLS_SRC := $(wildcard tests/tools/*.c tests/tools/*.h tests/tools/Makefile)
 
 # Never delete built images or modules as "intermediate" files.
 .SECONDARY:
 
-.PHONY: all artifacts host-deps unit run vm test bench clean
+.PHONY: all artifacts host-deps unit tools run vm test bench clean
 all: host-deps
 	@$(MAKE) --no-print-directory artifacts
 
@@ -41,12 +44,18 @@ $(PROVIDER) $(B)/provider/qrnic.driver &: $(PROVIDER_SRC) $(HW_HEADERS)
 	@echo "== libqrnic in the rdma-core 56.1 tree"
 	@provider/build.sh
 
+tools: $(TOOLS)
+
+$(TOOLS): $(TOOLS_SRC)
+	@echo "== test tools (tests/tools)"
+	@$(MAKE) --no-print-directory -C tests/tools O=$(abspath $(B)/tools)
+
 $(B)/image/%/base.cpio.zst: vm-images/build-image.sh vm-images/init
 	@echo "== guest image for $*"
 	@vm-images/build-image.sh $*
 
 $(B)/image/%/initrd.img: $(B)/image/%/base.cpio.zst $(B)/driver/%/qrnic.ko \
-		$(PROVIDER) $(B)/provider/qrnic.driver vm-images/pack-overlay.sh
+		$(PROVIDER) $(B)/provider/qrnic.driver $(TOOLS) vm-images/pack-overlay.sh
 	@vm-images/pack-overlay.sh $*
 
 run: all
@@ -57,6 +66,10 @@ vm: all
 
 test: all
 	@tests/run-tests
+
+# A qrnic guest pair against an identical rdma_rxe pair; prints a table.
+bench: all
+	@tests/bench/run-bench
 
 clean:
 	rm -rf $(B)

@@ -5,6 +5,7 @@
 #   build/driver/KVER/qrnic.ko          -> /lib/modules/KVER/updates/qrnic.ko
 #   build/provider/libqrnic-rdmav34.so  -> /usr/lib/x86_64-linux-gnu/libibverbs/
 #   build/provider/qrnic.driver         -> /etc/libibverbs.d/
+#   build/tools/rc-check                -> /usr/local/bin/ (tests/tools: RC checks)
 #   modules.dep* regenerated (depmod) for the base modules + qrnic.ko
 #
 # Linux unpacks concatenated initramfs archives in order; later files win.
@@ -25,12 +26,18 @@ img=$top/build/image/$kver
 ko=$top/build/driver/$kver/qrnic.ko
 lib=$top/build/provider/libqrnic-rdmav34.so
 drv=$top/build/provider/qrnic.driver
+tools=(rc-check)
 
 [ -f "$img/base.cpio.zst" ] && [ -d "$img/modules/lib/modules/$kver" ] ||
 	die "$img/base.cpio.zst is missing: run vm-images/build-image.sh $kver (or make)"
 [ -f "$ko" ] || die "$ko is missing: build the driver first (make -C driver KVER=$kver, or make)"
 [ -f "$lib" ] || die "$lib is missing: build the provider first (provider/build.sh, or make)"
 [ -f "$drv" ] || die "$drv is missing: build the provider first (provider/build.sh, or make)"
+# Without the test tools the image still boots; RC scenarios then fail.
+for t in "${tools[@]}"; do
+	[ -x "$top/build/tools/$t" ] ||
+		echo "pack-overlay: warning: build/tools/$t is missing (make tools); the image lacks it" >&2
+done
 vermagic=$(modinfo -F vermagic "$ko" 2>/dev/null | cut -d' ' -f1)
 [ "$vermagic" = "$kver" ] || die "$ko is built for '${vermagic:-?}', not $kver"
 
@@ -79,13 +86,19 @@ modprobe -d "$stage" -S "$kver" --show-depends qrnic >/dev/null ||
 # through usr/ (an archive entry "lib/" would replace the symlink).
 ovl=$stage/overlay
 omods=$ovl/usr/lib/modules/$kver
-mkdir -p "$omods/updates" "$ovl/usr/lib/x86_64-linux-gnu/libibverbs" "$ovl/etc/libibverbs.d"
+mkdir -p "$omods/updates" "$ovl/usr/lib/x86_64-linux-gnu/libibverbs" "$ovl/etc/libibverbs.d" \
+	"$ovl/usr/local/bin"
 cp "$mods/updates/qrnic.ko" "$omods/updates/"
 cp "$mods"/modules.* "$omods/"
 (cd "$mods" && find . -name '*.ko' -newer "$img/modules/lib/modules/$kver/modules.dep" \
 	! -path './updates/*' -exec cp --parents {} "$omods/" \;)
 install -m 0755 "$lib" "$ovl/usr/lib/x86_64-linux-gnu/libibverbs/libqrnic-rdmav34.so"
 install -m 0644 "$drv" "$ovl/etc/libibverbs.d/qrnic.driver"
+for t in "${tools[@]}"; do
+	if [ -x "$top/build/tools/$t" ]; then
+		install -m 0755 "$top/build/tools/$t" "$ovl/usr/local/bin/$t"
+	fi
+done
 
 (cd "$ovl" && find . -print0 | LC_ALL=C sort -z |
 	cpio --null --create --format=newc --quiet --reproducible) |

@@ -378,10 +378,10 @@ static void test_state_machine(void)
                        A(RNR_RETRY) | A(MAX_QP_RD_ATOMIC), &a),
              QRNIC_ST_BAD_PARAM, "retry_cnt 8 refused");
     a.retry_cnt = 7;
-    a.max_rd_atomic = 17;
+    a.max_rd_atomic = QRNIC_MAX_RD_ATOMIC + 1;
     CHECK_EQ(qp_modify(q, A(STATE) | A(SQ_PSN) | A(TIMEOUT) | A(RETRY_CNT) |
                        A(RNR_RETRY) | A(MAX_QP_RD_ATOMIC), &a),
-             QRNIC_ST_BAD_PARAM, "max_rd_atomic 17 refused");
+             QRNIC_ST_BAD_PARAM, "max_rd_atomic 129 refused");
     a.max_rd_atomic = 4;
     CHECK_EQ(qp_modify(q, A(STATE) | A(SQ_PSN) | A(TIMEOUT) | A(RETRY_CNT) |
                        A(RNR_RETRY) | A(MAX_QP_RD_ATOMIC), &a), QRNIC_ST_OK,

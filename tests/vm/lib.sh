@@ -38,3 +38,150 @@ finish() {
 	[ "$failures" -eq 0 ] || echo "guest $QRNIC_IDX: $failures check(s) failed"
 	exit "$failures"
 }
+
+# --- RDMA helpers -------------------------------------------------------------
+
+# tap_result NAME STATUS FILE: show FILE (output of a command that prints its
+# own ok/not ok lines) and count its failures; a non-zero STATUS without any
+# "not ok" line counts as one failure.
+tap_result() {
+	cat "$3"
+	_tn=$(grep -c '^not ok - ' "$3")
+	failures=$((failures + _tn))
+	if [ "$2" -ne 0 ] && [ "$_tn" -eq 0 ]; then
+		if [ "$2" -eq 124 ]; then fail "$1 timed out"; else fail "$1 exited with status $2"; fi
+	fi
+}
+
+# run_tap NAME CMD... : run CMD that prints ok/not ok lines, then tap_result.
+run_tap() {
+	_rname=$1; shift
+	_rout=/tmp/run_tap.$$
+	"$@" > "$_rout" 2>&1
+	_rrc=$?
+	tap_result "$_rname" "$_rrc" "$_rout"
+	rm -f "$_rout"
+	return "$_rrc"
+}
+
+# ipv4_gid A.B.C.D: the IPv4-mapped GID as sysfs prints it.
+ipv4_gid() {
+	_ifs=$IFS; IFS=.; set -- $1; IFS=$_ifs
+	printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x\n' "$1" "$2" "$3" "$4"
+}
+
+# gid_index [IP]: the index of the RoCE v2 GID ::ffff:IP (default $QRNIC_IP)
+# of $QRNIC_IBDEV port 1.  Shell built-ins only: a process per GID file
+# costs seconds under TCG.  Empty slots fail to read and are skipped.
+gid_index() {
+	_gw=$(ipv4_gid "${1:-$QRNIC_IP}")
+	_gp=/sys/class/infiniband/$QRNIC_IBDEV/ports/1
+	for _gf in "$_gp"/gids/*; do
+		{ read -r _gg < "$_gf"; } 2>/dev/null || continue
+		[ "$_gg" = "$_gw" ] || continue
+		_gi=${_gf##*/}
+		{ read -r _gt < "$_gp/gid_attrs/types/$_gi"; } 2>/dev/null || continue
+		[ "$_gt" = "RoCE v2" ] && { echo "$_gi"; return 0; }
+	done
+	return 1
+}
+
+# rdma_gid: sets $gid to the RoCE v2 GID index of $QRNIC_IP (waits for the
+# GID table to follow the address), or fails the check.
+rdma_gid() {
+	gid=
+	retry 20 gid_index > /dev/null && gid=$(gid_index)
+	if [ -n "$gid" ]; then
+		pass "RoCE v2 GID ::ffff:$QRNIC_IP on $QRNIC_IBDEV is index $gid"
+	else
+		fail "no RoCE v2 GID ::ffff:$QRNIC_IP on $QRNIC_IBDEV"
+		return 1
+	fi
+}
+
+# port_listening PORT: a TCP socket (IPv4 or IPv6) listens on PORT.
+port_listening() {
+	_ph=$(printf '%04X' "$1")
+	for _pf in /proc/net/tcp /proc/net/tcp6; do
+		[ -r "$_pf" ] || continue
+		while read -r _ _pl _ _pst _; do
+			[ "$_pst" = 0A ] && [ "${_pl##*:}" = "$_ph" ] && return 0
+		done < "$_pf"
+	done
+	return 1
+}
+
+# barrier NAME: every guest reaches NAME before any goes on.
+barrier() {
+	signal "$1-$QRNIC_IDX"
+	_bi=0
+	while [ "$_bi" -lt "$QRNIC_NGUESTS" ]; do
+		wait_for "$1-$_bi" "${2:-300}" || return 1
+		_bi=$((_bi + 1))
+	done
+}
+
+# active_mtu: the RoCE active MTU of $QRNIC_IBDEV port 1 (256..4096).
+active_mtu() {
+	ibv_devinfo -d "$QRNIC_IBDEV" -i 1 | sed -n 's/.*active_mtu:[[:space:]]*\([0-9]*\).*/\1/p'
+}
+
+# set_mtu NETDEV_MTU RDMA_MTU: set this guest's netdev MTU and wait until the
+# port's active MTU follows.
+set_mtu() {
+	ip link set "$QRNIC_IFNAME" mtu "$1" || return 1
+	retry 20 mtu_is "$2"
+}
+mtu_is() { [ "$(active_mtu)" = "$1" ]; }
+
+# pair_run TAG SERVER PORT OUT CMD [ARGS...]: run an RDMA client/server pair
+# such as ibv_rc_pingpong or perftest between two guests: guest SERVER runs
+# "CMD ARGS -p PORT", the other guest "CMD ARGS -p PORT SERVER_IP" once the
+# server listens (announced through $QRNIC_SHARE/TAG), retrying while the
+# connection is refused.  Output goes to OUT; the status is CMD's (124 if it
+# ran longer than $PAIR_TIMEOUT seconds, default 120).  Once a run has hung,
+# later runs in the same boot are skipped at once (status 125): a stalled
+# data path must not cost a timeout per run.
+pair_run() {
+	_pt=$1 _ps=$2 _pp=$3 _po=$4; shift 4
+	: > "$_po"
+	if [ -e "$QRNIC_SHARE/pair-run-hung" ]; then
+		echo "pair_run: skipped: an earlier run ($(cat "$QRNIC_SHARE/pair-run-hung")) hung" > "$_po"
+		return 125
+	fi
+	if [ "$QRNIC_IDX" = "$_ps" ]; then
+		timeout "${PAIR_TIMEOUT:-120}" "$@" -p "$_pp" > "$_po" 2>&1 &
+		_ppid=$!
+		_pst=failed
+		_pi=0
+		while [ "$_pi" -lt 300 ] && kill -0 "$_ppid" 2>/dev/null; do
+			port_listening "$_pp" && { _pst=listening; break; }
+			sleep 0.2
+			_pi=$((_pi + 1))
+		done
+		echo "$_pst" > "$QRNIC_SHARE/$_pt.tmp" && mv "$QRNIC_SHARE/$_pt.tmp" "$QRNIC_SHARE/$_pt"
+		wait "$_ppid"
+		_prc=$?
+		[ "$_prc" -eq 124 ] && echo "$_pt" > "$QRNIC_SHARE/pair-run-hung"
+		return "$_prc"
+	fi
+	if ! wait_for "$_pt" 180; then
+		echo "pair_run: the server never reported on $_pt" >> "$_po"
+		return 1
+	fi
+	read -r _pst < "$QRNIC_SHARE/$_pt"
+	if [ "$_pst" != listening ]; then
+		echo "pair_run: the server did not listen on port $_pp" >> "$_po"
+		return 1
+	fi
+	_pi=0
+	while :; do
+		timeout "${PAIR_TIMEOUT:-120}" "$@" -p "$_pp" "${QRNIC_PEER_IPS%% *}" > "$_po" 2>&1
+		_prc=$?
+		[ "$_prc" -ne 0 ] && [ "$_pi" -lt 20 ] && grep -q "Couldn't connect" "$_po" || break
+		_pi=$((_pi + 1))
+		sleep 0.5
+	done
+	[ "$_prc" -eq 124 ] && echo "$_pt" > "$QRNIC_SHARE/pair-run-hung"
+	return "$_prc"
+}

@@ -1,0 +1,61 @@
+#!/bin/sh
+# make bench, in each guest of a pair (tests/bench/run-bench): guest 1
+# serves, guest 0 measures ibv_rc_pingpong 4 KiB, ib_write_bw 64 KiB and
+# ib_send_lat 2 B, REPS times each, and prints "bench: KEY VALUE" lines.
+# Not a test: it fails only if a run fails, never because of a figure.
+#   bench.sh [REPS [ITERS]]   defaults 3 and 500
+. "$(dirname "$0")/lib.sh"
+
+reps=${1:-3} iters=${2:-500}
+[ "$QRNIC_NGUESTS" -ge 2 ] || { echo "bench: FAILED needs two guests"; exit 1; }
+rdma_gid > /dev/null || { echo "bench: FAILED no RoCE v2 GID on $QRNIC_IBDEV"; exit 1; }
+echo "bench: nic $QRNIC_NIC $QRNIC_IBDEV mtu $(cat "/sys/class/net/$QRNIC_IFNAME/mtu") active_mtu $(active_mtu)"
+
+rc=0
+# bench_run NAME PARSE CMD...: PARSE (a function) prints "KEY VALUE" lines
+# from the client's output.
+bench_run() {
+	name=$1 parse=$2; shift 2
+	out=/tmp/bench-$name.out
+	port=$((18800 + n))
+	n=$((n + 1))
+	if ! pair_run "bench-$name" 1 "$port" "$out" "$@"; then
+		echo "bench: FAILED $name (guest $QRNIC_IDX):"
+		sed 's/^/    /' "$out"
+		rc=1
+		return
+	fi
+	[ "$QRNIC_IDX" = 0 ] || return
+	vals=$($parse "$out")
+	if [ -z "$vals" ]; then
+		echo "bench: FAILED $name: no figures in the output"
+		sed 's/^/    /' "$out"
+		rc=1
+		return
+	fi
+	echo "$vals" | sed 's/^/bench: /'
+}
+num() { awk '{ for (i = 1; i <= NF; i++) if ($i !~ /^[0-9]+(\.[0-9]+)?$/) exit 1 }'; }
+parse_pp() {
+	v=$(sed -n 's/^[0-9]* iters in [0-9.]* seconds = \([0-9.]*\) usec\/iter$/\1/p' "$1")
+	echo "$v" | num && [ -n "$v" ] && echo "pingpong_4k_usec $v"
+}
+parse_bw() {
+	v=$(awk -v n="$iters" '$1 == 65536 && $2 == n { print $4; exit }' "$1")
+	echo "$v" | num && [ -n "$v" ] && echo "write_bw_64k_mibps $v"
+}
+parse_lat() {
+	v=$(awk -v n="$iters" '$1 == 2 && $2 == n { print $5, $6; exit }' "$1")
+	echo "$v" | num && [ -n "$v" ] && echo "send_lat_2_usec ${v% *}" && echo "send_lat_2_avg_usec ${v#* }"
+}
+
+n=0
+r=1
+while [ "$r" -le "$reps" ]; do
+	bench_run "pp-$r" parse_pp ibv_rc_pingpong -d "$QRNIC_IBDEV" -g "$gid" -s 4096 -n "$iters"
+	bench_run "wbw-$r" parse_bw ib_write_bw -d "$QRNIC_IBDEV" -x "$gid" -F -s 65536 -n "$iters"
+	bench_run "lat-$r" parse_lat ib_send_lat -d "$QRNIC_IBDEV" -x "$gid" -F -s 2 -n "$iters"
+	r=$((r + 1))
+done
+: > "$QRNIC_SHARE/finished-$QRNIC_IDX"
+exit $rc
