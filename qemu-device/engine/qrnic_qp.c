@@ -326,6 +326,7 @@ void qrnic_qp_error(struct qrnic_engine *e, struct qrnic_qp *qp,
     }
     qp->state = QRNIC_QPS_ERR;
     qp->rto_deadline = 0;
+    qp->probe_deadline = 0;
     qp->rnr_deadline = 0;
     qp->rnr_wait = false;
     qrnic_sched_timer(e, qp);
@@ -511,6 +512,8 @@ static void apply_attrs(struct qrnic_engine *e, struct qrnic_qp *qp,
         qp->sq_psn = qrnic_ld32(ATTR(sq_psn));
         qp->next_psn = qp->tx_psn = qp->sq_psn;
         qp->una_psn = qp->sent_psn = qp->ack_next = qp->sq_psn;
+        qp->cwnd = QRNIC_INIT_CWND * QRNIC_CWND_ONE;
+        qp->recovering = false;
     }
     if (mask & M(EN_SQD_ASYNC)) {
         qp->sqd_notify = true;

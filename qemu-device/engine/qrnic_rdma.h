@@ -10,11 +10,14 @@
 #include "qrnic_wire.h"
 
 #define QRNIC_PSN_MASK          0xffffffu
-#define QRNIC_MAX_WINDOW        64          /* unacknowledged packets */
-#define QRNIC_WINDOW_BYTES      (128 * 1024)
-#define QRNIC_ACKREQ_EVERY      16
-#define QRNIC_BUDGET            16          /* packets per QP per turn */
+#define QRNIC_MAX_WINDOW        128         /* unacknowledged packets */
+#define QRNIC_WINDOW_BYTES      (96 * 1024)
+#define QRNIC_MIN_CWND          2           /* congestion window floor */
+#define QRNIC_INIT_CWND         16
+#define QRNIC_CWND_ONE          256         /* cwnd fixed point: 1 packet */
+#define QRNIC_BUDGET            32          /* packets per QP per turn */
 #define QRNIC_MIN_RTO_NS        1000000ull  /* 1 ms */
+#define QRNIC_PROBE_NS          2000000ull  /* tail loss probe after 2 ms */
 
 static inline uint32_t psn_add(uint32_t psn, uint32_t n)
 {
@@ -237,6 +240,9 @@ struct qrnic_qp {
     uint32_t rnr_psn;           /* resend from here when the RNR wait ends */
     bool req_error;             /* a failed WQE waits: start nothing new */
     bool gap_resent;            /* a READ gap at gap_psn was asked again */
+    uint32_t cwnd;              /* congestion window, QRNIC_CWND_ONE units */
+    bool recovering;            /* a loss was answered; until una passes */
+    uint32_t recover_psn;
     uint32_t gap_psn;
     uint32_t pkts_since_ackreq;
     uint32_t rd_inflight;       /* READ/atomic WQEs started, not done */
@@ -244,6 +250,7 @@ struct qrnic_qp {
     uint8_t rnr_left;
     bool rnr_wait;
     uint64_t rto_deadline;      /* 0: no retransmission timer */
+    uint64_t probe_deadline;    /* 0: no tail loss probe pending */
     uint64_t rnr_deadline;      /* 0: not waiting */
     struct qrnic_swqe *swq;     /* one per SQ slot */
     bool cur_valid;             /* cur caches WQE sq_cur */
@@ -330,6 +337,8 @@ void qrnic_req_fail(struct qrnic_engine *e, struct qrnic_qp *qp,
 void qrnic_req_advanced(struct qrnic_engine *e, struct qrnic_qp *qp,
                         uint32_t una);
 uint32_t qrnic_req_window(const struct qrnic_qp *qp);
+/* A packet was lost (NAK, missing response, timeout): shrink the window. */
+void qrnic_req_loss(struct qrnic_qp *qp, bool timeout);
 static inline struct qrnic_swqe *qrnic_swqe(struct qrnic_qp *qp, uint16_t i)
 {
     return &qp->swq[i & ((1u << qp->log_sq) - 1)];

@@ -12,13 +12,49 @@
 #include "qrnic_le.h"
 
 #define WQE(field) (w + offsetof(struct qrnic_sq_wqe, field))
-#define READ_CHUNK_PKTS (QRNIC_MAX_WINDOW / 2)
+#define READ_CHUNK_PKTS (QRNIC_INIT_CWND)
 
+/*
+ * Packets in flight: the congestion window, within a byte and a packet
+ * cap.  AIMD: halved once per loss event (the peer's receive path or the
+ * netdev queue overflowed), one packet more per window acknowledged.
+ * Slow start was measured: its overshoot costs more drops than it saves.
+ */
 uint32_t qrnic_req_window(const struct qrnic_qp *qp)
 {
-    uint32_t w = QRNIC_WINDOW_BYTES / qp->mtu;
+    uint32_t cap = QRNIC_WINDOW_BYTES / qp->mtu;
+    uint32_t w = qp->cwnd / QRNIC_CWND_ONE;
 
-    return w < QRNIC_MAX_WINDOW ? (w > 4 ? w : 4) : QRNIC_MAX_WINDOW;
+    cap = cap < QRNIC_MAX_WINDOW ? cap : QRNIC_MAX_WINDOW;
+    w = w < cap ? w : cap;
+    return w > QRNIC_MIN_CWND ? w : QRNIC_MIN_CWND;
+}
+
+void qrnic_req_loss(struct qrnic_qp *qp, bool timeout)
+{
+    if (qp->recovering && !timeout) {
+        return;         /* one cut per loss event; timeouts cut again */
+    }
+    qp->cwnd = qrnic_req_window(qp) * QRNIC_CWND_ONE / 2;
+    if (qp->cwnd < QRNIC_MIN_CWND * QRNIC_CWND_ONE) {
+        qp->cwnd = QRNIC_MIN_CWND * QRNIC_CWND_ONE;
+    }
+    qp->recovering = true;
+    qp->recover_psn = qp->next_psn;
+}
+
+static void window_grow(struct qrnic_qp *qp, uint32_t acked)
+{
+    uint32_t max = QRNIC_MAX_WINDOW * QRNIC_CWND_ONE;
+
+    if (qp->recovering) {
+        if (psn_diff(qp->una_psn, qp->recover_psn) < 0) {
+            return;
+        }
+        qp->recovering = false;
+    }
+    qp->cwnd += acked * QRNIC_CWND_ONE * QRNIC_CWND_ONE / qp->cwnd;
+    qp->cwnd = qp->cwnd < max ? qp->cwnd : max;
 }
 
 static uint64_t rto_ns(const struct qrnic_qp *qp)
@@ -26,6 +62,20 @@ static uint64_t rto_ns(const struct qrnic_qp *qp)
     uint64_t t = 4096ull << qp->timeout;
 
     return t > QRNIC_MIN_RTO_NS ? t : QRNIC_MIN_RTO_NS;
+}
+
+/*
+ * (Re)start the retransmission timer from now, with a tail loss probe
+ * before it when that comes sooner.
+ */
+static void arm_timers(struct qrnic_engine *e, struct qrnic_qp *qp)
+{
+    uint64_t now = e->ops->now_ns(e->opaque);
+
+    qp->rto_deadline = qp->timeout ? now + rto_ns(qp) : 0;
+    qp->probe_deadline = rto_ns(qp) > 2 * QRNIC_PROBE_NS ?
+                         now + QRNIC_PROBE_NS : 0;
+    qrnic_sched_timer(e, qp);
 }
 
 static uint32_t msg_pkts(const struct qrnic_qp *qp, uint32_t length)
@@ -157,7 +207,7 @@ void qrnic_req_progress(struct qrnic_engine *e, struct qrnic_qp *qp)
         qp->sq_tail++;
     }
     if (qp->sq_tail == qp->sq_head) {
-        qp->rto_deadline = 0;
+        qp->rto_deadline = qp->probe_deadline = 0;
         qrnic_sched_timer(e, qp);
         if (qp->state == QRNIC_QPS_SQD && qp->sqd_notify &&
             !qp->sqd_event_sent && e->async_eqn >= 0) {
@@ -188,16 +238,22 @@ void qrnic_req_fail(struct qrnic_engine *e, struct qrnic_qp *qp,
 void qrnic_req_advanced(struct qrnic_engine *e, struct qrnic_qp *qp,
                         uint32_t una)
 {
-    if (psn_diff(una, qp->una_psn) <= 0) {
+    int32_t acked = psn_diff(una, qp->una_psn);
+
+    if (acked <= 0) {
         return;
     }
     qp->una_psn = una;
+    window_grow(qp, (uint32_t)acked);
     qp->gap_resent = false;
     qp->retry_left = qp->retry_cnt;
     qp->rnr_left = qp->rnr_retry;
-    qp->rto_deadline = (una == qp->next_psn || !qp->timeout) ? 0 :
-                       e->ops->now_ns(e->opaque) + rto_ns(qp);
-    qrnic_sched_timer(e, qp);
+    if (una == qp->next_psn) {
+        qp->rto_deadline = qp->probe_deadline = 0;
+        qrnic_sched_timer(e, qp);
+    } else {
+        arm_timers(e, qp);
+    }
     /* What a resend was about to repeat is acknowledged meanwhile. */
     if (psn_diff(qp->tx_psn, una) < 0) {
         qrnic_req_rewind(e, qp, una);
@@ -276,10 +332,24 @@ void qrnic_req_timer(struct qrnic_engine *e, struct qrnic_qp *qp,
         qp->rnr_wait = false;
         qrnic_req_rewind(e, qp, qp->rnr_psn);
     }
+    if (qp->probe_deadline && now >= qp->probe_deadline) {
+        /*
+         * Nothing came back for a while: the last packets may be lost
+         * with nothing behind them to draw a NAK.  Resend once, early,
+         * without spending the retry counter (like adaptive
+         * retransmission on real NICs).
+         */
+        qp->probe_deadline = 0;
+        if (qp->una_psn != qp->next_psn && !qp->req_error && !qp->rnr_wait) {
+            qrnic_req_loss(qp, false);
+            qrnic_req_rewind(e, qp, qp->una_psn);
+        }
+    }
     if (qp->rto_deadline && now >= qp->rto_deadline) {
         qp->rto_deadline = 0;
         if (qp->una_psn != qp->next_psn && !qp->req_error) {
             qrnic_stat(e, QRNIC_STAT_ACK_TIMEOUTS);
+            qrnic_req_loss(qp, true);
             if (!qp->retry_left) {
                 qrnic_req_fail(e, qp, qp->sq_tail, QRNIC_WC_RETRY_EXC_ERR,
                                QRNIC_VERR_RETRIES);
@@ -288,7 +358,7 @@ void qrnic_req_timer(struct qrnic_engine *e, struct qrnic_qp *qp,
                 qp->rnr_wait = false;
                 qp->rnr_deadline = 0;
                 qrnic_req_rewind(e, qp, qp->una_psn);
-                qp->rto_deadline = now + rto_ns(qp);
+                arm_timers(e, qp);
             }
         }
     }
@@ -357,7 +427,7 @@ static bool send_packet(struct qrnic_engine *e, struct qrnic_qp *qp,
     default:
         n = w->length - off < qp->mtu ? w->length - off : qp->mtu;
         last = k + 1 == s->npkts;
-        ackreq = last || ++qp->pkts_since_ackreq >= QRNIC_ACKREQ_EVERY ||
+        ackreq = last || ++qp->pkts_since_ackreq >= window / 2 ||
                  psn_diff(psn_add(qp->tx_psn, 1), qp->una_psn) >=
                  (int32_t)window;
         opcode = send_opcode(w->opcode, k == 0, last);
@@ -397,8 +467,7 @@ static bool send_packet(struct qrnic_engine *e, struct qrnic_qp *qp,
         qp->sent_psn = qp->tx_psn;
     }
     if (!qp->rto_deadline && qp->timeout) {
-        qp->rto_deadline = e->ops->now_ns(e->opaque) + rto_ns(qp);
-        qrnic_sched_timer(e, qp);
+        arm_timers(e, qp);
     }
     return true;
 }

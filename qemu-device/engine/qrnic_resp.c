@@ -16,13 +16,24 @@ static uint32_t rd_slots(const struct qrnic_qp *qp)
     return qp->max_dest_rd_atomic ? qp->max_dest_rd_atomic : 1;
 }
 
+static void send_ack(struct qrnic_engine *e, struct qrnic_qp *qp);
+static struct qrnic_rd_res *next_reply(struct qrnic_qp *qp);
+
+/*
+ * ACK or NAK psn.  With no READ/atomic reply queued before it, it goes out
+ * from the packet path at once; otherwise it waits its turn behind them.
+ */
 static void queue_ack(struct qrnic_engine *e, struct qrnic_qp *qp,
                       uint8_t syndrome, uint32_t psn)
 {
     qp->ack_pending = true;
     qp->ack_syndrome = syndrome;
     qp->ack_psn = psn;
-    qrnic_sched_qp(e, qp);
+    if (qp->state != QRNIC_QPS_ERR && !next_reply(qp)) {
+        send_ack(e, qp);
+    } else {
+        qrnic_sched_qp(e, qp);
+    }
 }
 
 /* NAK the request and end the QP (IBTA responder class B/C errors). */

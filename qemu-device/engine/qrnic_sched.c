@@ -64,6 +64,9 @@ static uint64_t qp_deadline(const struct qrnic_qp *qp)
     if (qp->rnr_deadline && qp->rnr_deadline < d) {
         d = qp->rnr_deadline;
     }
+    if (qp->probe_deadline && qp->probe_deadline < d) {
+        d = qp->probe_deadline;
+    }
     return d;
 }
 

@@ -3,11 +3,15 @@
 # serves, guest 0 measures ibv_rc_pingpong 4 KiB, ib_write_bw 64 KiB and
 # ib_send_lat 2 B, REPS times each, and prints "bench: KEY VALUE" lines.
 # Not a test: it fails only if a run fails, never because of a figure.
-#   bench.sh [REPS [ITERS]]   defaults 3 and 500
+#   bench.sh [REPS [ITERS [MTU]]]   defaults 3, 500 and 1500
 . "$(dirname "$0")/lib.sh"
 
-reps=${1:-3} iters=${2:-500}
+reps=${1:-3} iters=${2:-500} mtu=${3:-1500}
 [ "$QRNIC_NGUESTS" -ge 2 ] || { echo "bench: FAILED needs two guests"; exit 1; }
+if [ "$mtu" != 1500 ]; then
+	ip link set "$QRNIC_IFNAME" mtu "$mtu" || { echo "bench: FAILED cannot set MTU $mtu"; exit 1; }
+	retry 10 sh -c "[ \"\$(cat /sys/class/net/$QRNIC_IFNAME/mtu)\" = $mtu ]"
+fi
 rdma_gid > /dev/null || { echo "bench: FAILED no RoCE v2 GID on $QRNIC_IBDEV"; exit 1; }
 echo "bench: nic $QRNIC_NIC $QRNIC_IBDEV mtu $(cat "/sys/class/net/$QRNIC_IFNAME/mtu") active_mtu $(active_mtu)"
 
