@@ -11,7 +11,14 @@
 
 #define QRNIC_PSN_MASK          0xffffffu
 #define QRNIC_MAX_WINDOW        128         /* unacknowledged packets */
-#define QRNIC_WINDOW_BYTES      (96 * 1024)
+/*
+ * In-flight bytes as the peer's host socket counts them: a datagram costs
+ * its buffer, the frame plus skb overhead rounded up to a power of two.
+ * Keeping a window below Linux's default 208 KiB receive buffer means a
+ * slow receiver delays packets instead of dropping the window's tail.
+ */
+#define QRNIC_WINDOW_BYTES      (160 * 1024)
+#define QRNIC_PKT_OVERHEAD      512
 #define QRNIC_MIN_CWND          2           /* congestion window floor */
 #define QRNIC_INIT_CWND         16
 #define QRNIC_CWND_ONE          256         /* cwnd fixed point: 1 packet */

@@ -14,6 +14,17 @@
 #define WQE(field) (w + offsetof(struct qrnic_sq_wqe, field))
 #define READ_CHUNK_PKTS (QRNIC_INIT_CWND)
 
+/* What a packet of the path MTU costs a host socket's receive buffer. */
+static uint32_t pkt_cost(uint32_t mtu)
+{
+    uint32_t c = 1024;
+
+    while (c < mtu + QRNIC_PKT_OVERHEAD) {
+        c <<= 1;
+    }
+    return c;
+}
+
 /*
  * Packets in flight: the congestion window, within a byte and a packet
  * cap.  AIMD: halved once per loss event (the peer's receive path or the
@@ -22,7 +33,7 @@
  */
 uint32_t qrnic_req_window(const struct qrnic_qp *qp)
 {
-    uint32_t cap = QRNIC_WINDOW_BYTES / qp->mtu;
+    uint32_t cap = QRNIC_WINDOW_BYTES / pkt_cost(qp->mtu);
     uint32_t w = qp->cwnd / QRNIC_CWND_ONE;
 
     cap = cap < QRNIC_MAX_WINDOW ? cap : QRNIC_MAX_WINDOW;

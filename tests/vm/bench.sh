@@ -61,5 +61,13 @@ while [ "$r" -le "$reps" ]; do
 	bench_run "lat-$r" parse_lat ib_send_lat -d "$QRNIC_IBDEV" -x "$gid" -F -s 2 -n "$iters"
 	r=$((r + 1))
 done
+# The device's transport counters tell where bandwidth went (drops, resends).
+hw=/sys/class/infiniband/$QRNIC_IBDEV/ports/1/hw_counters
+if [ -d "$hw" ]; then
+	for c in tx_roce_pkts rx_roce_pkts retrans_pkts ack_timeouts seq_naks_rx seq_naks_tx dup_reqs; do
+		[ -r "$hw/$c" ] && printf '%s %s ' "$c" "$(cat "$hw/$c")"
+	done | sed 's/^/bench: counters guest '"$QRNIC_IDX"': /; s/ $//'
+	echo
+fi
 : > "$QRNIC_SHARE/finished-$QRNIC_IDX"
 exit $rc
