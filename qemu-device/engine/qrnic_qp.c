@@ -514,6 +514,7 @@ static void apply_attrs(struct qrnic_engine *e, struct qrnic_qp *qp,
         qp->una_psn = qp->sent_psn = qp->ack_next = qp->sq_psn;
         qp->cwnd = QRNIC_INIT_CWND * QRNIC_CWND_ONE;
         qp->recovering = false;
+        qp->probed = false;
     }
     if (mask & M(EN_SQD_ASYNC)) {
         qp->sqd_notify = true;

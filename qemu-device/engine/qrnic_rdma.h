@@ -258,6 +258,7 @@ struct qrnic_qp {
     bool rnr_wait;
     uint64_t rto_deadline;      /* 0: no retransmission timer */
     uint64_t probe_deadline;    /* 0: no tail loss probe pending */
+    bool probed;                /* the last packet was resent, no progress */
     uint64_t rnr_deadline;      /* 0: not waiting */
     struct qrnic_swqe *swq;     /* one per SQ slot */
     bool cur_valid;             /* cur caches WQE sq_cur */

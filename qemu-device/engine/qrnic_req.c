@@ -89,6 +89,30 @@ static void arm_timers(struct qrnic_engine *e, struct qrnic_qp *qp)
     qrnic_sched_timer(e, qp);
 }
 
+/*
+ * Nothing came back for a while: the last packets may be lost with nothing
+ * behind them to draw a NAK, or the ACK is just late.  First resend only
+ * the last packet sent: a duplicate draws an ACK, a gap before it a NAK.
+ * If that changes nothing, resend from the oldest unacknowledged PSN.
+ * Neither spends the retry counter (like adaptive retransmission on real
+ * NICs).  READ/atomic requests in flight go straight to the full resend.
+ */
+static void tail_loss_probe(struct qrnic_engine *e, struct qrnic_qp *qp,
+                            uint64_t now)
+{
+    if (!qp->probed && !qp->rd_inflight && qp->sent_psn != qp->una_psn) {
+        qp->probed = true;
+        qrnic_req_rewind(e, qp, psn_add(qp->sent_psn, QRNIC_PSN_MASK));
+        if (qp->rto_deadline > now + 2 * QRNIC_PROBE_NS) {
+            qp->probe_deadline = now + QRNIC_PROBE_NS;
+            qrnic_sched_timer(e, qp);
+        }
+        return;
+    }
+    qrnic_req_loss(qp, false);
+    qrnic_req_rewind(e, qp, qp->una_psn);
+}
+
 static uint32_t msg_pkts(const struct qrnic_qp *qp, uint32_t length)
 {
     return length ? (length + qp->mtu - 1) / qp->mtu : 1;
@@ -255,6 +279,7 @@ void qrnic_req_advanced(struct qrnic_engine *e, struct qrnic_qp *qp,
         return;
     }
     qp->una_psn = una;
+    qp->probed = false;
     window_grow(qp, (uint32_t)acked);
     qp->gap_resent = false;
     qp->retry_left = qp->retry_cnt;
@@ -344,16 +369,9 @@ void qrnic_req_timer(struct qrnic_engine *e, struct qrnic_qp *qp,
         qrnic_req_rewind(e, qp, qp->rnr_psn);
     }
     if (qp->probe_deadline && now >= qp->probe_deadline) {
-        /*
-         * Nothing came back for a while: the last packets may be lost
-         * with nothing behind them to draw a NAK.  Resend once, early,
-         * without spending the retry counter (like adaptive
-         * retransmission on real NICs).
-         */
         qp->probe_deadline = 0;
         if (qp->una_psn != qp->next_psn && !qp->req_error && !qp->rnr_wait) {
-            qrnic_req_loss(qp, false);
-            qrnic_req_rewind(e, qp, qp->una_psn);
+            tail_loss_probe(e, qp, now);
         }
     }
     if (qp->rto_deadline && now >= qp->rto_deadline) {
