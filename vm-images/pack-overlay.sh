@@ -3,6 +3,7 @@
 # a small overlay archive with this tree's driver and provider:
 #
 #   build/driver/KVER/qrnic.ko          -> /lib/modules/KVER/updates/qrnic.ko
+#   build/kmod/KVER/qrnic_kverbs_test.ko -> the same (tests/kmod: kernel verbs test)
 #   build/provider/libqrnic-rdmav34.so  -> /usr/lib/x86_64-linux-gnu/libibverbs/
 #   build/provider/qrnic.driver         -> /etc/libibverbs.d/
 #   build/tools/rc-check                -> /usr/local/bin/ (tests/tools: RC checks)
@@ -51,6 +52,13 @@ cp -a "$img/modules/lib/modules/$kver" "$stage/lib/modules/"
 mkdir -p "$mods/updates"
 # Debug info is 90% of the module: leave it on the host (build/driver).
 strip --strip-debug -o "$mods/updates/qrnic.ko" "$ko"
+# The kernel verbs self-test module (tests/kmod), loaded by tests/vm/kverbs.sh.
+ktest=$top/build/kmod/$kver/qrnic_kverbs_test.ko
+if [ -f "$ktest" ]; then
+	strip --strip-debug -o "$mods/updates/qrnic_kverbs_test.ko" "$ktest"
+else
+	echo "pack-overlay: warning: $ktest is missing (make); the image lacks it" >&2
+fi
 
 # Any dependency of qrnic.ko the base image lacks comes from the cached kernel.
 extra=()
@@ -88,7 +96,7 @@ ovl=$stage/overlay
 omods=$ovl/usr/lib/modules/$kver
 mkdir -p "$omods/updates" "$ovl/usr/lib/x86_64-linux-gnu/libibverbs" "$ovl/etc/libibverbs.d" \
 	"$ovl/usr/local/bin"
-cp "$mods/updates/qrnic.ko" "$omods/updates/"
+cp "$mods"/updates/*.ko "$omods/updates/"
 cp "$mods"/modules.* "$omods/"
 (cd "$mods" && find . -name '*.ko' -newer "$img/modules/lib/modules/$kver/modules.dep" \
 	! -path './updates/*' -exec cp --parents {} "$omods/" \;)

@@ -1,0 +1,27 @@
+#!/bin/sh
+# Kernel verbs: load tests/kmod's qrnic_kverbs_test, which runs a kernel
+# consumer's sequence on $QRNIC_IBDEV (PD with a DMA MR, CQs with event
+# handlers, two RC QPs looped back through the device, SEND_WITH_IMM, RDMA
+# WRITE/READ, inline, atomics, a bad lkey, flush) and prints ok/not ok
+# lines to the kernel log; the load fails if a check failed.  Then the
+# device's resource counts must be back to where they were.  qrnic only.
+. "$(dirname "$0")/lib.sh"
+
+[ "$QRNIC_NIC" = qrnic ] || { echo "# kverbs: qrnic guests only"; exit 0; }
+hw=/sys/class/infiniband/$QRNIC_IBDEV/ports/1/hw_counters
+counts() { for c in res_pd res_cq res_qp res_mr; do printf '%s %s ' "$c" "$(cat "$hw/$c")"; done; }
+before=$(counts)
+dmesg -C
+modprobe qrnic_kverbs_test "ibdev=$QRNIC_IBDEV" > /tmp/kverbs.err 2>&1
+status=$?
+dmesg | sed -n 's/^.*qrnic_kverbs_test: //p' > /tmp/kverbs.out
+tap_result "qrnic_kverbs_test" "$status" /tmp/kverbs.out
+if [ "$status" -ne 0 ]; then
+	sed 's/^/    /' /tmp/kverbs.err
+fi
+check "kernel verbs: at least 15 checks ran" test "$(grep -c '^ok - ' /tmp/kverbs.out)" -ge 15
+modprobe -r qrnic_kverbs_test 2>/dev/null
+after=$(counts)
+check "kernel verbs: device counts back to '$before'" test "$after" = "$before"
+check "kernel verbs: no WARN or BUG in dmesg" sh -c '! dmesg | grep -qE "WARNING:|BUG:|Oops"'
+finish
