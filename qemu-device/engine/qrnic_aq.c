@@ -17,11 +17,8 @@ static uint32_t aq_depth(const struct qrnic_engine *e)
 
 bool qrnic_aq_doorbell(struct qrnic_engine *e, uint32_t pi)
 {
-    struct qrnic_ring r = {
-        .log_depth = e->aq.log_depth, .pi = e->aq.sq_pi,
-    };
-
-    if (!e->ready || !qrnic_ring_advance_ok(&r, (uint16_t)pi, e->aq.sq_ci)) {
+    if (!e->ready ||
+        !qrnic_pi_ok(e->aq.log_depth, e->aq.sq_pi, (uint16_t)pi, e->aq.sq_ci)) {
         e->stats.bad_db++;
         return false;
     }
@@ -33,9 +30,7 @@ bool qrnic_aq_cq_doorbell(struct qrnic_engine *e, uint32_t ci)
 {
     uint16_t c = (uint16_t)ci;
 
-    /* The consumer may not pass the producer or move backwards. */
-    if (!e->ready ||
-        (uint16_t)(e->aq.cq_pi - c) > (uint16_t)(e->aq.cq_pi - e->aq.cq_ci)) {
+    if (!e->ready || !qrnic_ci_ok(e->aq.cq_pi, e->aq.cq_ci, c)) {
         e->stats.bad_db++;
         return false;
     }

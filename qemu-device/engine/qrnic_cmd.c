@@ -309,16 +309,11 @@ static uint8_t cmd_alloc_uctx(struct qrnic_engine *e, uint32_t *id,
     return QRNIC_ST_NO_RESOURCES;
 }
 
-static bool uctx_exists(const struct qrnic_engine *e, uint32_t uctx)
-{
-    return uctx >= 1 && uctx < e->db_pages && e->uctx_valid[uctx];
-}
-
 static uint8_t cmd_dealloc_uctx(struct qrnic_engine *e, const uint8_t *cmd)
 {
     uint32_t uctx = qrnic_ld32(ARG(dealloc_uctx.uctx));
 
-    if (!uctx_exists(e, uctx)) {
+    if (!qrnic_uctx_exists(e, uctx)) {
         return QRNIC_ST_BAD_HANDLE;
     }
     if (e->uctx_pds[uctx] || e->uctx_objs[uctx]) {
@@ -334,7 +329,7 @@ static uint8_t cmd_alloc_pd(struct qrnic_engine *e, const uint8_t *cmd,
     uint32_t uctx = qrnic_ld32(ARG(alloc_pd.uctx));
     uint32_t i;
 
-    if (uctx != 0 && !uctx_exists(e, uctx)) {
+    if (uctx != 0 && !qrnic_uctx_exists(e, uctx)) {
         return QRNIC_ST_BAD_HANDLE;
     }
     for (i = 0; i < QRNIC_ENG_MAX_PD; i++) {
@@ -356,7 +351,7 @@ static uint8_t cmd_dealloc_pd(struct qrnic_engine *e, const uint8_t *cmd)
     uint32_t pdn = qrnic_ld32(ARG(dealloc_pd.pdn));
     uint32_t i = pdn - 1;
 
-    if (pdn < 1 || pdn > QRNIC_ENG_MAX_PD || !e->pd_valid[i]) {
+    if (!qrnic_pd_exists(e, pdn)) {
         return QRNIC_ST_BAD_HANDLE;
     }
     if (e->pd_users[i]) {

@@ -42,7 +42,7 @@ uint8_t qrnic_cmd_create_cq(struct qrnic_engine *e, const uint8_t *cmd,
     uint64_t *pages;
     uint8_t st;
 
-    if (uctx != 0 && (uctx >= e->db_pages || !e->uctx_valid[uctx])) {
+    if (uctx != 0 && !qrnic_uctx_exists(e, uctx)) {
         return QRNIC_ST_BAD_HANDLE;
     }
     if (eqn >= QRNIC_ENG_MAX_EQ || !e->eq[eqn].valid || e->eq[eqn].async) {
@@ -81,7 +81,6 @@ uint8_t qrnic_cmd_create_cq(struct qrnic_engine *e, const uint8_t *cmd,
     cq->uctx = uctx;
     cq->eqn = eqn;
     cq->log_depth = log;
-    cq->npages = need;
     e->cq[i] = cq;
     e->eq[eqn].ncq++;
     if (uctx) {
@@ -129,10 +128,8 @@ void qrnic_cq_free_all(struct qrnic_engine *e)
 /* Take a consumer index from software if it is one the ring allows. */
 static bool cq_set_ci(struct qrnic_cq *cq, uint16_t ci)
 {
-    uint16_t used_then = (uint16_t)(cq->pi - cq->ci);
-
-    if ((uint16_t)(cq->pi - ci) > used_then) {
-        return false;           /* passes the producer or moves back */
+    if (!qrnic_ci_ok(cq->pi, cq->ci, ci)) {
+        return false;
     }
     cq->ci = ci;
     return true;

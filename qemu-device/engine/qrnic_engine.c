@@ -108,20 +108,6 @@ void qrnic_engine_raise(struct qrnic_engine *e, unsigned int vector)
     }
 }
 
-/*
- * A producer may move from r->pi to new_pi if it stays within one ring depth
- * of the consumer and does not move backwards.
- */
-bool qrnic_ring_advance_ok(const struct qrnic_ring *r, uint16_t new_pi,
-                           uint16_t consumer)
-{
-    uint32_t depth = 1u << r->log_depth;
-    uint16_t ahead = (uint16_t)(new_pi - consumer);
-    uint16_t was = (uint16_t)(r->pi - consumer);
-
-    return ahead <= depth && ahead >= was;
-}
-
 /* Write one EQE; a full queue drops the event. */
 bool qrnic_eq_post(struct qrnic_engine *e, uint32_t eqn, uint8_t type,
                    uint32_t data0, uint32_t data1)
@@ -181,8 +167,7 @@ static bool eq_doorbell(struct qrnic_engine *e, uint64_t val)
         return false;
     }
     eq = &e->eq[eqn];
-    /* The consumer may not pass the producer or move backwards. */
-    if ((uint16_t)(eq->ring.pi - ci) > (uint16_t)(eq->ring.pi - eq->ring.ci)) {
+    if (!qrnic_ci_ok(eq->ring.pi, eq->ring.ci, ci)) {
         return false;
     }
     eq->ring.ci = ci;
@@ -195,7 +180,7 @@ static bool eth_doorbell(struct qrnic_engine *e, struct qrnic_ring *r,
     uint16_t pi = (uint16_t)val;
 
     if (!e->eth.active || val > 0xffff ||
-        !qrnic_ring_advance_ok(r, pi, r->ci)) {
+        !qrnic_pi_ok(r->log_depth, r->pi, pi, r->ci)) {
         return false;
     }
     r->pi = pi;

@@ -205,8 +205,36 @@ bool qrnic_engine_doorbell(struct qrnic_engine *e, uint32_t page,
 bool qrnic_eq_post(struct qrnic_engine *e, uint32_t eqn, uint8_t type,
                    uint32_t data0, uint32_t data1);
 void qrnic_engine_raise(struct qrnic_engine *e, unsigned int vector);
-bool qrnic_ring_advance_ok(const struct qrnic_ring *r, uint16_t new_pi,
-                           uint16_t consumer);
+
+/*
+ * Free-running 16-bit ring indices: a producer may move at most a ring
+ * ahead of its consumer and never backwards; a consumer may not pass its
+ * producer or move backwards.
+ */
+static inline bool qrnic_pi_ok(uint8_t log_depth, uint16_t pi,
+                               uint16_t new_pi, uint16_t ci)
+{
+    uint16_t ahead = (uint16_t)(new_pi - ci);
+
+    return ahead <= (1u << log_depth) && ahead >= (uint16_t)(pi - ci);
+}
+
+static inline bool qrnic_ci_ok(uint16_t pi, uint16_t ci, uint16_t new_ci)
+{
+    return (uint16_t)(pi - new_ci) <= (uint16_t)(pi - ci);
+}
+
+/* Handles software passes in: is this user context / PD allocated? */
+static inline bool qrnic_uctx_exists(const struct qrnic_engine *e,
+                                     uint32_t uctx)
+{
+    return uctx >= 1 && uctx < e->db_pages && e->uctx_valid[uctx];
+}
+
+static inline bool qrnic_pd_exists(const struct qrnic_engine *e, uint32_t pdn)
+{
+    return pdn >= 1 && pdn <= QRNIC_ENG_MAX_PD && e->pd_valid[pdn - 1];
+}
 
 /* qrnic_aq.c: admin queue ring */
 bool qrnic_aq_doorbell(struct qrnic_engine *e, uint32_t pi);

@@ -159,7 +159,7 @@ static uint8_t reg_mr_args(struct qrnic_engine *e, const uint8_t *cmd,
     uint64_t span;
 
     *npages = qrnic_ld32(pbl + offsetof(struct qrnic_pbl, npages));
-    if (pdn < 1 || pdn > QRNIC_ENG_MAX_PD || !e->pd_valid[pdn - 1]) {
+    if (!qrnic_pd_exists(e, pdn)) {
         return QRNIC_ST_BAD_HANDLE;
     }
     if ((access & ~QRNIC_ACCESS_ALL) ||

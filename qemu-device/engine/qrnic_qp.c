@@ -150,10 +150,10 @@ static uint8_t create_qp_args(struct qrnic_engine *e, const uint8_t *cmd)
     uint32_t rq_off = qrnic_ld32(ARG(create_qp.rq_offset));
     uint32_t sq_pages, rq_pages;
 
-    if (uctx != 0 && (uctx >= e->db_pages || !e->uctx_valid[uctx])) {
+    if (uctx != 0 && !qrnic_uctx_exists(e, uctx)) {
         return QRNIC_ST_BAD_HANDLE;
     }
-    if (pdn < 1 || pdn > QRNIC_ENG_MAX_PD || !e->pd_valid[pdn - 1] ||
+    if (!qrnic_pd_exists(e, pdn) ||
         e->pd_uctx[pdn - 1] != uctx || !scq || !rcq ||
         scq->uctx != uctx || rcq->uctx != uctx) {
         return QRNIC_ST_BAD_HANDLE;
@@ -638,19 +638,15 @@ bool qrnic_qp_doorbell(struct qrnic_engine *e, uint32_t page, bool sq,
 {
     struct qrnic_qp *qp = qrnic_qp_get(e, (uint32_t)val & QRNIC_DB_QN_MASK);
     uint16_t pi = (uint16_t)(val >> 32);
-    uint16_t consumer, *prod;
-    uint32_t depth;
+    uint16_t *prod;
 
     if (!qp || qp->uctx != page || ((uint32_t)val & ~QRNIC_DB_QN_MASK) ||
         (val >> 48) || qp->state == QRNIC_QPS_RESET) {
         return false;
     }
-    consumer = sq ? qp->sq_tail : qp->rq_ci;
     prod = sq ? &qp->sq_pi : &qp->rq_pi;
-    depth = 1u << (sq ? qp->log_sq : qp->log_rq);
-    /* At most a ring ahead of the device, never backwards. */
-    if ((uint16_t)(pi - consumer) > depth ||
-        (uint16_t)(pi - consumer) < (uint16_t)(*prod - consumer)) {
+    if (!qrnic_pi_ok(sq ? qp->log_sq : qp->log_rq, *prod, pi,
+                     sq ? qp->sq_tail : qp->rq_ci)) {
         return false;
     }
     *prod = pi;

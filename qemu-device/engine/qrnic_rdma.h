@@ -51,7 +51,6 @@ struct qrnic_cq {
     uint16_t pi;
     uint16_t ci;                /* last consumer index software reported */
     uint32_t nqp;               /* QPs completing here */
-    uint32_t npages;
     uint64_t pages[];           /* 4 KiB pages: CQEs, then the record */
 };
 
@@ -142,7 +141,7 @@ struct qrnic_swqe {
     uint32_t first_psn;
     uint32_t npkts;             /* PSNs it uses */
     uint32_t length;
-    uint32_t resp_psn;          /* READ: next response PSN expected */
+    uint32_t resp_psn;          /* READ/atomic: next response PSN expected */
     uint8_t opcode;             /* QRNIC_WR_* */
     uint8_t flags;              /* QRNIC_WQE_F_* */
     bool done;                  /* acknowledged / answered */
@@ -175,7 +174,7 @@ struct qrnic_rd_res {
     uint32_t npkts;
     uint32_t rkey;
     uint64_t orig;              /* atomic: the value before */
-    uint32_t out_psn;           /* READ: next response PSN to send */
+    uint32_t out_psn;           /* READ/atomic: next response PSN to send */
     uint64_t out_va;            /* READ: where it reads from */
     uint32_t out_left;          /* READ: bytes still to send */
     bool out_first;             /* READ: next response starts a reply */
@@ -206,8 +205,6 @@ struct qrnic_qp {
     uint8_t log_sq_stride;
     uint8_t log_rq;
     uint8_t log_rq_stride;
-    uint32_t qmem_first;        /* pages owned */
-    uint32_t qmem_pages;
 
     /* Attributes. */
     uint32_t access;
@@ -344,7 +341,6 @@ void qrnic_req_fail(struct qrnic_engine *e, struct qrnic_qp *qp,
 /* A PSN moved from unacknowledged to acknowledged: reload retries etc. */
 void qrnic_req_advanced(struct qrnic_engine *e, struct qrnic_qp *qp,
                         uint32_t una);
-uint32_t qrnic_req_window(const struct qrnic_qp *qp);
 /* A packet was lost (NAK, missing response, timeout): shrink the window. */
 void qrnic_req_loss(struct qrnic_qp *qp, bool timeout);
 static inline struct qrnic_swqe *qrnic_swqe(struct qrnic_qp *qp, uint16_t i)

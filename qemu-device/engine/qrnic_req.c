@@ -31,7 +31,7 @@ static uint32_t pkt_cost(uint32_t mtu)
  * netdev queue overflowed), one packet more per window acknowledged.
  * Slow start was measured: its overshoot costs more drops than it saves.
  */
-uint32_t qrnic_req_window(const struct qrnic_qp *qp)
+static uint32_t qrnic_req_window(const struct qrnic_qp *qp)
 {
     uint32_t cap = QRNIC_WINDOW_BYTES / pkt_cost(qp->mtu);
     uint32_t w = qp->cwnd / QRNIC_CWND_ONE;
@@ -81,11 +81,17 @@ static uint64_t rto_ns(const struct qrnic_qp *qp)
  */
 static void arm_timers(struct qrnic_engine *e, struct qrnic_qp *qp)
 {
-    uint64_t now = e->ops->now_ns(e->opaque);
+    uint64_t now = e->ops->now_ns(e->opaque), rto = rto_ns(qp);
 
-    qp->rto_deadline = qp->timeout ? now + rto_ns(qp) : 0;
-    qp->probe_deadline = rto_ns(qp) > 2 * QRNIC_PROBE_NS ?
-                         now + QRNIC_PROBE_NS : 0;
+    qp->rto_deadline = qp->timeout ? now + rto : 0;
+    qp->probe_deadline = rto > 2 * QRNIC_PROBE_NS ? now + QRNIC_PROBE_NS : 0;
+    qrnic_sched_timer(e, qp);
+}
+
+/* Nothing is outstanding: no retransmission timer, no probe. */
+static void disarm_timers(struct qrnic_engine *e, struct qrnic_qp *qp)
+{
+    qp->rto_deadline = qp->probe_deadline = 0;
     qrnic_sched_timer(e, qp);
 }
 
@@ -242,8 +248,7 @@ void qrnic_req_progress(struct qrnic_engine *e, struct qrnic_qp *qp)
         qp->sq_tail++;
     }
     if (qp->sq_tail == qp->sq_head) {
-        qp->rto_deadline = qp->probe_deadline = 0;
-        qrnic_sched_timer(e, qp);
+        disarm_timers(e, qp);
         if (qp->state == QRNIC_QPS_SQD && qp->sqd_notify &&
             !qp->sqd_event_sent && e->async_eqn >= 0) {
             qp->sqd_event_sent = true;
@@ -285,8 +290,7 @@ void qrnic_req_advanced(struct qrnic_engine *e, struct qrnic_qp *qp,
     qp->retry_left = qp->retry_cnt;
     qp->rnr_left = qp->rnr_retry;
     if (una == qp->next_psn) {
-        qp->rto_deadline = qp->probe_deadline = 0;
-        qrnic_sched_timer(e, qp);
+        disarm_timers(e, qp);
     } else {
         arm_timers(e, qp);
     }
@@ -527,11 +531,7 @@ static enum start_result start_next(struct qrnic_engine *e,
     s->first_psn = qp->next_psn;
     qp->sq_head++;
     if (verr) {
-        s->status = status;
-        s->verr = verr;
-        qp->sq_cur = qp->sq_head;
-        qp->req_error = true;
-        qrnic_req_progress(e, qp);
+        qrnic_req_fail(e, qp, qp->sq_head - 1, status, verr);
         return BLOCKED;
     }
     s->length = qp->cur.length;

@@ -2,10 +2,10 @@
 /*
  * qrnic engine: the RC responder.  Requests are executed in PSN order as
  * they arrive (SEND into receive WQEs, RDMA WRITE into registered memory,
- * atomics at once); READ responses, atomic ACKs and ACK/NAKs are sent from
- * qrnic_resp_work() in PSN order: first the replies kept in rd_res[], then
- * the latest ACK or NAK, so one ACK covers several requests that arrived
- * together and never overtakes a reply before it.
+ * atomics at once).  READ responses and atomic ACKs are sent from
+ * qrnic_resp_work() in PSN order from rd_res[]; an ACK or NAK goes out from
+ * the packet path at once, unless replies are queued ahead of it, in which
+ * case it follows them, so it never overtakes a reply before it.
  */
 #include <string.h>
 #include "qrnic_rdma.h"

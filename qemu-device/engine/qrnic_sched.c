@@ -4,7 +4,8 @@
  * timers only put a QP on the ready list and ask the glue for a call to
  * qrnic_engine_work(), which gives every ready QP a bounded turn (replies
  * first, then new requests), so no QP or direction starves another.
- * Deadlines (retransmission, RNR wait) of all QPs share one device timer.
+ * Deadlines (retransmission, tail-loss probe, RNR wait) of all QPs share
+ * one device timer.
  * Frames to the device's own MAC are looped back from the work call.
  */
 #include <stdlib.h>
