@@ -31,9 +31,7 @@ bench_run() {
 	fi
 	[ "$QRNIC_IDX" = 0 ] || return
 	vals=$($parse "$out")
-	if [ -z "$vals" ] && grep -qF 'Correlation coefficient r^2' "$out"; then
-		# perftest's own clock calibration failed (busy TCG host): it
-		# printed "inf"; this repetition gives no figure.
+	if [ -z "$vals" ] && perftest_uncalibrated "$out"; then
 		echo "bench: note: $name: perftest could not calibrate its clock, no figure"
 		return
 	fi
@@ -68,7 +66,6 @@ while [ "$r" -le "$reps" ]; do
 	r=$((r + 1))
 done
 # The device's transport counters tell where bandwidth went (drops, resends).
-hw=/sys/class/infiniband/$QRNIC_IBDEV/ports/1/hw_counters
 if [ -d "$hw" ]; then
 	for c in tx_roce_pkts rx_roce_pkts retrans_pkts ack_timeouts seq_naks_rx seq_naks_tx dup_reqs; do
 		[ -r "$hw/$c" ] && printf '%s %s ' "$c" "$(cat "$hw/$c")"

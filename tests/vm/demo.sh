@@ -14,8 +14,7 @@ for peer in $QRNIC_PEER_IPS; do
 done
 # RDMA: guest 1 serves, guest 0 connects.
 if [ "$QRNIC_NGUESTS" -ge 2 ] && [ "$QRNIC_IDX" -le 1 ]; then
-	if retry 20 gid_index > /dev/null; then
-		gid=$(gid_index)
+	if gid=$(retry 20 gid_index); then
 		if [ "$QRNIC_IDX" = 1 ]; then
 			echo "\$ ibv_rc_pingpong -d $QRNIC_IBDEV -g $gid"
 		else

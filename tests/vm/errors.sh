@@ -9,6 +9,5 @@
 
 [ "$QRNIC_NGUESTS" -ge 2 ] || { fail "errors needs two guests"; finish; }
 run_tap "rc-check errors" timeout 600 rc-check -t 30 errors
-check "RDMA port still ACTIVE after the error cases" \
-	sh -c "ibv_devinfo -d $QRNIC_IBDEV -i 1 | grep -q 'state:.*PORT_ACTIVE'"
+check "RDMA port still ACTIVE after the error cases" port_active
 finish

@@ -19,18 +19,6 @@ rdma_counts() {
 	echo "ctx $_c pd $_p cq $_q qp $_r mr $_m"
 }
 
-# hw_counts: "uctx N pd N cq N qp N mr N mr_pages N" from the device (qrnic).
-hw=/sys/class/infiniband/$QRNIC_IBDEV/ports/1/hw_counters
-hw_names="uctx pd cq qp mr mr_pages"
-hw_counts() {
-	_s=
-	for _n in $hw_names; do
-		read -r _v < "$hw/res_$_n" || return 1
-		_s="$_s${_s:+ }$_n $_v"
-	done
-	echo "$_s"
-}
-
 # value KEY COUNTS: the number after KEY.
 value() {
 	set -- "$1" $2
@@ -100,6 +88,5 @@ if [ $qrnic = 1 ]; then
 	check "device counts back to '$hw_base' after kill -9" retry 30 counts_are hw_counts "$hw_base"
 	[ "$(hw_counts)" = "$hw_base" ] || echo "    device now: $(hw_counts)"
 fi
-check "RDMA port still ACTIVE after kill -9" \
-	sh -c "ibv_devinfo -d $QRNIC_IBDEV -i 1 | grep -q 'state:.*PORT_ACTIVE'"
+check "RDMA port still ACTIVE after kill -9" port_active
 finish

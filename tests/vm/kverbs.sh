@@ -8,9 +8,7 @@
 . "$(dirname "$0")/lib.sh"
 
 [ "$QRNIC_NIC" = qrnic ] || { echo "# kverbs: qrnic guests only"; exit 0; }
-hw=/sys/class/infiniband/$QRNIC_IBDEV/ports/1/hw_counters
-counts() { for c in res_pd res_cq res_qp res_mr; do printf '%s %s ' "$c" "$(cat "$hw/$c")"; done; }
-before=$(counts)
+before=$(hw_counts)
 dmesg -C
 modprobe qrnic_kverbs_test "ibdev=$QRNIC_IBDEV" > /tmp/kverbs.err 2>&1
 status=$?
@@ -21,7 +19,7 @@ if [ "$status" -ne 0 ]; then
 fi
 check "kernel verbs: at least 15 checks ran" test "$(grep -c '^ok - ' /tmp/kverbs.out)" -ge 15
 modprobe -r qrnic_kverbs_test 2>/dev/null
-after=$(counts)
+after=$(hw_counts)
 check "kernel verbs: device counts back to '$before'" test "$after" = "$before"
 check "kernel verbs: no WARN or BUG in dmesg" sh -c '! dmesg | grep -qE "WARNING:|BUG:|Oops"'
 finish

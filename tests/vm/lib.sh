@@ -89,8 +89,7 @@ gid_index() {
 # rdma_gid: sets $gid to the RoCE v2 GID index of $QRNIC_IP (waits for the
 # GID table to follow the address), or fails the check.
 rdma_gid() {
-	gid=
-	retry 20 gid_index > /dev/null && gid=$(gid_index)
+	gid=$(retry 20 gid_index)
 	if [ -n "$gid" ]; then
 		pass "RoCE v2 GID ::ffff:$QRNIC_IP on $QRNIC_IBDEV is index $gid"
 	else
@@ -125,6 +124,28 @@ barrier() {
 active_mtu() {
 	ibv_devinfo -d "$QRNIC_IBDEV" -i 1 | sed -n 's/.*active_mtu:[[:space:]]*\([0-9]*\).*/\1/p'
 }
+
+# port_active: port 1 of $QRNIC_IBDEV is ACTIVE.
+port_active() {
+	ibv_devinfo -d "$QRNIC_IBDEV" -i 1 | grep -q 'state:.*PORT_ACTIVE'
+}
+
+# The device's own counters (qrnic): hw_counts [NAME...] prints
+# "NAME N ..." for hw_counters/res_NAME (default: every resource count).
+hw=/sys/class/infiniband/$QRNIC_IBDEV/ports/1/hw_counters
+hw_names="uctx pd cq qp mr mr_pages"
+hw_counts() {
+	_s=
+	for _n in ${*:-$hw_names}; do
+		read -r _v < "$hw/res_$_n" || return 1
+		_s="$_s${_s:+ }$_n $_v"
+	done
+	echo "$_s"
+}
+
+# perftest_uncalibrated OUT: perftest said it could not measure the CPU
+# clock (r^2 < 0.9 on a busy TCG host) and so printed "inf" figures.
+perftest_uncalibrated() { grep -qF 'Correlation coefficient r^2' "$1"; }
 
 # set_mtu NETDEV_MTU RDMA_MTU: set this guest's netdev MTU and wait until the
 # port's active MTU follows.
