@@ -354,10 +354,6 @@ struct ibv_cq *qrnic_create_cq(struct ibv_context *ibctx, int cqe,
 	struct qrnic_cq *cq;
 	int ret;
 
-	if (cqe < 1) {
-		errno = EINVAL;
-		return NULL;
-	}
 	cq = qrnic_cq_alloc(cqe);
 	if (!cq)
 		return NULL;

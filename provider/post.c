@@ -94,9 +94,7 @@ static int qrnic_build_send(struct qrnic_qp *qp, const struct ibv_send_wr *wr,
 			    union qrnic_sq_buf *wqe, uint32_t *len)
 {
 	struct qrnic_sq_wqe *hdr = &wqe->hdr;
-	struct qrnic_sge *sge;
 	bool can_inline = false;
-	int i;
 
 	if (wr->num_sge < 0)
 		return EINVAL;
@@ -139,12 +137,8 @@ static int qrnic_build_send(struct qrnic_qp *qp, const struct ibv_send_wr *wr,
 
 	if ((uint32_t)wr->num_sge > qp->sq.max_sge)
 		return EINVAL;
-	sge = (struct qrnic_sge *)(hdr + 1);
-	for (i = 0; i < wr->num_sge; i++, sge++) {
-		sge->addr = htole64(wr->sg_list[i].addr);
-		sge->length = htole32(wr->sg_list[i].length);
-		sge->lkey = htole32(wr->sg_list[i].lkey);
-	}
+	qrnic_copy_sge((struct qrnic_sge *)(hdr + 1), wr->sg_list,
+		       wr->num_sge);
 	hdr->num_sge = wr->num_sge;
 	*len = sizeof(*hdr) + wr->num_sge * sizeof(struct qrnic_sge);
 	return 0;
@@ -217,10 +211,8 @@ int qrnic_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 {
 	struct qrnic_qp *qp = to_qqp(ibqp);
 	union qrnic_rq_buf wqe;
-	struct qrnic_sge *sge;
 	uint32_t start;
 	int ret = 0;
-	int i;
 
 	pthread_spin_lock(&qp->rq.lock);
 	if (atomic_load_explicit(&qp->state, memory_order_relaxed) ==
@@ -243,12 +235,8 @@ int qrnic_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		memset(&wqe.hdr, 0, sizeof(wqe.hdr));
 		wqe.hdr.wr_id = htole64(wr->wr_id);
 		wqe.hdr.num_sge = wr->num_sge;
-		sge = (struct qrnic_sge *)(&wqe.hdr + 1);
-		for (i = 0; i < wr->num_sge; i++, sge++) {
-			sge->addr = htole64(wr->sg_list[i].addr);
-			sge->length = htole32(wr->sg_list[i].length);
-			sge->lkey = htole32(wr->sg_list[i].lkey);
-		}
+		qrnic_copy_sge((struct qrnic_sge *)(&wqe.hdr + 1), wr->sg_list,
+			       wr->num_sge);
 		qrnic_rq_write(qp, &wqe, sizeof(wqe.hdr) +
 				wr->num_sge * sizeof(struct qrnic_sge));
 	}

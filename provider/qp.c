@@ -16,8 +16,6 @@
 #include "qrnic.h"
 #include "qrnic_abi.h"
 
-#define QRNIC_QPN_MASK		0x00ffffffu
-
 /* ---- qpn -> QP table ----------------------------------------------------- */
 
 static int qrnic_qp_table_insert(struct qrnic_context *ctx,
@@ -304,6 +302,19 @@ struct ibv_qp *qrnic_create_qp(struct ibv_pd *pd,
 /* ---- modify / query / destroy -------------------------------------------- */
 
 /*
+ * Lock the QP's CQ pair and drop the QP's completions from both; the
+ * caller unlocks with qrnic_cq_unlock_pair().
+ */
+static void qrnic_qp_lock_clean_cqs(struct qrnic_qp *qp, struct qrnic_cq *scq,
+				    struct qrnic_cq *rcq)
+{
+	qrnic_cq_lock_pair(scq, rcq);
+	qrnic_cq_clean(scq, qp->qpn);
+	if (rcq != scq)
+		qrnic_cq_clean(rcq, qp->qpn);
+}
+
+/*
  * The device dropped all queue state: forget completions still queued for
  * the QP and restart both queues at index 0.
  */
@@ -312,10 +323,7 @@ static void qrnic_qp_reset_queues(struct qrnic_qp *qp)
 	struct qrnic_cq *scq = to_qcq(qp->vqp.qp.send_cq);
 	struct qrnic_cq *rcq = to_qcq(qp->vqp.qp.recv_cq);
 
-	qrnic_cq_lock_pair(scq, rcq);
-	qrnic_cq_clean(scq, qp->qpn);
-	if (rcq != scq)
-		qrnic_cq_clean(rcq, qp->qpn);
+	qrnic_qp_lock_clean_cqs(qp, scq, rcq);
 
 	pthread_spin_lock(&qp->sq.lock);
 	pthread_spin_lock(&qp->rq.lock);
@@ -382,10 +390,7 @@ int qrnic_destroy_qp(struct ibv_qp *ibqp)
 
 	/* No poller may see the QP or its completions after this. */
 	pthread_mutex_lock(&ctx->lock);
-	qrnic_cq_lock_pair(scq, rcq);
-	qrnic_cq_clean(scq, qp->qpn);
-	if (rcq != scq)
-		qrnic_cq_clean(rcq, qp->qpn);
+	qrnic_qp_lock_clean_cqs(qp, scq, rcq);
 	qrnic_qp_table_remove(ctx, qp);
 	qrnic_cq_unlock_pair(scq, rcq);
 	pthread_mutex_unlock(&ctx->lock);

@@ -218,6 +218,19 @@ static inline bool qrnic_wq_full(struct qrnic_wq *wq)
 	       wq->depth;
 }
 
+/* Copy a verbs scatter list into a WQE's SGEs. */
+static inline void qrnic_copy_sge(struct qrnic_sge *dst,
+				  const struct ibv_sge *src, size_t num_sge)
+{
+	size_t i;
+
+	for (i = 0; i < num_sge; i++) {
+		dst[i].addr = htole64(src[i].addr);
+		dst[i].length = htole32(src[i].length);
+		dst[i].lkey = htole32(src[i].lkey);
+	}
+}
+
 /* WQE flags for the verbs send flags (IBV_SEND_INLINE is the caller's). */
 static inline uint8_t qrnic_send_flags(struct qrnic_qp *qp, unsigned int flags)
 {

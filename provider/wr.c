@@ -137,8 +137,6 @@ static void qrnic_wr_set_sge_list(struct ibv_qp_ex *ibqpx, size_t num_sge,
 {
 	struct qrnic_qp *qp = to_qqp_ex(ibqpx);
 	struct qrnic_sq_wqe *hdr = qrnic_wr_cur(qp);
-	struct qrnic_sge *sge;
-	size_t i;
 
 	if (!hdr)
 		return;
@@ -147,12 +145,7 @@ static void qrnic_wr_set_sge_list(struct ibv_qp_ex *ibqpx, size_t num_sge,
 		return;
 	}
 
-	sge = (struct qrnic_sge *)(hdr + 1);
-	for (i = 0; i < num_sge; i++, sge++) {
-		sge->addr = htole64(sg_list[i].addr);
-		sge->length = htole32(sg_list[i].length);
-		sge->lkey = htole32(sg_list[i].lkey);
-	}
+	qrnic_copy_sge((struct qrnic_sge *)(hdr + 1), sg_list, num_sge);
 	hdr->num_sge = num_sge;
 	hdr->flags &= ~QRNIC_WQE_F_INLINE;
 	hdr->inline_len = 0;
