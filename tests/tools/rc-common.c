@@ -128,7 +128,7 @@ static int find_gid(struct rc_dev *d, const char *ip, int *index, union ibv_gid 
 	return -1;
 }
 
-int rc_gid_for_ipv4(struct rc_dev *d, const char *ip, union ibv_gid *gid)
+int rc_gid_for_ipv4(const char *ip, union ibv_gid *gid)
 {
 	struct in_addr a;
 
@@ -137,7 +137,6 @@ int rc_gid_for_ipv4(struct rc_dev *d, const char *ip, union ibv_gid *gid)
 	memset(gid, 0, sizeof(*gid));
 	gid->raw[10] = gid->raw[11] = 0xff;
 	memcpy(&gid->raw[12], &a, 4);
-	(void)d;
 	return 0;
 }
 
@@ -232,11 +231,6 @@ void rc_default_params(struct rc_qp_params *p)
 	p->rnr_retry = 7;
 	p->min_rnr_timer = 12;
 	p->sq_sig_all = 0;
-}
-
-static int min_i(int a, int b)
-{
-	return a < b ? a : b;
 }
 
 int rc_conn_create(struct rc_conn *c, struct rc_dev *d, const char *name,

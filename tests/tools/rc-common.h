@@ -26,6 +26,11 @@ struct rc_opts {
 
 extern struct rc_opts opt;
 
+static inline int min_i(int a, int b)
+{
+	return a < b ? a : b;
+}
+
 struct rc_dev {
 	struct ibv_context *ctx;
 	struct ibv_pd *pd;
@@ -86,7 +91,7 @@ double now_s(void);
 /* ---- device ---- */
 void rc_dev_open(struct rc_dev *d);
 void rc_dev_close(struct rc_dev *d);
-int rc_gid_for_ipv4(struct rc_dev *d, const char *ip, union ibv_gid *gid);
+int rc_gid_for_ipv4(const char *ip, union ibv_gid *gid);
 void *rc_alloc(size_t len);
 struct ibv_mr *rc_reg(struct rc_dev *d, void *buf, size_t len, int access);
 

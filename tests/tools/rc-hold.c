@@ -86,7 +86,7 @@ int mode_hold(const char *ready_file)
 		qa.max_dest_rd_atomic = 1;
 		qa.min_rnr_timer = 12;
 		qa.ah_attr.is_global = 1;
-		if (rc_gid_for_ipv4(&d, opt.peer_ip, &qa.ah_attr.grh.dgid))
+		if (rc_gid_for_ipv4(opt.peer_ip, &qa.ah_attr.grh.dgid))
 			die("bad peer address %s", opt.peer_ip);
 		qa.ah_attr.grh.sgid_index = d.gid_idx;
 		qa.ah_attr.grh.hop_limit = 64;

@@ -90,11 +90,6 @@ static uint64_t wrid(int phase, int step, enum kind k, int j)
 	return (uint64_t)phase << 40 | (uint64_t)step << 16 | (uint64_t)k << 8 | (uint64_t)j;
 }
 
-static int min_i(int a, int b)
-{
-	return a < b ? a : b;
-}
-
 static void make_plan(struct integ *t)
 {
 	static const enum op sized[] = { OP_SEND, OP_SEND_IMM, OP_WRITE, OP_WRITE_IMM, OP_READ };
@@ -190,18 +185,26 @@ static int expect_ctrl(struct integ *t, int step, enum msg_type type, const char
 	return 0;
 }
 
+static int post(struct integ *t, struct ibv_send_wr *wr, const char *what)
+{
+	struct ibv_send_wr *bad;
+	int r = ibv_post_send(t->c.qp, wr, &bad);
+
+	if (r)
+		diag("%s: ibv_post_send: %s", what, strerror(r));
+	return r ? -1 : 0;
+}
+
 static int send_ctrl(struct integ *t, enum msg_type type, int step, enum kind k, const char *what)
 {
-	struct ibv_send_wr wr, *bad;
+	struct ibv_send_wr wr;
 	struct ibv_sge sge;
 	struct rc_want w = { .status = IBV_WC_SUCCESS, .opcode = IBV_WC_SEND };
 
 	ctrl_wr(t, &wr, &sge, type, step, k);
 	w.wr_id = wr.wr_id;
-	if (ibv_post_send(t->c.qp, &wr, &bad)) {
-		diag("%s: ibv_post_send: %s", what, strerror(errno));
+	if (post(t, &wr, what))
 		return -1;
-	}
 	return rc_expect(t->c.scq, t->c.local.qpn, &w, what);
 }
 
@@ -327,21 +330,11 @@ static uint8_t *atomic_slot(struct integ *t, int step)
 
 /* ---- requester ---- */
 
-static int post(struct integ *t, struct ibv_send_wr *wr, const char *what)
-{
-	struct ibv_send_wr *bad;
-	int r = ibv_post_send(t->c.qp, wr, &bad);
-
-	if (r)
-		diag("%s: ibv_post_send: %s", what, strerror(r));
-	return r ? -1 : 0;
-}
-
 static int req_batch_write(struct integ *t, int k, const struct step *st, const char *what)
 {
 	const struct rc_region *ra = &t->c.peer.region[0];
-	struct ibv_send_wr wr[BATCH_W_CHUNK], done;
-	struct ibv_sge sge[BATCH_W_CHUNK], dsge;
+	struct ibv_send_wr wr[BATCH_W_CHUNK];
+	struct ibv_sge sge[BATCH_W_CHUNK];
 	struct rc_want w = { .status = IBV_WC_SUCCESS, .opcode = IBV_WC_RDMA_WRITE };
 	int c, j, nchunks = BATCH_W / BATCH_W_CHUNK;
 
@@ -372,12 +365,7 @@ static int req_batch_write(struct integ *t, int k, const struct step *st, const 
 		if (post(t, wr, what))
 			return -1;
 	}
-	ctrl_wr(t, &done, &dsge, MSG_DONE, k, K_DONE);
-	if (post(t, &done, what))
-		return -1;
-	w.wr_id = done.wr_id;
-	w.opcode = IBV_WC_SEND;
-	return rc_expect(t->c.scq, t->c.local.qpn, &w, what);
+	return send_ctrl(t, MSG_DONE, k, K_DONE, what);
 }
 
 static uint32_t batch_send_size(int j)
@@ -795,9 +783,7 @@ static void report(struct integ *t, int phase)
 	for (o = 0; o < OP__N; o++) {
 		int good = t->results[req][o][0], bad = t->results[req][o][1];
 
-		if (!good && !bad)
-			continue;
-		if (bad)
+		if (!good || bad)
 			continue;
 		if (o == OP_BATCH_WRITE || o == OP_BATCH_SEND)
 			ok("integrity guest %d -> guest %d, %s as %s: every byte and completion right",
@@ -837,8 +823,6 @@ int mode_integrity(void)
 	t->mrc = rc_reg(&t->dev, t->ctl, C_LEN, IBV_ACCESS_LOCAL_WRITE);
 
 	rc_default_params(&par);
-	par.max_send_wr = 64;
-	par.max_recv_wr = 64;
 	par.max_send_sge = t->max_ssge;
 	par.max_recv_sge = t->max_rsge;
 	par.max_inline = INLINE_WANT;
