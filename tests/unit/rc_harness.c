@@ -410,40 +410,46 @@ static bool step(void)
     return did;
 }
 
+/*
+ * Idle: advance virtual time to the earliest engine deadline.  False (the
+ * clock untouched) when that deadline lies past limit_ns.
+ */
+static bool advance_to_deadline(uint64_t limit_ns)
+{
+    uint64_t t = nodes[0].deadline < nodes[1].deadline ? nodes[0].deadline :
+                                                         nodes[1].deadline;
+
+    if (t > limit_ns) {
+        return false;
+    }
+    now_ns = t > now_ns ? t : now_ns;
+    return true;
+}
+
 void harness_run(uint64_t limit_ns)
 {
     while (now_ns <= limit_ns) {
-        uint64_t t;
-
         if (step()) {
             continue;
         }
-        t = nodes[0].deadline < nodes[1].deadline ? nodes[0].deadline :
-                                                    nodes[1].deadline;
-        if (t > limit_ns) {
+        if (!advance_to_deadline(limit_ns)) {
             return;
         }
-        now_ns = t > now_ns ? t : now_ns;
     }
 }
 
 bool harness_wait_cqe(struct hcq *cq, struct hwc *wc, uint64_t limit_ns)
 {
     while (!cq_poll(cq, wc)) {
-        uint64_t t;
-
         if (now_ns > limit_ns) {
             return false;
         }
         if (step()) {
             continue;
         }
-        t = nodes[0].deadline < nodes[1].deadline ? nodes[0].deadline :
-                                                    nodes[1].deadline;
-        if (t > limit_ns) {
+        if (!advance_to_deadline(limit_ns)) {
             return cq_poll(cq, wc);
         }
-        now_ns = t > now_ns ? t : now_ns;
     }
     return true;
 }
