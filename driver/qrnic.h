@@ -139,7 +139,6 @@ struct qrnic_dev {
 	u32 num_ceqs;
 
 	/* RDMA objects (with QRNIC_CAP0_RC) */
-	bool has_rc;
 	struct qrnic_qmem qmem;
 	struct xarray cq_xa;		/* cqn -> struct qrnic_cq */
 	struct xarray qp_xa;		/* qpn -> struct qrnic_qp */
@@ -184,6 +183,7 @@ void qrnic_aq_process(struct qrnic_dev *qdev);
 void qrnic_aq_set_irq_mode(struct qrnic_dev *qdev, bool use_irq);
 int qrnic_aq_exec(struct qrnic_dev *qdev, struct qrnic_cmd *cmd,
 		  u32 *result0, u32 *result1);
+int qrnic_aq_exec_handle(struct qrnic_dev *qdev, u8 opcode, u32 handle);
 int qrnic_query_device(struct qrnic_dev *qdev);
 
 /* qrnic_eq.c: event queues, the async EQ and vector 0 */

@@ -318,6 +318,31 @@ int qrnic_aq_exec(struct qrnic_dev *qdev, struct qrnic_cmd *cmd,
 	return 0;
 }
 
+/* The commands whose one argument is a u32 handle: their arm is just that. */
+static_assert(sizeof_field(struct qrnic_cmd, destroy_eq) == sizeof(u32));
+static_assert(sizeof_field(struct qrnic_cmd, dealloc_uctx) == sizeof(u32));
+static_assert(sizeof_field(struct qrnic_cmd, dealloc_pd) == sizeof(u32));
+static_assert(sizeof_field(struct qrnic_cmd, destroy_cq) == sizeof(u32));
+static_assert(sizeof_field(struct qrnic_cmd, dereg_mr) == sizeof(u32));
+static_assert(sizeof_field(struct qrnic_cmd, destroy_qp) == sizeof(u32));
+
+/*
+ * Execute a command that takes only a handle (DESTROY_EQ, DEALLOC_UCTX,
+ * DEALLOC_PD, DESTROY_CQ, DEREG_MR, DESTROY_QP); log a failure.
+ */
+int qrnic_aq_exec_handle(struct qrnic_dev *qdev, u8 opcode, u32 handle)
+{
+	struct qrnic_cmd cmd = { .opcode = opcode };
+	int ret;
+
+	memcpy(cmd.raw, &handle, sizeof(handle));
+	ret = qrnic_aq_exec(qdev, &cmd, NULL, NULL);
+	if (ret)
+		dev_err(&qdev->pdev->dev, "%s %#x failed: %d\n",
+			qrnic_cmd_name(opcode), handle, ret);
+	return ret;
+}
+
 int qrnic_query_device(struct qrnic_dev *qdev)
 {
 	struct device *dev = &qdev->pdev->dev;

@@ -20,6 +20,10 @@ static size_t qrnic_cq_buf_size(u32 log_depth)
 			  QRNIC_CQ_REC_SIZE);
 }
 
+/* Even the largest CQ buffer takes a one level page list of 4 KiB pages. */
+static_assert(PAGE_ALIGN(((size_t)QRNIC_CQE_SIZE << QRNIC_CQ_MAX_LOG) +
+			 QRNIC_CQ_REC_SIZE) / SZ_4K <= QRNIC_PBL_PER_PAGE);
+
 /* log2 of the ring for cqe entries: the rule the provider uses as well. */
 static int qrnic_cq_log_depth(struct qrnic_dev *qdev, int cqe)
 {
@@ -68,7 +72,7 @@ static int qrnic_cq_user_buf(struct qrnic_dev *qdev, struct qrnic_cq *cq,
 		cq->umem = NULL;
 		return ret;
 	}
-	ret = qrnic_pbl_build(qdev, cq->umem, SZ_4K, false, pbl, pbuf);
+	ret = qrnic_pbl_build(qdev, cq->umem, SZ_4K, pbl, pbuf);
 	if (ret) {
 		ib_umem_release(cq->umem);
 		cq->umem = NULL;
@@ -111,18 +115,6 @@ static void qrnic_cq_free_buf(struct qrnic_dev *qdev, struct qrnic_cq *cq)
 				  cq->dma);
 	cq->umem = NULL;
 	cq->buf = NULL;
-}
-
-static int qrnic_destroy_cq_cmd(struct qrnic_dev *qdev, u32 cqn)
-{
-	struct qrnic_cmd cmd = { .opcode = QRNIC_CMD_DESTROY_CQ };
-	int ret;
-
-	cmd.destroy_cq.cqn = cqn;
-	ret = qrnic_aq_exec(qdev, &cmd, NULL, NULL);
-	if (ret)
-		ibdev_err(&qdev->ibdev, "DESTROY_CQ %u failed: %d\n", cqn, ret);
-	return ret;
 }
 
 int qrnic_create_cq_udata(struct ib_cq *ibcq,
@@ -185,7 +177,8 @@ int qrnic_create_cq_udata(struct ib_cq *ibcq,
 err_erase:
 	xa_erase_irq(&qdev->cq_xa, cq->cqn);
 err_destroy:
-	if (qrnic_destroy_kept(qrnic_destroy_cq_cmd(qdev, cq->cqn))) {
+	if (qrnic_destroy_kept(qrnic_aq_exec_handle(qdev, QRNIC_CMD_DESTROY_CQ,
+						    cq->cqn))) {
 		/* Leave the buffer to the device rather than free it. */
 		return ret;
 	}
@@ -206,7 +199,7 @@ int qrnic_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	struct qrnic_cq *cq = to_qcq(ibcq);
 	int ret;
 
-	ret = qrnic_destroy_cq_cmd(qdev, cq->cqn);
+	ret = qrnic_aq_exec_handle(qdev, QRNIC_CMD_DESTROY_CQ, cq->cqn);
 	if (qrnic_destroy_kept(ret))
 		return ret;
 

@@ -76,17 +76,10 @@ int qrnic_eq_create(struct qrnic_dev *qdev, struct qrnic_eq *eq, u32 log_depth,
 
 void qrnic_eq_destroy(struct qrnic_dev *qdev, struct qrnic_eq *eq)
 {
-	struct qrnic_cmd cmd = { .opcode = QRNIC_CMD_DESTROY_EQ };
-	int ret;
-
 	if (!eq->created)
 		return;
 	WRITE_ONCE(eq->created, false);
-	cmd.destroy_eq.eqn = eq->eqn;
-	ret = qrnic_aq_exec(qdev, &cmd, NULL, NULL);
-	if (ret)
-		dev_err(&qdev->pdev->dev, "DESTROY_EQ %u failed: %d\n",
-			eq->eqn, ret);
+	qrnic_aq_exec_handle(qdev, QRNIC_CMD_DESTROY_EQ, eq->eqn);
 }
 
 /* After the device is reset (it may still have had the ring). */

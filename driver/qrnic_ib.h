@@ -111,7 +111,7 @@ struct qrnic_mr {
 /* One work queue of a QP; kernel QPs post through buf. */
 struct qrnic_wq {
 	void __iomem *buf;		/* kernel QP: its slot 0 in BAR4 */
-	u32 offset;			/* BAR4 byte offset */
+	u32 offset;			/* BAR4 byte offset (SQ: the slice's) */
 	u32 bytes;			/* whole pages */
 	u8 log_depth;
 	u8 log_stride;
@@ -124,8 +124,7 @@ struct qrnic_qp {
 	u32 qpn;
 	struct qrnic_wq sq;
 	struct qrnic_wq rq;
-	u32 qmem_offset;		/* the slice: SQ pages, then RQ pages */
-	u32 qmem_len;
+	u32 qmem_len;			/* the slice: SQ pages, then RQ pages */
 	struct rdma_user_mmap_entry *qmem_entry;	/* user QP */
 	u32 max_send_sge;		/* what the queues really hold */
 	u32 max_recv_sge;
@@ -205,8 +204,8 @@ struct qrnic_pbl_buf {
 };
 
 int qrnic_pbl_build(struct qrnic_dev *qdev, struct ib_umem *umem,
-		    unsigned long pgsz, bool allow_level2,
-		    struct qrnic_pbl *pbl, struct qrnic_pbl_buf *buf);
+		    unsigned long pgsz, struct qrnic_pbl *pbl,
+		    struct qrnic_pbl_buf *buf);
 void qrnic_pbl_release(struct qrnic_dev *qdev, struct qrnic_pbl_buf *buf);
 
 /* qrnic_cq.c */
@@ -230,7 +229,6 @@ int qrnic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 int qrnic_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
 void qrnic_qp_async_event(struct qrnic_dev *qdev, u32 qpn,
 			  enum ib_event_type type);
-void qrnic_qp_reset_queues(struct qrnic_qp *qp);
 
 /* qrnic_qp_attr.c */
 int qrnic_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,

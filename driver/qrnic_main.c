@@ -94,7 +94,6 @@ static int qrnic_check_id(struct qrnic_dev *qdev)
 	}
 
 	qdev->cap0 = qrnic_rd32(qdev, QRNIC_REG_CAP0);
-	qdev->has_rc = qdev->cap0 & QRNIC_CAP0_RC;
 	qdev->num_db_pages = qrnic_rd32(qdev, QRNIC_REG_DB_PAGES);
 	qdev->aq_max_log = qrnic_rd32(qdev, QRNIC_REG_AQ_MAX_LOG);
 	if (!(qdev->cap0 & QRNIC_CAP0_ETH) || !(qdev->cap0 & QRNIC_CAP0_ROCE_V2)) {
@@ -224,7 +223,7 @@ static int qrnic_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	ret = qrnic_check_id(qdev);
 	if (ret)
 		goto err_unmap;
-	if (qdev->has_rc) {
+	if (qdev->cap0 & QRNIC_CAP0_RC) {
 		ret = qrnic_qmem_init(qdev);
 		if (ret)
 			goto err_unmap;

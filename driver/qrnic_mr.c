@@ -48,18 +48,6 @@ static int qrnic_reg_mr_cmd(struct qrnic_dev *qdev, struct qrnic_mr *mr,
 	return 0;
 }
 
-static int qrnic_dereg_mr_cmd(struct qrnic_dev *qdev, u32 key)
-{
-	struct qrnic_cmd cmd = { .opcode = QRNIC_CMD_DEREG_MR };
-	int ret;
-
-	cmd.dereg_mr.key = key;
-	ret = qrnic_aq_exec(qdev, &cmd, NULL, NULL);
-	if (ret)
-		ibdev_err(&qdev->ibdev, "DEREG_MR %#x failed: %d\n", key, ret);
-	return ret;
-}
-
 /* The DMA address space itself, for kernel PDs (ib_alloc_pd). */
 struct ib_mr *qrnic_get_dma_mr(struct ib_pd *ibpd, int access)
 {
@@ -130,7 +118,7 @@ struct ib_mr *qrnic_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 		goto err_umem;
 	}
 
-	ret = qrnic_pbl_build(qdev, mr->umem, pgsz, true, &pbl, &pbuf);
+	ret = qrnic_pbl_build(qdev, mr->umem, pgsz, &pbl, &pbuf);
 	if (ret)
 		goto err_umem;
 	ret = qrnic_reg_mr_cmd(qdev, mr, &pbl, virt_addr, length,
@@ -157,7 +145,7 @@ int qrnic_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	struct qrnic_mr *mr = to_qmr(ibmr);
 	int ret;
 
-	ret = qrnic_dereg_mr_cmd(qdev, mr->key);
+	ret = qrnic_aq_exec_handle(qdev, QRNIC_CMD_DEREG_MR, mr->key);
 	if (qrnic_destroy_kept(ret))
 		return ret;
 	ib_umem_release(mr->umem);

@@ -42,8 +42,8 @@ static int qrnic_pbl_alloc_leaves(struct qrnic_dev *qdev,
  * release *buf with qrnic_pbl_release() once the command has run.
  */
 int qrnic_pbl_build(struct qrnic_dev *qdev, struct ib_umem *umem,
-		    unsigned long pgsz, bool allow_level2,
-		    struct qrnic_pbl *pbl, struct qrnic_pbl_buf *buf)
+		    unsigned long pgsz, struct qrnic_pbl *pbl,
+		    struct qrnic_pbl_buf *buf)
 {
 	struct device *dev = &qdev->pdev->dev;
 	struct ib_block_iter biter;
@@ -55,8 +55,6 @@ int qrnic_pbl_build(struct qrnic_dev *qdev, struct ib_umem *umem,
 	memset(buf, 0, sizeof(*buf));
 	npages = ib_umem_num_dma_blocks(umem, pgsz);
 	if (!npages || npages > U32_MAX)
-		return -EINVAL;
-	if (npages > QRNIC_PBL_PER_PAGE && !allow_level2)
 		return -EINVAL;
 
 	nleaves = npages > QRNIC_PBL_PER_PAGE ?

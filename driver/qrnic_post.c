@@ -26,8 +26,9 @@ static bool qrnic_wq_full(const struct qrnic_wq *wq)
 }
 
 /*
- * Copy a WQE built in memory to the producer's slot, in ordered 64-bit
- * stores of whole chunks (never beyond the slot), and advance pi.
+ * Copy a WQE built in memory to the producer's slot in 64-bit stores of
+ * whole chunks (never beyond the slot), and advance pi.  The stores are
+ * not ordered: qrnic_wq_doorbell() makes them visible before the doorbell.
  */
 static void qrnic_wq_write(struct qrnic_wq *wq, const u64 *wqe, u32 len)
 {
@@ -38,6 +39,29 @@ static void qrnic_wq_write(struct qrnic_wq *wq, const u64 *wqe, u32 len)
 	__iowrite64_copy(wq->buf + ((size_t)slot << wq->log_stride), wqe,
 			 n / sizeof(u64));
 	wq->pi++;
+}
+
+/* Tell the device about the WQEs written since pi was start, if any. */
+static void qrnic_wq_doorbell(struct qrnic_dev *qdev, struct qrnic_qp *qp,
+			      struct qrnic_wq *wq, u16 start, u32 db)
+{
+	if (wq->pi == start)
+		return;
+	/* The WQEs (write-combining) before the doorbell. */
+	wmb();
+	writeq(qp->qpn | (u64)wq->pi << 32, qdev->db + db);
+}
+
+static void qrnic_copy_sges(struct qrnic_sge *sge, const struct ib_sge *sg,
+			    int num_sge)
+{
+	int i;
+
+	for (i = 0; i < num_sge; i++) {
+		sge[i].addr = sg[i].addr;
+		sge[i].length = sg[i].length;
+		sge[i].lkey = sg[i].lkey;
+	}
 }
 
 static bool qrnic_send_state_ok(u8 state)
@@ -73,7 +97,6 @@ static int qrnic_build_send(struct qrnic_dev *qdev, struct qrnic_qp *qp,
 	struct qrnic_sq_wqe *hdr = (struct qrnic_sq_wqe *)buf;
 	struct qrnic_sge *sge = (struct qrnic_sge *)(hdr + 1);
 	bool atomic = false;
-	int i;
 
 	switch (wr->opcode) {
 	case IB_WR_RDMA_WRITE_WITH_IMM:
@@ -119,11 +142,7 @@ static int qrnic_build_send(struct qrnic_dev *qdev, struct qrnic_qp *qp,
 
 	if (wr->num_sge < 0 || wr->num_sge > qp->max_send_sge)
 		return -EINVAL;
-	for (i = 0; i < wr->num_sge; i++) {
-		sge[i].addr = wr->sg_list[i].addr;
-		sge[i].length = wr->sg_list[i].length;
-		sge[i].lkey = wr->sg_list[i].lkey;
-	}
+	qrnic_copy_sges(sge, wr->sg_list, wr->num_sge);
 	hdr->num_sge = wr->num_sge;
 	return sizeof(*hdr) + wr->num_sge * sizeof(*sge);
 }
@@ -157,11 +176,7 @@ int qrnic_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		}
 		qrnic_wq_write(&qp->sq, buf, len);
 	}
-	if (qp->sq.pi != start) {
-		/* The WQEs (write-combining) before the doorbell. */
-		wmb();
-		writeq(qp->qpn | (u64)qp->sq.pi << 32, qdev->db + QRNIC_DB_SQ);
-	}
+	qrnic_wq_doorbell(qdev, qp, &qp->sq, start, QRNIC_DB_SQ);
 out:
 	spin_unlock_irqrestore(&qp->lock, flags);
 	if (ret)
@@ -178,7 +193,7 @@ int qrnic_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	struct qrnic_rq_wqe *hdr = (struct qrnic_rq_wqe *)buf;
 	struct qrnic_sge *sge = (struct qrnic_sge *)(hdr + 1);
 	unsigned long flags;
-	int ret = 0, i;
+	int ret = 0;
 	u16 start;
 
 	spin_lock_irqsave(&qp->lock, flags);
@@ -199,19 +214,11 @@ int qrnic_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		memset(buf, 0, 1U << qp->rq.log_stride);
 		hdr->wr_id = wr->wr_id;
 		hdr->num_sge = wr->num_sge;
-		for (i = 0; i < wr->num_sge; i++) {
-			sge[i].addr = wr->sg_list[i].addr;
-			sge[i].length = wr->sg_list[i].length;
-			sge[i].lkey = wr->sg_list[i].lkey;
-		}
+		qrnic_copy_sges(sge, wr->sg_list, wr->num_sge);
 		qrnic_wq_write(&qp->rq, buf,
 			       sizeof(*hdr) + wr->num_sge * sizeof(*sge));
 	}
-	if (qp->rq.pi != start) {
-		/* The WQEs (write-combining) before the doorbell. */
-		wmb();
-		writeq(qp->qpn | (u64)qp->rq.pi << 32, qdev->db + QRNIC_DB_RQ);
-	}
+	qrnic_wq_doorbell(qdev, qp, &qp->rq, start, QRNIC_DB_RQ);
 out:
 	spin_unlock_irqrestore(&qp->lock, flags);
 	if (ret)

@@ -97,18 +97,6 @@ static void qrnic_wq_init(struct qrnic_wq *wq, u8 log_depth, u8 log_stride)
 	wq->tail = 0;
 }
 
-static int qrnic_destroy_qp_cmd(struct qrnic_dev *qdev, u32 qpn)
-{
-	struct qrnic_cmd cmd = { .opcode = QRNIC_CMD_DESTROY_QP };
-	int ret;
-
-	cmd.destroy_qp.qpn = qpn;
-	ret = qrnic_aq_exec(qdev, &cmd, NULL, NULL);
-	if (ret)
-		ibdev_err(&qdev->ibdev, "DESTROY_QP %#x failed: %d\n", qpn, ret);
-	return ret;
-}
-
 static int qrnic_create_qp_cmd(struct qrnic_dev *qdev, struct qrnic_qp *qp,
 			       struct ib_qp_init_attr *init_attr, u32 uctx)
 {
@@ -140,7 +128,7 @@ static int qrnic_qp_user_setup(struct qrnic_dev *qdev, struct qrnic_qp *qp,
 					 ibucontext);
 	qp->qmem_entry = qrnic_mmap_entry_insert(&uctx->ibucontext,
 						 qdev->qmem_start +
-						 qp->qmem_offset,
+						 qp->sq.offset,
 						 qp->qmem_len, QRNIC_MMAP_QMEM,
 						 &resp.qmem_mmap_key);
 	if (!qp->qmem_entry)
@@ -166,7 +154,7 @@ static void qrnic_qp_release_qmem(struct qrnic_dev *qdev, struct qrnic_qp *qp)
 	if (qp->qmem_entry)
 		rdma_user_mmap_entry_remove(qp->qmem_entry);
 	else
-		qrnic_qmem_free(qdev, qp->qmem_offset, qp->qmem_len);
+		qrnic_qmem_free(qdev, qp->sq.offset, qp->qmem_len);
 	qp->qmem_entry = NULL;
 }
 
@@ -214,11 +202,10 @@ int qrnic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 	if (qdev->attr.max_qp_qmem && qp->qmem_len > qdev->attr.max_qp_qmem)
 		return -EINVAL;
 
-	ret = qrnic_qmem_alloc(qdev, qp->qmem_len, &qp->qmem_offset);
+	ret = qrnic_qmem_alloc(qdev, qp->qmem_len, &qp->sq.offset);
 	if (ret)
 		return ret;
-	qp->sq.offset = qp->qmem_offset;
-	qp->rq.offset = qp->qmem_offset + qp->sq.bytes;
+	qp->rq.offset = qp->sq.offset + qp->sq.bytes;
 	if (!udata) {
 		qp->sq.buf = qdev->qmem.va + qp->sq.offset;
 		qp->rq.buf = qdev->qmem.va + qp->rq.offset;
@@ -247,7 +234,8 @@ int qrnic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 err_erase:
 	xa_erase_irq(&qdev->qp_xa, qp->qpn);
 err_destroy:
-	if (qrnic_destroy_kept(qrnic_destroy_qp_cmd(qdev, qp->qpn))) {
+	if (qrnic_destroy_kept(qrnic_aq_exec_handle(qdev, QRNIC_CMD_DESTROY_QP,
+						    qp->qpn))) {
 		/* The device still uses the slice: never hand it out again. */
 		return ret;
 	}
@@ -268,7 +256,7 @@ int qrnic_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	struct qrnic_qp *qp = to_qqp(ibqp);
 	int ret;
 
-	ret = qrnic_destroy_qp_cmd(qdev, qp->qpn);
+	ret = qrnic_aq_exec_handle(qdev, QRNIC_CMD_DESTROY_QP, qp->qpn);
 	if (qrnic_destroy_kept(ret))
 		return ret;
 
@@ -281,24 +269,8 @@ int qrnic_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	return 0;
 }
 
-/* The device drops all queue state when a QP enters RESET. */
-void qrnic_qp_reset_queues(struct qrnic_qp *qp)
+static struct qrnic_qp *qrnic_qp_get(struct qrnic_dev *qdev, u32 qpn)
 {
-	unsigned long flags;
-
-	spin_lock_irqsave(&qp->lock, flags);
-	qp->sq.pi = 0;
-	qp->sq.tail = 0;
-	qp->rq.pi = 0;
-	qp->rq.tail = 0;
-	spin_unlock_irqrestore(&qp->lock, flags);
-}
-
-/* Async EQ: QP_FATAL or SQ_DRAINED for qpn.  Process context. */
-void qrnic_qp_async_event(struct qrnic_dev *qdev, u32 qpn,
-			  enum ib_event_type type)
-{
-	struct ib_event ev = {};
 	unsigned long flags;
 	struct qrnic_qp *qp;
 
@@ -307,6 +279,17 @@ void qrnic_qp_async_event(struct qrnic_dev *qdev, u32 qpn,
 	if (qp)
 		refcount_inc(&qp->refcnt);
 	xa_unlock_irqrestore(&qdev->qp_xa, flags);
+	return qp;
+}
+
+/* Async EQ: QP_FATAL or SQ_DRAINED for qpn.  Process context. */
+void qrnic_qp_async_event(struct qrnic_dev *qdev, u32 qpn,
+			  enum ib_event_type type)
+{
+	struct qrnic_qp *qp = qrnic_qp_get(qdev, qpn);
+	struct ib_event ev = {};
+	unsigned long flags;
+
 	if (!qp)
 		return;
 

@@ -165,9 +165,14 @@ int qrnic_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	if (attr_mask & IB_QP_STATE) {
 		spin_lock_irqsave(&qp->lock, flags);
 		qp->state = attr->qp_state;
+		/* The device drops all queue state when a QP enters RESET. */
+		if (attr->qp_state == IB_QPS_RESET) {
+			qp->sq.pi = 0;
+			qp->sq.tail = 0;
+			qp->rq.pi = 0;
+			qp->rq.tail = 0;
+		}
 		spin_unlock_irqrestore(&qp->lock, flags);
-		if (attr->qp_state == IB_QPS_RESET)
-			qrnic_qp_reset_queues(qp);
 	}
 	return 0;
 }

@@ -40,7 +40,7 @@ static int qrnic_query_device_verb(struct ib_device *ibdev,
 	attr->max_qp = a->max_qp;
 	attr->max_qp_wr = min_t(u32, a->max_qp_wr, 1U << QRNIC_QP_MAX_LOG);
 	attr->device_cap_flags = IB_DEVICE_PORT_ACTIVE_EVENT;
-	if (qdev->has_rc)
+	if (qdev->cap0 & QRNIC_CAP0_RC)
 		attr->device_cap_flags |= IB_DEVICE_RC_RNR_NAK_GEN |
 					  IB_DEVICE_CURR_QP_STATE_MOD;
 	attr->max_send_sge = min_t(u32, a->max_sge, QRNIC_MAX_SGE);
@@ -195,19 +195,6 @@ qrnic_mmap_entry_insert(struct ib_ucontext *uctx, phys_addr_t address,
 	return &entry->rdma_entry;
 }
 
-static int qrnic_dealloc_uctx_cmd(struct qrnic_dev *qdev, u32 uctx_id)
-{
-	struct qrnic_cmd cmd = { .opcode = QRNIC_CMD_DEALLOC_UCTX };
-	int ret;
-
-	cmd.dealloc_uctx.uctx = uctx_id;
-	ret = qrnic_aq_exec(qdev, &cmd, NULL, NULL);
-	if (ret)
-		ibdev_err(&qdev->ibdev, "DEALLOC_UCTX %u failed: %d\n",
-			  uctx_id, ret);
-	return ret;
-}
-
 static int qrnic_alloc_ucontext(struct ib_ucontext *ibuctx,
 				struct ib_udata *udata)
 {
@@ -248,7 +235,7 @@ static int qrnic_alloc_ucontext(struct ib_ucontext *ibuctx,
 err_entry:
 	rdma_user_mmap_entry_remove(uctx->db_entry);
 err_dealloc:
-	qrnic_dealloc_uctx_cmd(qdev, uctx->uctx_id);
+	qrnic_aq_exec_handle(qdev, QRNIC_CMD_DEALLOC_UCTX, uctx->uctx_id);
 	return ret;
 }
 
@@ -257,7 +244,8 @@ static void qrnic_dealloc_ucontext(struct ib_ucontext *ibuctx)
 	struct qrnic_ucontext *uctx = to_quctx(ibuctx);
 
 	rdma_user_mmap_entry_remove(uctx->db_entry);
-	qrnic_dealloc_uctx_cmd(to_qdev(ibuctx->device), uctx->uctx_id);
+	qrnic_aq_exec_handle(to_qdev(ibuctx->device), QRNIC_CMD_DEALLOC_UCTX,
+			     uctx->uctx_id);
 }
 
 /*
@@ -335,10 +323,8 @@ static int qrnic_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 		ret = ib_copy_to_udata(udata, &resp,
 				       min(sizeof(resp), udata->outlen));
 		if (ret) {
-			struct qrnic_cmd dcmd = { .opcode = QRNIC_CMD_DEALLOC_PD };
-
-			dcmd.dealloc_pd.pdn = pd->pdn;
-			qrnic_aq_exec(qdev, &dcmd, NULL, NULL);
+			qrnic_aq_exec_handle(qdev, QRNIC_CMD_DEALLOC_PD,
+					     pd->pdn);
 			return ret;
 		}
 	}
@@ -347,16 +333,9 @@ static int qrnic_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 
 static int qrnic_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
-	struct qrnic_dev *qdev = to_qdev(ibpd->device);
-	struct qrnic_cmd cmd = { .opcode = QRNIC_CMD_DEALLOC_PD };
-	int ret;
-
-	cmd.dealloc_pd.pdn = to_qpd(ibpd)->pdn;
-	ret = qrnic_aq_exec(qdev, &cmd, NULL, NULL);
 	/* ib_core has checked the PD is unused: only a dead device fails. */
-	if (ret)
-		ibdev_err(&qdev->ibdev, "DEALLOC_PD %u failed: %d\n",
-			  cmd.dealloc_pd.pdn, ret);
+	qrnic_aq_exec_handle(to_qdev(ibpd->device), QRNIC_CMD_DEALLOC_PD,
+			     to_qpd(ibpd)->pdn);
 	return 0;
 }
 
@@ -445,7 +424,7 @@ int qrnic_ib_register(struct qrnic_dev *qdev)
 	ibdev->dev.parent = &qdev->pdev->dev;
 	strscpy(ibdev->node_desc, "qrnic RoCE v2 NIC", sizeof(ibdev->node_desc));
 	ib_set_device_ops(ibdev, &qrnic_dev_ops);
-	if (qdev->has_rc)
+	if (qdev->cap0 & QRNIC_CAP0_RC)
 		ib_set_device_ops(ibdev, &qrnic_rc_ops);
 
 	ret = ib_device_set_netdev(ibdev, qdev->netdev, QRNIC_PORT);
