@@ -91,6 +91,9 @@ bool qrnic_icrc_check(const uint8_t *frame, const struct qrnic_roce_pkt *pkt);
 
 /* CRC-32, polynomial 0x04C11DB7 reflected, no pre/post inversion. */
 uint32_t qrnic_crc32_le(uint32_t crc, const uint8_t *p, size_t len);
+/* The same by table lookups only, and whether the first one is faster. */
+uint32_t qrnic_crc32_le_table(uint32_t crc, const uint8_t *p, size_t len);
+bool qrnic_crc32_le_accelerated(void);
 
 struct qrnic_engine;
 void qrnic_roce_rx(struct qrnic_engine *e, const uint8_t *frame, size_t len);
