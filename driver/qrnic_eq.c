@@ -37,8 +37,7 @@ struct qrnic_eqe *qrnic_eq_next(struct qrnic_eq *eq)
 void qrnic_eq_doorbell(struct qrnic_dev *qdev, struct qrnic_eq *eq)
 {
 	/* The device keeps 16-bit indexes and rejects anything wider. */
-	writeq(eq->eqn | QRNIC_DB_ARM | (u64)(u16)eq->ci << 32,
-	       qdev->db + QRNIC_DB_EQ);
+	writeq(eq->eqn | (u64)(u16)eq->ci << 32, qdev->db + QRNIC_DB_EQ);
 }
 
 /* Allocate the ring and create the EQ in the device. */

@@ -12,6 +12,10 @@
 #ifndef QRNIC_HW_H
 #define QRNIC_HW_H
 
+/* Every structure the device and software share has its size fixed here. */
+#define QRNIC_HW_SIZE(type, size) \
+	_Static_assert(sizeof(struct type) == (size), #type " size")
+
 /* ---- PCI identity -------------------------------------------------------- */
 #define QRNIC_PCI_VENDOR_ID		0x1b36	/* Red Hat, QEMU virtual devices */
 #define QRNIC_PCI_DEVICE_ID		0x0130	/* experimental, not registered */
@@ -91,12 +95,12 @@
 #define QRNIC_DB_SQ			0x000	/* qpn | (u64)sq_pi << 32 (16-bit pi) */
 #define QRNIC_DB_RQ			0x008	/* qpn | (u64)rq_pi << 32 (16-bit pi) */
 #define QRNIC_DB_CQ			0x010	/* cqn | ARM* | (u64)cq_ci << 32 */
-#define QRNIC_DB_EQ			0x018	/* eqn | flags | (u64)eq_ci << 32 */
+#define QRNIC_DB_EQ			0x018	/* eqn | (u64)eq_ci << 32 */
 #define QRNIC_DB_ETH_TX			0x020	/* page 0 only: tx producer index */
 #define QRNIC_DB_ETH_RX			0x028	/* page 0 only: rx producer index */
 
 #define QRNIC_DB_QN_MASK		0x00ffffffu
-#define QRNIC_DB_ARM			(1u << 24)	/* CQ: next, EQ: re-arm */
+#define QRNIC_DB_ARM			(1u << 24)	/* CQ: next completion */
 #define QRNIC_DB_ARM_SOLICITED		(1u << 25)	/* CQ: solicited only */
 
 /* ---- Admin queue --------------------------------------------------------- */
@@ -157,6 +161,8 @@ struct qrnic_pbl {
 	uint8_t  page_shift;	/* QRNIC_MIN/MAX_PAGE_SHIFT */
 	uint16_t rsvd;
 };
+#define QRNIC_PBL_SIZE		16
+QRNIC_HW_SIZE(qrnic_pbl, QRNIC_PBL_SIZE);
 
 #define QRNIC_PBL_CONTIG		0
 #define QRNIC_PBL_LEVEL1		1
@@ -273,6 +279,8 @@ struct qrnic_cmd {
 		} query_stats;
 	};
 };
+#define QRNIC_CMD_SIZE		64
+QRNIC_HW_SIZE(qrnic_cmd, QRNIC_CMD_SIZE);
 
 /* 32-byte completion entry, written by the device. */
 struct qrnic_cqe_admin {
@@ -284,6 +292,8 @@ struct qrnic_cqe_admin {
 	uint32_t rsvd[4];
 	uint32_t flags;		/* QRNIC_ADMIN_CQE_PHASE */
 };
+#define QRNIC_ACQE_SIZE		32
+QRNIC_HW_SIZE(qrnic_cqe_admin, QRNIC_ACQE_SIZE);
 
 #define QRNIC_ADMIN_CQE_PHASE		(1u << 0)
 #define QRNIC_AQ_MAX_LOG		8
@@ -316,6 +326,8 @@ struct qrnic_dev_attr {
 	uint32_t max_qp_qmem;	/* queue memory bytes one QP may use */
 	uint32_t rsvd[14];
 };
+#define QRNIC_DEV_ATTR_SIZE	144
+QRNIC_HW_SIZE(qrnic_dev_attr, QRNIC_DEV_ATTR_SIZE);
 
 struct qrnic_res_counts {
 	uint32_t uctx;
@@ -328,6 +340,8 @@ struct qrnic_res_counts {
 	uint32_t mr_pages;	/* page addresses held for all MRs */
 	uint32_t rsvd[8];
 };
+#define QRNIC_RES_COUNTS_SIZE	64
+QRNIC_HW_SIZE(qrnic_res_counts, QRNIC_RES_COUNTS_SIZE);
 
 /*
  * QUERY_STATS: the device's counters since reset, in this order.  The
@@ -353,6 +367,8 @@ enum qrnic_stat {
 struct qrnic_stats_resp {
 	uint64_t v[QRNIC_STAT_COUNT];
 };
+#define QRNIC_STATS_RESP_SIZE	104
+QRNIC_HW_SIZE(qrnic_stats_resp, QRNIC_STATS_RESP_SIZE);
 
 #define QRNIC_GID_TYPE_ROCE_V2		2
 #define QRNIC_MAX_MTU			9000
@@ -366,6 +382,8 @@ struct qrnic_eqe {
 	uint32_t data1;
 	uint32_t flags;		/* QRNIC_EQE_PHASE */
 };
+#define QRNIC_EQE_SIZE		16
+QRNIC_HW_SIZE(qrnic_eqe, QRNIC_EQE_SIZE);
 
 #define QRNIC_EQE_PHASE			(1u << 0)
 #define QRNIC_EQ_MAX_LOG		12
@@ -393,6 +411,8 @@ struct qrnic_eth_desc {
 	uint16_t flags;		/* QRNIC_ETH_* */
 	uint32_t rsvd;
 };
+#define QRNIC_ETH_DESC_SIZE	16
+QRNIC_HW_SIZE(qrnic_eth_desc, QRNIC_ETH_DESC_SIZE);
 
 #define QRNIC_ETH_DONE			(1u << 0)
 #define QRNIC_ETH_ERR			(1u << 1)	/* TX: bad length / DMA */
@@ -433,11 +453,13 @@ struct qrnic_cqe {
 	uint16_t rsvd;
 	uint32_t owner;		/* QRNIC_CQE_PHASE */
 };
+QRNIC_HW_SIZE(qrnic_cqe, QRNIC_CQE_SIZE);
 
 struct qrnic_cq_rec {
 	uint32_t ci;		/* software's free running consumer index */
 	uint32_t rsvd[15];
 };
+QRNIC_HW_SIZE(qrnic_cq_rec, QRNIC_CQ_REC_SIZE);
 
 #define QRNIC_CQE_PHASE			(1u << 0)
 #define QRNIC_CQE_F_IMM			(1u << 0)	/* imm_data valid */
@@ -538,6 +560,8 @@ struct qrnic_sge {
 	uint32_t length;
 	uint32_t lkey;
 };
+#define QRNIC_SGE_SIZE		16
+QRNIC_HW_SIZE(qrnic_sge, QRNIC_SGE_SIZE);
 
 /*
  * Send WQE: this 64-byte header, then num_sge SGEs or, with
@@ -560,6 +584,8 @@ struct qrnic_sq_wqe {
 	uint64_t swap;		/* CMP_AND_SWP */
 	uint64_t rsvd3;
 };
+#define QRNIC_SQ_WQE_SIZE	64
+QRNIC_HW_SIZE(qrnic_sq_wqe, QRNIC_SQ_WQE_SIZE);
 
 /* Receive WQE: this 16-byte header, then num_sge SGEs. */
 struct qrnic_rq_wqe {
@@ -567,6 +593,8 @@ struct qrnic_rq_wqe {
 	uint8_t  num_sge;
 	uint8_t  rsvd[7];
 };
+#define QRNIC_RQ_WQE_SIZE	16
+QRNIC_HW_SIZE(qrnic_rq_wqe, QRNIC_RQ_WQE_SIZE);
 
 /* Send opcodes: the values of enum ibv_wr_opcode / ib_wr_opcode. */
 enum qrnic_wr_opcode {
@@ -649,6 +677,8 @@ struct qrnic_qp_attr {
 	uint16_t rsvd0;
 	uint32_t rsvd[17];
 };
+#define QRNIC_QP_ATTR_SIZE	128
+QRNIC_HW_SIZE(qrnic_qp_attr, QRNIC_QP_ATTR_SIZE);
 
 /* ---- RoCEv2 -------------------------------------------------------------- */
 #define QRNIC_ROCE_UDP_PORT		4791

@@ -9,6 +9,14 @@
 # the graft logic and the configure flags.  Every run copies the device
 # sources into the tree where their content changed, then runs ninja, so an
 # edit rebuilds one object and an unchanged tree does nothing.
+#
+# QRNIC_QEMU_FLAVOUR=fuzz builds QEMU's libFuzzer harness qemu-fuzz-x86_64
+# instead (clang 14, --enable-fuzzing, ASan, UBSan; the same graft and device
+# sources) in its own tree ${QRNIC_CACHE}/qemu-fuzz-<hash>/, keyed the same
+# way, under its own lock, and points build/fuzz-qemu/qemu at it.  That
+# flavour also applies tests/fuzz/qemu-*.patch (patches to QEMU's fuzz
+# harness) to pristine copies of the files they touch on every run.  Used by
+# tests/fuzz/qemu-generic-fuzz.sh (`make fuzz-qemu`).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -27,6 +35,13 @@ CONFIGURE_FLAGS=(
 	--enable-pixman
 	--disable-fdt --disable-docs --disable-werror --disable-install-blobs
 )
+# Added to CONFIGURE_FLAGS for the fuzz flavour.
+FUZZ_CONFIGURE_FLAGS=(
+	--cc=clang-14 --cxx=clang++-14
+	--enable-fuzzing --enable-asan --enable-ubsan
+)
+
+flavour=${QRNIC_QEMU_FLAVOUR:-system}
 
 # ---- host tools -------------------------------------------------------------
 check_host() {
@@ -38,6 +53,12 @@ check_host() {
 		die "python3-pycotap missing: run vm-images/host-deps.sh"
 	[ -f /usr/share/seabios/bios-256k.bin ] ||
 		die "seabios missing: run vm-images/host-deps.sh"
+	if [ "$flavour" = fuzz ]; then
+		command -v clang-14 >/dev/null &&
+			[ -f "$(clang-14 --print-runtime-dir)/libclang_rt.fuzzer-x86_64.a" ] ||
+			die "clang-14 and libFuzzer needed: apt-get install clang libclang-rt-14-dev"
+	fi
+	return 0
 }
 
 # ---- source -----------------------------------------------------------------
@@ -52,6 +73,9 @@ find_tarball() {
 fetch_source() {
 	dl=$cache/src/qemu
 	mkdir -p "$dl"
+	# The flavours build under different locks; downloads take this one.
+	exec 8>"$dl/fetch.lock"
+	flock 8
 	if ! tarball=$(find_tarball); then
 		say "downloading the QEMU 10.0 source (apt-get source qemu/bookworm-backports)"
 		# The .dsc 404s and apt exits non-zero; only the tarball matters.
@@ -60,6 +84,7 @@ fetch_source() {
 		tarball=$(find_tarball) ||
 			die "no qemu_10.0.*.orig.tar.* in $dl (see $dl/apt-source.log)"
 	fi
+	exec 8>&-
 }
 
 # ---- graft: make the tree build hw/net/qrnic/ -------------------------------
@@ -115,6 +140,45 @@ sync_sources() {
 	return 0
 }
 
+# ---- fuzz flavour: patches to QEMU's fuzz harness ---------------------------
+# Each tests/fuzz/qemu-*.patch (-p1 against the QEMU tree) is applied to a
+# pristine copy of the files it touches (saved in $root/pristine/ the first
+# time), and the result copied in where it differs; a file whose patch is
+# gone gets its pristine copy back.  Editing a patch rebuilds only what it
+# touches.
+apply_patches() {
+	local p t f out=$root/patched
+	declare -A want=()
+	rm -rf "$out"
+	mkdir -p "$out"
+	for p in "$top"/tests/fuzz/qemu-*.patch; do
+		[ -f "$p" ] || continue
+		for t in $(sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' "$p"); do
+			if [ ! -f "$root/pristine/$t" ]; then
+				mkdir -p "$(dirname "$root/pristine/$t")"
+				cp "$src/$t" "$root/pristine/$t"
+			fi
+			if [ ! -f "$out/$t" ]; then
+				mkdir -p "$(dirname "$out/$t")"
+				cp "$root/pristine/$t" "$out/$t"
+			fi
+			want["$t"]=1
+		done
+		patch -d "$out" -p1 -s --no-backup-if-mismatch < "$p" > "$root/patch.log" 2>&1 ||
+			die "${p#"$top"/} does not apply to QEMU, see $root/patch.log"
+	done
+	[ -d "$root/pristine" ] || return 0
+	while IFS= read -r f; do
+		t=${f#"$root/pristine/"}
+		if [ -n "${want[$t]:-}" ]; then
+			copy_if_changed "$out/$t" "$src/$t"
+		else
+			copy_if_changed "$f" "$src/$t"
+		fi
+	done < <(find "$root/pristine" -type f)
+	return 0
+}
+
 # ---- firmware the +ds tarball lacks -------------------------------------------
 # QEMU run from its build tree looks for data files in
 # qemu-bundle/<datadir>; link each blob there and into pc-bios/.
@@ -151,16 +215,30 @@ link_firmware() {
 }
 
 # ---- main ---------------------------------------------------------------------
+case $flavour in
+system)
+	flags=("${CONFIGURE_FLAGS[@]}")
+	name=qemu target=qemu-system-x86_64 link=$top/build/qemu
+	what=QEMU took="5-10 min"
+	;;
+fuzz)
+	flags=("${CONFIGURE_FLAGS[@]}" "${FUZZ_CONFIGURE_FLAGS[@]}")
+	name=qemu-fuzz target=qemu-fuzz-x86_64 link=$top/build/fuzz-qemu/qemu
+	what="QEMU's fuzzer $target" took="25-40 min"
+	;;
+*)	die "QRNIC_QEMU_FLAVOUR must be system or fuzz, not '$flavour'" ;;
+esac
+
 check_host
 mkdir -p "$cache"
-# One build at a time per cache (several engineers / CI share it).
-exec 9>"$cache/qemu-build.lock"
+# One build at a time per cache and flavour (several engineers / CI share it).
+exec 9>"$cache/$name-build.lock"
 flock -n 9 || { say "waiting for another build.sh run"; flock 9; }
 fetch_source
 
-key=$( { echo "${tarball##*/}"; declare -f graft; echo "${CONFIGURE_FLAGS[*]}"; } |
+key=$( { echo "${tarball##*/}"; declare -f graft; echo "${flags[*]}"; } |
 	sha256sum | cut -c1-16)
-root=$cache/qemu-$key
+root=$cache/$name-$key
 src=$root/src
 bld=$root/build
 
@@ -174,32 +252,33 @@ fi
 
 graft "$src"
 sync_sources
+[ "$flavour" = system ] || apply_patches
 
 if [ ! -f "$root/.configured" ]; then
 	say "configuring QEMU in $bld"
 	rm -rf "$bld"
 	mkdir -p "$bld"
-	(cd "$bld" && "$src/configure" --python=/usr/bin/python3 "${CONFIGURE_FLAGS[@]}") \
+	(cd "$bld" && "$src/configure" --python=/usr/bin/python3 "${flags[@]}") \
 		> "$root/configure.log" 2>&1 ||
 		die "configure failed, see $root/configure.log"
 	touch "$root/.configured"
 fi
 
 # qemu-version.h is regenerated on every run; only real work is shown.
-if [ ! -x "$bld/qemu-system-x86_64" ]; then
-	say "building QEMU (ninja -j$jobs in $bld; takes 5-10 min on 2 cores)"
+if [ ! -x "$bld/$target" ]; then
+	say "building $what (ninja -j$jobs in $bld; takes $took on 2 cores)"
 fi
-if ! ninja -C "$bld" -j"$jobs" qemu-system-x86_64 2>&1 |
+if ! ninja -C "$bld" -j"$jobs" "$target" 2>&1 |
 	{ grep -v 'Entering directory\|qemu-version.h\|no work to do' || true; }; then
 	die "ninja failed"
 fi
-[ -x "$bld/qemu-system-x86_64" ] || die "ninja did not produce qemu-system-x86_64"
+[ -x "$bld/$target" ] || die "ninja did not produce $target"
 
 link_firmware
 
-mkdir -p "$top/build"
-if [ "$(readlink "$top/build/qemu" 2>/dev/null)" != "$bld" ]; then
-	ln -sfn "$bld" "$top/build/qemu"
-	say "build/qemu -> $bld"
+mkdir -p "$(dirname "$link")"
+if [ "$(readlink "$link" 2>/dev/null)" != "$bld" ]; then
+	ln -sfn "$bld" "$link"
+	say "${link#"$top"/} -> $bld"
 fi
-say "ok: $top/build/qemu/qemu-system-x86_64"
+say "ok: $link/$target"

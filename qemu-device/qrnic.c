@@ -101,15 +101,15 @@ static void qrnic_realize(PCIDevice *pdev, Error **errp)
                           object_get_typename(OBJECT(s)), dev->id,
                           &dev->mem_reentrancy_guard, s);
     qemu_format_nic_info_str(qemu_get_queue(s->nic), s->conf.macaddr.a);
-    s->eng.link_up = !qemu_get_queue(s->nic)->link_down;
+    qrnic_engine_set_link(&s->eng, !qemu_get_queue(s->nic)->link_down);
 
-    s->aq_bh = qemu_bh_new_guarded(qrnic_aq_bh, s,
-                                   &dev->mem_reentrancy_guard);
-    s->tx_bh = qemu_bh_new_guarded(qrnic_tx_bh, s,
-                                   &dev->mem_reentrancy_guard);
-    s->rdma_bh = qemu_bh_new_guarded(qrnic_rdma_bh, s,
+    s->work_bh = qemu_bh_new_guarded(qrnic_work_bh, s,
                                      &dev->mem_reentrancy_guard);
-    s->rdma_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, qrnic_rdma_timer, s);
+    s->timer_bh = qemu_bh_new_guarded(qrnic_timer_bh, s,
+                                      &dev->mem_reentrancy_guard);
+    s->link_bh = qemu_bh_new_guarded(qrnic_link_bh, s,
+                                     &dev->mem_reentrancy_guard);
+    s->rdma_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, qrnic_timer_cb, s);
     return;
 
 err_pcie:
@@ -124,13 +124,13 @@ static void qrnic_exit(PCIDevice *pdev)
 {
     QrnicState *s = QRNIC(pdev);
 
-    qemu_bh_delete(s->aq_bh);
-    qemu_bh_delete(s->tx_bh);
-    qemu_bh_delete(s->rdma_bh);
+    qemu_bh_delete(s->work_bh);
+    qemu_bh_delete(s->timer_bh);
+    qemu_bh_delete(s->link_bh);
     timer_free(s->rdma_timer);
-    s->aq_bh = NULL;
-    s->tx_bh = NULL;
-    s->rdma_bh = NULL;
+    s->work_bh = NULL;
+    s->timer_bh = NULL;
+    s->link_bh = NULL;
     s->rdma_timer = NULL;
     qrnic_engine_fini(&s->eng);
     qemu_del_nic(s->nic);
@@ -142,7 +142,7 @@ static void qrnic_exit(PCIDevice *pdev)
 
 static void qrnic_reset_hold(Object *obj, ResetType type)
 {
-    qrnic_soft_reset(QRNIC(obj));
+    qrnic_engine_reset(&QRNIC(obj)->eng);
     trace_qrnic_reset("device reset");
 }
 

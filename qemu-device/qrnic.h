@@ -33,41 +33,28 @@ struct QrnicState {
     uint32_t db_pages;
     uint64_t qmem_size;
 
-    QEMUBH *aq_bh;
-    QEMUBH *tx_bh;
-    QEMUBH *rdma_bh;            /* qrnic_engine_work() */
-    QEMUTimer *rdma_timer;      /* qrnic_engine_timer() */
-
-    /* BAR0 register file */
-    uint32_t ctrl;
-    bool fatal;
-    uint32_t init_err;
-    uint32_t intr_mask;
-    uint32_t intr_pending;
-    uint64_t aq_sq_base;
-    uint64_t aq_cq_base;
-    uint32_t aq_log_depth;
+    /* All guarded by the device's re-entrancy guard. */
+    QEMUBH *work_bh;            /* qrnic_engine_work() */
+    QEMUBH *timer_bh;           /* qrnic_engine_timer() */
+    QEMUBH *link_bh;            /* qrnic_engine_set_link() */
+    QEMUTimer *rdma_timer;      /* schedules timer_bh */
 
     struct qrnic_engine eng;
 };
 
 /* qrnic_regs.c */
 extern const MemoryRegionOps qrnic_regs_ops;
-void qrnic_irq_raise(QrnicState *s, unsigned int vector);
-void qrnic_soft_reset(QrnicState *s);
-
-/* qrnic_db.c */
 extern const MemoryRegionOps qrnic_db_ops;
 
 /* qrnic_ops.c */
 extern const struct qrnic_engine_ops qrnic_engine_glue_ops;
-void qrnic_aq_bh(void *opaque);
-void qrnic_rdma_bh(void *opaque);
-void qrnic_rdma_timer(void *opaque);
+void qrnic_work_bh(void *opaque);
+void qrnic_timer_cb(void *opaque);
+void qrnic_timer_bh(void *opaque);
 
 /* qrnic_net.c */
 extern NetClientInfo qrnic_net_info;
-void qrnic_tx_bh(void *opaque);
+void qrnic_link_bh(void *opaque);
 void qrnic_rx_flush(QrnicState *s);
 
 #endif /* HW_NET_QRNIC_H */

@@ -1,9 +1,10 @@
 /*
- * QEMU qrnic: the NIC backend side - receive, transmit bottom half, link
+ * QEMU qrnic: the NIC backend side - receive and link state
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "qemu/osdep.h"
+#include "qemu/main-loop.h"
 #include "net/net.h"
 #include "qrnic.h"
 #include "trace.h"
@@ -12,25 +13,29 @@ static bool qrnic_can_receive(NetClientState *nc)
 {
     QrnicState *s = qemu_get_nic_opaque(nc);
 
-    return qrnic_eth_can_rx(&s->eng);
+    return qrnic_engine_can_receive(&s->eng);
 }
 
 static ssize_t qrnic_receive(NetClientState *nc, const uint8_t *buf,
                              size_t size)
 {
     QrnicState *s = qemu_get_nic_opaque(nc);
-    size_t ret = qrnic_eth_rx(&s->eng, buf, size);
+    size_t ret = qrnic_engine_receive(&s->eng, buf, size);
 
     trace_qrnic_rx_frame(size, ret);
     return ret;
 }
 
+/*
+ * The monitor calls this with no re-entrancy guard engaged; the engine
+ * posts the link event from a guarded bottom half instead.
+ */
 static void qrnic_link_status_changed(NetClientState *nc)
 {
     QrnicState *s = qemu_get_nic_opaque(nc);
 
     trace_qrnic_link(!nc->link_down);
-    qrnic_engine_set_link(&s->eng, !nc->link_down);
+    qemu_bh_schedule(s->link_bh);
 }
 
 NetClientInfo qrnic_net_info = {
@@ -41,16 +46,16 @@ NetClientInfo qrnic_net_info = {
     .link_status_changed = qrnic_link_status_changed,
 };
 
-void qrnic_tx_bh(void *opaque)
+void qrnic_link_bh(void *opaque)
 {
     QrnicState *s = opaque;
 
-    qrnic_eth_tx_process(&s->eng);
+    qrnic_engine_set_link(&s->eng, !qemu_get_queue(s->nic)->link_down);
 }
 
 void qrnic_rx_flush(QrnicState *s)
 {
-    if (s->nic && qrnic_eth_can_rx(&s->eng)) {
+    if (s->nic) {
         qemu_flush_queued_packets(qemu_get_queue(s->nic));
     }
 }

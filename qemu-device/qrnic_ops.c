@@ -5,6 +5,7 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "qemu/osdep.h"
+#include "hw/pci/msix.h"
 #include "hw/pci/pci_device.h"
 #include "net/net.h"
 #include "qrnic.h"
@@ -37,7 +38,12 @@ static int qrnic_dma_write(void *opaque, uint64_t addr, const void *buf,
 
 static void qrnic_raise_irq(void *opaque, unsigned int vector)
 {
-    qrnic_irq_raise(opaque, vector);
+    PCIDevice *pdev = PCI_DEVICE(opaque);
+
+    trace_qrnic_irq(vector);
+    if (msix_enabled(pdev)) {
+        msix_notify(pdev, vector);
+    }
 }
 
 static void qrnic_tx_frame(void *opaque, const uint8_t *frame, size_t len)
@@ -86,9 +92,14 @@ static void qrnic_schedule(void *opaque)
 {
     QrnicState *s = opaque;
 
-    if (s->rdma_bh) {
-        qemu_bh_schedule(s->rdma_bh);
+    if (s->work_bh) {
+        qemu_bh_schedule(s->work_bh);
     }
+}
+
+static void qrnic_rx_ready(void *opaque)
+{
+    qrnic_rx_flush(opaque);
 }
 
 const struct qrnic_engine_ops qrnic_engine_glue_ops = {
@@ -101,27 +112,31 @@ const struct qrnic_engine_ops qrnic_engine_glue_ops = {
     .now_ns = qrnic_now_ns,
     .timer_mod = qrnic_timer_mod,
     .schedule = qrnic_schedule,
+    .rx_ready = qrnic_rx_ready,
 };
 
-void qrnic_rdma_bh(void *opaque)
+void qrnic_work_bh(void *opaque)
 {
     QrnicState *s = opaque;
 
     qrnic_engine_work(&s->eng);
 }
 
-void qrnic_rdma_timer(void *opaque)
+/*
+ * QEMU runs timer callbacks without the device's re-entrancy guard, so a
+ * DMA the engine does from one could reach our own registers: the expiry
+ * is handled by a guarded bottom half instead.
+ */
+void qrnic_timer_cb(void *opaque)
+{
+    QrnicState *s = opaque;
+
+    qemu_bh_schedule(s->timer_bh);
+}
+
+void qrnic_timer_bh(void *opaque)
 {
     QrnicState *s = opaque;
 
     qrnic_engine_timer(&s->eng);
-}
-
-void qrnic_aq_bh(void *opaque)
-{
-    QrnicState *s = opaque;
-
-    qrnic_aq_process(&s->eng);
-    /* ETH_SETUP may have made room for frames the backend queued. */
-    qrnic_rx_flush(s);
 }

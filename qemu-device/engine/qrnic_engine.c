@@ -7,21 +7,6 @@
 #include "qrnic_rdma.h"
 #include "qrnic_le.h"
 
-/* Compile-time checks that the shared header has the sizes we decode. */
-typedef char qrnic_chk_cmd[sizeof(struct qrnic_cmd) == QRNIC_CMD_SIZE ? 1 : -1];
-typedef char qrnic_chk_acqe[sizeof(struct qrnic_cqe_admin) == QRNIC_ACQE_SIZE ?
-                            1 : -1];
-typedef char qrnic_chk_eqe[sizeof(struct qrnic_eqe) == QRNIC_EQE_SIZE ? 1 : -1];
-typedef char qrnic_chk_desc[sizeof(struct qrnic_eth_desc) ==
-                            QRNIC_ETH_DESC_SIZE ? 1 : -1];
-typedef char qrnic_chk_cqe[sizeof(struct qrnic_cqe) == QRNIC_CQE_SIZE ? 1 : -1];
-typedef char qrnic_chk_rec[sizeof(struct qrnic_cq_rec) == QRNIC_CQ_REC_SIZE ?
-                           1 : -1];
-typedef char qrnic_chk_swqe[sizeof(struct qrnic_sq_wqe) == 64 ? 1 : -1];
-typedef char qrnic_chk_rwqe[sizeof(struct qrnic_rq_wqe) == 16 ? 1 : -1];
-typedef char qrnic_chk_attr[sizeof(struct qrnic_qp_attr) == 128 ? 1 : -1];
-typedef char qrnic_chk_pbl[sizeof(struct qrnic_pbl) == 16 ? 1 : -1];
-
 void qrnic_engine_init(struct qrnic_engine *e,
                        const struct qrnic_engine_ops *ops, void *opaque,
                        uint32_t db_pages, const uint8_t *mac)
@@ -37,7 +22,7 @@ void qrnic_engine_init(struct qrnic_engine *e,
     e->db_pages = db_pages;
     memcpy(e->perm_mac, mac, 6);
     e->timer_armed = UINT64_MAX;
-    qrnic_engine_reset(e);
+    qrnic_engine_clear(e);
 }
 
 int qrnic_engine_set_qmem(struct qrnic_engine *e, uint8_t *qmem,
@@ -63,16 +48,21 @@ void qrnic_engine_fini(struct qrnic_engine *e)
 {
     qrnic_cmd_reset_objects(e);
     free(e->qmem_owner);
-    free(e->loop_buf);
+    free(e->backlog);
     e->qmem_owner = NULL;
-    e->loop_buf = NULL;
+    e->backlog = NULL;
     e->qmem = NULL;
 }
 
-/* Drop every object and all ring state; the link state is kept. */
-void qrnic_engine_reset(struct qrnic_engine *e)
+/* Drop every object, register and ring state; the link state is kept. */
+void qrnic_engine_clear(struct qrnic_engine *e)
 {
+    bool mac_changed = memcmp(e->mac, e->perm_mac, 6) != 0;
+
     e->ready = false;
+    qrnic_regs_reset(e);
+    e->aq_kick = false;
+    e->eth_tx_kick = false;
     memcpy(e->mac, e->perm_mac, 6);
     e->mtu = QRNIC_ENG_DEFAULT_MTU;
     memset(&e->aq, 0, sizeof(e->aq));
@@ -81,6 +71,9 @@ void qrnic_engine_reset(struct qrnic_engine *e)
     qrnic_cmd_reset_objects(e);
     if (e->qmem) {
         memset(e->qmem, 0, e->qmem_size);
+    }
+    if (mac_changed && e->ops->mac_changed) {
+        e->ops->mac_changed(e->opaque, e->mac);
     }
 }
 
@@ -99,13 +92,6 @@ uint32_t qrnic_engine_enable(struct qrnic_engine *e, uint64_t sq_base,
     e->aq.log_depth = (uint8_t)log_depth;
     e->ready = true;
     return QRNIC_INIT_ERR_NONE;
-}
-
-void qrnic_engine_raise(struct qrnic_engine *e, unsigned int vector)
-{
-    if (vector < QRNIC_NUM_MSIX) {
-        e->ops->raise_irq(e->opaque, vector);
-    }
 }
 
 /* Write one EQE; a full queue drops the event. */
@@ -143,7 +129,7 @@ bool qrnic_eq_post(struct qrnic_engine *e, uint32_t eqn, uint8_t type,
     return true;
 }
 
-void qrnic_engine_set_link(struct qrnic_engine *e, bool up)
+static void set_link(struct qrnic_engine *e, bool up)
 {
     if (e->link_up == up) {
         return;
@@ -162,7 +148,7 @@ static bool eq_doorbell(struct qrnic_engine *e, uint64_t val)
     uint16_t ci = (uint16_t)(val >> 32);
     struct qrnic_eq *eq;
 
-    if ((val >> 48) != 0 || (flags & ~QRNIC_DB_ARM) != 0 ||
+    if ((val >> 48) != 0 || flags != 0 ||
         eqn >= QRNIC_ENG_MAX_EQ || !e->eq[eqn].valid) {
         return false;
     }
@@ -188,12 +174,10 @@ static bool eth_doorbell(struct qrnic_engine *e, struct qrnic_ring *r,
 }
 
 bool qrnic_engine_doorbell(struct qrnic_engine *e, uint32_t page,
-                           uint32_t offset, uint64_t val,
-                           enum qrnic_db_work *work)
+                           uint32_t offset, uint64_t val)
 {
     bool ok = false;
 
-    *work = QRNIC_DB_WORK_NONE;
     if (!e->ready || page >= e->db_pages ||
         (page != 0 && !e->uctx_valid[page])) {
         goto out;
@@ -213,13 +197,13 @@ bool qrnic_engine_doorbell(struct qrnic_engine *e, uint32_t page,
     case QRNIC_DB_ETH_TX:
         ok = page == 0 && eth_doorbell(e, &e->eth.tx, val);
         if (ok) {
-            *work = QRNIC_DB_WORK_ETH_TX;
+            qrnic_engine_kick(e, &e->eth_tx_kick);
         }
         break;
     case QRNIC_DB_ETH_RX:
         ok = page == 0 && eth_doorbell(e, &e->eth.rx, val);
         if (ok) {
-            *work = QRNIC_DB_WORK_ETH_RX;
+            e->rx_ready_wanted = true;
         }
         break;
     default:
@@ -230,4 +214,215 @@ out:
         e->stats.bad_db++;
     }
     return ok;
+}
+
+void qrnic_engine_kick(struct qrnic_engine *e, bool *what)
+{
+    *what = true;
+    e->ops->schedule(e->opaque);
+}
+
+void qrnic_qmem_read(const struct qrnic_engine *e, uint64_t off, void *buf,
+                     size_t len)
+{
+    if (e->ops->qmem_read) {
+        e->ops->qmem_read(e->opaque, off, len);
+    }
+    memcpy(buf, e->qmem + off, len);
+}
+
+/* ---- entry points ----------------------------------------------------------- */
+
+/*
+ * Every entry point runs its operation only when the engine is idle
+ * (depth 0).  Called while busy, it records the request (in the defer
+ * queue, the backlog or a flag) and returns; leave() applies what was
+ * recorded once the outermost operation is complete, so no state changes
+ * under code that is using it.  A request whose work records yet another
+ * (a DMA that lands on our own registers again) is applied in the same
+ * loop, up to a bound that ends any cycle a guest can build.
+ */
+#define DEFER_ROUNDS (4 * QRNIC_ENG_DEFER_MAX)
+
+static void defer_write(struct qrnic_engine *e, bool doorbell, uint64_t addr,
+                        uint64_t val, unsigned int size)
+{
+    struct qrnic_deferred *d;
+
+    if (e->defer_count == QRNIC_ENG_DEFER_MAX) {
+        e->stats.defer_drop++;
+        return;
+    }
+    d = &e->defer[(e->defer_head + e->defer_count) % QRNIC_ENG_DEFER_MAX];
+    d->doorbell = doorbell;
+    d->addr = (uint32_t)addr;
+    d->val = val;
+    d->size = (uint8_t)size;
+    e->defer_count++;
+}
+
+static void db_write(struct qrnic_engine *e, uint64_t addr, uint64_t val,
+                     unsigned int size)
+{
+    if (size != 8 || (addr & 7)) {
+        e->stats.bad_db++;
+        return;
+    }
+    qrnic_engine_doorbell(e, (uint32_t)(addr / QRNIC_DB_PAGE_SIZE),
+                          (uint32_t)(addr % QRNIC_DB_PAGE_SIZE), val);
+}
+
+static void reg_write(struct qrnic_engine *e, uint32_t addr, uint32_t val)
+{
+    if (!(addr & 3)) {
+        qrnic_regs_write(e, addr, val);
+    }
+}
+
+static bool run_deferred(struct qrnic_engine *e)
+{
+    if (e->reset_deferred) {
+        e->reset_deferred = false;
+        qrnic_engine_clear(e);
+    } else if (e->defer_count) {
+        struct qrnic_deferred d = e->defer[e->defer_head];
+
+        e->defer_head = (e->defer_head + 1) % QRNIC_ENG_DEFER_MAX;
+        e->defer_count--;
+        if (d.doorbell) {
+            db_write(e, d.addr, d.val, d.size);
+        } else {
+            reg_write(e, d.addr, (uint32_t)d.val);
+        }
+    } else if (e->link_deferred) {
+        e->link_deferred = false;
+        set_link(e, e->link_want);
+    } else if (e->timer_deferred) {
+        e->timer_deferred = false;
+        qrnic_sched_expire(e);
+    } else {
+        return false;
+    }
+    return true;
+}
+
+static bool enter(struct qrnic_engine *e)
+{
+    if (e->depth) {
+        return false;
+    }
+    e->depth = 1;
+    return true;
+}
+
+static void leave(struct qrnic_engine *e)
+{
+    uint32_t rounds = DEFER_ROUNDS;
+
+    while (rounds-- && run_deferred(e)) {
+        ;
+    }
+    if (e->defer_count) {
+        e->stats.defer_drop += e->defer_count;
+        e->defer_count = 0;
+    }
+    e->timer_deferred = e->link_deferred = e->reset_deferred = false;
+    e->depth = 0;
+    if (e->rx_ready_wanted && qrnic_eth_can_rx(e)) {
+        e->rx_ready_wanted = false;
+        if (e->ops->rx_ready) {
+            e->ops->rx_ready(e->opaque);
+        }
+    }
+}
+
+void qrnic_engine_reset(struct qrnic_engine *e)
+{
+    if (!enter(e)) {
+        e->reset_deferred = true;
+        return;
+    }
+    qrnic_engine_clear(e);
+    leave(e);
+}
+
+uint32_t qrnic_engine_reg_read(struct qrnic_engine *e, uint32_t addr)
+{
+    /* Reads change nothing, so they are answered even while busy. */
+    return addr & 3 ? 0 : qrnic_regs_read(e, addr);
+}
+
+void qrnic_engine_reg_write(struct qrnic_engine *e, uint32_t addr,
+                            uint32_t val)
+{
+    if (!enter(e)) {
+        defer_write(e, false, addr, val, 4);
+        return;
+    }
+    reg_write(e, addr, val);
+    leave(e);
+}
+
+void qrnic_engine_db_write(struct qrnic_engine *e, uint64_t addr,
+                           uint64_t val, unsigned int size)
+{
+    if (!enter(e)) {
+        defer_write(e, true, addr, val, size);
+        return;
+    }
+    db_write(e, addr, val, size);
+    leave(e);
+}
+
+bool qrnic_engine_can_receive(const struct qrnic_engine *e)
+{
+    return e->depth || qrnic_eth_can_rx(e);
+}
+
+size_t qrnic_engine_receive(struct qrnic_engine *e, const uint8_t *frame,
+                            size_t len)
+{
+    size_t ret;
+
+    if (!enter(e)) {
+        /* Our peer answering from inside our own transmit. */
+        if (!qrnic_backlog_push(e, frame, len)) {
+            e->stats.backlog_drop++;
+        }
+        return len;
+    }
+    ret = qrnic_eth_rx(e, frame, len);
+    leave(e);
+    return ret;
+}
+
+void qrnic_engine_set_link(struct qrnic_engine *e, bool up)
+{
+    if (!enter(e)) {
+        e->link_deferred = true;
+        e->link_want = up;
+        return;
+    }
+    set_link(e, up);
+    leave(e);
+}
+
+void qrnic_engine_work(struct qrnic_engine *e)
+{
+    if (!enter(e)) {
+        e->ops->schedule(e->opaque);    /* again, from a fresh stack */
+        return;
+    }
+    qrnic_sched_work(e);
+    leave(e);
+}
+
+void qrnic_engine_timer(struct qrnic_engine *e)
+{
+    if (!enter(e)) {
+        e->timer_deferred = true;
+        return;
+    }
+    qrnic_sched_expire(e);
+    leave(e);
 }

@@ -32,11 +32,10 @@
 #define QRNIC_ENG_MAX_MTT           (1u << 20)  /* page addresses, all MRs */
 #define QRNIC_ENG_MAX_QP_QMEM       (4u << 20)  /* queue memory per QP */
 
-/* Sizes of the guest-visible structures (checked against the header). */
-#define QRNIC_CMD_SIZE              64
-#define QRNIC_ACQE_SIZE             32
-#define QRNIC_EQE_SIZE              16
-#define QRNIC_ETH_DESC_SIZE         16
+/* Register and doorbell writes that arrive while the engine is busy. */
+#define QRNIC_ENG_DEFER_MAX         64
+/* Received frames held while the engine is busy, and frames to ourselves. */
+#define QRNIC_ENG_BACKLOG           32
 
 struct qrnic_engine_ops {
     /* 0 on success, -1 if [addr, addr + len) is not guest memory. */
@@ -59,6 +58,18 @@ struct qrnic_engine_ops {
     void (*timer_mod)(void *opaque, uint64_t deadline_ns);
     /* Call qrnic_engine_work() soon, from a fresh call stack. */
     void (*schedule)(void *opaque);
+    /*
+     * Optional: the device can take frames again (RX buffers posted, rings
+     * set up); deliver what the backend queued.  Called with the engine
+     * idle, so the frames may be delivered from inside the call.
+     */
+    void (*rx_ready)(void *opaque);
+    /*
+     * Optional observer: the engine is about to copy [off, off + len) of
+     * queue memory.  Lets a test play a guest that rewrites queue memory
+     * between the engine's reads.
+     */
+    void (*qmem_read)(void *opaque, uint64_t off, size_t len);
 };
 
 /* A ring with free running 16-bit producer/consumer indices. */
@@ -103,6 +114,8 @@ struct qrnic_admin_queue {
 struct qrnic_stats {
     uint32_t rx_drop;           /* STAT_RX_DROP: RoCE frames dropped */
     uint32_t bad_db;            /* STAT_BAD_DB */
+    uint64_t backlog_drop;      /* frames that found the backlog full */
+    uint64_t defer_drop;        /* writes that found the defer queue full */
     uint64_t rx_roce;
     uint64_t rx_icrc_err;
     uint64_t rx_frames;
@@ -126,12 +139,51 @@ struct qrnic_qp_list {
     struct qrnic_qp *tail;
 };
 
+/* The BAR0 register file (qrnic_regfile.c). */
+struct qrnic_regs {
+    uint32_t ctrl;
+    bool fatal;
+    uint32_t init_err;
+    uint32_t intr_mask;
+    uint32_t intr_pending;
+    uint64_t aq_sq_base;
+    uint64_t aq_cq_base;
+    uint32_t aq_log_depth;
+};
+
+/* A register or doorbell write that came in while the engine was busy. */
+struct qrnic_deferred {
+    bool doorbell;              /* BAR2, else BAR0 */
+    uint8_t size;
+    uint32_t addr;
+    uint64_t val;
+};
+
 struct qrnic_engine {
     const struct qrnic_engine_ops *ops;
     void *opaque;
     uint32_t db_pages;          /* fixed at init: 2..1024 */
     uint8_t perm_mac[6];
 
+    /*
+     * Re-entrancy: an entry point that finds the engine busy (a DMA that
+     * landed on our own BARs, a hub delivering our peer's answer while we
+     * transmit) only records what it was asked; the outermost entry point
+     * applies it when the operation in progress has finished.
+     */
+    uint32_t depth;
+    struct qrnic_deferred defer[QRNIC_ENG_DEFER_MAX];
+    uint32_t defer_head;
+    uint32_t defer_count;
+    bool reset_deferred;
+    bool timer_deferred;
+    bool link_deferred;
+    bool link_want;
+    bool rx_ready_wanted;
+    bool aq_kick;               /* admin commands to process */
+    bool eth_tx_kick;           /* Ethernet TX descriptors to process */
+
+    struct qrnic_regs regs;
     bool ready;
     bool link_up;
     uint8_t mac[6];
@@ -170,24 +222,24 @@ struct qrnic_engine {
     uint64_t timer_armed;                   /* deadline asked of the glue */
     uint16_t ip_id;
 
-    /* Frames to our own MAC, delivered from qrnic_engine_work(). */
-    uint8_t *loop_buf;
-    uint16_t loop_len[16];
-    uint32_t loop_head;
-    uint32_t loop_count;
+    /*
+     * Received frames to handle from qrnic_engine_work(): those that came
+     * while the engine was busy, and frames to our own MAC.
+     */
+    uint8_t *backlog;
+    uint16_t backlog_len[QRNIC_ENG_BACKLOG];
+    uint32_t backlog_head;
+    uint32_t backlog_count;
 
     uint8_t frame[QRNIC_ETH_MAX_FRAME];     /* TX bounce buffer */
     uint8_t roce_frame[QRNIC_ETH_MAX_FRAME];
 };
 
-/* What a doorbell asks the caller to do (work off the vCPU thread). */
-enum qrnic_db_work {
-    QRNIC_DB_WORK_NONE,
-    QRNIC_DB_WORK_ETH_TX,       /* schedule qrnic_eth_tx_process() */
-    QRNIC_DB_WORK_ETH_RX,       /* RX buffers posted: flush queued frames */
-};
-
-/* qrnic_engine.c: life cycle, doorbells, events */
+/*
+ * qrnic_engine.c: life cycle and the device's entry points, one for each
+ * way the platform calls the device.  Each may be called while another
+ * is in progress (QEMU re-enters devices); see struct qrnic_engine.
+ */
 void qrnic_engine_init(struct qrnic_engine *e,
                        const struct qrnic_engine_ops *ops, void *opaque,
                        uint32_t db_pages, const uint8_t *mac);
@@ -195,16 +247,48 @@ void qrnic_engine_init(struct qrnic_engine *e,
 int qrnic_engine_set_qmem(struct qrnic_engine *e, uint8_t *qmem,
                           uint64_t size);
 void qrnic_engine_fini(struct qrnic_engine *e);
+/* Device reset: every object and register back to power-on values. */
 void qrnic_engine_reset(struct qrnic_engine *e);
+/* BAR0 registers below the MSI-X table: aligned 32-bit accesses. */
+uint32_t qrnic_engine_reg_read(struct qrnic_engine *e, uint32_t addr);
+void qrnic_engine_reg_write(struct qrnic_engine *e, uint32_t addr,
+                            uint32_t val);
+/* BAR2 doorbell pages: a doorbell is one aligned 64-bit write. */
+void qrnic_engine_db_write(struct qrnic_engine *e, uint64_t addr,
+                           uint64_t val, unsigned int size);
+/* The netdev side. */
+bool qrnic_engine_can_receive(const struct qrnic_engine *e);
+size_t qrnic_engine_receive(struct qrnic_engine *e, const uint8_t *frame,
+                            size_t len);
+void qrnic_engine_set_link(struct qrnic_engine *e, bool up);
+/* What ops->schedule and ops->timer_mod asked for. */
+void qrnic_engine_work(struct qrnic_engine *e);
+void qrnic_engine_timer(struct qrnic_engine *e);
+/*
+ * Internal consistency (ring indices, windows, counts); NULL if it holds,
+ * else what is wrong.  For tests and fuzzers, after every step.
+ */
+const char *qrnic_engine_check(const struct qrnic_engine *e);
+
+/* Inside the engine. */
+void qrnic_engine_clear(struct qrnic_engine *e);
 uint32_t qrnic_engine_enable(struct qrnic_engine *e, uint64_t sq_base,
                              uint64_t cq_base, uint32_t log_depth);
-void qrnic_engine_set_link(struct qrnic_engine *e, bool up);
 bool qrnic_engine_doorbell(struct qrnic_engine *e, uint32_t page,
-                           uint32_t offset, uint64_t val,
-                           enum qrnic_db_work *work);
+                           uint32_t offset, uint64_t val);
 bool qrnic_eq_post(struct qrnic_engine *e, uint32_t eqn, uint8_t type,
                    uint32_t data0, uint32_t data1);
+/* Raise a vector unless INTR_MASK masks it (then it is kept pending). */
 void qrnic_engine_raise(struct qrnic_engine *e, unsigned int vector);
+void qrnic_engine_kick(struct qrnic_engine *e, bool *what);
+/* Copy queue memory (BAR4) at off: the one way the engine reads it. */
+void qrnic_qmem_read(const struct qrnic_engine *e, uint64_t off, void *buf,
+                     size_t len);
+
+/* qrnic_regfile.c: BAR0 */
+uint32_t qrnic_regs_read(struct qrnic_engine *e, uint32_t addr);
+void qrnic_regs_write(struct qrnic_engine *e, uint32_t addr, uint32_t val);
+void qrnic_regs_reset(struct qrnic_engine *e);
 
 /*
  * Free-running 16-bit ring indices: a producer may move at most a ring
@@ -248,12 +332,16 @@ uint8_t qrnic_cmd_exec(struct qrnic_engine *e, const uint8_t *cmd,
 void qrnic_cmd_reset_objects(struct qrnic_engine *e);
 
 /* qrnic_sched.c: transport work off the caller's stack, timers */
-void qrnic_engine_work(struct qrnic_engine *e);
-void qrnic_engine_timer(struct qrnic_engine *e);
+void qrnic_sched_work(struct qrnic_engine *e);
+void qrnic_sched_expire(struct qrnic_engine *e);
+/* Hold a received frame for qrnic_engine_work(); false if full. */
+bool qrnic_backlog_push(struct qrnic_engine *e, const uint8_t *frame,
+                        size_t len);
 
 /* qrnic_eth.c: Ethernet rings */
 void qrnic_eth_tx_process(struct qrnic_engine *e);
 bool qrnic_eth_can_rx(const struct qrnic_engine *e);
+/* Bytes consumed, or 0: no RX buffer, ask again after rx_ready. */
 size_t qrnic_eth_rx(struct qrnic_engine *e, const uint8_t *frame,
                     size_t len);
 

@@ -97,13 +97,17 @@ size_t qrnic_eth_rx(struct qrnic_engine *e, const uint8_t *frame, size_t len)
     uint64_t addr, buf;
     uint16_t size;
 
-    if (!e->ready || !e->eth.active || len < ETH_HDR_LEN ||
-        !rx_accept_dst(e, frame)) {
+    if (!e->ready || len < ETH_HDR_LEN || !rx_accept_dst(e, frame)) {
         e->stats.rx_filtered++;
         return len;
     }
+    /* RDMA needs no Ethernet rings; everything else does. */
     if (qrnic_roce_is_roce_frame(frame, len)) {
         qrnic_roce_rx(e, frame, len);
+        return len;
+    }
+    if (!e->eth.active) {
+        e->stats.rx_filtered++;
         return len;
     }
     if (len > QRNIC_ETH_MAX_FRAME) {

@@ -58,20 +58,24 @@ static uint32_t queue_pages(uint8_t log_depth, uint8_t log_stride)
                       QPAGE);
 }
 
-const uint8_t *qrnic_qp_sq_slot(const struct qrnic_engine *e,
-                                const struct qrnic_qp *qp, uint16_t idx)
+void qrnic_qp_sq_read(const struct qrnic_engine *e, const struct qrnic_qp *qp,
+                      uint16_t idx, void *buf, size_t len)
 {
     uint32_t slot = idx & ((1u << qp->log_sq) - 1);
 
-    return e->qmem + qp->sq_off + ((size_t)slot << qp->log_sq_stride);
+    qrnic_qmem_read(e, qp->sq_off + ((uint64_t)slot << qp->log_sq_stride),
+                    buf, len);
 }
 
-const uint8_t *qrnic_qp_rq_slot(const struct qrnic_engine *e,
-                                const struct qrnic_qp *qp, uint16_t idx)
+uint64_t qrnic_qp_rqe_wr_id(const struct qrnic_engine *e,
+                          const struct qrnic_qp *qp, uint16_t idx)
 {
     uint32_t slot = idx & ((1u << qp->log_rq) - 1);
+    uint8_t w[8];
 
-    return e->qmem + qp->rq_off + ((size_t)slot << qp->log_rq_stride);
+    qrnic_qmem_read(e, qp->rq_off + ((uint64_t)slot << qp->log_rq_stride) +
+                    offsetof(struct qrnic_rq_wqe, wr_id), w, sizeof(w));
+    return qrnic_ld64(w);
 }
 
 uint8_t qrnic_qp_read_rqe(const struct qrnic_engine *e,
@@ -82,10 +86,12 @@ uint8_t qrnic_qp_read_rqe(const struct qrnic_engine *e,
     uint32_t stride = 1u << qp->log_rq_stride;
     uint32_t max = (stride - sizeof(struct qrnic_rq_wqe)) /
                    sizeof(struct qrnic_sge);
+    uint32_t slot = idx & ((1u << qp->log_rq) - 1);
     uint32_t i;
 
     /* The guest may write the slot meanwhile: decode a private copy. */
-    memcpy(w, qrnic_qp_rq_slot(e, qp, idx), stride);
+    qrnic_qmem_read(e, qp->rq_off + ((uint64_t)slot << qp->log_rq_stride),
+                    w, stride);
     *wr_id = qrnic_ld64(w + offsetof(struct qrnic_rq_wqe, wr_id));
     sgl->num = w[offsetof(struct qrnic_rq_wqe, num_sge)];
     sgl->total = 0;
@@ -364,10 +370,13 @@ void qrnic_qp_flush(struct qrnic_engine *e, struct qrnic_qp *qp)
     wc.vendor_err = QRNIC_VERR_FLUSH;
     while (qp->sq_tail != qp->sq_pi) {
         uint16_t i = qp->sq_tail;
-        const uint8_t *w = qrnic_qp_sq_slot(e, qp, i);
+        uint8_t w[QRNIC_SQ_WQE_SIZE];
         bool started = qp->sq_tail != qp->sq_head;
         struct qrnic_swqe *s = qrnic_swqe(qp, i);
 
+        if (!started) {
+            qrnic_qp_sq_read(e, qp, i, w, sizeof(w));
+        }
         wc.wr_id = started ? s->wr_id :
                    qrnic_ld64(w + offsetof(struct qrnic_sq_wqe, wr_id));
         wc.opcode = qrnic_cqe_opcode(started ? s->opcode :
@@ -388,8 +397,7 @@ void qrnic_qp_flush(struct qrnic_engine *e, struct qrnic_qp *qp)
     wc.flags = 0;
     wc.opcode = QRNIC_CQE_OP_RECV;
     while (qp->rq_ci != qp->rq_pi) {
-        wc.wr_id = qrnic_ld64(qrnic_qp_rq_slot(e, qp, qp->rq_ci) +
-                              offsetof(struct qrnic_rq_wqe, wr_id));
+        wc.wr_id = qrnic_qp_rqe_wr_id(e, qp, qp->rq_ci);
         wc.wqe_idx = qp->rq_ci;
         qrnic_cq_post(e, qp->rcq, &wc);
         qp->rq_ci++;

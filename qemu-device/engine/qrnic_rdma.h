@@ -309,11 +309,11 @@ void qrnic_qp_error(struct qrnic_engine *e, struct qrnic_qp *qp,
 uint8_t qrnic_cqe_opcode(uint8_t wr_opcode);
 /* Complete WQEs of a QP in ERR with WR_FLUSH_ERR. */
 void qrnic_qp_flush(struct qrnic_engine *e, struct qrnic_qp *qp);
-/* Byte pointer to WQE idx (mod depth) of the SQ or RQ in queue memory. */
-const uint8_t *qrnic_qp_sq_slot(const struct qrnic_engine *e,
-                                const struct qrnic_qp *qp, uint16_t idx);
-const uint8_t *qrnic_qp_rq_slot(const struct qrnic_engine *e,
-                                const struct qrnic_qp *qp, uint16_t idx);
+/* Copy the first len bytes of send WQE idx (mod depth) from queue memory. */
+void qrnic_qp_sq_read(const struct qrnic_engine *e, const struct qrnic_qp *qp,
+                      uint16_t idx, void *buf, size_t len);
+uint64_t qrnic_qp_rqe_wr_id(const struct qrnic_engine *e,
+                            const struct qrnic_qp *qp, uint16_t idx);
 /* Read a receive WQE's SGEs; QRNIC_VERR_*. */
 uint8_t qrnic_qp_read_rqe(const struct qrnic_engine *e,
                           const struct qrnic_qp *qp, uint16_t idx,

@@ -138,7 +138,7 @@ static uint8_t fetch_wqe(struct qrnic_engine *e, struct qrnic_qp *qp,
     uint8_t num_sge, verr;
     uint32_t i;
 
-    memcpy(w, qrnic_qp_sq_slot(e, qp, idx), stride);
+    qrnic_qp_sq_read(e, qp, idx, w, stride);
     q->wr_id = qrnic_ld64(WQE(wr_id));
     q->opcode = *WQE(opcode);
     q->flags = *WQE(flags);
@@ -429,6 +429,13 @@ static bool send_packet(struct qrnic_engine *e, struct qrnic_qp *qp,
     uint8_t opcode;
     size_t pos;
 
+    /* Only PSNs of this message, only bytes the WQE holds. */
+    if (psn_diff(qp->tx_psn, s->first_psn) < 0 || k >= s->npkts ||
+        off > w->length) {
+        qrnic_req_fail(e, qp, qp->sq_cur, QRNIC_WC_LOC_QP_OP_ERR,
+                       QRNIC_VERR_BAD_OPCODE);
+        return false;
+    }
     switch (w->opcode) {
     case QRNIC_WR_RDMA_READ:
         /*
@@ -478,6 +485,11 @@ static bool send_packet(struct qrnic_engine *e, struct qrnic_qp *qp,
             pos += qrnic_put_imm(f + pos, w->imm);
         }
         if (w->flags & QRNIC_WQE_F_INLINE) {
+            if (off + n > w->inline_len) {
+                qrnic_req_fail(e, qp, qp->sq_cur, QRNIC_WC_LOC_LEN_ERR,
+                               QRNIC_VERR_BAD_SGE);
+                return false;
+            }
             memcpy(f + pos, w->inline_data + off, n);
         } else if (n) {
             uint8_t verr = qrnic_sgl_copy(e, qp->pdn, &w->sgl, off, f + pos,
@@ -510,33 +522,41 @@ enum start_result { STARTED, BLOCKED };
 static enum start_result start_next(struct qrnic_engine *e,
                                     struct qrnic_qp *qp)
 {
-    const uint8_t *w = qrnic_qp_sq_slot(e, qp, qp->sq_head);
     uint32_t max_rd = qp->max_rd_atomic ? qp->max_rd_atomic : 1;
     struct qrnic_swqe *s = qrnic_swqe(qp, qp->sq_head);
-    uint8_t opcode = *WQE(opcode), status, verr;
-    bool rd = qrnic_wr_is_rd_atomic(opcode);
+    struct qrnic_wqe *w = &qp->cur;
+    uint8_t status, verr;
+    bool rd;
 
     if (qp->sq_head == qp->sq_pi || qp->state != QRNIC_QPS_RTS ||
         qp->req_error ||
-        psn_diff(qp->next_psn, qp->una_psn) >= (int32_t)qrnic_req_window(qp) ||
-        (rd && qp->rd_inflight >= max_rd) ||
-        ((*WQE(flags) & QRNIC_WQE_F_FENCE) && qp->rd_inflight)) {
+        psn_diff(qp->next_psn, qp->una_psn) >= (int32_t)qrnic_req_window(qp)) {
         return BLOCKED;
     }
-    verr = fetch_wqe(e, qp, qp->sq_head, &qp->cur, &status);
+    /*
+     * One copy of the slot, and every decision from it: the guest may
+     * rewrite queue memory at any time.
+     */
+    verr = fetch_wqe(e, qp, qp->sq_head, w, &status);
+    rd = !verr && qrnic_wr_is_rd_atomic(w->opcode);
+    if (!verr && ((rd && qp->rd_inflight >= max_rd) ||
+                  ((w->flags & QRNIC_WQE_F_FENCE) && qp->rd_inflight))) {
+        qp->cur_valid = false;
+        return BLOCKED;
+    }
     memset(s, 0, sizeof(*s));
-    s->wr_id = qp->cur.wr_id;
-    s->opcode = qp->cur.opcode;
-    s->flags = qp->cur.flags;
+    s->wr_id = w->wr_id;
+    s->opcode = w->opcode;
+    s->flags = w->flags;
     s->first_psn = qp->next_psn;
     qp->sq_head++;
     if (verr) {
         qrnic_req_fail(e, qp, qp->sq_head - 1, status, verr);
         return BLOCKED;
     }
-    s->length = qp->cur.length;
-    s->npkts = qrnic_wr_is_rd_atomic(s->opcode) &&
-               s->opcode != QRNIC_WR_RDMA_READ ? 1 : msg_pkts(qp, s->length);
+    s->length = w->length;
+    s->npkts = rd && s->opcode != QRNIC_WR_RDMA_READ ? 1 :
+               msg_pkts(qp, s->length);
     s->resp_psn = s->first_psn;
     qp->next_psn = psn_add(qp->next_psn, s->npkts);
     qp->tx_psn = s->first_psn;

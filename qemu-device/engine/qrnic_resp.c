@@ -11,9 +11,10 @@
 #include "qrnic_rdma.h"
 #include "qrnic_le.h"
 
+/* max_dest_rd_atomic 0 grants none: every READ/atomic is then refused. */
 static uint32_t rd_slots(const struct qrnic_qp *qp)
 {
-    return qp->max_dest_rd_atomic ? qp->max_dest_rd_atomic : 1;
+    return qp->max_dest_rd_atomic;
 }
 
 static void send_ack(struct qrnic_engine *e, struct qrnic_qp *qp);
@@ -115,7 +116,9 @@ static bool do_send(struct qrnic_engine *e, struct qrnic_qp *qp,
             return false;
         }
     }
-    if ((uint64_t)qp->recv_off + rx->paylen > qp->recv_sgl.total) {
+    /* No message is longer than 2 GiB, so the offset cannot wrap. */
+    if ((uint64_t)qp->recv_off + rx->paylen > qp->recv_sgl.total ||
+        (uint64_t)qp->recv_off + rx->paylen > QRNIC_MAX_MSG_SIZE) {
         recv_error(e, qp, rx, QRNIC_WC_LOC_LEN_ERR, QRNIC_NAK_INVALID_REQ);
         return false;
     }
@@ -139,11 +142,15 @@ static bool do_write(struct qrnic_engine *e, struct qrnic_qp *qp,
     bool imm = rx->opf & QRNIC_OPF_IMM;
     struct qrnic_mr *mr;
 
+    /* Every packet: an RTS->RTS modify may have revoked the right. */
+    if (!(qp->access & QRNIC_ACCESS_REMOTE_WRITE)) {
+        fatal_nak(e, qp, rx->psn, QRNIC_NAK_REM_ACCESS);
+        return false;
+    }
     if (rx->opf & QRNIC_OPF_FIRST) {
-        if (!(qp->access & QRNIC_ACCESS_REMOTE_WRITE) ||
-            (rx->dma_len &&
-             qrnic_mr_check(e, rx->rkey, qp->pdn, QRNIC_ACCESS_REMOTE_WRITE,
-                            rx->va, rx->dma_len, &mr))) {
+        if (rx->dma_len &&
+            qrnic_mr_check(e, rx->rkey, qp->pdn, QRNIC_ACCESS_REMOTE_WRITE,
+                           rx->va, rx->dma_len, &mr)) {
             fatal_nak(e, qp, rx->psn, QRNIC_NAK_REM_ACCESS);
             return false;
         }
@@ -179,8 +186,7 @@ static bool do_write(struct qrnic_engine *e, struct qrnic_qp *qp,
     }
     qp->write_off += rx->paylen;
     if ((rx->opf & QRNIC_OPF_LAST) && imm) {
-        uint64_t wr_id = qrnic_ld64(qrnic_qp_rq_slot(e, qp, qp->rq_ci) +
-                                    offsetof(struct qrnic_rq_wqe, wr_id));
+        uint64_t wr_id = qrnic_qp_rqe_wr_id(e, qp, qp->rq_ci);
 
         complete_recv(e, qp, wr_id, QRNIC_CQE_OP_RECV_RDMA_IMM,
                       QRNIC_WC_SUCCESS, qp->write_len, rx);
@@ -191,8 +197,12 @@ static bool do_write(struct qrnic_engine *e, struct qrnic_qp *qp,
 /* A slot for a READ/atomic reply; false if all of them are still busy. */
 static struct qrnic_rd_res *rd_slot(struct qrnic_qp *qp)
 {
-    struct qrnic_rd_res *r = &qp->rd_res[qp->rd_res_next % rd_slots(qp)];
+    struct qrnic_rd_res *r;
 
+    if (!rd_slots(qp)) {
+        return NULL;
+    }
+    r = &qp->rd_res[qp->rd_res_next % rd_slots(qp)];
     if (r->pending) {
         return NULL;
     }
@@ -302,9 +312,12 @@ static void duplicate(struct qrnic_engine *e, struct qrnic_qp *qp,
         if (r->atomic) {
             r->pending = true;      /* replay the saved result */
         } else {
-            if (rx->dma_len &&
-                qrnic_mr_check(e, rx->rkey, qp->pdn, QRNIC_ACCESS_REMOTE_READ,
-                               rx->va, rx->dma_len, &mr)) {
+            /* Executed again, so checked again, QP rights included. */
+            if (!(qp->access & QRNIC_ACCESS_REMOTE_READ) ||
+                (rx->dma_len &&
+                 qrnic_mr_check(e, rx->rkey, qp->pdn,
+                                QRNIC_ACCESS_REMOTE_READ, rx->va,
+                                rx->dma_len, &mr))) {
                 return;
             }
             /*
@@ -463,9 +476,10 @@ static bool send_read_response(struct qrnic_engine *e, struct qrnic_qp *qp,
         pos += qrnic_put_aeth(f + pos, QRNIC_AETH_ACK |
                               QRNIC_AETH_CREDITS_INVALID, qp->msn);
     }
-    if (n && (qrnic_mr_check(e, r->rkey, qp->pdn, QRNIC_ACCESS_REMOTE_READ,
-                             r->out_va, n, &mr) ||
-              !qrnic_mr_read(e, mr, r->out_va, f + pos, n))) {
+    if (!(qp->access & QRNIC_ACCESS_REMOTE_READ) ||
+        (n && (qrnic_mr_check(e, r->rkey, qp->pdn, QRNIC_ACCESS_REMOTE_READ,
+                              r->out_va, n, &mr) ||
+               !qrnic_mr_read(e, mr, r->out_va, f + pos, n)))) {
         r->pending = false;
         fatal_nak(e, qp, r->out_psn, QRNIC_NAK_REM_ACCESS);
         return false;

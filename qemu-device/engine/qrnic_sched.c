@@ -12,9 +12,6 @@
 #include <string.h>
 #include "qrnic_rdma.h"
 
-#define LOOP_SLOTS (sizeof(((struct qrnic_engine *)0)->loop_len) / \
-                    sizeof(uint16_t))
-
 #define LIST_FNS(name, queued, prev, next)                                  \
 static void name##_add(struct qrnic_qp_list *l, struct qrnic_qp *qp)       \
 {                                                                           \
@@ -106,11 +103,11 @@ void qrnic_sched_reset(struct qrnic_engine *e)
     memset(&e->timed_qps, 0, sizeof(e->timed_qps));
     e->timer_armed = UINT64_MAX;
     e->ops->timer_mod(e->opaque, UINT64_MAX);
-    e->loop_head = 0;
-    e->loop_count = 0;
+    e->backlog_head = 0;
+    e->backlog_count = 0;
 }
 
-void qrnic_engine_timer(struct qrnic_engine *e)
+void qrnic_sched_expire(struct qrnic_engine *e)
 {
     uint64_t now = e->ops->now_ns(e->opaque), next = UINT64_MAX;
     struct qrnic_qp *qp, *n;
@@ -132,29 +129,34 @@ void qrnic_engine_timer(struct qrnic_engine *e)
     e->ops->timer_mod(e->opaque, next);
 }
 
+bool qrnic_backlog_push(struct qrnic_engine *e, const uint8_t *frame,
+                        size_t len)
+{
+    uint32_t slot;
+
+    if (!e->backlog) {
+        e->backlog = malloc((size_t)QRNIC_ENG_BACKLOG * QRNIC_ETH_MAX_FRAME);
+    }
+    if (!e->backlog || e->backlog_count == QRNIC_ENG_BACKLOG ||
+        len > QRNIC_ETH_MAX_FRAME) {
+        return false;           /* dropped, as a full wire would */
+    }
+    slot = (e->backlog_head + e->backlog_count) % QRNIC_ENG_BACKLOG;
+    memcpy(e->backlog + (size_t)slot * QRNIC_ETH_MAX_FRAME, frame, len);
+    e->backlog_len[slot] = (uint16_t)len;
+    e->backlog_count++;
+    e->ops->schedule(e->opaque);
+    return true;
+}
+
 void qrnic_tx(struct qrnic_engine *e, const uint8_t *frame, size_t len)
 {
     qrnic_stat(e, QRNIC_STAT_TX_ROCE_PKTS);
     if (memcmp(frame, e->mac, 6)) {
         e->ops->tx_frame(e->opaque, frame, len);
-        return;
+    } else if (!qrnic_backlog_push(e, frame, len)) {
+        e->stats.backlog_drop++;    /* to ourselves: a QP of this device */
     }
-    /* To ourselves (a QP talking to a QP of this device). */
-    if (!e->loop_buf) {
-        e->loop_buf = malloc(LOOP_SLOTS * QRNIC_ETH_MAX_FRAME);
-    }
-    if (!e->loop_buf || e->loop_count == LOOP_SLOTS ||
-        len > QRNIC_ETH_MAX_FRAME) {
-        return;                 /* dropped, as a full wire would */
-    }
-    {
-        uint32_t slot = (e->loop_head + e->loop_count) % LOOP_SLOTS;
-
-        memcpy(e->loop_buf + (size_t)slot * QRNIC_ETH_MAX_FRAME, frame, len);
-        e->loop_len[slot] = (uint16_t)len;
-        e->loop_count++;
-    }
-    e->ops->schedule(e->opaque);
 }
 
 static bool qp_work(struct qrnic_engine *e, struct qrnic_qp *qp)
@@ -171,20 +173,39 @@ static bool qp_work(struct qrnic_engine *e, struct qrnic_qp *qp)
     return more;
 }
 
-void qrnic_engine_work(struct qrnic_engine *e)
+/* Frames that waited; answers they draw go behind them. */
+static void backlog_work(struct qrnic_engine *e)
 {
-    uint32_t n = e->loop_count, turns = 0;
+    uint32_t n = e->backlog_count;
+
+    while (n-- && e->backlog_count) {
+        uint32_t slot = e->backlog_head;
+
+        /* The slot stays ours while it is processed. */
+        if (!qrnic_eth_rx(e, e->backlog + (size_t)slot * QRNIC_ETH_MAX_FRAME,
+                          e->backlog_len[slot])) {
+            e->stats.rx_drop++;         /* no Ethernet RX buffer */
+        }
+        e->backlog_head = (slot + 1) % QRNIC_ENG_BACKLOG;
+        e->backlog_count--;
+    }
+}
+
+void qrnic_sched_work(struct qrnic_engine *e)
+{
+    uint32_t turns = 0;
     struct qrnic_qp *qp;
 
-    while (n--) {
-        uint32_t slot = e->loop_head;
-
-        /* The slot stays ours while it is processed; replies go behind. */
-        qrnic_roce_rx(e, e->loop_buf + (size_t)slot * QRNIC_ETH_MAX_FRAME,
-                      e->loop_len[slot]);
-        e->loop_head = (slot + 1) % LOOP_SLOTS;
-        e->loop_count--;
+    if (e->aq_kick) {
+        e->aq_kick = false;
+        qrnic_aq_process(e);
+        e->rx_ready_wanted = true;      /* ETH_SETUP may have made room */
     }
+    if (e->eth_tx_kick) {
+        e->eth_tx_kick = false;
+        qrnic_eth_tx_process(e);
+    }
+    backlog_work(e);
     /* One turn for each QP that was ready when we started. */
     for (qp = e->ready_qps.head; qp; qp = qp->ready_next) {
         turns++;
@@ -195,7 +216,7 @@ void qrnic_engine_work(struct qrnic_engine *e)
             qrnic_sched_qp(e, qp);
         }
     }
-    if (e->ready_qps.head || e->loop_count) {
+    if (e->ready_qps.head || e->backlog_count) {
         e->ops->schedule(e->opaque);
     }
 }

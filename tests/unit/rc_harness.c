@@ -53,8 +53,7 @@ static bool chance(unsigned int pct)
 
 uint8_t *node_ptr(struct node *n, uint64_t gpa)
 {
-    assert(gpa >= RAM_BASE && gpa < RAM_BASE + RAM_SIZE);
-    return n->ram + (gpa - RAM_BASE);
+    return qf_ram(&n->d, gpa, 1);
 }
 
 uint64_t node_alloc(struct node *n, uint64_t len, uint64_t align)
@@ -65,47 +64,6 @@ uint64_t node_alloc(struct node *n, uint64_t len, uint64_t align)
     n->brk = a + len;
     memset(node_ptr(n, a), 0, len);
     return a;
-}
-
-/* ---- engine ops ---------------------------------------------------------- */
-
-static bool in_ram(uint64_t addr, size_t len)
-{
-    return addr >= RAM_BASE && len <= RAM_SIZE &&
-           addr - RAM_BASE <= RAM_SIZE - len;
-}
-
-static int op_dma_read(void *opaque, uint64_t addr, void *buf, size_t len)
-{
-    struct node *n = opaque;
-
-    if (!in_ram(addr, len)) {
-        n->dma_faults++;
-        return -1;
-    }
-    memcpy(buf, n->ram + (addr - RAM_BASE), len);
-    return 0;
-}
-
-static int op_dma_write(void *opaque, uint64_t addr, const void *buf,
-                        size_t len)
-{
-    struct node *n = opaque;
-
-    if (!in_ram(addr, len)) {
-        n->dma_faults++;
-        return -1;
-    }
-    memcpy(n->ram + (addr - RAM_BASE), buf, len);
-    return 0;
-}
-
-static void op_raise_irq(void *opaque, unsigned int vector)
-{
-    struct node *n = opaque;
-
-    assert(vector < QRNIC_NUM_MSIX);
-    n->irqs[vector]++;
 }
 
 /* Reference ICRC: bit at a time, masking done here, not by the engine. */
@@ -200,11 +158,13 @@ static void trace(const struct node *n, const uint8_t *f, size_t len,
             f[bth + 12] : 0, fate);
 }
 
-static void op_tx_frame(void *opaque, const uint8_t *frame, size_t len)
+static void wire_tx(void *opaque, struct qf_dev *from, const uint8_t *frame,
+                    size_t len)
 {
     struct node *n = opaque;
     int to = 1 - n->idx;
 
+    (void)from;
     assert(len <= QRNIC_ETH_MAX_FRAME);
     wire.sent++;
     if (!ref_icrc_ok(frame, len)) {
@@ -226,36 +186,6 @@ static void op_tx_frame(void *opaque, const uint8_t *frame, size_t len)
     }
 }
 
-static uint64_t op_now_ns(void *opaque)
-{
-    (void)opaque;
-    return now_ns;
-}
-
-static void op_timer_mod(void *opaque, uint64_t deadline)
-{
-    struct node *n = opaque;
-
-    n->deadline = deadline;
-}
-
-static void op_schedule(void *opaque)
-{
-    struct node *n = opaque;
-
-    n->work = true;
-}
-
-static const struct qrnic_engine_ops ops = {
-    .dma_read = op_dma_read,
-    .dma_write = op_dma_write,
-    .raise_irq = op_raise_irq,
-    .tx_frame = op_tx_frame,
-    .now_ns = op_now_ns,
-    .timer_mod = op_timer_mod,
-    .schedule = op_schedule,
-};
-
 /* ---- admin queue --------------------------------------------------------- */
 
 uint8_t node_cmd(struct node *n, struct qrnic_cmd *cmd, uint32_t *r0)
@@ -266,12 +196,12 @@ uint8_t node_cmd(struct node *n, struct qrnic_cmd *cmd, uint32_t *r0)
 
     memcpy(node_ptr(n, sq + slot * 64ull), cmd, sizeof(*cmd));
     n->aq_pi++;
-    assert(qrnic_aq_doorbell(&n->e, n->aq_pi));
-    qrnic_aq_process(&n->e);
+    qf_reg_write(&n->d, QRNIC_REG_AQ_DB, n->aq_pi);
+    qf_run_bh(&n->d);
     c = node_ptr(n, cq + (n->aq_ci & ((1u << AQ_LOG) - 1)) * 32ull);
     assert((qrnic_ld32(c + 28) & 1) == !((n->aq_ci >> AQ_LOG) & 1));
     n->aq_ci++;
-    assert(qrnic_aq_cq_doorbell(&n->e, n->aq_ci));
+    qf_reg_write(&n->d, QRNIC_REG_AQ_CQ_CI, n->aq_ci);
     if (r0) {
         *r0 = qrnic_ld32(c + 4);
     }
@@ -295,22 +225,23 @@ static void node_init(struct node *n, int idx)
 
     memset(n, 0, sizeof(*n));
     n->idx = idx;
-    n->ram = calloc(1, RAM_SIZE);
-    n->qmem = calloc(1, QMEM_SIZE);
-    assert(n->ram && n->qmem);
     n->mac[0] = 0x52;
     n->mac[1] = 0x54;
     n->mac[5] = (uint8_t)(idx + 1);
     memcpy(n->gid, v4, 12);
     n->gid[12] = 10;
     n->gid[15] = (uint8_t)(idx + 1);
-    n->deadline = UINT64_MAX;
-    qrnic_engine_init(&n->e, &ops, n, 4, n->mac);
-    assert(!qrnic_engine_set_qmem(&n->e, n->qmem, QMEM_SIZE));
+    qf_init(&n->d, RAM_SIZE, QMEM_SIZE, 4, n->mac, &now_ns);
+    n->d.wire = wire_tx;
+    n->d.wire_opaque = n;
     n->brk = RAM_BASE + (96u << AQ_LOG);
-    assert(!qrnic_engine_enable(&n->e, RAM_BASE, RAM_BASE + (64u << AQ_LOG),
-                                AQ_LOG));
-    n->e.link_up = true;
+    qf_reg_write(&n->d, QRNIC_REG_AQ_SQ_BASE_LO, (uint32_t)RAM_BASE);
+    qf_reg_write(&n->d, QRNIC_REG_AQ_CQ_BASE_LO,
+                 (uint32_t)(RAM_BASE + (64u << AQ_LOG)));
+    qf_reg_write(&n->d, QRNIC_REG_AQ_LOG_DEPTH, AQ_LOG);
+    qf_reg_write(&n->d, QRNIC_REG_CTRL, QRNIC_CTRL_ENABLE);
+    assert(qf_reg_read(&n->d, QRNIC_REG_STATUS) & QRNIC_STATUS_READY);
+    qf_set_link(&n->d, true);
 
     c = mk(QRNIC_CMD_CREATE_EQ);
     c.create_eq.base = node_alloc(n, 16u << AEQ_LOG, 4096);
@@ -352,11 +283,8 @@ void harness_fini(void)
     int i;
 
     for (i = 0; i < 2; i++) {
-        if (nodes[i].ram) {
-            qrnic_engine_fini(&nodes[i].e);
-            free(nodes[i].ram);
-            free(nodes[i].qmem);
-            nodes[i].ram = NULL;
+        if (nodes[i].d.ram) {
+            qf_fini(&nodes[i].d);
         }
     }
     free(wire.q);
@@ -376,10 +304,7 @@ static void fire_timers(void)
     int i;
 
     for (i = 0; i < 2; i++) {
-        if (nodes[i].deadline <= now_ns) {
-            nodes[i].deadline = UINT64_MAX;
-            qrnic_engine_timer(&nodes[i].e);
-        }
+        qf_run_timer(&nodes[i].d);
     }
 }
 
@@ -391,11 +316,7 @@ static bool step(void)
 
     fire_timers();
     for (i = 0; i < 2; i++) {
-        if (nodes[i].work) {
-            nodes[i].work = false;
-            qrnic_engine_work(&nodes[i].e);
-            did = true;
-        }
+        did |= qf_run_bh(&nodes[i].d);
     }
     if (wire.count) {
         struct frame *fr = &wire.q[wire.head];
@@ -404,7 +325,7 @@ static bool step(void)
         wire.head = (wire.head + 1) % MAX_FRAMES;
         wire.count--;
         now_ns += FRAME_NS;
-        qrnic_roce_rx(&nodes[fr->to].e, fr->data, fr->len);
+        qf_receive(&nodes[fr->to].d, fr->data, fr->len);
         did = true;
     }
     return did;
@@ -416,8 +337,8 @@ static bool step(void)
  */
 static bool advance_to_deadline(uint64_t limit_ns)
 {
-    uint64_t t = nodes[0].deadline < nodes[1].deadline ? nodes[0].deadline :
-                                                         nodes[1].deadline;
+    uint64_t t = nodes[0].d.deadline < nodes[1].d.deadline ?
+                 nodes[0].d.deadline : nodes[1].d.deadline;
 
     if (t > limit_ns) {
         return false;
@@ -624,15 +545,12 @@ void cq_arm(struct hcq *cq, bool solicited)
     uint64_t v = cq->cqn | QRNIC_DB_ARM |
                  (solicited ? QRNIC_DB_ARM_SOLICITED : 0) |
                  (uint64_t)(cq->ci & 0xffff) << 32;
-    enum qrnic_db_work w;
-
-    assert(qrnic_engine_doorbell(&cq->n->e, 0, QRNIC_DB_CQ, v, &w));
+    qf_doorbell(&cq->n->d, 0, QRNIC_DB_CQ, v);
 }
 
 uint32_t node_cq_events(struct node *n, uint32_t cqn)
 {
     uint32_t count = 0, depth = 1u << CEQ_LOG;
-    enum qrnic_db_work w;
 
     for (;;) {
         const uint8_t *p = node_ptr(n, n->ceq_base +
@@ -647,9 +565,8 @@ uint32_t node_cq_events(struct node *n, uint32_t cqn)
         }
         n->ceq_ci++;
     }
-    assert(qrnic_engine_doorbell(&n->e, 0, QRNIC_DB_EQ,
-                                 n->ceq | (uint64_t)(n->ceq_ci & 0xffff) << 32,
-                                 &w));
+    qf_doorbell(&n->d, 0, QRNIC_DB_EQ,
+                n->ceq | (uint64_t)(n->ceq_ci & 0xffff) << 32);
     return count;
 }
 
@@ -763,16 +680,14 @@ bool qp_connect(struct hqp *qp, const struct hqp *peer, uint8_t path_mtu,
 
 void qp_ring_sq(struct hqp *qp)
 {
-    enum qrnic_db_work w;
-
-    qrnic_engine_doorbell(&qp->n->e, 0, QRNIC_DB_SQ,
-                          qp->qpn | (uint64_t)qp->sq_pi << 32, &w);
+    qf_doorbell(&qp->n->d, 0, QRNIC_DB_SQ,
+                qp->qpn | (uint64_t)qp->sq_pi << 32);
 }
 
 void qp_post_send(struct hqp *qp, const struct hwr *wr, bool ring)
 {
     uint32_t stride = 1u << qp->log_ss;
-    uint8_t *slot = qp->n->qmem + qp->sq_off +
+    uint8_t *slot = qp->n->d.qmem + qp->sq_off +
                     (qp->sq_pi & ((1u << qp->log_sq) - 1)) * stride;
     struct qrnic_sq_wqe h;
     int i;
@@ -819,10 +734,9 @@ void qp_post_recv(struct hqp *qp, uint64_t wr_id, const struct hsge *sge,
                   int num_sge, bool ring)
 {
     uint32_t stride = 1u << qp->log_rs;
-    uint8_t *slot = qp->n->qmem + qp->rq_off +
+    uint8_t *slot = qp->n->d.qmem + qp->rq_off +
                     (qp->rq_pi & ((1u << qp->log_rq) - 1)) * stride;
     struct qrnic_rq_wqe h;
-    enum qrnic_db_work w;
     int i;
 
     memset(&h, 0, sizeof(h));
@@ -837,8 +751,8 @@ void qp_post_recv(struct hqp *qp, uint64_t wr_id, const struct hsge *sge,
     }
     qp->rq_pi++;
     if (ring) {
-        qrnic_engine_doorbell(&qp->n->e, 0, QRNIC_DB_RQ,
-                              qp->qpn | (uint64_t)qp->rq_pi << 32, &w);
+        qf_doorbell(&qp->n->d, 0, QRNIC_DB_RQ,
+                    qp->qpn | (uint64_t)qp->rq_pi << 32);
     }
 }
 

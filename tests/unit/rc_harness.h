@@ -13,8 +13,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "qrnic_engine.h"
+#include "qfake.h"
 
-#define RAM_BASE        0x40000000ull
+#define RAM_BASE        QF_RAM_BASE
 #define RAM_SIZE        (48u << 20)
 #define QMEM_SIZE       (2u << 20)
 #define MAX_FRAMES      4096
@@ -25,6 +26,7 @@ struct wire {
     unsigned int dup_pct;
     unsigned int reorder_pct;
     bool cut;                       /* everything is dropped */
+    bool hub;                       /* delivered at once, as a QEMU hub */
     uint32_t head;                  /* ring of frames in flight */
     uint32_t count;
     struct frame {
@@ -39,9 +41,7 @@ struct wire {
 
 struct node {
     int idx;
-    struct qrnic_engine e;
-    uint8_t *ram;
-    uint8_t *qmem;
+    struct qf_dev d;            /* the device on the fake platform */
     uint64_t brk;                   /* guest RAM bump allocator */
     uint32_t qmem_brk;              /* queue memory bump allocator */
     uint32_t aq_pi;
@@ -52,10 +52,6 @@ struct node {
     uint32_t pd;
     uint8_t mac[6];
     uint8_t gid[16];
-    bool work;
-    uint64_t deadline;
-    unsigned int irqs[QRNIC_NUM_MSIX];
-    unsigned int dma_faults;
 };
 
 struct hcq {

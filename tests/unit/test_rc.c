@@ -416,8 +416,8 @@ static void test_matrix(uint8_t path_mtu)
     CHECK_EQ(wire.bad_icrc, 0, "matrix mtu %u: every frame's ICRC matches "
              "an independent bitwise CRC (%llu frames)", mtu,
              (unsigned long long)wire.sent);
-    CHECK_EQ(nodes[0].e.stats.v[QRNIC_STAT_RETRANS_PKTS] +
-             nodes[1].e.stats.v[QRNIC_STAT_RETRANS_PKTS], 0,
+    CHECK_EQ(nodes[0].d.e.stats.v[QRNIC_STAT_RETRANS_PKTS] +
+             nodes[1].d.e.stats.v[QRNIC_STAT_RETRANS_PKTS], 0,
              "matrix mtu %u: a clean wire needs no retransmission", mtu);
 }
 
@@ -469,10 +469,10 @@ static void test_random(uint64_t seed, uint8_t path_mtu, unsigned int drop,
         verify(&s[0], &log, 0);
         verify(&s[1], &log, 1);
     }
-    retrans = nodes[0].e.stats.v[QRNIC_STAT_RETRANS_PKTS] +
-              nodes[1].e.stats.v[QRNIC_STAT_RETRANS_PKTS];
-    dups = nodes[0].e.stats.v[QRNIC_STAT_DUP_REQS] +
-           nodes[1].e.stats.v[QRNIC_STAT_DUP_REQS];
+    retrans = nodes[0].d.e.stats.v[QRNIC_STAT_RETRANS_PKTS] +
+              nodes[1].d.e.stats.v[QRNIC_STAT_RETRANS_PKTS];
+    dups = nodes[0].d.e.stats.v[QRNIC_STAT_DUP_REQS] +
+           nodes[1].d.e.stats.v[QRNIC_STAT_DUP_REQS];
     CHECK(s[0].msgs_ok == s[0].msgs && s[1].msgs_ok == s[1].msgs &&
           !s[0].failures && !s[1].failures &&
           s[0].msgs + s[1].msgs > 8 * rounds,

@@ -197,7 +197,7 @@ static void test_remote_access(void)
             flushed |= wc.wr_id == 0x77 && wc.status == QRNIC_WC_WR_FLUSH_ERR;
         }
         CHECK(qp_state(p.qp[1]) == QRNIC_QPS_ERR && flushed &&
-              nodes[1].e.stats.v[QRNIC_STAT_REM_ACCESS_ERRS] == 1,
+              nodes[1].d.e.stats.v[QRNIC_STAT_REM_ACCESS_ERRS] == 1,
               "%s: the responder QP is in ERR, its receive flushed, the "
               "violation counted", cases[i].what);
     }
@@ -218,7 +218,7 @@ static void test_rnr(void)
     got = cq_poll(p.cq[0], &wc);
     CHECK(got && wc.wr_id == 80 && wc.status == QRNIC_WC_RNR_RETRY_EXC_ERR,
           "no receive posted, rnr_retry 0 -> RNR_RETRY_EXC_ERR");
-    CHECK(nodes[1].e.stats.v[QRNIC_STAT_RNR_NAKS_TX] == 1 &&
+    CHECK(nodes[1].d.e.stats.v[QRNIC_STAT_RNR_NAKS_TX] == 1 &&
           qp_state(p.qp[1]) == QRNIC_QPS_RTS,
           "one RNR NAK; the responder QP stays usable (RTS)");
 
@@ -229,9 +229,9 @@ static void test_rnr(void)
     qp_post_send(p.qp[0], &wr, true);
     harness_run(now_ns + 50 * MS);
     CHECK(!cq_poll(p.cq[0], &wc) &&
-          nodes[0].e.stats.v[QRNIC_STAT_RNR_NAKS_RX] >= 2,
+          nodes[0].d.e.stats.v[QRNIC_STAT_RNR_NAKS_RX] >= 2,
           "rnr_retry 7: still waiting after several RNR NAKs (%llu)",
-          (unsigned long long)nodes[0].e.stats.v[QRNIC_STAT_RNR_NAKS_RX]);
+          (unsigned long long)nodes[0].d.e.stats.v[QRNIC_STAT_RNR_NAKS_RX]);
     r.addr = p.mr[1]->iova;
     r.len = 4096;
     r.lkey = p.mr[1]->key;
@@ -268,7 +268,7 @@ static void test_peer_gone(void)
           (unsigned long long)((now_ns - start) / MS));
     CHECK(cq_poll(p.cq[0], &wc) && wc.wr_id == 91 &&
           wc.status == QRNIC_WC_WR_FLUSH_ERR, "the next WQE is flushed");
-    CHECK_EQ(nodes[0].e.stats.v[QRNIC_STAT_ACK_TIMEOUTS], 8,
+    CHECK_EQ(nodes[0].d.e.stats.v[QRNIC_STAT_ACK_TIMEOUTS], 8,
              "eight retransmission timeouts counted");
     wire.cut = false;
 }
@@ -529,17 +529,15 @@ static void test_admin_checks(void)
 
     /* Doorbells: another page, too far ahead, unknown QP. */
     {
-        enum qrnic_db_work w;
+        uint32_t bad = qf_reg_read(&nodes[1].d, QRNIC_REG_STAT_BAD_DB);
 
         q = p.qp[1];
-        CHECK(!qrnic_engine_doorbell(&nodes[1].e, 1, QRNIC_DB_SQ,
-                                     q->qpn | 1ull << 32, &w) &&
-              !qrnic_engine_doorbell(&nodes[1].e, 0, QRNIC_DB_SQ,
-                                     q->qpn | 200ull << 32, &w) &&
-              !qrnic_engine_doorbell(&nodes[1].e, 0, QRNIC_DB_RQ,
-                                     (q->qpn + 1) | 1ull << 32, &w),
-              "doorbells on a foreign page, past the ring, or for no QP "
-              "are refused");
+        qf_doorbell(&nodes[1].d, 1, QRNIC_DB_SQ, q->qpn | 1ull << 32);
+        qf_doorbell(&nodes[1].d, 0, QRNIC_DB_SQ, q->qpn | 200ull << 32);
+        qf_doorbell(&nodes[1].d, 0, QRNIC_DB_RQ, (q->qpn + 1) | 1ull << 32);
+        CHECK_EQ(qf_reg_read(&nodes[1].d, QRNIC_REG_STAT_BAD_DB), bad + 3,
+                 "doorbells on a foreign page, past the ring, or for no QP "
+                 "are refused and counted");
     }
 }
 
@@ -605,7 +603,7 @@ static void test_cq_overflow(void)
         qp_post_send(a, &wr, true);
     }
     harness_run(now_ns + SEC);
-    CHECK(nodes[0].e.stats.v[QRNIC_STAT_CQ_OVERFLOWS] == 2,
+    CHECK(nodes[0].d.e.stats.v[QRNIC_STAT_CQ_OVERFLOWS] == 2,
           "a 2-entry CQ given 4 completions: 2 dropped and counted");
 }
 
@@ -656,7 +654,7 @@ static void test_garbage(void)
         if (qrnic_roce_parse(f, len, &pkt)) {
             qrnic_st32(f + pkt.end - 4, qrnic_icrc_compute(f, &pkt));
         }
-        qrnic_roce_rx(&nodes[i & 1].e, f, len);
+        qf_receive(&nodes[i & 1].d, f, len);
         harness_run(now_ns + 10 * MS);
         {
             struct hwc wc;

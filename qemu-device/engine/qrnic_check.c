@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * qrnic engine: the invariants every entry point leaves behind.  Tests and
+ * fuzz targets call qrnic_engine_check() after each step, so a guest or a
+ * frame that breaks one is caught where it happens, not later as a wild
+ * access.
+ */
+#include "qrnic_rdma.h"
+
+/* A producer at most a ring ahead of its consumer. */
+static bool ring_ok(uint16_t pi, uint16_t ci, uint8_t log_depth)
+{
+    return (uint16_t)(pi - ci) <= (1u << log_depth);
+}
+
+static const char *check_sq(const struct qrnic_qp *qp)
+{
+    uint16_t started = qp->sq_head - qp->sq_tail;
+    const struct qrnic_swqe *s;
+
+    if (!ring_ok(qp->sq_pi, qp->sq_tail, qp->log_sq) ||
+        started > (uint16_t)(qp->sq_pi - qp->sq_tail)) {
+        return "QP: SQ head outside tail..producer";
+    }
+    if ((uint16_t)(qp->sq_cur - qp->sq_tail) > started) {
+        return "QP: SQ cursor outside tail..head";
+    }
+    if (qp->rd_inflight > started || qp->rd_inflight > QRNIC_MAX_RD_ATOMIC) {
+        return "QP: more READ/atomic in flight than started";
+    }
+    if (psn_diff(qp->next_psn, qp->una_psn) < 0) {
+        return "QP: oldest unacknowledged PSN past the next new one";
+    }
+    if (qp->sq_cur == qp->sq_head || qp->req_error) {
+        return NULL;
+    }
+    s = &qp->swq[qp->sq_cur & ((1u << qp->log_sq) - 1)];
+    if (psn_diff(qp->tx_psn, s->first_psn) < 0 ||
+        psn_diff(qp->tx_psn, psn_add(s->first_psn, s->npkts)) > 0) {
+        return "QP: transmit PSN outside the cursor's WQE";
+    }
+    return NULL;
+}
+
+static const char *check_qps(const struct qrnic_engine *e)
+{
+    uint32_t i, ready = 0;
+    const struct qrnic_qp *qp;
+
+    for (i = 0; i < QRNIC_ENG_MAX_QP; i++) {
+        const char *why;
+
+        qp = e->qp[i];
+        if (!qp) {
+            continue;
+        }
+        if (qp->idx != i || !qrnic_qp_get((struct qrnic_engine *)e, qp->qpn)) {
+            return "QP: table slot and QPN disagree";
+        }
+        if (!ring_ok(qp->rq_pi, qp->rq_ci, qp->log_rq)) {
+            return "QP: RQ consumer passed its producer";
+        }
+        why = check_sq(qp);
+        if (why) {
+            return why;
+        }
+    }
+    for (qp = e->ready_qps.head; qp; qp = qp->ready_next) {
+        if (!qp->ready_queued || ++ready > QRNIC_ENG_MAX_QP ||
+            e->qp[qp->idx] != qp) {
+            return "ready list holds a QP that is not queued or not live";
+        }
+    }
+    for (qp = e->timed_qps.head, ready = 0; qp; qp = qp->timed_next) {
+        if (!qp->timed_queued || ++ready > QRNIC_ENG_MAX_QP ||
+            e->qp[qp->idx] != qp) {
+            return "timer list holds a QP that is not queued or not live";
+        }
+    }
+    return NULL;
+}
+
+const char *qrnic_engine_check(const struct qrnic_engine *e)
+{
+    uint32_t i;
+
+    if (e->depth) {
+        return "engine left busy";
+    }
+    if (e->backlog_count > QRNIC_ENG_BACKLOG ||
+        e->defer_count > QRNIC_ENG_DEFER_MAX) {
+        return "backlog or defer queue over its size";
+    }
+    if (e->ready &&
+        (!ring_ok(e->aq.sq_pi, e->aq.sq_ci, e->aq.log_depth) ||
+         !ring_ok(e->aq.cq_pi, e->aq.cq_ci, e->aq.log_depth))) {
+        return "admin queue index out of range";
+    }
+    if (e->eth.active &&
+        (!ring_ok(e->eth.tx.pi, e->eth.tx.ci, e->eth.tx.log_depth) ||
+         !ring_ok(e->eth.rx.pi, e->eth.rx.ci, e->eth.rx.log_depth))) {
+        return "Ethernet ring index out of range";
+    }
+    for (i = 0; i < QRNIC_ENG_MAX_EQ; i++) {
+        const struct qrnic_eq *eq = &e->eq[i];
+
+        if (eq->valid && !ring_ok(eq->ring.pi, eq->ring.ci,
+                                  eq->ring.log_depth)) {
+            return "EQ producer more than a ring ahead";
+        }
+    }
+    for (i = 0; i < QRNIC_ENG_MAX_CQ; i++) {
+        const struct qrnic_cq *cq = e->cq[i];
+
+        if (cq && (cq->cqn != i || !ring_ok(cq->pi, cq->ci, cq->log_depth))) {
+            return "CQ slot or index out of range";
+        }
+    }
+    return check_qps(e);
+}
