@@ -108,6 +108,9 @@ const char *qrnic_engine_check(const struct qrnic_engine *e)
                                   eq->ring.log_depth)) {
             return "EQ producer more than a ring ahead";
         }
+        if (!eq->valid && (eq->ring.pi || eq->ring.base || eq->ncq)) {
+            return "a free EQ slot holds ring state";
+        }
     }
     for (i = 0; i < QRNIC_ENG_MAX_CQ; i++) {
         const struct qrnic_cq *cq = e->cq[i];

@@ -331,6 +331,26 @@ static bool step(void)
     return did;
 }
 
+bool harness_deliver_one(void)
+{
+    struct frame *fr;
+
+    if (!wire.count) {
+        return false;
+    }
+    fr = &wire.q[wire.head];
+    wire.head = (wire.head + 1) % MAX_FRAMES;
+    wire.count--;
+    qf_receive(&nodes[fr->to].d, fr->data, fr->len);
+    return true;
+}
+
+void harness_hub(bool on)
+{
+    nodes[0].d.hub_peer = on ? &nodes[1].d : NULL;
+    nodes[1].d.hub_peer = on ? &nodes[0].d : NULL;
+}
+
 /*
  * Idle: advance virtual time to the earliest engine deadline.  False (the
  * clock untouched) when that deadline lies past limit_ns.

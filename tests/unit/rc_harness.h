@@ -116,6 +116,10 @@ void harness_init(uint64_t seed);
 void harness_fini(void);
 /* Run until nothing is pending or the virtual clock passes limit_ns. */
 void harness_run(uint64_t limit_ns);
+/* Deliver the oldest frame on the wire, nothing else; false if none. */
+bool harness_deliver_one(void);
+/* Hub mode: a transmitted frame reaches the peer at once (QEMU's hub). */
+void harness_hub(bool on);
 /* Run until cq has a completion (true) or time runs out (false). */
 bool harness_wait_cqe(struct hcq *cq, struct hwc *wc, uint64_t limit_ns);
 
