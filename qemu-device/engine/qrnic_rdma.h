@@ -147,6 +147,7 @@ struct qrnic_swqe {
     uint8_t opcode;             /* QRNIC_WR_* */
     uint8_t flags;              /* QRNIC_WQE_F_* */
     bool done;                  /* acknowledged / answered */
+    bool rd_counted;            /* holds a max_rd_atomic slot */
     uint8_t status;             /* failed: QRNIC_WC_*, completes so */
     uint8_t verr;
 };

@@ -202,7 +202,8 @@ static uint8_t fetch_wqe(struct qrnic_engine *e, struct qrnic_qp *qp,
 /* ---- completion, in order ------------------------------------------------ */
 
 static void complete(struct qrnic_engine *e, struct qrnic_qp *qp,
-                     struct qrnic_swqe *s, uint8_t status, uint8_t verr)
+                     uint16_t idx, struct qrnic_swqe *s, uint8_t status,
+                     uint8_t verr)
 {
     struct qrnic_wc wc;
 
@@ -214,7 +215,7 @@ static void complete(struct qrnic_engine *e, struct qrnic_qp *qp,
     wc.wr_id = s->wr_id;
     wc.byte_len = s->length;
     wc.qpn = qp->qpn;
-    wc.wqe_idx = qp->sq_tail;
+    wc.wqe_idx = idx;
     wc.opcode = qrnic_cqe_opcode(s->opcode);
     wc.status = status;
     wc.flags = QRNIC_CQE_F_SEND;
@@ -227,25 +228,24 @@ void qrnic_req_progress(struct qrnic_engine *e, struct qrnic_qp *qp)
     while (qp->sq_tail != qp->sq_head) {
         struct qrnic_swqe *s = qrnic_swqe(qp, qp->sq_tail);
 
-        if (s->status != QRNIC_WC_SUCCESS) {
-            complete(e, qp, s, s->status, s->verr);
-            qp->sq_tail++;
-            qrnic_qp_error(e, qp, false);
-            return;
-        }
-        if (!s->done) {
+        if (s->status == QRNIC_WC_SUCCESS && !s->done) {
             break;
         }
-        complete(e, qp, s, QRNIC_WC_SUCCESS, QRNIC_VERR_NONE);
         /*
          * A READ/atomic counts against max_rd_atomic until it completes:
          * the peer keeps only that many for duplicates, and answers to
          * later ones may come before an earlier one is resent.
          */
-        if (qrnic_wr_is_rd_atomic(s->opcode)) {
+        if (s->rd_counted) {
+            s->rd_counted = false;
             qp->rd_inflight--;
         }
         qp->sq_tail++;
+        complete(e, qp, qp->sq_tail - 1, s, s->status, s->verr);
+        if (s->status != QRNIC_WC_SUCCESS) {
+            qrnic_qp_error(e, qp, false);
+            return;
+        }
     }
     if (qp->sq_tail == qp->sq_head) {
         disarm_timers(e, qp);
@@ -562,6 +562,7 @@ static enum start_result start_next(struct qrnic_engine *e,
     qp->tx_psn = s->first_psn;
     qp->cur_valid = true;
     if (rd) {
+        s->rd_counted = true;
         qp->rd_inflight++;
     }
     return STARTED;

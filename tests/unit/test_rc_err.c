@@ -579,7 +579,7 @@ static void test_cq_events(void)
     }
     CHECK_EQ(node_cq_events(&nodes[1], p.cq[1]->cqn), 1,
              "solicited-only arm: a solicited receive makes one");
-    CHECK(nodes[1].irqs[2] >= 3, "events raise the EQ's vector");
+    CHECK(nodes[1].d.irqs[2] >= 3, "events raise the EQ's vector");
 }
 
 static void test_cq_overflow(void)
@@ -615,7 +615,7 @@ static void test_garbage(void)
 
     fresh(10, 7, 7);
     for (i = 0; i < 300; i++) {
-        uint8_t *slot = nodes[0].qmem + p.qp[0]->sq_off +
+        uint8_t *slot = nodes[0].d.qmem + p.qp[0]->sq_off +
                         (p.qp[0]->sq_pi & 127) * 512u;
 
         for (k = 0; k < 512; k++) {
