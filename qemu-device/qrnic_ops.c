@@ -63,9 +63,13 @@ static void qrnic_cmd_done(void *opaque, uint8_t opcode, uint16_t cookie,
 static void qrnic_mac_changed(void *opaque, const uint8_t *mac)
 {
     QrnicState *s = opaque;
+    uint8_t copy[6];
 
-    /* mac points at s->eng.mac; the QEMU helper wants it non-const. */
-    qemu_format_nic_info_str(qemu_get_queue(s->nic), s->eng.mac);
+    /* Realize resets the engine before it has made the NIC. */
+    if (s->nic) {
+        memcpy(copy, mac, sizeof(copy));    /* the helper takes non-const */
+        qemu_format_nic_info_str(qemu_get_queue(s->nic), copy);
+    }
 }
 
 static uint64_t qrnic_now_ns(void *opaque)
