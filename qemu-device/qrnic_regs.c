@@ -9,7 +9,7 @@
 #include "qrnic.h"
 #include "trace.h"
 
-static uint64_t qrnic_regs_read(void *opaque, hwaddr addr, unsigned size)
+static uint64_t qrnic_bar0_read(void *opaque, hwaddr addr, unsigned size)
 {
     QrnicState *s = opaque;
     uint32_t val = qrnic_engine_reg_read(&s->eng, addr);
@@ -18,7 +18,7 @@ static uint64_t qrnic_regs_read(void *opaque, hwaddr addr, unsigned size)
     return val;
 }
 
-static void qrnic_regs_write(void *opaque, hwaddr addr, uint64_t data,
+static void qrnic_bar0_write(void *opaque, hwaddr addr, uint64_t data,
                              unsigned size)
 {
     QrnicState *s = opaque;
@@ -28,8 +28,8 @@ static void qrnic_regs_write(void *opaque, hwaddr addr, uint64_t data,
 }
 
 const MemoryRegionOps qrnic_regs_ops = {
-    .read = qrnic_regs_read,
-    .write = qrnic_regs_write,
+    .read = qrnic_bar0_read,
+    .write = qrnic_bar0_write,
     .endianness = DEVICE_LITTLE_ENDIAN,
     .valid = {
         .min_access_size = 4,

@@ -1,33 +1,235 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Admin queue and command processor tests (engine + fake guest RAM). */
+/*
+ * The register file, the admin queue and the command processor, driven
+ * as a guest does: registers through BAR0, commands in guest RAM, the
+ * device's work in its bottom half (tests/fake/qfake.h).
+ */
 #include <string.h>
 #include "aq_util.h"
 #include "qrnic_le.h"
 #include "tap.h"
 
+int tap_failures;
+
 static struct aq q;
+
+static uint32_t status(void)
+{
+    return aq_reg(&q, QRNIC_REG_STATUS);
+}
+
+/* What QUERY_RES reports; all ones if the command failed. */
+static struct qrnic_res_counts query_res(void)
+{
+    struct qrnic_cmd c = mkcmd(QRNIC_CMD_QUERY_RES);
+    struct qrnic_res_counts rc;
+
+    memset(&rc, 0xff, sizeof(rc));
+    c.query_res.resp_addr = RESP;
+    if (aq_status(&q, &c) == QRNIC_ST_OK) {
+        memcpy(&rc, qf_ram(&q.d, RESP, sizeof(rc)), sizeof(rc));
+    }
+    return rc;
+}
+
+/* ---- the register file ---------------------------------------------------- */
+
+static const uint32_t read_only[] = {
+    QRNIC_REG_ID, QRNIC_REG_VERSION, QRNIC_REG_CAP0, QRNIC_REG_CAP1,
+    QRNIC_REG_NUM_MSIX, QRNIC_REG_DB_PAGES, QRNIC_REG_QMEM_PAGES,
+    QRNIC_REG_AQ_MAX_LOG, QRNIC_REG_STATUS, QRNIC_REG_INIT_ERR,
+    QRNIC_REG_MAC_LO, QRNIC_REG_MAC_HI, QRNIC_REG_STAT_RX_DROP,
+    QRNIC_REG_STAT_BAD_DB,
+};
+
+static const uint32_t read_write[] = {
+    QRNIC_REG_CTRL, QRNIC_REG_INTR_MASK, QRNIC_REG_AQ_SQ_BASE_LO,
+    QRNIC_REG_AQ_SQ_BASE_HI, QRNIC_REG_AQ_CQ_BASE_LO, QRNIC_REG_AQ_CQ_BASE_HI,
+    QRNIC_REG_AQ_LOG_DEPTH,
+};
+
+static const uint32_t write_only[] = { QRNIC_REG_AQ_DB, QRNIC_REG_AQ_CQ_CI };
+
+static bool in_list(uint32_t reg, const uint32_t *list, size_t n)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        if (list[i] == reg) {
+            return true;
+        }
+    }
+    return false;
+}
+
+#define IN(reg, list) in_list(reg, list, sizeof(list) / sizeof(list[0]))
+
+static bool assigned(uint32_t reg)
+{
+    return IN(reg, read_only) || IN(reg, read_write) || IN(reg, write_only);
+}
+
+/* What every register below the MSI-X table reads. */
+struct regs_snap {
+    uint32_t v[QRNIC_MSIX_TABLE_OFF / 4];
+};
+
+static struct regs_snap snap(void)
+{
+    struct regs_snap r;
+    uint32_t a;
+
+    for (a = 0; a < QRNIC_MSIX_TABLE_OFF; a += 4) {
+        r.v[a / 4] = aq_reg(&q, a);
+    }
+    return r;
+}
+
+static void test_identity(void)
+{
+    struct regs_snap before, after;
+    uint32_t a, i, nonzero = 0;
+
+    aq_init(&q, 64);
+    CHECK_EQ(aq_reg(&q, QRNIC_REG_ID), QRNIC_ID_MAGIC, "ID reads QRNI");
+    CHECK_EQ(aq_reg(&q, QRNIC_REG_VERSION),
+             QRNIC_VERSION_MAJOR << 16 | QRNIC_VERSION_MINOR, "VERSION 1.0");
+    CHECK_EQ(aq_reg(&q, QRNIC_REG_CAP0),
+             QRNIC_CAP0_ETH | QRNIC_CAP0_ROCE_V2 | QRNIC_CAP0_RC |
+             QRNIC_CAP0_ATOMIC, "CAP0: Ethernet, RoCE v2, RC, atomics");
+    CHECK_EQ(aq_reg(&q, QRNIC_REG_CAP1), 0, "CAP1 reads 0");
+    CHECK(aq_reg(&q, QRNIC_REG_NUM_MSIX) == QRNIC_NUM_MSIX &&
+          aq_reg(&q, QRNIC_REG_DB_PAGES) == 64 &&
+          aq_reg(&q, QRNIC_REG_QMEM_PAGES) == QMEM_SIZE / QRNIC_QMEM_PAGE_SIZE &&
+          aq_reg(&q, QRNIC_REG_AQ_MAX_LOG) == QRNIC_AQ_MAX_LOG,
+          "NUM_MSIX, DB_PAGES, QMEM_PAGES, AQ_MAX_LOG");
+    CHECK(aq_reg(&q, QRNIC_REG_MAC_LO) == 0x12005452 &&
+          aq_reg(&q, QRNIC_REG_MAC_HI) == 0x5634,
+          "MAC_LO/MAC_HI hold 52:54:00:12:34:56, byte 0 lowest");
+    CHECK(aq_reg(&q, QRNIC_REG_CTRL) == 0 && status() == 0 &&
+          aq_reg(&q, QRNIC_REG_INIT_ERR) == 0 &&
+          aq_reg(&q, QRNIC_REG_INTR_MASK) == 0,
+          "power-on: CTRL, STATUS, INIT_ERR, INTR_MASK all 0");
+    qf_set_link(&q.d, true);
+    CHECK_EQ(status(), QRNIC_STATUS_LINK_UP, "link up: STATUS = LINK_UP");
+
+    before = snap();
+    for (i = 0; i < sizeof(read_only) / sizeof(read_only[0]); i++) {
+        aq_set_reg(&q, read_only[i], 0xffffffff);
+        aq_set_reg(&q, read_only[i], 0);
+    }
+    after = snap();
+    CHECK(!memcmp(&before, &after, sizeof(before)),
+          "read-only registers ignore writes");
+
+    for (a = 0; a < QRNIC_MSIX_TABLE_OFF; a += 4) {
+        if (!assigned(a) || IN(a, write_only)) {
+            nonzero += before.v[a / 4] != 0;
+        }
+    }
+    CHECK_EQ(nonzero, 0, "unassigned and write-only registers read 0");
+    for (a = 0; a < QRNIC_MSIX_TABLE_OFF; a += 4) {
+        if (!assigned(a)) {
+            aq_set_reg(&q, a, 0xffffffff);
+        }
+    }
+    after = snap();
+    CHECK(!memcmp(&before, &after, sizeof(before)),
+          "writes to unassigned registers change nothing");
+
+    aq_set_reg(&q, QRNIC_REG_AQ_SQ_BASE_LO, 0x89abcdc0);
+    aq_set_reg(&q, QRNIC_REG_AQ_SQ_BASE_HI, 0x1234567);
+    aq_set_reg(&q, QRNIC_REG_AQ_CQ_BASE_LO, 0x40);
+    aq_set_reg(&q, QRNIC_REG_AQ_CQ_BASE_HI, 0x2);
+    aq_set_reg(&q, QRNIC_REG_AQ_LOG_DEPTH, 5);
+    CHECK(aq_reg(&q, QRNIC_REG_AQ_SQ_BASE_LO) == 0x89abcdc0 &&
+          aq_reg(&q, QRNIC_REG_AQ_SQ_BASE_HI) == 0x1234567 &&
+          aq_reg(&q, QRNIC_REG_AQ_CQ_BASE_LO) == 0x40 &&
+          aq_reg(&q, QRNIC_REG_AQ_CQ_BASE_HI) == 0x2 &&
+          aq_reg(&q, QRNIC_REG_AQ_LOG_DEPTH) == 5,
+          "admin queue registers read back");
+
+    /* .impl.max_access_size 4: QEMU splits 8-byte accesses, low half first. */
+    qf_mmio_write(&q.d, QF_BAR0_BASE + QRNIC_REG_AQ_CQ_BASE_LO,
+                  0x0000000311223340ull, 8);
+    CHECK(aq_reg(&q, QRNIC_REG_AQ_CQ_BASE_LO) == 0x11223340 &&
+          aq_reg(&q, QRNIC_REG_AQ_CQ_BASE_HI) == 3,
+          "8-byte write sets both halves of AQ_CQ_BASE");
+    CHECK_EQ(qf_mmio_read(&q.d, QF_BAR0_BASE + QRNIC_REG_AQ_CQ_BASE_LO, 8),
+             0x0000000311223340ull, "8-byte read returns both halves");
+    CHECK_EQ(qf_mmio_read(&q.d, QF_BAR0_BASE + QRNIC_REG_ID, 8),
+             (uint64_t)(QRNIC_VERSION_MAJOR << 16 | QRNIC_VERSION_MINOR) << 32 |
+             QRNIC_ID_MAGIC, "8-byte read of ID is ID | VERSION << 32");
+    aq_fini(&q);
+}
 
 static void test_enable(void)
 {
-    struct fake f;
-    struct qrnic_engine e;
-    static const uint8_t mac[6] = { 0x52, 0x54, 0, 0, 0, 1 };
+    struct aq_result r;
+    uint32_t bad;
 
-    qrnic_engine_init(&e, &fake_ops, &f, 64, mac);
-    CHECK_EQ(qrnic_engine_enable(&e, AQ_SQ, AQ_CQ, 0), QRNIC_INIT_ERR_AQ_DEPTH,
-             "enable: log depth 0 -> AQ_DEPTH");
-    CHECK_EQ(qrnic_engine_enable(&e, AQ_SQ, AQ_CQ, QRNIC_AQ_MAX_LOG + 1),
+    aq_init(&q, 64);
+    qf_set_link(&q.d, true);
+    aq_set_reg(&q, QRNIC_REG_CTRL, QRNIC_CTRL_RESET);
+    CHECK(aq_reg(&q, QRNIC_REG_CTRL) == 0 && status() == QRNIC_STATUS_LINK_UP,
+          "CTRL.RESET self clears; STATUS = LINK_UP");
+    CHECK_EQ(aq_enable(&q, AQ_SQ, AQ_CQ, 0), QRNIC_INIT_ERR_AQ_DEPTH,
+             "enable: log depth 0 -> INIT_ERR AQ_DEPTH");
+    CHECK(status() == (QRNIC_STATUS_FATAL | QRNIC_STATUS_LINK_UP) &&
+          aq_reg(&q, QRNIC_REG_CTRL) == QRNIC_CTRL_ENABLE,
+          "failed enable: STATUS FATAL, not READY; CTRL reads ENABLE");
+    CHECK_EQ(aq_enable(&q, AQ_SQ, AQ_CQ, QRNIC_AQ_MAX_LOG + 1),
              QRNIC_INIT_ERR_AQ_DEPTH, "enable: log depth 9 -> AQ_DEPTH");
-    CHECK_EQ(qrnic_engine_enable(&e, AQ_SQ + 32, AQ_CQ, 3),
+    CHECK_EQ(aq_enable(&q, AQ_SQ + 32, AQ_CQ, 3),
              QRNIC_INIT_ERR_AQ_ALIGN, "enable: unaligned SQ -> AQ_ALIGN");
-    CHECK_EQ(qrnic_engine_enable(&e, AQ_SQ, AQ_CQ + 8, 3),
+    CHECK_EQ(aq_enable(&q, AQ_SQ, AQ_CQ + 8, 3),
              QRNIC_INIT_ERR_AQ_ALIGN, "enable: unaligned CQ -> AQ_ALIGN");
-    CHECK(!e.ready, "enable: not ready after failures");
-    CHECK(!qrnic_aq_doorbell(&e, 1) && e.stats.bad_db == 1,
+    CHECK(!(status() & QRNIC_STATUS_READY), "enable: not ready after failures");
+    CHECK_EQ(aq_bad_db(&q), 0, "STAT_BAD_DB 0 before any doorbell");
+    aq_set_reg(&q, QRNIC_REG_AQ_DB, 1);
+    aq_run(&q);
+    CHECK(aq_bad_db(&q) == 1 && q.d.irqs[0] == 0 &&
+          qrnic_ld32(qf_ram(&q.d, AQ_CQ + 28, 4)) == 0,
           "admin doorbell before READY is ignored and counted");
-    CHECK_EQ(qrnic_engine_enable(&e, AQ_SQ, AQ_CQ, QRNIC_AQ_MAX_LOG),
+    aq_set_reg(&q, QRNIC_REG_CTRL, QRNIC_CTRL_RESET);
+    CHECK(status() == QRNIC_STATUS_LINK_UP &&
+          aq_reg(&q, QRNIC_REG_INIT_ERR) == 0 && aq_bad_db(&q) == 0 &&
+          aq_reg(&q, QRNIC_REG_CTRL) == 0,
+          "RESET clears FATAL, INIT_ERR, CTRL and the counters");
+    aq_set_reg(&q, QRNIC_REG_AQ_LOG_DEPTH, 0);
+    aq_set_reg(&q, QRNIC_REG_CTRL, QRNIC_CTRL_ENABLE);
+    aq_set_reg(&q, QRNIC_REG_AQ_LOG_DEPTH, 3);
+    aq_set_reg(&q, QRNIC_REG_CTRL, QRNIC_CTRL_ENABLE);
+    CHECK(status() == (QRNIC_STATUS_FATAL | QRNIC_STATUS_LINK_UP) &&
+          aq_reg(&q, QRNIC_REG_INIT_ERR) == QRNIC_INIT_ERR_AQ_DEPTH,
+          "ENABLE written again while FATAL changes nothing");
+    aq_set_reg(&q, QRNIC_REG_CTRL, 0);
+    CHECK(status() == QRNIC_STATUS_LINK_UP &&
+          aq_reg(&q, QRNIC_REG_INIT_ERR) == 0,
+          "clearing ENABLE clears FATAL and INIT_ERR");
+    CHECK_EQ(aq_enable(&q, AQ_SQ, AQ_CQ, QRNIC_AQ_MAX_LOG),
              QRNIC_INIT_ERR_NONE, "enable: valid rings -> ready");
-    CHECK(e.ready, "enable: ready");
+    CHECK_EQ(status(), QRNIC_STATUS_READY | QRNIC_STATUS_LINK_UP,
+             "enable: STATUS = READY | LINK_UP");
+
+    /* A second ENABLE while enabled changes nothing. */
+    {
+        struct qrnic_cmd c = mkcmd(QRNIC_CMD_ALLOC_PD);
+
+        r = aq_exec(&q, &c);
+        CHECK(r.completed && r.status == QRNIC_ST_OK && r.result0 == 1,
+              "a command after enable: ALLOC_PD -> pdn 1");
+        aq_set_reg(&q, QRNIC_REG_CTRL, QRNIC_CTRL_ENABLE);
+        c = mkcmd(QRNIC_CMD_ALLOC_PD);
+        r = aq_exec(&q, &c);
+        /* Had the queue restarted, slot 0 would run again (pdn 2). */
+        CHECK(r.completed && r.status == QRNIC_ST_OK && r.result0 == 2 &&
+              (status() & QRNIC_STATUS_READY),
+              "ENABLE written again keeps the admin queue where it was");
+    }
+    bad = aq_bad_db(&q);
+    CHECK_EQ(bad, 0, "no doorbell rejected so far");
+    aq_fini(&q);
 }
 
 static void test_opcodes(void)
@@ -44,7 +246,7 @@ static void test_opcodes(void)
               r.cookie == c.cookie && r.opcode == bad[i],
               "opcode 0x%02x -> BAD_OPCODE, cookie and opcode echoed", bad[i]);
     }
-    CHECK(q.f.irqs[0] == sizeof(bad), "each completion raised vector 0");
+    CHECK(q.d.irqs[0] == sizeof(bad), "each completion raised vector 0");
 }
 
 static void test_query_device(void)
@@ -55,7 +257,7 @@ static void test_query_device(void)
     aq_setup(&q, 64, 3);
     c.query_device.resp_addr = RESP;
     CHECK_EQ(aq_status(&q, &c), QRNIC_ST_OK, "QUERY_DEVICE -> OK");
-    memcpy(&a, fake_ptr(&q.f, RESP), sizeof(a));
+    memcpy(&a, qf_ram(&q.d, RESP, sizeof(a)), sizeof(a));
     CHECK_EQ(a.gid_tbl_len, 128, "QUERY_DEVICE gid_tbl_len");
     CHECK_EQ(a.max_uctx, 63, "QUERY_DEVICE max_uctx = db_pages - 1");
     CHECK_EQ(a.max_pd, 1024, "QUERY_DEVICE max_pd");
@@ -67,7 +269,7 @@ static void test_query_device(void)
     CHECK_EQ(aq_status(&q, &c), QRNIC_ST_DMA_ERROR,
              "QUERY_DEVICE outside guest RAM -> DMA_ERROR");
     c = mkcmd(QRNIC_CMD_QUERY_DEVICE);
-    c.query_device.resp_addr = FAKE_RAM_BASE + FAKE_RAM_SIZE - 16;
+    c.query_device.resp_addr = QF_RAM_BASE + RAM_SIZE - 16;
     CHECK_EQ(aq_status(&q, &c), QRNIC_ST_DMA_ERROR,
              "QUERY_DEVICE straddling the end of RAM -> DMA_ERROR");
     c = mkcmd(QRNIC_CMD_QUERY_DEVICE);
@@ -78,6 +280,20 @@ static void test_query_device(void)
     c.query_res.resp_addr = OUTSIDE;
     CHECK_EQ(aq_status(&q, &c), QRNIC_ST_DMA_ERROR,
              "QUERY_RES outside guest RAM -> DMA_ERROR");
+
+    /* DMA onto our own BAR0 from the bottom half meets the guard. */
+    c = mkcmd(QRNIC_CMD_QUERY_DEVICE);
+    c.query_device.resp_addr = QF_BAR0_BASE;
+    CHECK(aq_status(&q, &c) == QRNIC_ST_DMA_ERROR && q.d.blocked_reentry > 0 &&
+          aq_reg(&q, QRNIC_REG_ID) == QRNIC_ID_MAGIC &&
+          (status() & QRNIC_STATUS_READY),
+          "QUERY_DEVICE onto the device's own BAR0 -> DMA_ERROR, refused");
+    c = mkcmd(QRNIC_CMD_QUERY_DEVICE);
+    c.query_device.resp_addr = QF_BAR4_BASE + QMEM_SIZE - sizeof(a);
+    CHECK(aq_status(&q, &c) == QRNIC_ST_OK &&
+          qf_mmio_read(&q.d, QF_BAR4_BASE + QMEM_SIZE - sizeof(a) +
+                       offsetof(struct qrnic_dev_attr, gid_tbl_len), 4) == 128,
+          "QUERY_DEVICE into BAR4 queue memory -> OK");
 }
 
 static struct qrnic_cmd eq_cmd(uint64_t base, uint8_t log, uint8_t flags,
@@ -138,49 +354,64 @@ static void test_eq(void)
     CHECK(r.status == QRNIC_ST_OK && r.result0 == 5, "CREATE_EQ reuses eqn 5");
 }
 
+/* A doorbell on page 0..; true if STAT_BAD_DB did not move. */
+static bool db(uint32_t page, uint32_t off, uint64_t val)
+{
+    uint32_t bad = aq_bad_db(&q);
+
+    qf_doorbell(&q.d, page, off, val);
+    return aq_bad_db(&q) == bad;
+}
+
 static void test_link_events(void)
 {
     struct qrnic_cmd c;
     const uint8_t *eqe;
-    enum qrnic_db_work w;
 
     aq_setup(&q, 64, 3);
-    q.e.link_up = true;
-    qrnic_engine_set_link(&q.e, false);
-    CHECK(q.f.irqs[2] == 0, "link change without an async EQ is dropped");
+    qf_set_link(&q.d, false);
+    CHECK(q.d.irqs[2] == 0 && q.d.irqs[0] == 0 &&
+          !(status() & QRNIC_STATUS_LINK_UP),
+          "link change without an async EQ is dropped; LINK_UP clear");
 
     c = eq_cmd(EQ_RING, 1, QRNIC_EQ_ASYNC, 2);      /* 2 entries */
     CHECK_EQ(aq_status(&q, &c), QRNIC_ST_OK, "CREATE_EQ async, vector 2");
-    qrnic_engine_set_link(&q.e, true);
-    eqe = fake_ptr(&q.f, EQ_RING);
+    qf_set_link(&q.d, true);
+    eqe = qf_ram(&q.d, EQ_RING, 32);
     CHECK(eqe[0] == QRNIC_EVENT_LINK && qrnic_ld32(eqe + 4) == 1 &&
           (qrnic_ld32(eqe + 12) & QRNIC_EQE_PHASE),
           "link up -> LINK EQE, data0 1, phase 1");
-    CHECK_EQ(q.f.irqs[2], 1, "link EQE raised the EQ vector");
-    qrnic_engine_set_link(&q.e, false);
-    eqe = fake_ptr(&q.f, EQ_RING + 16);
-    CHECK(eqe[0] == QRNIC_EVENT_LINK && qrnic_ld32(eqe + 4) == 0,
+    CHECK_EQ(q.d.irqs[2], 1, "link EQE raised the EQ vector");
+    CHECK(status() & QRNIC_STATUS_LINK_UP, "link up: LINK_UP set");
+    qf_set_link(&q.d, false);
+    CHECK(eqe[16] == QRNIC_EVENT_LINK && qrnic_ld32(eqe + 16 + 4) == 0,
           "link down -> LINK EQE, data0 0");
-    qrnic_engine_set_link(&q.e, true);
-    CHECK(q.e.stats.eq_overflow == 1 && q.f.irqs[2] == 2,
+    qf_set_link(&q.d, true);
+    CHECK(q.d.e.stats.eq_overflow == 1 && q.d.irqs[2] == 2 &&
+          qrnic_ld32(eqe + 4) == 1 && qrnic_ld32(eqe + 16 + 4) == 0,
           "full EQ drops the event");
 
-    CHECK(!qrnic_engine_doorbell(&q.e, 0, QRNIC_DB_EQ, 0 | 3ull << 32, &w),
-          "EQ doorbell ci past pi rejected");
-    CHECK(!qrnic_engine_doorbell(&q.e, 0, QRNIC_DB_EQ, 7 | 1ull << 32, &w),
+    CHECK(!db(0, QRNIC_DB_EQ, 0 | 3ull << 32), "EQ doorbell ci past pi rejected");
+    CHECK(!db(0, QRNIC_DB_EQ, 7 | 1ull << 32),
           "EQ doorbell for a missing EQ rejected");
-    CHECK(!qrnic_engine_doorbell(&q.e, 1, QRNIC_DB_EQ, 0 | 1ull << 32, &w),
+    CHECK(!db(1, QRNIC_DB_EQ, 0 | 1ull << 32),
           "EQ doorbell on a page without context rejected");
-    CHECK(qrnic_engine_doorbell(&q.e, 0, QRNIC_DB_EQ, 0 | 2ull << 32, &w),
+    CHECK(!db(0, QRNIC_DB_EQ, 0 | QRNIC_DB_ARM | 2ull << 32),
+          "EQ doorbell with the ARM bit rejected (EQs take no flags)");
+    CHECK(!db(0, QRNIC_DB_EQ, 0 | QRNIC_DB_ARM_SOLICITED | 2ull << 32),
+          "EQ doorbell with ARM_SOLICITED rejected");
+    CHECK(!db(0, QRNIC_DB_EQ, 0 | 2ull << 32 | 1ull << 48),
+          "EQ doorbell with bits above the index rejected");
+    CHECK(db(0, QRNIC_DB_EQ, 0 | 2ull << 32),
           "EQ doorbell returning both entries accepted");
-    CHECK(!qrnic_engine_doorbell(&q.e, 0, QRNIC_DB_EQ, 0 | 1ull << 32, &w),
-          "EQ doorbell moving back rejected");
-    qrnic_engine_set_link(&q.e, false);
-    qrnic_engine_set_link(&q.e, true);
-    eqe = fake_ptr(&q.f, EQ_RING);
-    CHECK(qrnic_ld32(eqe + 4) == 0 && !(qrnic_ld32(eqe + 12) & QRNIC_EQE_PHASE),
+    CHECK(!db(0, QRNIC_DB_EQ, 0 | 1ull << 32), "EQ doorbell moving back rejected");
+    qf_set_link(&q.d, false);
+    qf_set_link(&q.d, true);
+    CHECK(qrnic_ld32(eqe + 4) == 0 && !(qrnic_ld32(eqe + 12) & QRNIC_EQE_PHASE) &&
+          qrnic_ld32(eqe + 16 + 4) == 1 &&
+          !(qrnic_ld32(eqe + 16 + 12) & QRNIC_EQE_PHASE),
           "second pass through the EQ has phase 0");
-    CHECK_EQ(q.e.stats.bad_db, 4, "rejected EQ doorbells counted");
+    CHECK_EQ(aq_bad_db(&q), 7, "rejected EQ doorbells counted in STAT_BAD_DB");
 }
 
 static struct qrnic_cmd eth_cmd(uint64_t tx, uint64_t rx, uint8_t tl,
@@ -236,7 +467,9 @@ static void test_mac_mtu(void)
     CHECK_EQ(aq_status(&q, &c), QRNIC_ST_BAD_PARAM, "SET_MAC all zero");
     memcpy(c.set_mac.mac, good, 6);
     CHECK_EQ(aq_status(&q, &c), QRNIC_ST_OK, "SET_MAC unicast -> OK");
-    CHECK(!memcmp(q.e.mac, good, 6), "SET_MAC updates the station address");
+    CHECK(aq_reg(&q, QRNIC_REG_MAC_LO) == 0x33221102 &&
+          aq_reg(&q, QRNIC_REG_MAC_HI) == 0x5544,
+          "SET_MAC updates the station address (MAC_LO/MAC_HI)");
 
     c = mkcmd(QRNIC_CMD_SET_MTU);
     c.set_mtu.mtu = 67;
@@ -247,7 +480,7 @@ static void test_mac_mtu(void)
     CHECK_EQ(aq_status(&q, &c), QRNIC_ST_OK, "SET_MTU 68");
     c.set_mtu.mtu = QRNIC_MAX_MTU;
     CHECK_EQ(aq_status(&q, &c), QRNIC_ST_OK, "SET_MTU 9000");
-    CHECK_EQ(q.e.mtu, 9000, "SET_MTU stored");
+    CHECK_EQ(q.d.e.mtu, 9000, "SET_MTU stored");
 }
 
 static void test_gid(void)
@@ -376,28 +609,150 @@ static void test_query_res(void)
     c = mkcmd(QRNIC_CMD_QUERY_RES);
     c.query_res.resp_addr = RESP;
     CHECK_EQ(aq_status(&q, &c), QRNIC_ST_OK, "QUERY_RES -> OK");
-    memcpy(&rc, fake_ptr(&q.f, RESP), sizeof(rc));
+    memcpy(&rc, qf_ram(&q.d, RESP, sizeof(rc)), sizeof(rc));
     CHECK(rc.uctx == 2 && rc.pd == 2 && rc.eq == 1 && rc.gid == 2 &&
           rc.qp == 0 && rc.cq == 0 && rc.mr == 0,
           "QUERY_RES counts uctx 2 pd 2 eq 1 gid 2");
+}
 
-    qrnic_engine_reset(&q.e);
-    CHECK(!q.e.ready, "reset: not ready");
-    CHECK_EQ(qrnic_engine_enable(&q.e, AQ_SQ, AQ_CQ, 4), 0, "re-enable after reset");
-    q.pi = q.ci = 0;
-    memset(fake_ptr(&q.f, AQ_CQ), 0, 32 * 16);
-    c = mkcmd(QRNIC_CMD_QUERY_RES);
-    c.query_res.resp_addr = RESP;
-    CHECK_EQ(aq_status(&q, &c), QRNIC_ST_OK, "QUERY_RES after reset -> OK");
-    memcpy(&rc, fake_ptr(&q.f, RESP), sizeof(rc));
-    CHECK(rc.uctx == 0 && rc.pd == 0 && rc.eq == 0 && rc.gid == 0,
-          "reset frees every object");
+/*
+ * Three ways back to power-on values: the driver clears CTRL.ENABLE, the
+ * driver sets CTRL.RESET, QEMU resets the device.  Each drops every
+ * object, the admin queue registers, the counters, the interrupt mask
+ * with its pending vectors, the MAC set by SET_MAC and queue memory.
+ */
+enum reset_how { BY_DISABLE, BY_CTRL_RESET, BY_QEMU, RESET_HOW_COUNT };
+
+static void test_reset(enum reset_how how)
+{
+    static const char *const names[] = {
+        "clearing ENABLE", "CTRL.RESET", "QEMU reset",
+    };
+    static const uint8_t mac[6] = { 0x02, 0, 0, 0, 0, 0x77 };
+    const char *name = names[how];
+    struct qrnic_res_counts rc;
+    struct qrnic_cmd c;
+    unsigned int irqs;
+
+    aq_setup(&q, 64, 4);
+    c = mkcmd(QRNIC_CMD_ALLOC_UCTX);
+    aq_exec(&q, &c);
+    alloc_pd(1);
+    c = eq_cmd(EQ_RING, 3, QRNIC_EQ_ASYNC, 0);
+    aq_exec(&q, &c);
+    c = mkcmd(QRNIC_CMD_ADD_GID);
+    c.add_gid.type = QRNIC_GID_TYPE_ROCE_V2;
+    aq_exec(&q, &c);
+    c = eth_cmd(TX_RING, RX_RING, 4, 4, 1);
+    aq_exec(&q, &c);
+    c = mkcmd(QRNIC_CMD_SET_MAC);
+    memcpy(c.set_mac.mac, mac, 6);
+    aq_exec(&q, &c);
+    qf_mmio_write(&q.d, QF_BAR4_BASE + QMEM_SIZE - 8, 0x1122334455667788ull, 8);
+    qf_doorbell(&q.d, 5, QRNIC_DB_ETH_TX, 1);       /* counted */
+    aq_set_reg(&q, QRNIC_REG_INTR_MASK, 1);
+    c = mkcmd(QRNIC_CMD_SET_MTU);
+    c.set_mtu.mtu = 2000;
+    aq_exec(&q, &c);                                /* vector 0 pending */
+    irqs = q.d.irqs[0];
+    rc = query_res();
+    CHECK(rc.uctx == 1 && rc.pd == 1 && rc.eq == 1 && rc.gid == 1 &&
+          aq_bad_db(&q) == 1 && aq_reg(&q, QRNIC_REG_MAC_LO) == 0x02 &&
+          qf_mmio_read(&q.d, QF_BAR4_BASE + QMEM_SIZE - 8, 8) ==
+          0x1122334455667788ull, "%s: objects and state set up", name);
+
+    switch (how) {
+    case BY_DISABLE:
+        aq_set_reg(&q, QRNIC_REG_CTRL, 0);
+        break;
+    case BY_CTRL_RESET:
+        aq_set_reg(&q, QRNIC_REG_CTRL, QRNIC_CTRL_RESET | QRNIC_CTRL_ENABLE);
+        break;
+    default:
+        qf_reset(&q.d);
+        break;
+    }
+    CHECK(aq_reg(&q, QRNIC_REG_CTRL) == 0 &&
+          status() == QRNIC_STATUS_LINK_UP &&
+          aq_reg(&q, QRNIC_REG_INIT_ERR) == 0,
+          "%s: CTRL 0, STATUS = LINK_UP (not READY)", name);
+    CHECK(aq_reg(&q, QRNIC_REG_AQ_SQ_BASE_LO) == 0 &&
+          aq_reg(&q, QRNIC_REG_AQ_CQ_BASE_LO) == 0 &&
+          aq_reg(&q, QRNIC_REG_AQ_LOG_DEPTH) == 0,
+          "%s: admin queue registers cleared", name);
+    CHECK(aq_bad_db(&q) == 0 && aq_reg(&q, QRNIC_REG_STAT_RX_DROP) == 0,
+          "%s: counters cleared", name);
+    CHECK(aq_reg(&q, QRNIC_REG_MAC_LO) == 0x12005452 &&
+          aq_reg(&q, QRNIC_REG_MAC_HI) == 0x5634,
+          "%s: the permanent MAC is back", name);
+    CHECK(qf_mmio_read(&q.d, QF_BAR4_BASE + QMEM_SIZE - 8, 8) == 0,
+          "%s: queue memory cleared", name);
+    CHECK(aq_reg(&q, QRNIC_REG_INTR_MASK) == 0 && q.d.irqs[0] == irqs,
+          "%s: INTR_MASK cleared, the pending vector dropped", name);
+    aq_set_reg(&q, QRNIC_REG_AQ_DB, 1);
+    CHECK(aq_bad_db(&q) == 1 && !q.d.bh_scheduled,
+          "%s: admin doorbell refused until enabled again", name);
+
+    memset(qf_ram(&q.d, AQ_CQ, QRNIC_ACQE_SIZE << 4), 0, QRNIC_ACQE_SIZE << 4);
+    CHECK_EQ(aq_enable(&q, AQ_SQ, AQ_CQ, 4), 0, "%s: enable again", name);
+    rc = query_res();
+    CHECK(rc.uctx == 0 && rc.pd == 0 && rc.eq == 0 && rc.gid == 0 &&
+          rc.qp == 0 && rc.cq == 0 && rc.mr == 0,
+          "%s: no objects remain", name);
+    c = mkcmd(QRNIC_CMD_ETH_TEARDOWN);
+    CHECK_EQ(aq_status(&q, &c), QRNIC_ST_BAD_STATE,
+             "%s: the Ethernet rings are gone", name);
+    CHECK_EQ(q.d.irqs[0], irqs + 2, "%s: vector 0 unmasked", name);
+}
+
+static void test_intr_mask(void)
+{
+    struct qrnic_cmd c;
+    struct aq_result r;
+    unsigned int i;
+
+    aq_setup(&q, 64, 3);
+    aq_set_reg(&q, QRNIC_REG_INTR_MASK, 0xffffffff);
+    CHECK_EQ(aq_reg(&q, QRNIC_REG_INTR_MASK), 0xffff,
+             "INTR_MASK holds one bit per vector");
+    aq_set_reg(&q, QRNIC_REG_INTR_MASK, 1);
+    for (i = 0; i < 2; i++) {
+        c = mkcmd(QRNIC_CMD_SET_MTU);
+        c.set_mtu.mtu = 1500;
+        r = aq_exec(&q, &c);
+    }
+    CHECK(r.completed && r.status == QRNIC_ST_OK && q.d.irqs[0] == 0,
+          "masked vector 0: commands complete, no interrupt");
+    aq_set_reg(&q, QRNIC_REG_INTR_MASK, 1 | 1u << 5);
+    CHECK_EQ(q.d.irqs[0], 0, "masking another vector does not fire it");
+    aq_set_reg(&q, QRNIC_REG_INTR_MASK, 1u << 5);
+    CHECK_EQ(q.d.irqs[0], 1, "unmasking fires the pending vector once");
+    aq_set_reg(&q, QRNIC_REG_INTR_MASK, 0);
+    CHECK(q.d.irqs[0] == 1 && q.d.irqs[5] == 0,
+          "nothing else was pending");
+    c = mkcmd(QRNIC_CMD_SET_MTU);
+    c.set_mtu.mtu = 1500;
+    aq_exec(&q, &c);
+    CHECK_EQ(q.d.irqs[0], 2, "unmasked vector fires at once");
+}
+
+/* The completion in slot i of the admin CQ: its cookie and phase bit. */
+static uint32_t acqe(unsigned int i, uint16_t *cookie)
+{
+    const uint8_t *p = qf_ram(&q.d, AQ_CQ + i * (uint64_t)QRNIC_ACQE_SIZE,
+                              QRNIC_ACQE_SIZE);
+
+    *cookie = qrnic_ld16(p);
+    return qrnic_ld32(p + offsetof(struct qrnic_cqe_admin, flags)) &
+           QRNIC_ADMIN_CQE_PHASE;
 }
 
 static void test_ring(void)
 {
-    struct qrnic_cmd c;
+    struct qrnic_cmd c, c3;
     struct aq_result r;
+    uint16_t ck0, ck1;
+    uint32_t ph0, ph1;
     int i, ok = 1;
 
     aq_setup(&q, 64, 1);        /* two entries */
@@ -406,54 +761,69 @@ static void test_ring(void)
         c.set_mtu.mtu = 1500;
         aq_post(&q, &c);
     }
+    CHECK(q.d.bh_scheduled && q.d.irqs[0] == 0,
+          "AQ_DB only schedules the bottom half");
     c = mkcmd(QRNIC_CMD_SET_MTU);
     c.set_mtu.mtu = 1500;
-    CHECK(!qrnic_aq_doorbell(&q.e, q.pi + 1) && q.e.stats.bad_db == 1,
-          "AQ doorbell more than depth ahead rejected");
-    CHECK(!qrnic_aq_doorbell(&q.e, q.pi - 1), "AQ doorbell moving back rejected");
-    qrnic_aq_process(&q.e);
+    aq_set_reg(&q, QRNIC_REG_AQ_DB, q.pi + 1);
+    CHECK_EQ(aq_bad_db(&q), 1, "AQ doorbell more than depth ahead rejected");
+    aq_set_reg(&q, QRNIC_REG_AQ_DB, q.pi - 1);
+    CHECK_EQ(aq_bad_db(&q), 2, "AQ doorbell moving back rejected");
+    aq_run(&q);
+    CHECK_EQ(q.d.irqs[0], 1, "two commands, one interrupt");
     r = aq_reap(&q);
     ok &= r.completed && r.phase == 1;
     /* Post a third command while one completion is still unconsumed. */
-    aq_post(&q, &c);
+    c3 = c;
+    aq_post(&q, &c3);
     c = mkcmd(QRNIC_CMD_SET_MTU);
     c.set_mtu.mtu = 1500;
-    qrnic_aq_process(&q.e);
-    CHECK(q.e.aq.sq_ci == 3, "third command runs into the free CQ slot");
+    aq_run(&q);
+    ph0 = acqe(0, &ck0);
+    CHECK(ck0 == c3.cookie && ph0 == 0,
+          "third command runs into the free CQ slot (phase 0)");
     aq_post(&q, &c);
-    qrnic_aq_process(&q.e);
-    CHECK(q.e.aq.sq_ci == 3 && !qrnic_aq_pending(&q.e),
-          "full completion ring stalls the queue");
+    aq_run(&q);
+    ph0 = acqe(0, &ck0);
+    ph1 = acqe(1, &ck1);
+    CHECK(ck0 == c3.cookie && ph0 == 0 && ck1 != c.cookie && ph1 == 1 &&
+          !q.d.bh_scheduled, "full completion ring stalls the queue");
     r = aq_reap(&q);
     ok &= r.completed && r.phase == 1;
     r = aq_reap(&q);
     ok &= r.completed && r.phase == 0;
     CHECK(ok, "completions carry phase 1 then 0 after the wrap");
-    CHECK(!qrnic_aq_cq_doorbell(&q.e, q.ci + 1),
-          "AQ_CQ_CI past the producer rejected");
-    CHECK(qrnic_aq_pending(&q.e), "consuming completions resumes the queue");
-    qrnic_aq_process(&q.e);
+    CHECK(q.d.bh_scheduled, "consuming completions resumes the queue");
+    aq_set_reg(&q, QRNIC_REG_AQ_CQ_CI, q.ci + 1);
+    CHECK_EQ(aq_bad_db(&q), 3, "AQ_CQ_CI past the producer rejected");
+    aq_set_reg(&q, QRNIC_REG_AQ_CQ_CI, q.ci - 1);
+    CHECK_EQ(aq_bad_db(&q), 4, "AQ_CQ_CI moving back rejected");
+    aq_run(&q);
     r = aq_reap(&q);
     CHECK(r.completed && r.phase == 0 && r.status == QRNIC_ST_OK &&
           r.cookie == c.cookie, "stalled command completes");
 
-    /* Command ring outside guest RAM. */
-    fake_init(&q.f, &q.e, 64);
-    CHECK_EQ(qrnic_engine_enable(&q.e, OUTSIDE, AQ_CQ, 2), 0,
-             "enable with SQ outside RAM (not checked until used)");
-    memset(fake_ptr(&q.f, AQ_CQ), 0, 128);
-    q.pi = q.ci = 0;
-    q.log = 2;
-    qrnic_aq_doorbell(&q.e, 1);
-    qrnic_aq_process(&q.e);
-    r = aq_reap(&q);
-    CHECK(r.completed && r.status == QRNIC_ST_DMA_ERROR,
-          "unreadable command -> DMA_ERROR completion");
+    /* Command ring outside guest RAM, then on our own BAR0. */
+    for (i = 0; i < 2; i++) {
+        aq_init(&q, 64);
+        CHECK_EQ(aq_enable(&q, i ? QF_BAR0_BASE : OUTSIDE, AQ_CQ, 2), 0,
+                 "enable with SQ %s (not checked until used)",
+                 i ? "on BAR0" : "outside RAM");
+        aq_set_reg(&q, QRNIC_REG_AQ_DB, 1);
+        aq_run(&q);
+        r = aq_reap(&q);
+        CHECK(r.completed && r.status == QRNIC_ST_DMA_ERROR &&
+              (status() & QRNIC_STATUS_READY),
+              "unreadable command (%s) -> DMA_ERROR completion",
+              i ? "BAR0, re-entry refused" : "outside RAM");
+    }
 }
 
 int main(void)
 {
+    test_identity();
     test_enable();
+    test_intr_mask();
     test_opcodes();
     test_query_device();
     test_eq();
@@ -463,6 +833,10 @@ int main(void)
     test_gid();
     test_uctx_pd();
     test_query_res();
+    for (int how = 0; how < RESET_HOW_COUNT; how++) {
+        test_reset((enum reset_how)how);
+    }
     test_ring();
+    aq_fini(&q);
     return TAP_DONE();
 }
