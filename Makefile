@@ -20,7 +20,7 @@ TOOLS_SRC := $(wildcard tests/tools/*.c tests/tools/*.h tests/tools/Makefile)
 # Never delete built images or modules as "intermediate" files.
 .SECONDARY:
 
-.PHONY: all artifacts host-deps unit tools run vm test bench clean
+.PHONY: all artifacts host-deps unit tools run vm test bench fuzz clean
 all: host-deps
 	@$(MAKE) --no-print-directory artifacts
 
@@ -75,6 +75,13 @@ test: all
 # A qrnic guest pair against an identical rdma_rxe pair; prints a table.
 bench: all
 	@tests/bench/run-bench
+
+# The engine's libFuzzer targets (tests/fuzz): each runs FUZZ_SECONDS (60)
+# with FUZZ_JOBS (1) processes, then engine line coverage of the checked-in
+# corpora is printed.  Needs clang and libclang-rt-14-dev; what it finds
+# stays in build/fuzz/.  (`make test` only replays the corpora.)
+fuzz:
+	@$(MAKE) --no-print-directory -C tests/fuzz fuzz
 
 clean:
 	rm -rf $(B)

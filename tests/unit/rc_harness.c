@@ -217,23 +217,12 @@ static struct qrnic_cmd mk(uint8_t opcode)
     return c;
 }
 
-static void node_init(struct node *n, int idx)
+/* Enable the device and create its EQs, GID and PD (node_init, restart). */
+static void node_up(struct node *n)
 {
-    static const uint8_t v4[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
     struct qrnic_cmd c;
     uint32_t eqn;
 
-    memset(n, 0, sizeof(*n));
-    n->idx = idx;
-    n->mac[0] = 0x52;
-    n->mac[1] = 0x54;
-    n->mac[5] = (uint8_t)(idx + 1);
-    memcpy(n->gid, v4, 12);
-    n->gid[12] = 10;
-    n->gid[15] = (uint8_t)(idx + 1);
-    qf_init(&n->d, RAM_SIZE, QMEM_SIZE, 4, n->mac, &now_ns);
-    n->d.wire = wire_tx;
-    n->d.wire_opaque = n;
     n->brk = RAM_BASE + (96u << AQ_LOG);
     qf_reg_write(&n->d, QRNIC_REG_AQ_SQ_BASE_LO, (uint32_t)RAM_BASE);
     qf_reg_write(&n->d, QRNIC_REG_AQ_CQ_BASE_LO,
@@ -264,6 +253,24 @@ static void node_init(struct node *n, int idx)
 
     c = mk(QRNIC_CMD_ALLOC_PD);
     assert(node_cmd(n, &c, &n->pd) == QRNIC_ST_OK);
+}
+
+static void node_init(struct node *n, int idx)
+{
+    static const uint8_t v4[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+
+    memset(n, 0, sizeof(*n));
+    n->idx = idx;
+    n->mac[0] = 0x52;
+    n->mac[1] = 0x54;
+    n->mac[5] = (uint8_t)(idx + 1);
+    memcpy(n->gid, v4, 12);
+    n->gid[12] = 10;
+    n->gid[15] = (uint8_t)(idx + 1);
+    qf_init(&n->d, RAM_SIZE, QMEM_SIZE, 4, n->mac, &now_ns);
+    n->d.wire = wire_tx;
+    n->d.wire_opaque = n;
+    node_up(n);
 }
 
 void harness_init(uint64_t seed)
@@ -819,4 +826,77 @@ struct hwr mkwr(uint64_t wr_id, uint8_t opcode, uint64_t addr, uint32_t len,
     wr.sge[0].len = len;
     wr.sge[0].lkey = lkey;
     return wr;
+}
+
+/* ---- starting over many times (fuzz targets) ----------------------------- */
+
+/*
+ * A device rebuilt as qf_init builds it, on the memory it already has:
+ * queue memory and the guest RAM the harness handed out (below the bump
+ * allocator: the devices reach RAM only through addresses it gave them)
+ * are cleared, then it is brought up as node_init does.
+ */
+static void node_restart(struct node *n)
+{
+    struct qf_dev *d = &n->d;
+    uint8_t *ram = d->ram, *qmem = d->qmem;
+    struct qf_frame *queued = d->queued;
+    const struct qrnic_engine_ops *ops = d->e.ops;
+
+    qrnic_engine_fini(&d->e);
+    memset(ram, 0, n->brk - RAM_BASE);
+    memset(qmem, 0, QMEM_SIZE);
+    memset(d, 0, sizeof(*d));
+    d->ram = ram;
+    d->ram_size = RAM_SIZE;
+    d->qmem = qmem;
+    d->qmem_size = QMEM_SIZE;
+    d->queued = queued;
+    d->clock = &now_ns;
+    d->deadline = UINT64_MAX;
+    qrnic_engine_init(&d->e, ops, d, 4, n->mac);
+    d->db_pages = d->e.db_pages;
+    if (qrnic_engine_set_qmem(&d->e, qmem, QMEM_SIZE)) {
+        abort();
+    }
+    d->wire = wire_tx;
+    d->wire_opaque = n;
+    n->qmem_brk = 0;
+    n->aq_pi = n->aq_ci = n->ceq_ci = 0;
+    node_up(n);
+}
+
+void harness_restart(uint64_t seed)
+{
+    struct frame *q = wire.q;
+
+    if (!nodes[0].d.ram) {
+        harness_init(seed);
+        return;
+    }
+    while (nowned) {
+        free(owned[--nowned]);
+    }
+    memset(&wire, 0, sizeof(wire));
+    wire.rng = seed | 1;
+    wire.q = q;
+    now_ns = 1000000;
+    node_restart(&nodes[0]);
+    node_restart(&nodes[1]);
+}
+
+bool harness_run_steps(uint64_t limit_ns, uint64_t max_steps)
+{
+    while (now_ns <= limit_ns) {
+        if (step()) {
+            if (!max_steps--) {
+                return false;
+            }
+            continue;
+        }
+        if (!advance_to_deadline(limit_ns)) {
+            return true;
+        }
+    }
+    return false;
 }

@@ -122,6 +122,20 @@ bool harness_deliver_one(void);
 void harness_hub(bool on);
 /* Run until cq has a completion (true) or time runs out (false). */
 bool harness_wait_cqe(struct hcq *cq, struct hwc *wc, uint64_t limit_ns);
+/*
+ * harness_init without new memory, as fast as a reset can be: for callers
+ * that start over thousands of times (fuzz targets; under ASan, freeing
+ * and allocating the nodes' RAM costs more than everything else).  The
+ * same state as harness_init(seed) gives, as long as the devices touched
+ * no guest RAM the harness did not hand out.
+ */
+void harness_restart(uint64_t seed);
+/*
+ * harness_run with at most max_steps steps: true once nothing is left to
+ * do before limit_ns, false if the clock passed limit_ns or the steps ran
+ * out while there still was.
+ */
+bool harness_run_steps(uint64_t limit_ns, uint64_t max_steps);
 
 uint8_t node_cmd(struct node *n, struct qrnic_cmd *cmd, uint32_t *r0);
 uint64_t node_alloc(struct node *n, uint64_t len, uint64_t align);

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * What the engine fuzz targets (fuzz_rx.c, fuzz_mmio.c, fuzz_wqe.c) share:
+ * reading an input as a stream of fields, writing one (their seed
+ * generators), RoCEv2 frame headers, and the interface the replay runner
+ * (fuzz_replay.c) and libFuzzer use.
+ *
+ * An input is a short program of operations; every field is read at a
+ * fixed place, so a mutation changes one field and leaves the rest of the
+ * program as it was.  A selector byte below FZ_RAW picks from the valid
+ * choices ("mostly valid"); FZ_RAW and above take a raw value instead.
+ * Past the end of the input every field reads 0.
+ */
+#ifndef QRNIC_FUZZ_COMMON_H
+#define QRNIC_FUZZ_COMMON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define FZ_RAW          0xf0    /* selector bytes from here: raw value */
+#define FZ_SEED_MAX     8192    /* bytes in one generated seed */
+
+/* ---- reading an input ---------------------------------------------------- */
+
+struct fz {
+    const uint8_t *p;
+    size_t n;
+};
+
+static inline bool fz_more(const struct fz *f)
+{
+    return f->n != 0;
+}
+
+uint8_t fz_u8(struct fz *f);
+uint16_t fz_u16(struct fz *f);
+uint32_t fz_u32(struct fz *f);
+uint64_t fz_u64(struct fz *f);
+void fz_bytes(struct fz *f, void *buf, size_t len);
+
+/* ---- writing one (seed generators) ---------------------------------------- */
+
+struct fzw {
+    size_t n;
+    uint8_t b[FZ_SEED_MAX];
+};
+
+void fzw_u8(struct fzw *w, uint8_t v);
+void fzw_u16(struct fzw *w, uint16_t v);
+void fzw_u32(struct fzw *w, uint32_t v);
+void fzw_u64(struct fzw *w, uint64_t v);
+void fzw_bytes(struct fzw *w, const void *buf, size_t len);
+void fzw_fill(struct fzw *w, uint8_t v, size_t len);
+
+/* ---- RoCEv2 frames ---------------------------------------------------------- */
+
+struct fz_l3 {
+    bool ipv6;
+    bool vlan;
+    const uint8_t *sgid;        /* 16 bytes; IPv4 takes the last 4 */
+    const uint8_t *dgid;
+};
+
+/*
+ * Ethernet (one VLAN tag if asked), IPv4 or IPv6 and UDP to port 4791;
+ * returns where the BTH starts.  fz_roce_finish() fills in the lengths
+ * for a frame whose transport headers and payload end at len, appends the
+ * ICRC (correct if fix_icrc) and returns the frame length.
+ */
+size_t fz_roce_begin(uint8_t *f, const uint8_t *dmac, const uint8_t *smac,
+                     const struct fz_l3 *l3);
+size_t fz_roce_finish(uint8_t *f, size_t len, const struct fz_l3 *l3,
+                      bool fix_icrc);
+/* Recompute the ICRC of a frame that still parses as RoCEv2. */
+void fz_icrc_fix(uint8_t *f, size_t len);
+
+/* ---- the interface of a target ------------------------------------------ */
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* Each target's name ("fuzz_rx") and its seed corpus generator. */
+extern const char fuzz_target_name[];
+typedef void (*fz_emit_fn)(const char *name, const struct fzw *w);
+void fuzz_make_seeds(fz_emit_fn emit);
+
+/* A broken property the platform does not check itself: abort. */
+void fz_fail(const char *fmt, ...)
+    __attribute__((noreturn, format(printf, 1, 2)));
+
+#endif

@@ -1,0 +1,1863 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * fuzz_mmio: the device as a guest driver sees it - admin commands,
+ * registers, doorbells, MMIO of any size, and the DMA all of that causes.
+ *
+ * One device on the fake platform (1 MiB of RAM, 64 KiB of queue memory,
+ * four doorbell pages), brought up unless the input says not to.  The
+ * input is a program of operations: admin commands built from the input
+ * (an opcode mostly valid, handles mostly ones earlier commands returned,
+ * addresses and page lists pointing into RAM, onto BAR0 registers, BAR2
+ * doorbells, BAR4 queue memory or nowhere, so completions and events can
+ * land on CTRL or AQ_DB), raw commands, BAR0 register writes, doorbells,
+ * MMIO of 1, 2, 4 and 8 bytes anywhere in the BARs, bottom halves, timer
+ * expiries, link changes, resets, Ethernet descriptors and frames, WQEs
+ * written into queue memory (a QP connected to itself moves RC traffic
+ * through the device's own receive path), a loopback cable and a guest
+ * rewriting queue memory under the engine's reads.  The fake platform
+ * checks the engine's invariants after every step.
+ *
+ * Input: flags (1: no bring-up, 2: loopback cable, 4: link down,
+ * 8: hostile guest), then operations (OP_*).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "fuzz_common.h"
+#include "qfake.h"
+#include "qrnic_le.h"
+#include "qrnic_roce.h"
+
+const char fuzz_target_name[] = "fuzz_mmio";
+
+#define RAM_PAGES       256
+#define RAM_BYTES       (RAM_PAGES * 4096u)
+#define RAM_END         (QF_RAM_BASE + RAM_BYTES)
+#define QMEM_BYTES      (64u << 10)
+#define QMEM_PAGES      (QMEM_BYTES / 4096)
+#define DB_PAGES        4
+#define AQ_LOG          4
+#define AQ_SQ           QF_RAM_BASE
+#define AQ_CQ           (QF_RAM_BASE + 0x1000)
+#define SCRATCH         (QF_RAM_BASE + 0x2000)     /* page lists, attrs */
+#define SCRATCH_BYTES   (14 * 4096u)
+#define DATA_PAGE0      16                          /* pages the input names */
+#define MAX_OPS         200
+#define MAX_LIST        1536                        /* page addresses written */
+#define NH              8
+#define US              1000ull
+
+enum {
+    OP_ADMIN = 0,               /* 0..3 */
+    OP_ADMIN_RAW = 4,
+    OP_REG,
+    OP_DOORBELL,
+    OP_MMIO,
+    OP_BH,
+    OP_TIMER,
+    OP_LINK,
+    OP_RESET,
+    OP_ETH,
+    OP_FRAME,
+    OP_WQE,
+    OP_MISC,
+    OP_COUNT
+};
+
+#define F_RAW           1
+#define F_LOOP          2
+#define F_LINK_DOWN     4
+#define F_HOSTILE       8
+
+enum { H_EQ, H_CQ, H_PD, H_UCTX, H_MR, H_QP, H_NUM };
+
+static const uint8_t my_mac[6] = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 };
+static const uint8_t my_gid[16] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff,
+                                    10, 0, 0, 1 };
+
+static const uint16_t regs[] = {
+    QRNIC_REG_CTRL, QRNIC_REG_STATUS, QRNIC_REG_INIT_ERR, QRNIC_REG_INTR_MASK,
+    QRNIC_REG_MAC_LO, QRNIC_REG_MAC_HI, QRNIC_REG_AQ_SQ_BASE_LO,
+    QRNIC_REG_AQ_SQ_BASE_HI, QRNIC_REG_AQ_CQ_BASE_LO, QRNIC_REG_AQ_CQ_BASE_HI,
+    QRNIC_REG_AQ_LOG_DEPTH, QRNIC_REG_AQ_DB, QRNIC_REG_AQ_CQ_CI,
+    QRNIC_REG_STAT_RX_DROP, QRNIC_REG_STAT_BAD_DB, QRNIC_REG_ID,
+    QRNIC_REG_VERSION, QRNIC_REG_CAP0, QRNIC_REG_CAP1, QRNIC_REG_NUM_MSIX,
+    QRNIC_REG_DB_PAGES, QRNIC_REG_QMEM_PAGES, QRNIC_REG_AQ_MAX_LOG, 0x100,
+};
+#define NREGS (sizeof(regs) / sizeof(regs[0]))
+
+#define M(x) QRNIC_QP_ATTR_##x
+static const uint32_t masks[] = {
+    M(STATE) | M(PKEY_INDEX) | M(PORT) | M(ACCESS_FLAGS),
+    M(STATE) | M(AV) | M(PATH_MTU) | M(DEST_QPN) | M(RQ_PSN) |
+    M(MAX_DEST_RD_ATOMIC) | M(MIN_RNR_TIMER),
+    M(STATE) | M(SQ_PSN) | M(TIMEOUT) | M(RETRY_CNT) | M(RNR_RETRY) |
+    M(MAX_QP_RD_ATOMIC),
+    M(STATE),
+    M(STATE) | M(EN_SQD_ASYNC),
+    M(STATE) | M(ACCESS_FLAGS) | M(MIN_RNR_TIMER),
+    M(STATE) | M(AV) | M(PATH_MTU) | M(TIMEOUT) | M(RETRY_CNT) |
+    M(RNR_RETRY) | M(MAX_QP_RD_ATOMIC) | M(MAX_DEST_RD_ATOMIC),
+    M(STATE) | M(CUR_STATE),
+    M(STATE) | M(PKEY_INDEX) | M(PORT) | M(ACCESS_FLAGS) | M(SQ_PSN),
+    M(ACCESS_FLAGS),
+    M(STATE) | (1u << 6),
+};
+#define NMASKS (sizeof(masks) / sizeof(masks[0]))
+
+static struct qf_dev dev;
+static uint64_t clock_ns;
+
+static struct {
+    uint16_t aq_pi, aq_ci;
+    uint32_t h[H_NUM][NH];
+    uint64_t mr_iova[NH];
+    uint32_t nh[H_NUM];
+    uint32_t scratch;
+    uint64_t slot_iova[1u << AQ_LOG];  /* REG_MR in that AQ slot */
+    uint64_t eth_base[2];       /* tx, rx ring of the last ETH_SETUP */
+    uint8_t eth_log[2];
+} st;
+
+/* ---- guest memory ---------------------------------------------------------- */
+
+static bool in_ram(uint64_t gpa, size_t len)
+{
+    return gpa >= QF_RAM_BASE && len <= RAM_BYTES &&
+           gpa - QF_RAM_BASE <= RAM_BYTES - len;
+}
+
+static void ram_write(uint64_t gpa, const void *buf, size_t len)
+{
+    if (in_ram(gpa, len)) {
+        memcpy(qf_ram(&dev, gpa, len), buf, len);
+    }
+}
+
+/* Scratch RAM for page lists and attribute blocks, reused in turn. */
+static uint64_t scratch(uint32_t len)
+{
+    uint64_t a;
+
+    len = (len + 63) & ~63u;
+    if (st.scratch + len > SCRATCH_BYTES) {
+        st.scratch = 0;
+    }
+    a = SCRATCH + st.scratch;
+    st.scratch += len;
+    memset(qf_ram(&dev, a, len), 0, len);
+    return a;
+}
+
+/*
+ * A guest physical address: a RAM page the input names (mostly), the end
+ * of RAM, a BAR0 register, a doorbell, a queue memory page, nothing below
+ * RAM, or (sel >= FZ_RAW) anything.
+ */
+static uint64_t gaddr(uint8_t sel, uint16_t v)
+{
+    if (sel >= FZ_RAW) {
+        return (uint64_t)v << 48 | (uint64_t)sel << 32 | v;
+    }
+    switch (sel % 8) {
+    case 0:
+    case 1:
+    case 2:
+        return QF_RAM_BASE +
+               (uint64_t)(DATA_PAGE0 + v % (RAM_PAGES - DATA_PAGE0)) * 4096;
+    case 3:
+        return RAM_END - (v & 0xfff);
+    case 4:
+        return QF_BAR0_BASE + (v < 0x8000 ? regs[v % NREGS] : (v & 0x1ffc));
+    case 5:
+        return QF_BAR2_BASE + (uint64_t)(v % (DB_PAGES + 1)) * 4096 +
+               ((v >> 8) & 0x3f) * 8;
+    case 6:
+        return QF_BAR4_BASE + (uint64_t)(v % (QMEM_PAGES + 1)) * 4096;
+    default:
+        return (uint64_t)v << 12;
+    }
+}
+
+static uint64_t f_gaddr(struct fz *f)
+{
+    uint8_t sel = fz_u8(f);
+
+    return gaddr(sel, fz_u16(f));
+}
+
+/* ---- handles ----------------------------------------------------------------- */
+
+static void add_handle(int kind, uint32_t v, uint64_t iova)
+{
+    uint32_t i = st.nh[kind]++ % NH;
+
+    st.h[kind][i] = v;
+    if (kind == H_MR) {
+        st.mr_iova[i] = iova;
+    }
+}
+
+/* One an earlier command returned (sel picks which), or a raw value. */
+static uint32_t handle(struct fz *f, int kind, uint32_t *slot)
+{
+    uint8_t sel = fz_u8(f);
+    uint16_t raw = fz_u16(f);
+    uint32_t n = st.nh[kind] < NH ? st.nh[kind] : NH;
+
+    *slot = NH;
+    if (sel >= FZ_RAW) {
+        return (uint32_t)(sel & 0x0f) << 20 | raw;
+    }
+    if (!n) {
+        return sel % 4;
+    }
+    *slot = sel % n;
+    return st.h[kind][*slot];
+}
+
+static uint32_t f_handle(struct fz *f, int kind)
+{
+    uint32_t slot;
+
+    return handle(f, kind, &slot);
+}
+
+/* 0 (the kernel) or a user context. */
+static uint32_t f_uctx(struct fz *f)
+{
+    uint8_t sel = fz_u8(f);
+    uint32_t u = f_handle(f, H_UCTX);
+
+    return sel & 1 ? u : 0;
+}
+
+/* ---- admin commands -------------------------------------------------------- */
+
+static void forget(void);
+
+/* FUZZ_DEBUG=1: every admin completion on stderr (seed writing). */
+static int debug = -1;
+
+static void collect(void)
+{
+    if (debug < 0) {
+        debug = getenv("FUZZ_DEBUG") != NULL;
+    }
+    if (!(qf_reg_read(&dev, QRNIC_REG_STATUS) & QRNIC_STATUS_READY)) {
+        forget();
+        return;
+    }
+    while (st.aq_ci != st.aq_pi) {
+        const uint8_t *c = qf_ram(&dev, AQ_CQ + (st.aq_ci &
+                                  ((1u << AQ_LOG) - 1)) * 32ull, 32);
+        uint32_t phase = (st.aq_ci >> AQ_LOG) & 1 ? 0 : 1;
+        uint32_t r0 = qrnic_ld32(c + 4);
+
+        if ((qrnic_ld32(c + 28) & 1) != phase) {
+            break;
+        }
+        if (debug) {
+            fprintf(stderr, "cmd %02x status %u r0 %x\n", c[3], c[2], r0);
+        }
+        if (c[2] == QRNIC_ST_OK) {
+            switch (c[3]) {
+            case QRNIC_CMD_CREATE_EQ:
+                add_handle(H_EQ, r0, 0);
+                break;
+            case QRNIC_CMD_CREATE_CQ:
+                add_handle(H_CQ, r0, 0);
+                break;
+            case QRNIC_CMD_ALLOC_PD:
+                add_handle(H_PD, r0, 0);
+                break;
+            case QRNIC_CMD_ALLOC_UCTX:
+                add_handle(H_UCTX, r0, 0);
+                break;
+            case QRNIC_CMD_CREATE_QP:
+                add_handle(H_QP, r0, 0);
+                break;
+            case QRNIC_CMD_REG_MR:
+                add_handle(H_MR, r0, st.slot_iova[st.aq_ci &
+                                                 ((1u << AQ_LOG) - 1)]);
+                break;
+            default:
+                break;
+            }
+        }
+        st.aq_ci++;
+    }
+    qf_reg_write(&dev, QRNIC_REG_AQ_CQ_CI, st.aq_ci);
+}
+
+/* Post one command; ctl bit 0: leave it for a later bottom half. */
+static void admin(const uint8_t *cmd, uint8_t ctl)
+{
+    uint32_t slot = st.aq_pi & ((1u << AQ_LOG) - 1);
+
+    st.slot_iova[slot] = qrnic_ld64(cmd + offsetof(struct qrnic_cmd,
+                                                   reg_mr.iova));
+    ram_write(AQ_SQ + slot * 64ull, cmd, 64);
+    st.aq_pi++;
+    qf_reg_write(&dev, QRNIC_REG_AQ_DB, st.aq_pi);
+    if (ctl & 2) {                  /* a producer index too far ahead */
+        qf_reg_write(&dev, QRNIC_REG_AQ_DB, st.aq_pi + 40u);
+    }
+    if (!(ctl & 1)) {
+        qf_settle(&dev, 16);
+    }
+    collect();
+}
+
+#define ARG(c, field) ((c) + offsetof(struct qrnic_cmd, field))
+
+/*
+ * A page list for [first, first + bytes) in 16 bytes at out: its kind,
+ * page size and count mostly right, its pages in RAM mostly.
+ */
+static void pbl(struct fz *f, uint8_t *out, uint64_t first, uint64_t bytes)
+{
+    uint8_t lsel = fz_u8(f), ssel = fz_u8(f), nsel = fz_u8(f);
+    uint8_t asel = fz_u8(f);
+    uint16_t av = fz_u16(f);
+    uint8_t base = fz_u8(f), stride = fz_u8(f);
+    uint8_t levels = lsel < FZ_RAW ? lsel % 4 : lsel;
+    uint8_t shift = ssel >= FZ_RAW ? ssel : ssel % 4 == 2 ? 13 :
+                    ssel % 4 == 3 ? 21 : 12;
+    uint64_t mask = shift < 64 ? (1ull << shift) - 1 : ~0ull;
+    uint64_t need = bytes && levels != QRNIC_PBL_PHYS ?
+                    ((first & mask) + bytes + mask) >> (shift & 63) : 0;
+    uint32_t n, i, k, leaves;
+    uint64_t addr = 0, list, e;
+
+    if (nsel >= FZ_RAW) {
+        n = nsel == 0xff ? 0xffffffffu : (uint32_t)(nsel - FZ_RAW) * 700;
+    } else {
+        n = (uint32_t)(need > 0xffffffffu ? 0xffffffffu : need);
+        n += nsel % 4 == 2 ? 1 : nsel % 4 == 3 ? (uint32_t)-1 : 0;
+    }
+    k = n < MAX_LIST ? n : MAX_LIST;
+    switch (levels) {
+    case QRNIC_PBL_CONTIG:
+        addr = gaddr(asel, av);
+        if (asel < FZ_RAW && asel % 8 < 3) {
+            addr &= ~mask;
+        }
+        break;
+    case QRNIC_PBL_LEVEL1:
+    case QRNIC_PBL_LEVEL2:
+        leaves = levels == QRNIC_PBL_LEVEL2 ? (k + 511) / 512 : 0;
+        list = scratch(levels == QRNIC_PBL_LEVEL2 ? leaves * 8 + 4096 * leaves :
+                       k * 8);
+        for (i = 0; i < k; i++) {
+            e = QF_RAM_BASE + (uint64_t)(DATA_PAGE0 + (base + i * stride) %
+                                         (RAM_PAGES - DATA_PAGE0)) * 4096;
+            e &= ~mask;
+            if (i == 0 && stride == 0xff) {
+                e = gaddr(asel, av);        /* the one odd page */
+            }
+            qrnic_st64(qf_ram(&dev, levels == QRNIC_PBL_LEVEL2 ?
+                              ((list + leaves * 8 + 4095) & ~4095ull) +
+                              i * 8ull : list + i * 8ull, 8), e);
+        }
+        for (i = 0; i < leaves; i++) {
+            qrnic_st64(qf_ram(&dev, list + i * 8ull, 8),
+                       ((list + leaves * 8 + 4095) & ~4095ull) + i * 4096ull);
+        }
+        addr = asel < FZ_RAW && asel % 8 < 3 ? list : gaddr(asel, av);
+        break;
+    default:                        /* PHYS or raw */
+        addr = asel & 1 ? gaddr(asel, av) : 0;
+        break;
+    }
+    qrnic_st64(out, addr);
+    qrnic_st32(out + 8, n);
+    out[12] = levels;
+    out[13] = shift;
+    out[14] = out[15] = 0;
+}
+
+static void modify_attr(struct fz *f, uint8_t *a)
+{
+    uint8_t dgsel, dmsel;
+    uint16_t psn;
+
+    memset(a, 0, QRNIC_QP_ATTR_SIZE);
+    a[offsetof(struct qrnic_qp_attr, qp_state)] = fz_u8(f);
+    a[offsetof(struct qrnic_qp_attr, cur_state)] = fz_u8(f);
+    a[offsetof(struct qrnic_qp_attr, path_mtu)] = fz_u8(f);
+    a[offsetof(struct qrnic_qp_attr, timeout)] = fz_u8(f);
+    a[offsetof(struct qrnic_qp_attr, retry_cnt)] = fz_u8(f);
+    a[offsetof(struct qrnic_qp_attr, rnr_retry)] = fz_u8(f);
+    a[offsetof(struct qrnic_qp_attr, min_rnr_timer)] = fz_u8(f);
+    a[offsetof(struct qrnic_qp_attr, max_rd_atomic)] = fz_u8(f);
+    a[offsetof(struct qrnic_qp_attr, max_dest_rd_atomic)] = fz_u8(f);
+    a[offsetof(struct qrnic_qp_attr, sgid_index)] = fz_u8(f);
+    a[offsetof(struct qrnic_qp_attr, hop_limit)] = 64;
+    qrnic_st32(a + offsetof(struct qrnic_qp_attr, access_flags), fz_u8(f));
+    qrnic_st32(a + offsetof(struct qrnic_qp_attr, dest_qpn),
+               f_handle(f, H_QP));
+    psn = fz_u16(f);
+    qrnic_st32(a + offsetof(struct qrnic_qp_attr, rq_psn),
+               psn == 0xffff ? 0x1000000u : (uint32_t)psn << 8 | 0xf0);
+    qrnic_st32(a + offsetof(struct qrnic_qp_attr, sq_psn),
+               psn == 0xffff ? 0x1000000u : (uint32_t)psn << 8 | 0xf0);
+    dgsel = fz_u8(f);
+    dmsel = fz_u8(f);
+    memcpy(a + offsetof(struct qrnic_qp_attr, dgid), my_gid, 16);
+    if (dgsel % 4 == 1) {
+        a[offsetof(struct qrnic_qp_attr, dgid) + 15] = 2;
+    } else if (dgsel % 4 == 2) {
+        a[offsetof(struct qrnic_qp_attr, dgid)] = 0xfe;     /* IPv6 */
+        a[offsetof(struct qrnic_qp_attr, dgid) + 1] = 0x80;
+    } else if (dgsel % 4 == 3) {
+        qrnic_st32(a + offsetof(struct qrnic_qp_attr, flow_label),
+                   (uint32_t)dgsel << 12);
+    }
+    memcpy(a + offsetof(struct qrnic_qp_attr, dmac), my_mac, 6);
+    if (dmsel % 4 == 1) {
+        a[offsetof(struct qrnic_qp_attr, dmac) + 5] = 0x57;
+    } else if (dmsel % 4 == 2) {
+        a[offsetof(struct qrnic_qp_attr, dmac)] = 0x01;     /* multicast */
+    } else if (dmsel % 4 == 3) {
+        a[offsetof(struct qrnic_qp_attr, pkey_index)] = dmsel;
+        a[offsetof(struct qrnic_qp_attr, port_num)] = dmsel & 3;
+    } else {
+        a[offsetof(struct qrnic_qp_attr, port_num)] = 1;
+    }
+}
+
+static void op_admin(struct fz *f)
+{
+    uint8_t c[QRNIC_CMD_SIZE], a[QRNIC_QP_ATTR_SIZE];
+    uint8_t opsel = fz_u8(f), ctl = fz_u8(f), v8, s8;
+    uint8_t opcode = opsel < FZ_RAW ? 1 + opsel % (QRNIC_CMD_MAX - 1) : opsel;
+    uint64_t iova, len, at;
+    uint16_t v16;
+
+    memset(c, 0, sizeof(c));
+    c[0] = opcode;
+    qrnic_st16(c + 2, (uint16_t)(st.aq_pi ^ 0x5a00));
+    switch (opcode) {
+    case QRNIC_CMD_QUERY_DEVICE:
+    case QRNIC_CMD_QUERY_RES:
+    case QRNIC_CMD_QUERY_STATS:
+        qrnic_st64(ARG(c, query_device.resp_addr), f_gaddr(f));
+        break;
+    case QRNIC_CMD_CREATE_EQ:
+        qrnic_st64(ARG(c, create_eq.base), f_gaddr(f));
+        v8 = fz_u8(f);
+        *ARG(c, create_eq.log_depth) = v8 < FZ_RAW ? v8 % 14 : v8;
+        *ARG(c, create_eq.flags) = fz_u8(f);
+        v8 = fz_u8(f);
+        qrnic_st16(ARG(c, create_eq.vector), v8 < FZ_RAW ? v8 % 17 : v8);
+        break;
+    case QRNIC_CMD_DESTROY_EQ:
+        qrnic_st32(ARG(c, destroy_eq.eqn), f_handle(f, H_EQ));
+        break;
+    case QRNIC_CMD_ETH_SETUP:
+        qrnic_st64(ARG(c, eth_setup.tx_base), f_gaddr(f));
+        qrnic_st64(ARG(c, eth_setup.rx_base), f_gaddr(f));
+        v8 = fz_u8(f);
+        *ARG(c, eth_setup.tx_log_depth) = v8 < FZ_RAW ? v8 % 14 : v8;
+        v8 = fz_u8(f);
+        *ARG(c, eth_setup.rx_log_depth) = v8 < FZ_RAW ? v8 % 14 : v8;
+        v8 = fz_u8(f);
+        qrnic_st16(ARG(c, eth_setup.vector), v8 < FZ_RAW ? v8 % 17 : v8);
+        qrnic_st32(ARG(c, eth_setup.rsvd), fz_u8(f) >= FZ_RAW);
+        st.eth_base[0] = qrnic_ld64(ARG(c, eth_setup.tx_base));
+        st.eth_base[1] = qrnic_ld64(ARG(c, eth_setup.rx_base));
+        st.eth_log[0] = *ARG(c, eth_setup.tx_log_depth);
+        st.eth_log[1] = *ARG(c, eth_setup.rx_log_depth);
+        break;
+    case QRNIC_CMD_SET_MAC:
+        v8 = fz_u8(f);
+        memcpy(ARG(c, set_mac.mac), my_mac, 6);
+        if (v8 >= FZ_RAW) {
+            memset(ARG(c, set_mac.mac), v8 == 0xff ? 0 : v8, 6);
+        } else {
+            ARG(c, set_mac.mac)[5] = v8;
+        }
+        break;
+    case QRNIC_CMD_SET_MTU:
+        qrnic_st32(ARG(c, set_mtu.mtu), fz_u16(f));
+        break;
+    case QRNIC_CMD_ADD_GID:
+        v8 = fz_u8(f);
+        qrnic_st32(ARG(c, add_gid.index), v8 < FZ_RAW ? v8 % 130 : v8 * 7u);
+        v8 = fz_u8(f);
+        qrnic_st32(ARG(c, add_gid.type), v8 < FZ_RAW ? QRNIC_GID_TYPE_ROCE_V2 :
+                                                        v8);
+        v8 = fz_u8(f);
+        memcpy(ARG(c, add_gid.gid), my_gid, 16);
+        if (v8 % 4 == 1) {
+            ARG(c, add_gid.gid)[15] = 2;
+        } else if (v8 % 4 >= 2) {
+            ARG(c, add_gid.gid)[0] = 0xfe;
+            ARG(c, add_gid.gid)[1] = 0x80;
+        }
+        break;
+    case QRNIC_CMD_DEL_GID:
+        v8 = fz_u8(f);
+        qrnic_st32(ARG(c, del_gid.index), v8 < FZ_RAW ? v8 % 130 : v8 * 7u);
+        break;
+    case QRNIC_CMD_DEALLOC_UCTX:
+        qrnic_st32(ARG(c, dealloc_uctx.uctx), f_handle(f, H_UCTX));
+        break;
+    case QRNIC_CMD_ALLOC_PD:
+        qrnic_st32(ARG(c, alloc_pd.uctx), f_uctx(f));
+        break;
+    case QRNIC_CMD_DEALLOC_PD:
+        qrnic_st32(ARG(c, dealloc_pd.pdn), f_handle(f, H_PD));
+        break;
+    case QRNIC_CMD_CREATE_CQ:
+        v8 = fz_u8(f);
+        v8 = v8 < FZ_RAW ? v8 % 16 : v8;
+        *ARG(c, create_cq.log_depth) = v8;
+        pbl(f, ARG(c, create_cq.pbl), 0,
+            v8 <= QRNIC_CQ_MAX_LOG ? (32u << v8) + 64 : 64);
+        qrnic_st32(ARG(c, create_cq.uctx), f_uctx(f));
+        qrnic_st32(ARG(c, create_cq.eqn), f_handle(f, H_EQ));
+        break;
+    case QRNIC_CMD_DESTROY_CQ:
+        qrnic_st32(ARG(c, destroy_cq.cqn), f_handle(f, H_CQ));
+        break;
+    case QRNIC_CMD_REG_MR:
+        v8 = fz_u8(f);
+        v16 = fz_u16(f);
+        iova = v8 < FZ_RAW ? 0x7f0000000000ull + ((uint64_t)v8 << 20) +
+                             ((uint64_t)v16 << 3) : ~0ull - v16;
+        v16 = fz_u16(f);
+        s8 = fz_u8(f);
+        len = s8 < FZ_RAW ? (uint64_t)v16 << (s8 % 24) : ~0ull - v16;
+        qrnic_st64(ARG(c, reg_mr.iova), iova);
+        qrnic_st64(ARG(c, reg_mr.length), len);
+        pbl(f, ARG(c, reg_mr.pbl), iova, len);
+        qrnic_st32(ARG(c, reg_mr.pdn), f_handle(f, H_PD));
+        qrnic_st32(ARG(c, reg_mr.access), fz_u8(f));
+        break;
+    case QRNIC_CMD_DEREG_MR:
+        qrnic_st32(ARG(c, dereg_mr.key), f_handle(f, H_MR));
+        break;
+    case QRNIC_CMD_CREATE_QP:
+        qrnic_st32(ARG(c, create_qp.pdn), f_handle(f, H_PD));
+        qrnic_st32(ARG(c, create_qp.send_cqn), f_handle(f, H_CQ));
+        qrnic_st32(ARG(c, create_qp.recv_cqn), f_handle(f, H_CQ));
+        qrnic_st32(ARG(c, create_qp.uctx), f_uctx(f));
+        v8 = fz_u8(f);
+        qrnic_st32(ARG(c, create_qp.sq_offset),
+                   v8 < FZ_RAW ? (v8 % (QMEM_PAGES + 1)) * 4096u : v8 * 65u);
+        v8 = fz_u8(f);
+        qrnic_st32(ARG(c, create_qp.rq_offset),
+                   v8 < FZ_RAW ? (v8 % (QMEM_PAGES + 1)) * 4096u : v8 * 65u);
+        v8 = fz_u8(f);
+        *ARG(c, create_qp.qp_type) = v8 < FZ_RAW ? QRNIC_QPT_RC : v8;
+        *ARG(c, create_qp.flags) = fz_u8(f);
+        v8 = fz_u8(f);
+        *ARG(c, create_qp.log_sq_depth) = v8 < FZ_RAW ? v8 % 15 : v8;
+        v8 = fz_u8(f);
+        *ARG(c, create_qp.log_sq_stride) = v8 < FZ_RAW ? 6 + v8 % 4 : v8;
+        v8 = fz_u8(f);
+        *ARG(c, create_qp.log_rq_depth) = v8 < FZ_RAW ? v8 % 15 : v8;
+        v8 = fz_u8(f);
+        *ARG(c, create_qp.log_rq_stride) = v8 < FZ_RAW ? 4 + v8 % 5 : v8;
+        break;
+    case QRNIC_CMD_MODIFY_QP:
+        qrnic_st32(ARG(c, modify_qp.qpn), f_handle(f, H_QP));
+        v8 = fz_u8(f);
+        qrnic_st32(ARG(c, modify_qp.attr_mask),
+                   v8 < FZ_RAW ? masks[v8 % NMASKS] : fz_u32(f));
+        v8 = fz_u8(f);
+        v16 = fz_u16(f);
+        modify_attr(f, a);
+        at = v8 < FZ_RAW && v8 % 8 < 3 ? scratch(sizeof(a)) : gaddr(v8, v16);
+        ram_write(at, a, sizeof(a));
+        qrnic_st64(ARG(c, modify_qp.attr_addr), at);
+        break;
+    case QRNIC_CMD_QUERY_QP:
+        qrnic_st32(ARG(c, query_qp.qpn), f_handle(f, H_QP));
+        v8 = fz_u8(f);
+        v16 = fz_u16(f);
+        qrnic_st64(ARG(c, query_qp.attr_addr),
+                   v8 < FZ_RAW && v8 % 8 < 3 ? scratch(QRNIC_QP_ATTR_SIZE) :
+                   gaddr(v8, v16));
+        break;
+    case QRNIC_CMD_DESTROY_QP:
+        qrnic_st32(ARG(c, destroy_qp.qpn), f_handle(f, H_QP));
+        break;
+    default:                        /* ALLOC_UCTX, ETH_TEARDOWN, unknown */
+        break;
+    }
+    admin(c, ctl);
+}
+
+/* ---- registers, doorbells, MMIO ------------------------------------------- */
+
+static void op_reg(struct fz *f)
+{
+    uint8_t rsel = fz_u8(f), vsel = fz_u8(f);
+    uint16_t raw_off = fz_u16(f);
+    uint32_t raw = fz_u32(f), val;
+    uint32_t reg = rsel < FZ_RAW ? regs[rsel % NREGS] :
+                   rsel == 0xff ? raw_off & 0x1fffu : raw_off & 0x1ffcu;
+    static const uint32_t vals[] = {
+        0, QRNIC_CTRL_RESET, QRNIC_CTRL_ENABLE, 3, (uint32_t)AQ_SQ,
+        (uint32_t)AQ_CQ, AQ_LOG, 0xffff, 0x1, (uint32_t)QF_BAR0_BASE,
+        QRNIC_AQ_MAX_LOG + 1, 0x41,
+    };
+
+    if (vsel >= FZ_RAW) {
+        val = raw;
+    } else if (vsel % 16 == 12) {
+        val = st.aq_pi;
+    } else if (vsel % 16 == 13) {
+        val = st.aq_ci;
+    } else if (vsel % 16 == 14) {
+        val = (uint16_t)(st.aq_pi + 1);
+    } else {
+        val = vals[vsel % 16 % (sizeof(vals) / sizeof(vals[0]))];
+    }
+    if (rsel == 0xfe) {
+        qf_mmio_write(&dev, QF_BAR0_BASE + reg, val, 2);
+    } else {
+        qf_mmio_write(&dev, QF_BAR0_BASE + reg, val, 4);
+    }
+    if (reg == QRNIC_REG_CTRL) {
+        collect();
+    }
+}
+
+static void op_doorbell(struct fz *f)
+{
+    static const uint16_t offs[] = {
+        QRNIC_DB_SQ, QRNIC_DB_RQ, QRNIC_DB_CQ, QRNIC_DB_EQ, QRNIC_DB_ETH_TX,
+        QRNIC_DB_ETH_RX, 0x30, 0x14,
+    };
+    uint8_t psel = fz_u8(f), osel = fz_u8(f), flags = fz_u8(f);
+    uint16_t idx = fz_u16(f), raw = fz_u16(f);
+    uint32_t page = psel < FZ_RAW ? psel % DB_PAGES : raw;
+    uint16_t off = osel < FZ_RAW ? offs[osel % 8] : raw & 0xfff;
+    uint32_t qn = 0;
+    uint64_t val;
+
+    switch (off) {
+    case QRNIC_DB_SQ:
+    case QRNIC_DB_RQ:
+        qn = f_handle(f, H_QP);
+        break;
+    case QRNIC_DB_CQ:
+        qn = f_handle(f, H_CQ);
+        break;
+    case QRNIC_DB_EQ:
+        qn = f_handle(f, H_EQ);
+        break;
+    default:
+        f_handle(f, H_EQ);
+        break;
+    }
+    if (off == QRNIC_DB_ETH_TX || off == QRNIC_DB_ETH_RX) {
+        val = flags >= FZ_RAW ? (uint64_t)raw << 32 | idx : idx;
+    } else {
+        val = qn | (uint64_t)idx << 32 |
+              (flags < FZ_RAW ? (uint32_t)(flags & 3) << 24 :
+                                (uint64_t)flags << 40 | (uint32_t)flags << 24);
+    }
+    if (flags == 0xff) {
+        qf_mmio_write(&dev, QF_BAR2_BASE + (uint64_t)page * 4096 + off,
+                      val, 4);
+    } else {
+        qf_mmio_write(&dev, QF_BAR2_BASE + (uint64_t)page * 4096 + off,
+                      val, 8);
+    }
+}
+
+static void op_mmio(struct fz *f)
+{
+    static const uint64_t bars[3] = { QF_BAR0_BASE, QF_BAR2_BASE,
+                                      QF_BAR4_BASE };
+    uint8_t sel = fz_u8(f);
+    uint16_t off = fz_u16(f);
+    uint64_t val = fz_u64(f);
+    uint64_t gpa = bars[sel % 3] + (sel >= FZ_RAW ? (uint64_t)off << 4 : off);
+    unsigned int size = 1u << ((sel >> 2) & 3);
+
+    if (sel & 0x10) {
+        qf_mmio_read(&dev, gpa, size);
+    } else {
+        qf_mmio_write(&dev, gpa, val, size);
+    }
+}
+
+/* ---- the bring-up, resets ------------------------------------------------- */
+
+/* Forget the handles of a device that dropped its objects. */
+static void forget(void)
+{
+    memset(st.nh, 0, sizeof(st.nh));
+    st.aq_pi = st.aq_ci = 0;        /* the device starts again at 0 */
+}
+
+/* Program the admin queue and enable, unless the device is enabled. */
+static void bring_up(void)
+{
+    if (qf_reg_read(&dev, QRNIC_REG_STATUS) & QRNIC_STATUS_READY) {
+        return;
+    }
+    qf_reg_write(&dev, QRNIC_REG_AQ_SQ_BASE_LO, (uint32_t)AQ_SQ);
+    qf_reg_write(&dev, QRNIC_REG_AQ_SQ_BASE_HI, 0);
+    qf_reg_write(&dev, QRNIC_REG_AQ_CQ_BASE_LO, (uint32_t)AQ_CQ);
+    qf_reg_write(&dev, QRNIC_REG_AQ_CQ_BASE_HI, 0);
+    qf_reg_write(&dev, QRNIC_REG_AQ_LOG_DEPTH, AQ_LOG);
+    qf_reg_write(&dev, QRNIC_REG_CTRL, QRNIC_CTRL_ENABLE);
+    memset(qf_ram(&dev, AQ_CQ, 32u << AQ_LOG), 0, 32u << AQ_LOG);
+    forget();
+}
+
+static void op_reset(struct fz *f)
+{
+    switch (fz_u8(f) % 4) {
+    case 0:
+        qf_reset(&dev);             /* QEMU's device reset */
+        break;
+    case 1:
+        qf_reg_write(&dev, QRNIC_REG_CTRL, QRNIC_CTRL_RESET);
+        break;
+    case 2:
+        qf_reg_write(&dev, QRNIC_REG_CTRL, 0);
+        break;
+    default:
+        break;
+    }
+    collect();
+    bring_up();
+}
+
+/* ---- Ethernet, frames, WQEs ------------------------------------------------ */
+
+/* An Ethernet frame of len bytes; kind picks destination and type. */
+static size_t make_frame(uint8_t *fr, uint8_t kind, size_t len, uint8_t fill)
+{
+    static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+    static const uint8_t other[6] = { 0x52, 0x54, 0x00, 0x99, 0x99, 0x99 };
+    static const uint8_t mcast[6] = { 0x33, 0x33, 0x00, 0x00, 0x00, 0x01 };
+    const uint8_t *dst[4] = { my_mac, bcast, other, mcast };
+    size_t i;
+
+    if (kind >= FZ_RAW) {           /* a RoCE SEND to ourselves */
+        struct fz_l3 l3 = { false, false, my_gid, my_gid };
+        size_t pos = fz_roce_begin(fr, my_mac, my_mac, &l3);
+
+        memset(fr + pos, 0, 12);
+        fr[pos] = 0x04;
+        qrnic_st16_be(fr + pos + 2, 0xffff);
+        qrnic_st32_be(fr + pos + 4, (uint32_t)(kind & 3) << 10 | 2);
+        return fz_roce_finish(fr, pos + 12 + 4 * (fill & 7), &l3, true);
+    }
+    for (i = 0; i < len; i++) {
+        fr[i] = (uint8_t)(fill + i);
+    }
+    if (len >= 14) {
+        memcpy(fr, dst[kind % 4], 6);
+        memcpy(fr + 6, other, 6);
+        qrnic_st16_be(fr + 12, (kind >> 2) % 4 == 0 ? 0x0806 :
+                      (kind >> 2) % 4 == 1 ? 0x0800 : 0x86dd);
+    }
+    if (len >= 38 && (kind >> 2) % 4 == 1) {
+        fr[14] = 0x45;
+        fr[23] = QRNIC_IPPROTO_UDP;
+        qrnic_st16_be(fr + 20, 0);
+        qrnic_st16_be(fr + 36, kind & 0x40 ? QRNIC_ROCE_UDP_PORT : 53);
+    }
+    return len;
+}
+
+static void op_eth(struct fz *f)
+{
+    static uint8_t fr[QRNIC_ETH_MAX_FRAME + 64];
+    uint8_t ctl = fz_u8(f), idx = fz_u8(f);
+    uint64_t buf = f_gaddr(f);
+    uint16_t len = fz_u16(f);
+    uint8_t kind = fz_u8(f), fill = fz_u8(f);
+    int rx = ctl & 1;
+    uint8_t desc[QRNIC_ETH_DESC_SIZE];
+    uint8_t log = st.eth_log[rx] <= QRNIC_ETH_MAX_LOG ? st.eth_log[rx] : 0;
+    uint64_t at = st.eth_base[rx] +
+                  (uint64_t)(idx & ((1u << log) - 1)) * QRNIC_ETH_DESC_SIZE;
+
+    memset(desc, 0, sizeof(desc));
+    qrnic_st64(desc, buf);
+    if (!rx) {
+        size_t n = make_frame(fr, kind, len % (QRNIC_ETH_MAX_FRAME + 1), fill);
+
+        ram_write(buf, fr, n);
+        len = ctl & 4 ? len : (uint16_t)n;
+    }
+    qrnic_st16(desc + 8, len);
+    ram_write(at, desc, sizeof(desc));
+    if (ctl & 2) {
+        qf_doorbell(&dev, 0, rx ? QRNIC_DB_ETH_RX : QRNIC_DB_ETH_TX,
+                    (uint16_t)(idx + 1));
+    }
+}
+
+static void op_frame(struct fz *f)
+{
+    static uint8_t fr[QRNIC_ETH_MAX_FRAME + 256];
+    uint8_t kind = fz_u8(f);
+    uint16_t len = fz_u16(f);
+    uint8_t fill = fz_u8(f);
+    size_t n = make_frame(fr, kind, len % (QRNIC_ETH_MAX_FRAME + 100), fill);
+
+    qf_receive(&dev, fr, n);
+}
+
+/* A send or receive WQE written into queue memory, maybe rung. */
+static void op_wqe(struct fz *f)
+{
+    uint8_t ctl = fz_u8(f), page = fz_u8(f), slot = fz_u8(f);
+    uint32_t qpn = f_handle(f, H_QP), mslot;
+    uint8_t opcode = fz_u8(f), flags = fz_u8(f), nsge = fz_u8(f);
+    uint32_t key = handle(f, H_MR, &mslot);
+    uint16_t off = fz_u16(f), len = fz_u16(f), roff = fz_u16(f);
+    bool rq = ctl & 1;
+    uint32_t stride = rq ? 32 : 128;
+    uint8_t *w = dev.qmem + (uint64_t)(page % QMEM_PAGES) * 4096 +
+                 (uint64_t)slot * stride % 4096;
+    uint64_t iova = mslot < NH ? st.mr_iova[mslot] : 0;
+
+    memset(w, 0, stride);
+    if (ctl & 4) {
+        fz_bytes(f, w, stride);
+    } else if (rq) {
+        qrnic_st64(w, 0x7700u + slot);
+        w[8] = nsge < FZ_RAW ? nsge % 2 : nsge;
+        qrnic_st64(w + 16, iova + off);
+        qrnic_st32(w + 24, len);
+        qrnic_st32(w + 28, key);
+    } else {
+        qrnic_st64(w, 0x5500u + slot);
+        w[8] = opcode < FZ_RAW ? opcode % 7 : opcode;
+        w[9] = flags < FZ_RAW ? flags & 0x0b : flags;
+        w[10] = nsge < FZ_RAW ? nsge % 2 : nsge;
+        qrnic_st32(w + 16, len);
+        qrnic_st64(w + 24, iova + roff);
+        qrnic_st32(w + 32, key);
+        qrnic_st64(w + 40, roff);
+        qrnic_st64(w + 48, off);
+        qrnic_st64(w + 64, iova + off);
+        qrnic_st32(w + 72, w[8] >= QRNIC_WR_ATOMIC_CMP_AND_SWP ? 8 : len);
+        qrnic_st32(w + 76, key);
+    }
+    if (ctl & 2) {
+        qf_doorbell(&dev, 0, rq ? QRNIC_DB_RQ : QRNIC_DB_SQ,
+                    qpn | (uint64_t)(uint16_t)(slot + 1) << 32);
+    }
+}
+
+static void op_misc(struct fz *f)
+{
+    uint8_t sel = fz_u8(f), v = fz_u8(f);
+    unsigned int i;
+
+    switch (sel % 4) {
+    case 0:                         /* a cable from our port to itself */
+        dev.hub_peer = v & 1 ? &dev : NULL;
+        break;
+    case 1:
+        dev.hostile_rng = v ? v : 0;
+        dev.hostile_pct = v % 40;
+        break;
+    case 2:
+        for (i = 0; i < NREGS; i++) {
+            qf_reg_read(&dev, regs[i]);
+        }
+        break;
+    default:                        /* time jumps to the deadline */
+        if (dev.deadline != UINT64_MAX) {
+            clock_ns = dev.deadline;
+        }
+        qf_run_timer(&dev);
+        break;
+    }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    struct fz f = { data, size };
+    unsigned int ops = 0;
+    uint8_t flags, a, raw[QRNIC_CMD_SIZE];
+
+    memset(&st, 0, sizeof(st));
+    clock_ns = 1000000;
+    qf_init(&dev, RAM_BYTES, QMEM_BYTES, DB_PAGES, my_mac, &clock_ns);
+    flags = fz_u8(&f);
+    if (!(flags & F_RAW)) {
+        bring_up();
+    }
+    qf_set_link(&dev, !(flags & F_LINK_DOWN));
+    dev.hub_peer = flags & F_LOOP ? &dev : NULL;
+    if (flags & F_HOSTILE) {
+        dev.hostile_rng = 0x9e3779b9;
+        dev.hostile_pct = 10;
+    }
+    while (fz_more(&f) && ops++ < MAX_OPS) {
+        switch (fz_u8(&f) % OP_COUNT) {
+        case OP_ADMIN_RAW:
+            a = fz_u8(&f);
+            fz_bytes(&f, raw, sizeof(raw));
+            admin(raw, a);
+            break;
+        case OP_REG:
+            op_reg(&f);
+            break;
+        case OP_DOORBELL:
+            op_doorbell(&f);
+            break;
+        case OP_MMIO:
+            op_mmio(&f);
+            break;
+        case OP_BH:
+            qf_settle(&dev, fz_u8(&f) % 64 + 1u);
+            collect();
+            break;
+        case OP_TIMER:
+            a = fz_u8(&f);
+            clock_ns += (uint64_t)(a + 1) * (a + 1) * 10 * US;
+            qf_run_timer(&dev);
+            break;
+        case OP_LINK:
+            qf_set_link(&dev, fz_u8(&f) & 1);
+            break;
+        case OP_RESET:
+            op_reset(&f);
+            break;
+        case OP_ETH:
+            op_eth(&f);
+            break;
+        case OP_FRAME:
+            op_frame(&f);
+            break;
+        case OP_WQE:
+            op_wqe(&f);
+            break;
+        case OP_MISC:
+            op_misc(&f);
+            break;
+        default:
+            op_admin(&f);
+            break;
+        }
+    }
+    qf_settle(&dev, 64);
+    qf_check(&dev, "fuzz_mmio end");
+    qf_fini(&dev);
+    return 0;
+}
+
+/* ---- seeds --------------------------------------------------------------- */
+
+/* Field encoders: each writes what the decoder above reads. */
+#define GA_PAGE(p)      0, (uint16_t)((p) - DATA_PAGE0)    /* RAM page p */
+#define GA_END(back)    3, (uint16_t)(back)               /* RAM end - back */
+#define GA_REG(i)       4, (uint16_t)(i)                  /* regs[i] */
+#define GA_BAR0(off)    4, (uint16_t)(0x8000 | (off))
+#define GA_DB(pg, q)    5, (uint16_t)((pg) | (q) << 8)    /* doorbell q */
+#define GA_QMEM(pg)     6, (uint16_t)(pg)
+#define GA_NONE         7, 0x10
+
+static void ga(struct fzw *w, uint8_t sel, uint16_t v)
+{
+    fzw_u8(w, sel);
+    fzw_u16(w, v);
+}
+
+/* The i-th handle of its kind; HD_RAW(v): the value itself. */
+static void hd(struct fzw *w, uint8_t i)
+{
+    fzw_u8(w, i);
+    fzw_u16(w, 0);
+}
+
+static void hd_raw(struct fzw *w, uint32_t v)
+{
+    fzw_u8(w, (uint8_t)(FZ_RAW | ((v >> 20) & 0x0f)));
+    fzw_u16(w, (uint16_t)v);
+}
+
+static void uctx(struct fzw *w, int i)   /* -1: the kernel */
+{
+    fzw_u8(w, i >= 0);
+    hd(w, (uint8_t)(i >= 0 ? i : 0));
+}
+
+/* levels, shift (0: 12, 2: 13, 3: 21), count (0 right, 2 one more, 3 one
+ * less), where (list in scratch, or the CONTIG address), page spread. */
+static void pb(struct fzw *w, uint8_t levels, uint8_t shift, uint8_t count,
+               uint8_t asel, uint16_t av, uint8_t base, uint8_t stride)
+{
+    fzw_u8(w, levels);
+    fzw_u8(w, shift);
+    fzw_u8(w, count);
+    ga(w, asel, av);
+    fzw_u8(w, base);
+    fzw_u8(w, stride);
+}
+
+static void cmd(struct fzw *w, uint8_t opcode, uint8_t ctl)
+{
+    fzw_u8(w, OP_ADMIN);
+    fzw_u8(w, (uint8_t)(opcode - 1));
+    fzw_u8(w, ctl);
+}
+
+static void c_query(struct fzw *w, uint8_t opcode, uint8_t sel, uint16_t v)
+{
+    cmd(w, opcode, 0);
+    ga(w, sel, v);
+}
+
+static void c_eq(struct fzw *w, uint8_t sel, uint16_t v, uint8_t log,
+                 uint8_t flags, uint8_t vector)
+{
+    cmd(w, QRNIC_CMD_CREATE_EQ, 0);
+    ga(w, sel, v);
+    fzw_u8(w, log);
+    fzw_u8(w, flags);
+    fzw_u8(w, vector);
+}
+
+static void c_handle(struct fzw *w, uint8_t opcode, uint8_t i)
+{
+    cmd(w, opcode, 0);
+    hd(w, i);
+}
+
+static void c_u8(struct fzw *w, uint8_t opcode, uint8_t v)
+{
+    cmd(w, opcode, 0);
+    fzw_u8(w, v);
+}
+
+static void c_gid(struct fzw *w, uint8_t index, uint8_t type, uint8_t gid)
+{
+    cmd(w, QRNIC_CMD_ADD_GID, 0);
+    fzw_u8(w, index);
+    fzw_u8(w, type);
+    fzw_u8(w, gid);
+}
+
+static void c_pd(struct fzw *w, int uc)
+{
+    cmd(w, QRNIC_CMD_ALLOC_PD, 0);
+    uctx(w, uc);
+}
+
+/* A CQ of 1 << log entries in RAM pages from page, CONTIG. */
+static void c_cq(struct fzw *w, uint8_t log, uint8_t page, int uc, uint8_t eq)
+{
+    cmd(w, QRNIC_CMD_CREATE_CQ, 0);
+    fzw_u8(w, log);
+    pb(w, QRNIC_PBL_CONTIG, 0, 0, GA_PAGE(page), 0, 1);
+    uctx(w, uc);
+    hd(w, eq);
+}
+
+static void c_cq_pbl(struct fzw *w, uint8_t log, const uint8_t pbl8[8],
+                     int uc, uint8_t eq)
+{
+    cmd(w, QRNIC_CMD_CREATE_CQ, 0);
+    fzw_u8(w, log);
+    fzw_bytes(w, pbl8, 8);
+    uctx(w, uc);
+    hd(w, eq);
+}
+
+/* An MR at iova 0x7f0000000000 + isel MiB + ioff * 8 of len16 << lshift. */
+static void c_mr(struct fzw *w, uint8_t isel, uint16_t ioff, uint16_t len16,
+                 uint8_t lshift, uint8_t levels, uint8_t pd, uint8_t access)
+{
+    cmd(w, QRNIC_CMD_REG_MR, 0);
+    fzw_u8(w, isel);
+    fzw_u16(w, ioff);
+    fzw_u16(w, len16);
+    fzw_u8(w, lshift);
+    pb(w, levels, 0, 0, GA_PAGE(100), 40, 1);
+    hd(w, pd);
+    fzw_u8(w, access);
+}
+
+struct qpargs {
+    uint8_t pd, scq, rcq;
+    int uc;                     /* 0: the kernel, n: user context n - 1 */
+    uint8_t sq_page, rq_page, type, flags, lsq, lss, lrq, lrs;
+};
+
+/* Strides are encoded: lss 6 + n % 4, lrs 4 + n % 5. */
+static void c_qp(struct fzw *w, struct qpargs a)
+{
+    cmd(w, QRNIC_CMD_CREATE_QP, 0);
+    hd(w, a.pd);
+    hd(w, a.scq);
+    hd(w, a.rcq);
+    uctx(w, a.uc - 1);
+    fzw_u8(w, a.sq_page);
+    fzw_u8(w, a.rq_page);
+    fzw_u8(w, a.type);
+    fzw_u8(w, a.flags);
+    fzw_u8(w, a.lsq);
+    fzw_u8(w, a.lss);
+    fzw_u8(w, a.lrq);
+    fzw_u8(w, a.lrs);
+}
+
+struct attr {
+    uint8_t state, cur, mtu, timeout, retry, rnr, min_rnr, max_rd, max_dest;
+    uint8_t sgid, access, dqp;
+    uint16_t psn;
+    uint8_t dgid, dmac;
+};
+
+/* dqp: the index of the destination QP's handle, or NO_QP. */
+#define NO_QP 0xff
+
+static void c_modify(struct fzw *w, uint8_t qp, uint8_t mask, struct attr a)
+{
+    cmd(w, QRNIC_CMD_MODIFY_QP, 0);
+    hd(w, qp);
+    fzw_u8(w, mask);
+    ga(w, 0, 0);                    /* attributes in scratch */
+    fzw_u8(w, a.state);
+    fzw_u8(w, a.cur);
+    fzw_u8(w, a.mtu);
+    fzw_u8(w, a.timeout);
+    fzw_u8(w, a.retry);
+    fzw_u8(w, a.rnr);
+    fzw_u8(w, a.min_rnr);
+    fzw_u8(w, a.max_rd);
+    fzw_u8(w, a.max_dest);
+    fzw_u8(w, a.sgid);
+    fzw_u8(w, a.access);
+    if (a.dqp == NO_QP) {
+        hd_raw(w, 0x3ff);
+    } else {
+        hd(w, a.dqp);
+    }
+    fzw_u16(w, a.psn);
+    fzw_u8(w, a.dgid);
+    fzw_u8(w, a.dmac);
+}
+
+static void c_query_qp(struct fzw *w, uint8_t qp, uint8_t sel, uint16_t v)
+{
+    cmd(w, QRNIC_CMD_QUERY_QP, 0);
+    hd(w, qp);
+    ga(w, sel, v);
+}
+
+static void c_eth(struct fzw *w, uint8_t txp, uint8_t rxp, uint8_t txlog,
+                  uint8_t rxlog, uint8_t vector, uint8_t rsvd)
+{
+    cmd(w, QRNIC_CMD_ETH_SETUP, 0);
+    ga(w, GA_PAGE(txp));
+    ga(w, GA_PAGE(rxp));
+    fzw_u8(w, txlog);
+    fzw_u8(w, rxlog);
+    fzw_u8(w, vector);
+    fzw_u8(w, rsvd);
+}
+
+static void o_reg(struct fzw *w, uint8_t reg_index, uint8_t vsel,
+                  uint32_t raw)
+{
+    fzw_u8(w, OP_REG);
+    fzw_u8(w, reg_index);
+    fzw_u8(w, vsel);
+    fzw_u16(w, 0);
+    fzw_u32(w, raw);
+}
+
+/* Doorbell: page, offset index (offs[]), flags, index, handle. */
+static void o_db(struct fzw *w, uint8_t page, uint8_t off, uint8_t flags,
+                 uint16_t idx, uint8_t h)
+{
+    fzw_u8(w, OP_DOORBELL);
+    fzw_u8(w, page);
+    fzw_u8(w, off);
+    fzw_u8(w, flags);
+    fzw_u16(w, idx);
+    fzw_u16(w, 0);
+    hd(w, h);
+}
+
+static void o_mmio(struct fzw *w, uint8_t sel, uint16_t off, uint64_t val)
+{
+    fzw_u8(w, OP_MMIO);
+    fzw_u8(w, sel);
+    fzw_u16(w, off);
+    fzw_u64(w, val);
+}
+
+static void o_1(struct fzw *w, uint8_t op, uint8_t v)
+{
+    fzw_u8(w, op);
+    fzw_u8(w, v);
+}
+
+static void o_2(struct fzw *w, uint8_t op, uint8_t a, uint8_t b)
+{
+    fzw_u8(w, op);
+    fzw_u8(w, a);
+    fzw_u8(w, b);
+}
+
+#define BH(w)           o_1(w, OP_BH, 63)
+#define TIMER(w, a)     o_1(w, OP_TIMER, a)
+#define LINK(w, up)     o_1(w, OP_LINK, up)
+#define RESET(w, k)     o_1(w, OP_RESET, k)
+#define MISC(w, s, v)   o_2(w, OP_MISC, s, v)
+
+static void o_eth(struct fzw *w, uint8_t ctl, uint8_t idx, uint8_t bsel,
+                  uint16_t bv, uint16_t len, uint8_t kind, uint8_t fill)
+{
+    fzw_u8(w, OP_ETH);
+    fzw_u8(w, ctl);
+    fzw_u8(w, idx);
+    ga(w, bsel, bv);
+    fzw_u16(w, len);
+    fzw_u8(w, kind);
+    fzw_u8(w, fill);
+}
+
+static void o_frame(struct fzw *w, uint8_t kind, uint16_t len, uint8_t fill)
+{
+    fzw_u8(w, OP_FRAME);
+    fzw_u8(w, kind);
+    fzw_u16(w, len);
+    fzw_u8(w, fill);
+}
+
+/* A WQE in queue memory page/slot for QP qp, with MR mr; ring it. */
+static void o_wqe(struct fzw *w, uint8_t ctl, uint8_t page, uint8_t slot,
+                  uint8_t qp, uint8_t opcode, uint8_t flags, uint8_t nsge,
+                  uint8_t mr, uint16_t off, uint16_t len, uint16_t roff)
+{
+    fzw_u8(w, OP_WQE);
+    fzw_u8(w, ctl);
+    fzw_u8(w, page);
+    fzw_u8(w, slot);
+    hd(w, qp);
+    fzw_u8(w, opcode);
+    fzw_u8(w, flags);
+    fzw_u8(w, nsge);
+    hd(w, mr);
+    fzw_u16(w, off);
+    fzw_u16(w, len);
+    fzw_u16(w, roff);
+}
+
+/* The usual objects: async EQ 0, completion EQ 1, GID 0, PD 0, CQ 0, MR 0. */
+static void objects(struct fzw *w)
+{
+    c_eq(w, GA_PAGE(20), 6, QRNIC_EQ_ASYNC, 0);
+    c_eq(w, GA_PAGE(21), 8, 0, 2);
+    c_gid(w, 0, 0, 0);
+    c_pd(w, -1);
+    c_cq(w, 6, 24, -1, 1);
+    c_mr(w, 1, 3, 16, 12, QRNIC_PBL_LEVEL1, 0, QRNIC_ACCESS_ALL);
+}
+
+/* QP 0 (SQ page 0, RQ page 1) in RTS, connected to itself (dqp). */
+static void self_qp(struct fzw *w, uint8_t dqp, uint8_t retry, uint8_t mtu)
+{
+    struct attr a;
+
+    c_qp(w, (struct qpargs){ .sq_page = 0, .rq_page = 1, .lsq = 4,
+                             .lss = 1, .lrq = 4, .lrs = 1 });
+    memset(&a, 0, sizeof(a));
+    a.state = QRNIC_QPS_INIT;
+    a.access = QRNIC_ACCESS_REMOTE_WRITE | QRNIC_ACCESS_REMOTE_READ |
+               QRNIC_ACCESS_REMOTE_ATOMIC;
+    c_modify(w, 0, 0, a);
+    a.state = QRNIC_QPS_RTR;
+    a.mtu = mtu;
+    a.max_dest = 4;
+    a.min_rnr = 1;
+    a.dqp = dqp;
+    a.psn = 0x1234;
+    c_modify(w, 0, 1, a);
+    a.state = QRNIC_QPS_RTS;
+    a.timeout = 8;
+    a.retry = retry;
+    a.rnr = 2;
+    a.max_rd = 4;
+    c_modify(w, 0, 2, a);
+}
+
+void fuzz_make_seeds(fz_emit_fn emit)
+{
+    static struct fzw w;
+    struct attr a;
+    int i;
+
+    /* Every command once, in a sensible order, then torn down. */
+    w.n = 0;
+    fzw_u8(&w, 0);
+    c_query(&w, QRNIC_CMD_QUERY_DEVICE, GA_PAGE(30));
+    objects(&w);
+    cmd(&w, QRNIC_CMD_ALLOC_UCTX, 0);
+    c_pd(&w, 0);
+    c_cq(&w, 2, 25, 0, 1);
+    c_mr(&w, 2, 0, 40000, 4, QRNIC_PBL_LEVEL2, 0, QRNIC_ACCESS_LOCAL_WRITE);
+    c_mr(&w, 3, 1, 9000, 0, QRNIC_PBL_CONTIG, 1, 0);
+    c_mr(&w, 4, 0, 1, 30, QRNIC_PBL_PHYS, 0, QRNIC_ACCESS_ALL);
+    c_qp(&w, (struct qpargs){ .sq_page = 2, .rq_page = 3, .lsq = 3,
+                              .lrq = 3, .flags = 1 });
+    c_qp(&w, (struct qpargs){ .pd = 1, .scq = 1, .rcq = 1, .uc = 1,
+                              .sq_page = 4, .rq_page = 5, .lsq = 2, .lrq = 2 });
+    c_query_qp(&w, 0, GA_PAGE(31));
+    c_query(&w, QRNIC_CMD_QUERY_RES, GA_PAGE(30));
+    c_query(&w, QRNIC_CMD_QUERY_STATS, GA_PAGE(30));
+    c_u8(&w, QRNIC_CMD_SET_MAC, 0x77);
+    cmd(&w, QRNIC_CMD_SET_MTU, 0);
+    fzw_u16(&w, 4200);
+    c_handle(&w, QRNIC_CMD_DESTROY_QP, 1);
+    c_handle(&w, QRNIC_CMD_DESTROY_QP, 0);
+    for (i = 3; i >= 0; i--) {
+        c_handle(&w, QRNIC_CMD_DEREG_MR, (uint8_t)i);
+    }
+    c_handle(&w, QRNIC_CMD_DESTROY_CQ, 1);
+    c_handle(&w, QRNIC_CMD_DESTROY_CQ, 0);
+    c_handle(&w, QRNIC_CMD_DEALLOC_PD, 1);
+    c_handle(&w, QRNIC_CMD_DEALLOC_PD, 0);
+    c_handle(&w, QRNIC_CMD_DEALLOC_UCTX, 0);
+    c_u8(&w, QRNIC_CMD_DEL_GID, 0);
+    c_handle(&w, QRNIC_CMD_DESTROY_EQ, 1);
+    c_handle(&w, QRNIC_CMD_DESTROY_EQ, 0);
+    c_query(&w, QRNIC_CMD_QUERY_RES, GA_PAGE(30));
+    emit("every-command", &w);
+
+    /* Each command refused: handles, states, parameters. */
+    w.n = 0;
+    fzw_u8(&w, 0);
+    objects(&w);
+    c_eq(&w, GA_PAGE(40), 0, 0, 3);                 /* log 0 */
+    c_eq(&w, GA_PAGE(40), 13, 0, 3);                /* log 13 */
+    c_eq(&w, GA_PAGE(40), 4, 0, 16);                /* vector 16 */
+    c_eq(&w, GA_PAGE(40), 4, 2, 3);                 /* unknown flag */
+    c_eq(&w, GA_END(8), 4, 0, 3);                   /* misaligned */
+    c_eq(&w, GA_PAGE(40), 4, QRNIC_EQ_ASYNC, 3);    /* a second async */
+    c_eq(&w, 0xff, 0xfff0, 4, 0, 3);                /* wraps */
+    c_handle(&w, QRNIC_CMD_DESTROY_EQ, 1);          /* CQs use it */
+    cmd(&w, QRNIC_CMD_DESTROY_EQ, 0);
+    hd_raw(&w, 99);
+    cmd(&w, QRNIC_CMD_ETH_TEARDOWN, 0);
+    c_eth(&w, 50, 51, 0, 4, 1, 0);
+    c_eth(&w, 50, 51, 4, 13, 1, 0);
+    c_eth(&w, 50, 51, 4, 4, 16, 0);
+    c_eth(&w, 50, 51, 4, 4, 1, 0xff);
+    c_u8(&w, QRNIC_CMD_SET_MAC, 0xf1);              /* multicast */
+    c_u8(&w, QRNIC_CMD_SET_MAC, 0xff);              /* zero */
+    cmd(&w, QRNIC_CMD_SET_MTU, 0);
+    fzw_u16(&w, 20);
+    cmd(&w, QRNIC_CMD_SET_MTU, 0);
+    fzw_u16(&w, 9001);
+    c_gid(&w, 0, 0, 1);                             /* occupied */
+    c_gid(&w, 129, 0, 1);                           /* index */
+    c_gid(&w, 1, 0xf3, 1);                          /* type */
+    c_u8(&w, QRNIC_CMD_DEL_GID, 5);                 /* empty */
+    c_u8(&w, QRNIC_CMD_DEL_GID, 0xf9);              /* index */
+    cmd(&w, QRNIC_CMD_DEALLOC_UCTX, 0);
+    hd_raw(&w, 2);
+    for (i = 0; i < 4; i++) {
+        cmd(&w, QRNIC_CMD_ALLOC_UCTX, 0);           /* the 4th: none left */
+    }
+    c_pd(&w, 0);
+    c_handle(&w, QRNIC_CMD_DEALLOC_UCTX, 0);        /* owns a PD */
+    cmd(&w, QRNIC_CMD_ALLOC_PD, 0);
+    fzw_u8(&w, 1);
+    hd_raw(&w, 77);
+    c_handle(&w, QRNIC_CMD_DEALLOC_PD, 0);          /* MR uses it */
+    cmd(&w, QRNIC_CMD_DEALLOC_PD, 0);
+    hd_raw(&w, 5000);
+    cmd(&w, QRNIC_CMD_CREATE_CQ, 0);                /* bad uctx */
+    fzw_u8(&w, 4);
+    pb(&w, 0, 0, 0, GA_PAGE(60), 0, 1);
+    fzw_u8(&w, 1);
+    hd_raw(&w, 9);
+    hd(&w, 1);
+    c_cq(&w, 4, 60, -1, 0);                         /* the async EQ */
+    c_cq(&w, 0, 60, -1, 1);                         /* log 0 */
+    cmd(&w, QRNIC_CMD_CREATE_CQ, 0);                /* no such EQ */
+    fzw_u8(&w, 4);
+    pb(&w, 0, 0, 0, GA_PAGE(60), 0, 1);
+    uctx(&w, -1);
+    hd_raw(&w, 9);
+    {
+        static const uint8_t bad_pbl[][8] = {
+            { QRNIC_PBL_CONTIG, 2, 0, GA_PAGE(60), 0, 1 },  /* 8 KiB pages */
+            { QRNIC_PBL_CONTIG, 0, 2, GA_PAGE(60), 0, 1 },  /* one too many */
+            { QRNIC_PBL_CONTIG, 0, 0, GA_END(4), 0, 1 },    /* misaligned */
+            { QRNIC_PBL_CONTIG, 0, 0xfb, 0xff, 0xff, 0xff, 0, 1 },
+            { QRNIC_PBL_LEVEL1, 0, 0, GA_NONE, 0, 1 },      /* unreadable */
+            { QRNIC_PBL_LEVEL1, 0, 0, 3, 8, 0, 0, 0xff },   /* odd page */
+            { QRNIC_PBL_LEVEL2, 0, 0, GA_NONE, 0, 1 },
+            { 7, 0, 0, GA_PAGE(60), 0, 1 },                 /* kind 7 */
+        };
+
+        for (i = 0; i < (int)(sizeof(bad_pbl) / sizeof(bad_pbl[0])); i++) {
+            c_cq_pbl(&w, 9, bad_pbl[i], -1, 1);
+        }
+    }
+    cmd(&w, QRNIC_CMD_DESTROY_CQ, 0);
+    hd_raw(&w, 0);
+    c_mr(&w, 1, 0, 16, 12, QRNIC_PBL_LEVEL1, 5, QRNIC_ACCESS_ALL);  /* PD */
+    c_mr(&w, 1, 0, 16, 12, QRNIC_PBL_LEVEL1, 0, 0x10);             /* access */
+    c_mr(&w, 1, 0, 16, 12, QRNIC_PBL_LEVEL1, 0,
+         QRNIC_ACCESS_REMOTE_WRITE);                    /* no local write */
+    c_mr(&w, 1, 0, 0, 12, QRNIC_PBL_LEVEL1, 0, 0);      /* length 0 */
+    c_mr(&w, 0xf0, 0, 16, 0xf0, QRNIC_PBL_LEVEL1, 0, 0);    /* wraps */
+    c_mr(&w, 1, 0, 16, 12, QRNIC_PBL_PHYS, 1, 0);       /* user PD */
+    c_mr(&w, 1, 0, 1, 23, QRNIC_PBL_LEVEL1, 0, 0);      /* too many pages */
+    cmd(&w, QRNIC_CMD_REG_MR, 0);                       /* 16 pages, 2 MiB */
+    fzw_u8(&w, 1);
+    fzw_u16(&w, 0);
+    fzw_u16(&w, 16);
+    fzw_u8(&w, 12);
+    pb(&w, QRNIC_PBL_LEVEL1, 3, 0, GA_PAGE(60), 0, 1);
+    hd(&w, 0);
+    fzw_u8(&w, 0);
+    cmd(&w, QRNIC_CMD_REG_MR, 0);                       /* page shift 40 */
+    fzw_u8(&w, 1);
+    fzw_u16(&w, 0);
+    fzw_u16(&w, 16);
+    fzw_u8(&w, 12);
+    pb(&w, QRNIC_PBL_LEVEL1, 0xf8, 0, GA_PAGE(60), 0, 1);
+    hd(&w, 0);
+    fzw_u8(&w, 0);
+    cmd(&w, QRNIC_CMD_DEREG_MR, 0);
+    hd_raw(&w, 0x101);
+    c_qp(&w, (struct qpargs){ .pd = 5, .lsq = 2, .lrq = 2 });
+    c_qp(&w, (struct qpargs){ .type = 0xf4, .lsq = 2, .lrq = 2 });
+    c_qp(&w, (struct qpargs){ .flags = 0xf2, .lsq = 2, .lrq = 2 });
+    c_qp(&w, (struct qpargs){ .lsq = 0xf5, .lrq = 2 });
+    c_qp(&w, (struct qpargs){ .lss = 0xf3, .lrq = 2 });
+    c_qp(&w, (struct qpargs){ .lrs = 0xf9, .lrq = 2 });
+    c_qp(&w, (struct qpargs){ .sq_page = 16, .lrq = 2 });
+    c_qp(&w, (struct qpargs){ .sq_page = 0xf1, .lrq = 2 });
+    c_qp(&w, (struct qpargs){ .sq_page = 3, .rq_page = 3 });
+    c_qp(&w, (struct qpargs){ .lsq = 14, .lss = 3 });
+    c_qp(&w, (struct qpargs){ .uc = 1, .sq_page = 6, .rq_page = 7 });
+    c_qp(&w, (struct qpargs){ .sq_page = 6, .rq_page = 7 });
+    c_qp(&w, (struct qpargs){ .sq_page = 6, .rq_page = 8 });  /* taken */
+    c_handle(&w, QRNIC_CMD_DESTROY_CQ, 0);          /* a QP uses it */
+    memset(&a, 0, sizeof(a));
+    a.state = QRNIC_QPS_RTS;
+    c_modify(&w, 0, 3, a);                          /* RESET -> RTS */
+    a.state = QRNIC_QPS_INIT;
+    c_modify(&w, 0, 3, a);                          /* missing attributes */
+    c_modify(&w, 0, 8, a);                          /* one too many */
+    c_modify(&w, 0, 10, a);                         /* unsupported bit */
+    a.cur = 3;
+    c_modify(&w, 0, 7, a);                          /* wrong current state */
+    a.state = 9;
+    c_modify(&w, 0, 3, a);
+    a.state = QRNIC_QPS_INIT;
+    a.access = 0x30;
+    c_modify(&w, 0, 0, a);
+    a.access = 0;
+    a.max_dest = 200;
+    c_modify(&w, 0, 0, a);                          /* RESET -> INIT */
+    a.state = QRNIC_QPS_RTR;
+    for (i = 0; i < 8; i++) {
+        struct attr b = a;
+
+        b.mtu = 3;
+        b.max_dest = 4;
+        switch (i) {
+        case 0: b.mtu = 6; break;
+        case 1: b.sgid = 3; break;
+        case 2: b.dgid = 2; break;
+        case 3: b.dmac = 2; break;
+        case 4: b.dgid = 3; break;
+        case 5: b.min_rnr = 40; break;
+        case 6: b.max_dest = 200; break;
+        default: b.psn = 0xffff; break;
+        }
+        c_modify(&w, 0, 1, b);
+    }
+    cmd(&w, QRNIC_CMD_MODIFY_QP, 0);                /* dest QPN too big */
+    hd(&w, 0);
+    fzw_u8(&w, 1);
+    ga(&w, 0, 0);
+    fzw_bytes(&w, "\x02\x00\x03\x00\x00\x00\x00\x00\x04\x00\x00", 11);
+    hd_raw(&w, 0xfffff);
+    fzw_u16(&w, 0);
+    fzw_u8(&w, 0);
+    fzw_u8(&w, 0);
+    a.mtu = 3;
+    a.max_dest = 4;
+    a.dmac = 3;                                     /* pkey, port */
+    c_modify(&w, 0, 1, a);
+    a.dmac = 0;
+    c_modify(&w, 0, 1, a);                          /* INIT -> RTR */
+    a.state = QRNIC_QPS_RTS;
+    for (i = 0; i < 5; i++) {
+        struct attr b = a;
+
+        switch (i) {
+        case 0: b.timeout = 40; break;
+        case 1: b.retry = 8; break;
+        case 2: b.rnr = 8; break;
+        case 3: b.max_rd = 200; break;
+        default: b.psn = 0xffff; break;
+        }
+        c_modify(&w, 0, 2, b);
+    }
+    c_modify(&w, 0, 2, a);                          /* RTR -> RTS */
+    a.state = QRNIC_QPS_INIT;
+    c_modify(&w, 0, 3, a);                          /* RTS -> INIT */
+    a.state = QRNIC_QPS_SQD;
+    c_modify(&w, 0, 4, a);
+    c_modify(&w, 0, 6, a);                          /* SQD -> SQD */
+    a.state = QRNIC_QPS_SQE;
+    c_modify(&w, 0, 3, a);
+    a.state = QRNIC_QPS_RESET;
+    c_modify(&w, 0, 5, a);                          /* RESET with attrs */
+    c_modify(&w, 0, 9, a);                          /* no state */
+    cmd(&w, QRNIC_CMD_MODIFY_QP, 0);
+    hd_raw(&w, 0x3ff);
+    fzw_u8(&w, 0xf0);
+    fzw_u32(&w, 1);
+    ga(&w, 0, 0);
+    fzw_fill(&w, 0, 19);
+    cmd(&w, QRNIC_CMD_QUERY_QP, 0);
+    hd_raw(&w, 0x3ff);
+    ga(&w, 0, 0);
+    cmd(&w, QRNIC_CMD_DESTROY_QP, 0);
+    hd_raw(&w, 0x3ff);
+    fzw_u8(&w, OP_ADMIN);
+    fzw_u8(&w, 0xf8);                               /* unknown opcode */
+    fzw_u8(&w, 0);
+    fzw_u8(&w, 0);
+    emit("refused", &w);
+
+    /* Tables full: 16 EQs, 1024 PDs would be long; EQs and GIDs here. */
+    w.n = 0;
+    fzw_u8(&w, 0);
+    for (i = 0; i < 17; i++) {
+        c_eq(&w, GA_PAGE((uint8_t)(40 + i)), 2, 0, (uint8_t)(i % 16));
+    }
+    for (i = 0; i < 8; i++) {
+        c_gid(&w, (uint8_t)(120 + i), 0, (uint8_t)i);
+    }
+    emit("tables-full", &w);
+
+    /* Guest addresses that are not memory: every DMA fails. */
+    w.n = 0;
+    fzw_u8(&w, 0);
+    c_query(&w, QRNIC_CMD_QUERY_DEVICE, GA_NONE);
+    c_query(&w, QRNIC_CMD_QUERY_RES, GA_END(8));
+    c_query(&w, QRNIC_CMD_QUERY_STATS, 0xff, 7);
+    objects(&w);
+    self_qp(&w, 0, 1, 3);
+    c_query_qp(&w, 0, GA_NONE);
+    cmd(&w, QRNIC_CMD_MODIFY_QP, 0);
+    hd(&w, 0);
+    fzw_u8(&w, 3);
+    ga(&w, GA_NONE);
+    fzw_fill(&w, 0, 19);
+    c_eq(&w, GA_NONE, 4, 0, 3);
+    c_cq(&w, 3, 0, -1, 2);
+    LINK(&w, 0);
+    LINK(&w, 1);
+    o_reg(&w, 8, 0xf0, 0x10);                       /* AQ CQ base nowhere */
+    o_reg(&w, 0, 0, 0);
+    o_reg(&w, 0, 2, 0);
+    c_query(&w, QRNIC_CMD_QUERY_RES, GA_PAGE(30));
+    o_reg(&w, 6, 0xf0, 0x20);                       /* AQ SQ nowhere */
+    o_reg(&w, 0, 0, 0);
+    o_reg(&w, 0, 2, 0);
+    c_query(&w, QRNIC_CMD_QUERY_RES, GA_PAGE(30));
+    emit("dma-nowhere", &w);
+
+    /* DMA onto the device's own BARs: registers, doorbells, queue memory. */
+    w.n = 0;
+    fzw_u8(&w, 0);
+    c_query(&w, QRNIC_CMD_QUERY_STATS, GA_DB(0, 0));
+    c_query(&w, QRNIC_CMD_QUERY_RES, GA_QMEM(3));
+    c_eq(&w, GA_REG(0), 2, QRNIC_EQ_ASYNC, 0);      /* the EQ on CTRL */
+    LINK(&w, 0);                                    /* timer-less: no guard */
+    LINK(&w, 1);
+    RESET(&w, 3);
+    c_eq(&w, GA_REG(11), 2, QRNIC_EQ_ASYNC, 0);     /* ... on AQ_DB */
+    LINK(&w, 0);
+    LINK(&w, 1);
+    RESET(&w, 3);
+    objects(&w);
+    self_qp(&w, NO_QP, 0, 3);                       /* a peer that is not */
+    c_cq(&w, 2, 0, -1, 1);
+    o_wqe(&w, 2, 0, 0, 0, QRNIC_WR_SEND, 1, 1, 0, 0, 64, 0);
+    BH(&w);
+    TIMER(&w, 60);
+    TIMER(&w, 60);
+    BH(&w);
+    c_query(&w, QRNIC_CMD_QUERY_DEVICE, GA_REG(0));  /* refused: guarded */
+    emit("dma-onto-bars", &w);
+
+    /* A CQ and the async EQ on BAR0: the retry timer's error CQEs land on
+     * CTRL from an unguarded timer callback, so the writes are deferred. */
+    w.n = 0;
+    fzw_u8(&w, 0);
+    c_eq(&w, GA_REG(4), 2, QRNIC_EQ_ASYNC, 0);      /* MAC_LO.. */
+    c_eq(&w, GA_PAGE(21), 8, 0, 2);
+    c_gid(&w, 0, 0, 0);
+    c_pd(&w, -1);
+    cmd(&w, QRNIC_CMD_CREATE_CQ, 0);
+    fzw_u8(&w, 1);
+    pb(&w, QRNIC_PBL_CONTIG, 0, 0, GA_BAR0(0), 0, 1);
+    uctx(&w, -1);
+    hd(&w, 1);
+    c_mr(&w, 1, 3, 16, 12, QRNIC_PBL_LEVEL1, 0, QRNIC_ACCESS_ALL);
+    self_qp(&w, NO_QP, 0, 3);
+    for (i = 1; i < 4; i++) {
+        o_wqe(&w, 2, 0, (uint8_t)i, 0, QRNIC_WR_RDMA_WRITE, 1, 1, 0, 0, 64,
+              0);
+    }
+    BH(&w);
+    for (i = 0; i < 4; i++) {
+        MISC(&w, 3, 0);
+    }
+    BH(&w);
+    emit("deferred-writes", &w);
+
+    /* The Ethernet rings, a loopback cable, frames of every kind. */
+    w.n = 0;
+    fzw_u8(&w, F_LOOP);
+    c_eth(&w, 50, 51, 4, 3, 1, 0);
+    c_eth(&w, 50, 51, 4, 3, 1, 0);                  /* twice */
+    o_eth(&w, 1, 0, GA_PAGE(60), 2048, 0, 0);
+    o_eth(&w, 3, 1, GA_PAGE(61), 2048, 0, 0);
+    o_eth(&w, 0, 0, GA_PAGE(70), 100, 0, 1);        /* to us, looped back */
+    o_eth(&w, 0, 1, GA_PAGE(71), 60, 1, 2);         /* broadcast */
+    o_eth(&w, 0, 2, GA_PAGE(72), 10, 0, 3);         /* too short */
+    o_eth(&w, 4, 3, GA_PAGE(73), 9100, 0, 4);       /* too long */
+    o_eth(&w, 0, 4, GA_NONE, 60, 0, 5);             /* buffer nowhere */
+    o_eth(&w, 0, 5, GA_PAGE(74), 60, 0xf1, 5);      /* RoCE to ourselves */
+    o_eth(&w, 2, 6, GA_PAGE(75), 3000, 2, 6);       /* not for us */
+    BH(&w);
+    o_frame(&w, 0, 60, 1);
+    o_frame(&w, 0, 3000, 1);                        /* larger than buffers */
+    o_frame(&w, 1, 60, 2);
+    o_frame(&w, 2, 60, 3);
+    o_frame(&w, 3, 60, 4);
+    o_frame(&w, 0, 9100, 5);                        /* too big */
+    o_frame(&w, 0, 8, 5);                           /* runt */
+    o_frame(&w, 0x44, 80, 6);                       /* IPv4 UDP 4791 */
+    o_frame(&w, 0x08, 80, 6);                       /* IPv6 */
+    o_frame(&w, 0xf2, 0, 7);
+    o_eth(&w, 3, 2, GA_NONE, 2048, 0, 0);           /* RX buffer nowhere */
+    o_frame(&w, 0, 60, 8);
+    o_eth(&w, 3, 3, GA_PAGE(62), 2048, 0, 0);
+    o_db(&w, 0, 4, 0, 60, 0);                       /* TX too far ahead */
+    o_db(&w, 0, 5, 0xf0, 7, 0);                     /* RX with high bits */
+    o_db(&w, 1, 4, 0, 1, 0);                        /* another page */
+    LINK(&w, 0);
+    o_eth(&w, 2, 7, GA_PAGE(70), 100, 0, 1);        /* link down: no send */
+    LINK(&w, 1);
+    BH(&w);
+    cmd(&w, QRNIC_CMD_ETH_TEARDOWN, 0);
+    o_frame(&w, 0, 60, 9);
+    emit("ethernet", &w);
+
+    /* RX ring full: frames wait in the backend until buffers come. */
+    w.n = 0;
+    fzw_u8(&w, 0);
+    c_eth(&w, 50, 51, 2, 1, 1, 0);
+    for (i = 0; i < 5; i++) {
+        o_frame(&w, 1, 64, (uint8_t)i);
+    }
+    o_eth(&w, 3, 0, GA_PAGE(60), 2048, 0, 0);
+    o_eth(&w, 3, 1, GA_PAGE(61), 2048, 0, 0);
+    BH(&w);
+    o_eth(&w, 3, 2, GA_PAGE(62), 2048, 0, 0);
+    BH(&w);
+    c_eth(&w, 50, 0, 2, 1, 1, 0);
+    emit("ethernet-rx-waits", &w);
+
+    /* A QP connected to itself: every opcode through the backlog. */
+    for (i = 0; i < 3; i++) {
+        static const char *names[3] = { "self-qp", "self-qp-cable",
+                                        "self-qp-hostile" };
+
+        w.n = 0;
+        fzw_u8(&w, i == 1 ? F_LOOP : i == 2 ? F_HOSTILE : 0);
+        objects(&w);
+        self_qp(&w, 0, 3, (uint8_t)(2 + i));
+        o_db(&w, 0, 2, 1, 0, 0);                        /* arm CQ 0 */
+        o_wqe(&w, 3, 1, 0, 0, 0, 0, 1, 0, 8000, 4000, 0);
+        o_wqe(&w, 3, 1, 1, 0, 0, 0, 1, 0, 12000, 100, 0);
+        o_wqe(&w, 2, 0, 0, 0, QRNIC_WR_SEND, 3, 1, 0, 0, 3000, 0);
+        o_wqe(&w, 2, 0, 1, 0, QRNIC_WR_RDMA_WRITE, 1, 1, 0, 0, 5000, 20000);
+        o_wqe(&w, 2, 0, 2, 0, QRNIC_WR_RDMA_READ, 1, 1, 0, 30000, 6000, 0);
+        o_wqe(&w, 2, 0, 3, 0, QRNIC_WR_ATOMIC_CMP_AND_SWP, 1, 1, 0, 64, 8,
+              128);
+        o_wqe(&w, 2, 0, 4, 0, QRNIC_WR_ATOMIC_FETCH_AND_ADD, 9, 1, 0, 72, 8,
+              128);
+        o_wqe(&w, 2, 0, 5, 0, QRNIC_WR_RDMA_WRITE_IMM, 1, 1, 0, 0, 10, 200);
+        o_wqe(&w, 2, 0, 6, 0, QRNIC_WR_SEND_IMM, 3, 0, 0, 0, 0, 0);
+        BH(&w);
+        BH(&w);
+        o_db(&w, 0, 3, 0, 2, 1);                        /* EQ consumed */
+        o_db(&w, 0, 2, 3, 3, 0);                        /* arm solicited */
+        o_db(&w, 0, 2, 1, 9, 0);
+        o_wqe(&w, 3, 1, 2, 0, 0, 0, 0, 0, 0, 0, 0);
+        o_wqe(&w, 2, 0, 7, 0, QRNIC_WR_SEND, 3, 0, 0, 0, 0, 0);
+        BH(&w);
+        TIMER(&w, 40);
+        BH(&w);
+        memset(&a, 0, sizeof(a));
+        a.state = QRNIC_QPS_SQD;
+        c_modify(&w, 0, 4, a);
+        c_query_qp(&w, 0, GA_PAGE(31));
+        a.state = QRNIC_QPS_RTS;
+        c_modify(&w, 0, 3, a);
+        a.state = QRNIC_QPS_ERR;
+        c_modify(&w, 0, 3, a);
+        o_wqe(&w, 3, 1, 3, 0, 0, 0, 1, 0, 0, 16, 0);
+        o_wqe(&w, 2, 0, 8, 0, QRNIC_WR_SEND, 1, 1, 0, 0, 16, 0);
+        BH(&w);
+        a.state = QRNIC_QPS_RESET;
+        c_modify(&w, 0, 3, a);
+        emit(names[i], &w);
+    }
+
+    /* Registers: everything written, interrupts masked, MMIO of every size. */
+    w.n = 0;
+    fzw_u8(&w, F_RAW);
+    o_reg(&w, 11, 8, 0);                            /* AQ_DB before READY */
+    o_reg(&w, 12, 8, 0);
+    o_reg(&w, 10, 0, 0);                            /* depth 0 */
+    o_reg(&w, 0, 2, 0);
+    o_reg(&w, 0, 0, 0);
+    o_reg(&w, 10, 10, 0);                           /* depth 9 */
+    o_reg(&w, 0, 2, 0);
+    o_reg(&w, 0, 0, 0);
+    o_reg(&w, 10, 6, 0);
+    o_reg(&w, 6, 11, 0);                            /* misaligned base */
+    o_reg(&w, 0, 2, 0);
+    o_reg(&w, 0, 1, 0);
+    o_reg(&w, 3, 0xf0, 0xffff);                     /* mask everything */
+    for (i = 0; i < (int)NREGS; i++) {
+        o_reg(&w, (uint8_t)i, 0xf0, 0x12345678u * (uint32_t)i);
+    }
+    RESET(&w, 1);
+    o_reg(&w, 3, 0xf0, 0x0005);
+    c_eq(&w, GA_PAGE(20), 6, QRNIC_EQ_ASYNC, 0);
+    LINK(&w, 0);
+    c_query(&w, QRNIC_CMD_QUERY_RES, GA_PAGE(30));
+    o_reg(&w, 3, 0, 0);                             /* pending ones fire */
+    o_reg(&w, 0, 2, 0);                             /* ENABLE again */
+    o_reg(&w, 11, 0xf0, 100);                       /* AQ_DB too far */
+    o_reg(&w, 12, 0xf0, 7);                         /* AQ_CQ_CI ahead */
+    o_reg(&w, 0xfe, 0, 0);                          /* 2-byte write */
+    o_reg(&w, 0xff, 0xf0, 0x41);                    /* unaligned */
+    MISC(&w, 2, 0);
+    o_mmio(&w, 0x00, 0x40, 2);                      /* 1 byte BAR0 */
+    o_mmio(&w, 0x0c, 0x40, 0x0000000200000002ull);  /* 8 bytes BAR0 */
+    o_mmio(&w, 0x1c, 0x00, 0);                      /* 8-byte read */
+    o_mmio(&w, 0x01, 0x08, 1);                      /* 1 byte BAR2 */
+    o_mmio(&w, 0x09, 0x08, 1);                      /* 4 bytes BAR2 */
+    o_mmio(&w, 0x0d, 0x1004, 1);                    /* misaligned 8 */
+    o_mmio(&w, 0x11, 0x08, 0);                      /* BAR2 read */
+    o_mmio(&w, 0x0e, 0x100, 0x1122334455667788ull); /* BAR4 */
+    o_mmio(&w, 0x1e, 0x100, 0);
+    o_mmio(&w, 0xf2, 0xffff, 0);                    /* past BAR4 */
+    o_db(&w, 0, 7, 0, 0, 0);                        /* unassigned offset */
+    o_db(&w, 0, 0, 0xff, 0, 0);                     /* 4-byte doorbell */
+    o_db(&w, 0xf0, 0, 0, 0, 0);                     /* past the pages */
+    o_db(&w, 2, 0, 0, 0, 0);                        /* no such context */
+    o_db(&w, 0, 3, 0, 1, 0);                        /* no such EQ */
+    o_db(&w, 0, 3, 1, 0, 0);                        /* EQ with arm bits */
+    emit("registers", &w);
+
+    /* Doorbells of every kind against live objects, good and bad. */
+    w.n = 0;
+    fzw_u8(&w, 0);
+    objects(&w);
+    cmd(&w, QRNIC_CMD_ALLOC_UCTX, 0);
+    c_pd(&w, 0);
+    c_cq(&w, 2, 25, 0, 1);
+    c_qp(&w, (struct qpargs){ .pd = 1, .scq = 1, .rcq = 1, .uc = 1,
+                              .sq_page = 4, .rq_page = 5, .lsq = 2,
+                              .lrq = 2 });
+    o_db(&w, 0, 0, 0, 1, 0);                        /* QP in RESET */
+    self_qp(&w, 1, 3, 3);
+    o_db(&w, 0, 0, 0, 1, 1);                        /* kernel QP 1 */
+    o_db(&w, 1, 0, 0, 1, 1);                        /* its page */
+    o_db(&w, 1, 0, 0, 1, 0);                        /* the wrong page */
+    o_db(&w, 0, 0, 0, 100, 1);                      /* too far */
+    o_db(&w, 0, 0, 0xf0, 1, 1);                     /* reserved bits */
+    o_db(&w, 0, 1, 0, 1, 1);
+    o_db(&w, 0, 2, 0, 0, 0);                        /* CQ */
+    o_db(&w, 0, 2, 0, 5, 0);                        /* CQ ci ahead */
+    o_db(&w, 0, 2, 0xf0, 0, 0);                     /* CQ odd flags */
+    o_db(&w, 1, 2, 1, 0, 1);                        /* user CQ */
+    o_db(&w, 0, 2, 1, 0, 1);                        /* user CQ, wrong page */
+    o_db(&w, 0, 3, 0, 0, 1);                        /* EQ */
+    o_db(&w, 0, 3, 0, 9, 1);                        /* EQ ci ahead */
+    o_db(&w, 1, 3, 0, 0, 1);                        /* EQ, user page */
+    o_db(&w, 0, 4, 0, 1, 0);                        /* ETH without rings */
+    emit("doorbells", &w);
+
+    /* A small CQ overflows; then software catches up via its record. */
+    w.n = 0;
+    fzw_u8(&w, 0);
+    c_eq(&w, GA_PAGE(20), 6, QRNIC_EQ_ASYNC, 0);
+    c_eq(&w, GA_PAGE(21), 8, 0, 2);
+    c_gid(&w, 0, 0, 0);
+    c_pd(&w, -1);
+    c_cq(&w, 1, 24, -1, 1);
+    c_mr(&w, 1, 3, 16, 12, QRNIC_PBL_LEVEL1, 0, QRNIC_ACCESS_ALL);
+    self_qp(&w, 0, 3, 3);
+    for (i = 0; i < 5; i++) {
+        o_wqe(&w, 2, 0, (uint8_t)i, 0, QRNIC_WR_RDMA_WRITE, 1, 1, 0, 0, 8, 64);
+    }
+    BH(&w);
+    o_db(&w, 0, 2, 1, 2, 0);
+    o_wqe(&w, 2, 0, 5, 0, QRNIC_WR_RDMA_WRITE, 1, 1, 0, 0, 8, 64);
+    BH(&w);
+    emit("cq-overflow", &w);
+
+    /* Resets of every kind in the middle of traffic, and the timer. */
+    w.n = 0;
+    fzw_u8(&w, F_LOOP | F_LINK_DOWN);
+    objects(&w);
+    self_qp(&w, 0, 3, 3);
+    o_wqe(&w, 2, 0, 0, 0, QRNIC_WR_RDMA_WRITE, 1, 1, 0, 0, 8000, 0);
+    LINK(&w, 1);
+    o_wqe(&w, 2, 0, 1, 0, QRNIC_WR_RDMA_WRITE, 1, 1, 0, 0, 8000, 0);
+    MISC(&w, 3, 0);
+    RESET(&w, 0);
+    objects(&w);
+    self_qp(&w, 0, 3, 3);
+    o_wqe(&w, 2, 0, 0, 0, QRNIC_WR_RDMA_READ, 1, 1, 0, 0, 8000, 0);
+    RESET(&w, 1);
+    RESET(&w, 2);
+    o_frame(&w, 0xf1, 0, 0);
+    MISC(&w, 0, 0);
+    MISC(&w, 1, 17);
+    TIMER(&w, 255);
+    emit("resets", &w);
+
+    /* Raw commands and a raw device. */
+    w.n = 0;
+    fzw_u8(&w, 0);
+    for (i = 0; i < 4; i++) {
+        fzw_u8(&w, OP_ADMIN_RAW);
+        fzw_u8(&w, (uint8_t)(i & 1));
+        fzw_u8(&w, (uint8_t)(i * 5 + 2));
+        fzw_fill(&w, (uint8_t)(0x11 * i), 63);
+    }
+    BH(&w);
+    emit("raw-commands", &w);
+}
