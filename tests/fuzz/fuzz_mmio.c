@@ -354,7 +354,7 @@ static void pbl(struct fz *f, uint8_t *out, uint64_t first, uint64_t bytes)
                                          (RAM_PAGES - DATA_PAGE0)) * 4096;
             e &= ~mask;
             if (i == 0 && stride == 0xff) {
-                e = gaddr(asel, av);        /* the one odd page */
+                e = gaddr(asel, av) + 8;    /* the one odd page */
             }
             qrnic_st64(qf_ram(&dev, levels == QRNIC_PBL_LEVEL2 ?
                               ((list + leaves * 8 + 4095) & ~4095ull) +
@@ -362,7 +362,8 @@ static void pbl(struct fz *f, uint8_t *out, uint64_t first, uint64_t bytes)
         }
         for (i = 0; i < leaves; i++) {
             qrnic_st64(qf_ram(&dev, list + i * 8ull, 8),
-                       ((list + leaves * 8 + 4095) & ~4095ull) + i * 4096ull);
+                       ((list + leaves * 8 + 4095) & ~4095ull) + i * 4096ull +
+                       (i == 0 && base == 0xff ? 8 : 0));
         }
         addr = asel < FZ_RAW && asel % 8 < 3 ? list : gaddr(asel, av);
         break;
@@ -525,8 +526,10 @@ static void op_admin(struct fz *f)
     case QRNIC_CMD_REG_MR:
         v8 = fz_u8(f);
         v16 = fz_u16(f);
-        iova = v8 < FZ_RAW ? 0x7f0000000000ull + ((uint64_t)v8 << 20) +
-                             ((uint64_t)v16 << 3) : ~0ull - v16;
+        iova = v8 < 0x80 ? 0x7f0000000000ull + ((uint64_t)v8 << 20) +
+                           ((uint64_t)v16 << 3) :
+               v8 < FZ_RAW ? QF_RAM_BASE + ((uint64_t)v16 << 4) :
+                             ~0ull - v16;
         v16 = fz_u16(f);
         s8 = fz_u8(f);
         len = s8 < FZ_RAW ? (uint64_t)v16 << (s8 % 24) : ~0ull - v16;
@@ -800,25 +803,37 @@ static void op_eth(struct fz *f)
     }
 }
 
+/* A frame to receive: one make_frame() builds, or (kind 0xff) raw bytes. */
 static void op_frame(struct fz *f)
 {
     static uint8_t fr[QRNIC_ETH_MAX_FRAME + 256];
     uint8_t kind = fz_u8(f);
     uint16_t len = fz_u16(f);
     uint8_t fill = fz_u8(f);
-    size_t n = make_frame(fr, kind, len % (QRNIC_ETH_MAX_FRAME + 100), fill);
+    size_t n;
 
+    if (kind == 0xff) {
+        n = len % 256;
+        fz_bytes(f, fr, n);
+    } else {
+        n = make_frame(fr, kind, len % (QRNIC_ETH_MAX_FRAME + 100), fill);
+    }
     qf_receive(&dev, fr, n);
 }
 
-/* A send or receive WQE written into queue memory, maybe rung. */
+/*
+ * A send or receive WQE written into queue memory (SQ stride 128, RQ 32),
+ * maybe rung: one SGE of an MR handle, the remote side another's.
+ */
 static void op_wqe(struct fz *f)
 {
     uint8_t ctl = fz_u8(f), page = fz_u8(f), slot = fz_u8(f);
     uint32_t qpn = f_handle(f, H_QP), mslot;
     uint8_t opcode = fz_u8(f), flags = fz_u8(f), nsge = fz_u8(f);
-    uint32_t key = handle(f, H_MR, &mslot);
+    uint32_t key = handle(f, H_MR, &mslot), rslot;
     uint16_t off = fz_u16(f), len = fz_u16(f), roff = fz_u16(f);
+    uint32_t rkey = handle(f, H_MR, &rslot);
+    uint64_t riova = rslot < NH ? st.mr_iova[rslot] : 0;
     bool rq = ctl & 1;
     uint32_t stride = rq ? 32 : 128;
     uint8_t *w = dev.qmem + (uint64_t)(page % QMEM_PAGES) * 4096 +
@@ -840,8 +855,8 @@ static void op_wqe(struct fz *f)
         w[9] = flags < FZ_RAW ? flags & 0x0b : flags;
         w[10] = nsge < FZ_RAW ? nsge % 2 : nsge;
         qrnic_st32(w + 16, len);
-        qrnic_st64(w + 24, iova + roff);
-        qrnic_st32(w + 32, key);
+        qrnic_st64(w + 24, riova + roff);
+        qrnic_st32(w + 32, rkey);
         qrnic_st64(w + 40, roff);
         qrnic_st64(w + 48, off);
         qrnic_st64(w + 64, iova + off);
@@ -1086,6 +1101,21 @@ static void c_mr(struct fzw *w, uint8_t isel, uint16_t ioff, uint16_t len16,
     fzw_u8(w, access);
 }
 
+/* REG_MR with a page list spelled out (8 bytes, see pb()). */
+static void c_mr2(struct fzw *w, uint8_t isel, uint16_t ioff, uint16_t len16,
+                  uint8_t lshift, const uint8_t pbl8[8], uint8_t pd,
+                  uint8_t access)
+{
+    cmd(w, QRNIC_CMD_REG_MR, 0);
+    fzw_u8(w, isel);
+    fzw_u16(w, ioff);
+    fzw_u16(w, len16);
+    fzw_u8(w, lshift);
+    fzw_bytes(w, pbl8, 8);
+    hd(w, pd);
+    fzw_u8(w, access);
+}
+
 struct qpargs {
     uint8_t pd, scq, rcq;
     int uc;                     /* 0: the kernel, n: user context n - 1 */
@@ -1236,10 +1266,11 @@ static void o_frame(struct fzw *w, uint8_t kind, uint16_t len, uint8_t fill)
     fzw_u8(w, fill);
 }
 
-/* A WQE in queue memory page/slot for QP qp, with MR mr; ring it. */
-static void o_wqe(struct fzw *w, uint8_t ctl, uint8_t page, uint8_t slot,
-                  uint8_t qp, uint8_t opcode, uint8_t flags, uint8_t nsge,
-                  uint8_t mr, uint16_t off, uint16_t len, uint16_t roff)
+/* A WQE in queue memory page/slot for QP qp, local MR mr, remote rmr. */
+static void o_wqe2(struct fzw *w, uint8_t ctl, uint8_t page, uint8_t slot,
+                   uint8_t qp, uint8_t opcode, uint8_t flags, uint8_t nsge,
+                   uint8_t mr, uint16_t off, uint16_t len, uint16_t roff,
+                   uint8_t rmr)
 {
     fzw_u8(w, OP_WQE);
     fzw_u8(w, ctl);
@@ -1253,6 +1284,15 @@ static void o_wqe(struct fzw *w, uint8_t ctl, uint8_t page, uint8_t slot,
     fzw_u16(w, off);
     fzw_u16(w, len);
     fzw_u16(w, roff);
+    hd(w, rmr);
+}
+
+static void o_wqe(struct fzw *w, uint8_t ctl, uint8_t page, uint8_t slot,
+                  uint8_t qp, uint8_t opcode, uint8_t flags, uint8_t nsge,
+                  uint8_t mr, uint16_t off, uint16_t len, uint16_t roff)
+{
+    o_wqe2(w, ctl, page, slot, qp, opcode, flags, nsge, mr, off, len, roff,
+           mr);
 }
 
 /* The usual objects: async EQ 0, completion EQ 1, GID 0, PD 0, CQ 0, MR 0. */
@@ -1266,31 +1306,40 @@ static void objects(struct fzw *w)
     c_mr(w, 1, 3, 16, 12, QRNIC_PBL_LEVEL1, 0, QRNIC_ACCESS_ALL);
 }
 
-/* QP 0 (SQ page 0, RQ page 1) in RTS, connected to itself (dqp). */
-static void self_qp(struct fzw *w, uint8_t dqp, uint8_t retry, uint8_t mtu)
+/* QP qp (made earlier) to RTS towards dqp, from GID sgid to dgid (sel). */
+static void connect(struct fzw *w, uint8_t qp, uint8_t dqp, uint8_t retry,
+                    uint8_t mtu, uint8_t sgid, uint8_t dgid)
 {
     struct attr a;
 
-    c_qp(w, (struct qpargs){ .sq_page = 0, .rq_page = 1, .lsq = 4,
-                             .lss = 1, .lrq = 4, .lrs = 1 });
     memset(&a, 0, sizeof(a));
     a.state = QRNIC_QPS_INIT;
     a.access = QRNIC_ACCESS_REMOTE_WRITE | QRNIC_ACCESS_REMOTE_READ |
                QRNIC_ACCESS_REMOTE_ATOMIC;
-    c_modify(w, 0, 0, a);
+    c_modify(w, qp, 0, a);
     a.state = QRNIC_QPS_RTR;
     a.mtu = mtu;
     a.max_dest = 4;
     a.min_rnr = 1;
     a.dqp = dqp;
     a.psn = 0x1234;
-    c_modify(w, 0, 1, a);
+    a.sgid = sgid;
+    a.dgid = dgid;
+    c_modify(w, qp, 1, a);
     a.state = QRNIC_QPS_RTS;
     a.timeout = 8;
     a.retry = retry;
     a.rnr = 2;
     a.max_rd = 4;
-    c_modify(w, 0, 2, a);
+    c_modify(w, qp, 2, a);
+}
+
+/* QP 0 (SQ page 0, RQ page 1) in RTS, connected to itself (dqp). */
+static void self_qp(struct fzw *w, uint8_t dqp, uint8_t retry, uint8_t mtu)
+{
+    c_qp(w, (struct qpargs){ .sq_page = 0, .rq_page = 1, .lsq = 4,
+                             .lss = 1, .lrq = 4, .lrs = 1 });
+    connect(w, 0, dqp, retry, mtu, 0, 0);
 }
 
 void fuzz_make_seeds(fz_emit_fn emit)
@@ -1399,9 +1448,9 @@ void fuzz_make_seeds(fz_emit_fn emit)
             { QRNIC_PBL_CONTIG, 0, 0, GA_END(4), 0, 1 },    /* misaligned */
             { QRNIC_PBL_CONTIG, 0, 0xfb, 0xff, 0xff, 0xff, 0, 1 },
             { QRNIC_PBL_LEVEL1, 0, 0, GA_NONE, 0, 1 },      /* unreadable */
-            { QRNIC_PBL_LEVEL1, 0, 0, 3, 8, 0, 0, 0xff },   /* odd page */
+            { QRNIC_PBL_LEVEL1, 0, 0, 0, 8, 0, 0, 0xff },   /* odd page */
             { QRNIC_PBL_LEVEL2, 0, 0, GA_NONE, 0, 1 },
-            { 7, 0, 0, GA_PAGE(60), 0, 1 },                 /* kind 7 */
+            { 0xf7, 0, 0, GA_PAGE(60), 0, 1 },              /* kind 0xf7 */
         };
 
         for (i = 0; i < (int)(sizeof(bad_pbl) / sizeof(bad_pbl[0])); i++) {
@@ -1570,14 +1619,9 @@ void fuzz_make_seeds(fz_emit_fn emit)
     c_cq(&w, 3, 0, -1, 2);
     LINK(&w, 0);
     LINK(&w, 1);
-    o_reg(&w, 8, 0xf0, 0x10);                       /* AQ CQ base nowhere */
-    o_reg(&w, 0, 0, 0);
-    o_reg(&w, 0, 2, 0);
-    c_query(&w, QRNIC_CMD_QUERY_RES, GA_PAGE(30));
-    o_reg(&w, 6, 0xf0, 0x20);                       /* AQ SQ nowhere */
-    o_reg(&w, 0, 0, 0);
-    o_reg(&w, 0, 2, 0);
-    c_query(&w, QRNIC_CMD_QUERY_RES, GA_PAGE(30));
+    o_db(&w, 0, 2, 1, 0, 1);                        /* an event nowhere */
+    o_wqe(&w, 2, 0, 0, 0, QRNIC_WR_SEND, 1, 1, 0, 0, 16, 0);
+    BH(&w);
     emit("dma-nowhere", &w);
 
     /* DMA onto the device's own BARs: registers, doorbells, queue memory. */
@@ -1860,4 +1904,246 @@ void fuzz_make_seeds(fz_emit_fn emit)
     }
     BH(&w);
     emit("raw-commands", &w);
+
+    /* IPv6 GIDs: a QP connected to itself over IPv6. */
+    w.n = 0;
+    fzw_u8(&w, 0);
+    objects(&w);
+    c_gid(&w, 1, 0, 2);
+    c_qp(&w, (struct qpargs){ .sq_page = 0, .rq_page = 1, .lsq = 4,
+                              .lss = 1, .lrq = 4, .lrs = 1 });
+    connect(&w, 0, 0, 3, 3, 1, 2);
+    o_wqe(&w, 3, 1, 0, 0, 0, 0, 1, 0, 8000, 4000, 0);
+    o_wqe(&w, 2, 0, 0, 0, QRNIC_WR_SEND, 1, 1, 0, 0, 3000, 0);
+    o_wqe(&w, 2, 0, 1, 0, QRNIC_WR_RDMA_READ, 1, 1, 0, 30000, 3000, 0);
+    o_wqe(&w, 2, 0, 2, 0, QRNIC_WR_ATOMIC_FETCH_AND_ADD, 1, 1, 0, 64, 8, 128);
+    BH(&w);
+    BH(&w);
+    emit("self-qp-ipv6", &w);
+
+    /* Frames the parser refuses at each layer, as raw bytes. */
+    w.n = 0;
+    fzw_u8(&w, 0);
+    {
+        static const uint8_t hdr[14] = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56,
+                                         0x52, 0x54, 0x00, 0x99, 0x99, 0x99,
+                                         0x08, 0x00 };
+        static const uint8_t ip4[20] = { 0x45, 0, 0, 40, 0, 0, 0x40, 0, 64,
+                                         17, 0, 0, 10, 0, 0, 2, 10, 0, 0, 1 };
+        static const uint8_t udp[8] = { 0xc0, 0, 0x12, 0xb7, 0, 20, 0, 0 };
+        uint8_t fr[64];
+
+        for (i = 0; i < 8; i++) {
+            size_t n = 14 + 20 + 8 + 12 + 4;
+
+            memcpy(fr, hdr, 14);
+            memcpy(fr + 14, ip4, 20);
+            memcpy(fr + 34, udp, 8);
+            memset(fr + 42, 0, 16);
+            switch (i) {
+            case 0:                         /* a VLAN tag, cut short */
+                fr[12] = 0x81;
+                n = 16;
+                break;
+            case 1:                         /* TCP */
+                fr[23] = 6;
+                break;
+            case 2:                         /* a fragment */
+                fr[20] = 0x20;
+                break;
+            case 3:                         /* IHL 4 */
+                fr[14] = 0x44;
+                break;
+            case 4:                         /* no room for UDP */
+                n = 38;
+                break;
+            case 5:                         /* IPv6, not UDP */
+                fr[12] = 0x86;
+                fr[13] = 0xdd;
+                fr[14] = 0x60;
+                fr[20] = 6;
+                break;
+            case 6:                         /* IPv6 cut short */
+                fr[12] = 0x86;
+                fr[13] = 0xdd;
+                n = 30;
+                break;
+            default:                        /* IPv4 length past the end */
+                fr[17] = 200;
+                break;
+            }
+            fzw_u8(&w, OP_FRAME);
+            fzw_u8(&w, 0xff);
+            fzw_u16(&w, (uint16_t)n);
+            fzw_u8(&w, 0);
+            fzw_bytes(&w, fr, n);
+        }
+    }
+    emit("frames-refused", &w);
+
+    /* The async EQ of two entries overflows; then it is consumed. */
+    w.n = 0;
+    fzw_u8(&w, 0);
+    c_eq(&w, GA_PAGE(20), 1, QRNIC_EQ_ASYNC, 0);
+    for (i = 0; i < 3; i++) {
+        LINK(&w, 0);
+        LINK(&w, 1);
+    }
+    o_db(&w, 0, 3, 0, 2, 0);
+    LINK(&w, 0);
+    emit("eq-overflow", &w);
+
+    /* Two QPs of the device connected to each other, 32 KiB each way in
+     * one bottom half: the backlog of frames to ourselves overflows. */
+    w.n = 0;
+    fzw_u8(&w, 0);
+    objects(&w);
+    c_qp(&w, (struct qpargs){ .sq_page = 0, .rq_page = 1, .lsq = 4,
+                              .lss = 1, .lrq = 4, .lrs = 1 });
+    c_qp(&w, (struct qpargs){ .sq_page = 2, .rq_page = 3, .lsq = 4,
+                              .lss = 1, .lrq = 4, .lrs = 1 });
+    connect(&w, 0, 1, 7, 1, 0, 0);
+    connect(&w, 1, 0, 7, 1, 0, 0);
+    o_wqe(&w, 2, 0, 0, 0, QRNIC_WR_RDMA_WRITE, 1, 1, 0, 0, 32000, 0);
+    o_wqe(&w, 2, 2, 0, 1, QRNIC_WR_RDMA_WRITE, 1, 1, 0, 32000, 32000, 0);
+    BH(&w);
+    TIMER(&w, 60);
+    BH(&w);
+    emit("backlog-overflow", &w);
+
+    /* A loopback cable and 40 frames to ourselves in one transmit: the
+     * backlog fills, and with no RX buffer the frames are dropped. */
+    w.n = 0;
+    fzw_u8(&w, F_LOOP);
+    c_eth(&w, 50, 51, 6, 2, 1, 0);
+    for (i = 0; i < 40; i++) {
+        o_eth(&w, (uint8_t)(i == 39 ? 2 : 0), (uint8_t)i, GA_PAGE(70),
+              60, 0, (uint8_t)i);
+    }
+    BH(&w);
+    emit("backlog-eth-drops", &w);
+
+    /* Error CQEs from the retry timer (unguarded) onto doorbell page 0 and,
+     * for eight QPs at once, onto BAR0 with their event: deferred writes
+     * and doorbells, more than the defer queue holds. */
+    for (i = 0; i < 2; i++) {
+        int q;
+
+        w.n = 0;
+        fzw_u8(&w, 0);
+        c_eq(&w, GA_PAGE(20), 6, QRNIC_EQ_ASYNC, 0);
+        if (i) {
+            c_eq(&w, GA_BAR0(0x80), 6, 0, 2);
+        } else {
+            c_eq(&w, GA_PAGE(21), 6, 0, 2);
+        }
+        c_gid(&w, 0, 0, 0);
+        c_pd(&w, -1);
+        cmd(&w, QRNIC_CMD_CREATE_CQ, 0);
+        fzw_u8(&w, 4);
+        if (i) {
+            pb(&w, QRNIC_PBL_CONTIG, 0, 0, GA_BAR0(0), 0, 1);
+        } else {
+            pb(&w, QRNIC_PBL_CONTIG, 0, 0, GA_DB(0, 0), 0, 1);
+        }
+        uctx(&w, -1);
+        hd(&w, 1);
+        o_db(&w, 0, 2, 1, 0, 0);                    /* arm it */
+        for (q = 0; q < (i ? 8 : 1); q++) {
+            c_qp(&w, (struct qpargs){ .sq_page = (uint8_t)(2 * q),
+                                      .rq_page = (uint8_t)(2 * q + 1) });
+            connect(&w, (uint8_t)q, NO_QP, 0, 3, 0, 0);
+            o_wqe(&w, 2, (uint8_t)(2 * q), 0, (uint8_t)q,
+                  QRNIC_WR_RDMA_WRITE, 1, 0, 0, 0, 0, 0);
+        }
+        BH(&w);
+        MISC(&w, 3, 0);
+        BH(&w);
+        emit(i ? "deferred-overflow" : "deferred-doorbells", &w);
+    }
+
+    /* Memory regions whose pages are nowhere: every data path's DMA fails
+     * (send, receive, remote write, read, atomic); a PHYS region works. */
+    for (i = 0; i < 6; i++) {
+        static const uint8_t nowhere[8] = { QRNIC_PBL_CONTIG, 0, 0, GA_NONE,
+                                            0, 1 };
+        static const char *names[6] = {
+            "bad-mr-send", "bad-mr-recv", "bad-mr-write", "bad-mr-read",
+            "bad-mr-atomic", "phys-mr",
+        };
+        /* local MR, remote MR, opcode: MR 0 is good, MR 1 the case's */
+        static const uint8_t c[6][3] = {
+            { 1, 0, QRNIC_WR_SEND }, { 0, 0, QRNIC_WR_SEND },
+            { 0, 1, QRNIC_WR_RDMA_WRITE }, { 0, 1, QRNIC_WR_RDMA_READ },
+            { 0, 1, QRNIC_WR_ATOMIC_CMP_AND_SWP }, { 1, 1, QRNIC_WR_SEND },
+        };
+
+        w.n = 0;
+        fzw_u8(&w, 0);
+        objects(&w);
+        if (i == 5) {
+            c_mr(&w, 0x80, 0x8000, 1, 16, QRNIC_PBL_PHYS, 0,
+                 QRNIC_ACCESS_ALL);
+        } else {
+            c_mr2(&w, 5, 0, 16, 12, nowhere, 0, QRNIC_ACCESS_ALL);
+        }
+        self_qp(&w, 0, 3, 3);
+        o_wqe2(&w, 3, 1, 0, 0, 0, 0, 1, (uint8_t)(i == 1 || i == 5), 0, 4000,
+               0, 0);
+        o_wqe2(&w, 2, 0, 0, 0, c[i][2], 1, 1, c[i][0], 64, 8, 128, c[i][1]);
+        if (i == 5) {
+            o_wqe2(&w, 2, 0, 1, 0, QRNIC_WR_RDMA_READ, 1, 1, 1, 1024, 2000,
+                   8192, 1);
+            o_wqe2(&w, 2, 0, 2, 0, QRNIC_WR_RDMA_WRITE, 1, 1, 0, 0, 2000,
+                   16384, 1);
+        }
+        BH(&w);
+        BH(&w);
+        emit(names[i], &w);
+    }
+
+    /* Page addresses for all MRs together run out. */
+    w.n = 0;
+    fzw_u8(&w, 0);
+    c_pd(&w, -1);
+    for (i = 0; i < 2; i++) {
+        c_mr(&w, (uint8_t)(1 + i), 0, 0x9000, 16, QRNIC_PBL_CONTIG, 0, 0);
+    }
+    c_handle(&w, QRNIC_CMD_DEREG_MR, 0);
+    {
+        static const uint8_t l2[8] = { QRNIC_PBL_LEVEL2, 0, 0, 0, 60, 0,
+                                       0xff, 1 };
+
+        c_cq_pbl(&w, 15, l2, -1, 0);                /* misaligned leaf */
+    }
+    emit("mtt-exhausted", &w);
+
+    /* The admin rings moved nowhere; the Ethernet rings nowhere. */
+    w.n = 0;
+    fzw_u8(&w, 0);
+    o_reg(&w, 0, 0, 0);                             /* CTRL = 0: cleared */
+    o_reg(&w, 6, 4, 0);                             /* SQ where it was */
+    o_reg(&w, 8, 0xf0, 0x1000);                     /* CQ nowhere */
+    o_reg(&w, 10, 6, 0);
+    o_reg(&w, 0, 2, 0);
+    c_query(&w, QRNIC_CMD_QUERY_RES, GA_PAGE(30));
+    o_reg(&w, 0, 0, 0);
+    o_reg(&w, 6, 0xf0, 0x2000);                     /* SQ nowhere */
+    o_reg(&w, 8, 5, 0);
+    o_reg(&w, 10, 6, 0);
+    o_reg(&w, 0, 2, 0);
+    c_query(&w, QRNIC_CMD_QUERY_RES, GA_PAGE(30));
+    RESET(&w, 1);
+    cmd(&w, QRNIC_CMD_ETH_SETUP, 0);
+    ga(&w, GA_NONE);
+    ga(&w, GA_NONE);
+    fzw_u8(&w, 2);
+    fzw_u8(&w, 2);
+    fzw_u8(&w, 1);
+    fzw_u8(&w, 0);
+    o_db(&w, 0, 4, 0, 1, 0);                        /* TX: unreadable */
+    BH(&w);
+    o_db(&w, 0, 5, 0, 1, 0);                        /* RX: unreadable */
+    o_frame(&w, 0, 60, 1);
+    emit("rings-nowhere", &w);
 }

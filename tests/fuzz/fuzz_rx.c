@@ -23,7 +23,7 @@
 #include "fuzz_common.h"
 #include "rc_harness.h"
 #include "qrnic_le.h"
-#include "qrnic_wire.h"
+#include "qrnic_rdma.h"
 
 const char fuzz_target_name[] = "fuzz_rx";
 
@@ -142,15 +142,16 @@ static void setup(struct fz *f)
     harness_hub(flags & F_HUB);
 }
 
-/* The PSN node 1's QP expects (requests) or sends next (responses). */
+/*
+ * The PSN node 1's QP expects (requests) or sends next (responses), read
+ * from the engine: QUERY_QP would run the device's bottom half, and when
+ * that runs is the input's business.
+ */
 static uint32_t psn_base(struct hqp *qp, bool request)
 {
-    struct qrnic_qp_attr a;
+    const struct qrnic_qp *q = qrnic_qp_get(&nodes[1].d.e, qp->qpn);
 
-    if (qp_query(qp, &a)) {
-        fz_fail("QUERY_QP");
-    }
-    return request ? a.rq_psn : a.sq_psn;
+    return !q ? 0 : request ? q->epsn : q->next_psn;
 }
 
 static struct hmr *key_mr(uint8_t ksel)
