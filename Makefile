@@ -20,7 +20,7 @@ TOOLS_SRC := $(wildcard tests/tools/*.c tests/tools/*.h tests/tools/Makefile)
 # Never delete built images or modules as "intermediate" files.
 .SECONDARY:
 
-.PHONY: all artifacts host-deps unit tools run vm test bench fuzz clean
+.PHONY: all artifacts host-deps unit tools run vm test bench fuzz fuzz-qemu clean
 all: host-deps
 	@$(MAKE) --no-print-directory artifacts
 
@@ -82,6 +82,12 @@ bench: all
 # stays in build/fuzz/.  (`make test` only replays the corpora.)
 fuzz:
 	@$(MAKE) --no-print-directory -C tests/fuzz fuzz
+
+# QEMU's libFuzzer generic-fuzz harness against -device qrnic, built in its
+# own cache tree (not part of `make test`): FUZZ_SECONDS (60), FUZZ_CONFIG
+# (hub|hub-buffered|user); results in build/fuzz-qemu/.
+fuzz-qemu: host-deps
+	@tests/fuzz/qemu-generic-fuzz.sh
 
 clean:
 	rm -rf $(B)

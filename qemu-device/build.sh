@@ -224,7 +224,7 @@ system)
 fuzz)
 	flags=("${CONFIGURE_FLAGS[@]}" "${FUZZ_CONFIGURE_FLAGS[@]}")
 	name=qemu-fuzz target=qemu-fuzz-x86_64 link=$top/build/fuzz-qemu/qemu
-	what="QEMU's fuzzer $target" took="25-40 min"
+	what="QEMU's fuzzer $target" took="5-7 min"
 	;;
 *)	die "QRNIC_QEMU_FLAVOUR must be system or fuzz, not '$flavour'" ;;
 esac
