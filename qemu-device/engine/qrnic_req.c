@@ -241,6 +241,13 @@ void qrnic_req_progress(struct qrnic_engine *e, struct qrnic_qp *qp)
             qp->rd_inflight--;
         }
         qp->sq_tail++;
+        if (s->status != QRNIC_WC_SUCCESS &&
+            qp->sq_cur == (uint16_t)(qp->sq_tail - 1)) {
+            /* The cursor was on it (a failed WQE): nothing left to send. */
+            qp->sq_cur = qp->sq_head;
+            qp->tx_psn = qp->next_psn;
+            qp->cur_valid = false;
+        }
         complete(e, qp, qp->sq_tail - 1, s, s->status, s->verr);
         if (s->status != QRNIC_WC_SUCCESS) {
             qrnic_qp_error(e, qp, false);
@@ -308,9 +315,10 @@ void qrnic_req_rewind(struct qrnic_engine *e, struct qrnic_qp *qp,
 {
     uint16_t i;
 
-    if (qp->req_error) {
-        return;
-    }
+    /*
+     * With a failed WQE waiting, WQEs before it are still resent (they
+     * must complete first); the walk stops at the failed one.
+     */
     for (i = qp->sq_tail; i != qp->sq_head; i++) {
         struct qrnic_swqe *s = qrnic_swqe(qp, i);
 
@@ -326,7 +334,9 @@ void qrnic_req_rewind(struct qrnic_engine *e, struct qrnic_qp *qp,
             break;
         }
     }
-    if (i == qp->sq_head) {
+    if (i == qp->sq_head ||
+        qrnic_swqe(qp, i)->status != QRNIC_WC_SUCCESS) {
+        i = qp->sq_head;        /* nothing to send from a failed WQE */
         psn = qp->next_psn;
     }
     qp->sq_cur = i;
@@ -380,7 +390,7 @@ void qrnic_req_timer(struct qrnic_engine *e, struct qrnic_qp *qp,
     }
     if (qp->rto_deadline && now >= qp->rto_deadline) {
         qp->rto_deadline = 0;
-        if (qp->una_psn != qp->next_psn && !qp->req_error) {
+        if (qp->una_psn != qp->next_psn) {
             qrnic_stat(e, QRNIC_STAT_ACK_TIMEOUTS);
             qrnic_req_loss(qp, true);
             if (!qp->retry_left) {
