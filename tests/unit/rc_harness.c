@@ -208,7 +208,7 @@ uint8_t node_cmd(struct node *n, struct qrnic_cmd *cmd, uint32_t *r0)
     return c[2];
 }
 
-static struct qrnic_cmd mk(uint8_t opcode)
+struct qrnic_cmd harness_cmd(uint8_t opcode)
 {
     struct qrnic_cmd c;
 
@@ -232,26 +232,26 @@ static void node_up(struct node *n)
     assert(qf_reg_read(&n->d, QRNIC_REG_STATUS) & QRNIC_STATUS_READY);
     qf_set_link(&n->d, true);
 
-    c = mk(QRNIC_CMD_CREATE_EQ);
+    c = harness_cmd(QRNIC_CMD_CREATE_EQ);
     c.create_eq.base = node_alloc(n, 16u << AEQ_LOG, 4096);
     c.create_eq.log_depth = AEQ_LOG;
     c.create_eq.flags = QRNIC_EQ_ASYNC;
     assert(node_cmd(n, &c, &eqn) == QRNIC_ST_OK);
 
     n->ceq_base = node_alloc(n, 16u << CEQ_LOG, 4096);
-    c = mk(QRNIC_CMD_CREATE_EQ);
+    c = harness_cmd(QRNIC_CMD_CREATE_EQ);
     c.create_eq.base = n->ceq_base;
     c.create_eq.log_depth = CEQ_LOG;
     c.create_eq.vector = 2;
     assert(node_cmd(n, &c, &n->ceq) == QRNIC_ST_OK);
 
-    c = mk(QRNIC_CMD_ADD_GID);
+    c = harness_cmd(QRNIC_CMD_ADD_GID);
     c.add_gid.index = 0;
     c.add_gid.type = QRNIC_GID_TYPE_ROCE_V2;
     memcpy(c.add_gid.gid, n->gid, 16);
     assert(node_cmd(n, &c, NULL) == QRNIC_ST_OK);
 
-    c = mk(QRNIC_CMD_ALLOC_PD);
+    c = harness_cmd(QRNIC_CMD_ALLOC_PD);
     assert(node_cmd(n, &c, &n->pd) == QRNIC_ST_OK);
 }
 
@@ -485,7 +485,7 @@ struct hmr *node_mr(struct node *n, uint64_t len, uint32_t access)
         mr->pages[i - 1] = mr->pages[j];
         mr->pages[j] = t;
     }
-    c = mk(QRNIC_CMD_REG_MR);
+    c = harness_cmd(QRNIC_CMD_REG_MR);
     c.reg_mr.iova = mr->iova;
     c.reg_mr.length = len;
     c.reg_mr.pdn = n->pd;
@@ -517,7 +517,7 @@ struct hmr *node_mr(struct node *n, uint64_t len, uint32_t access)
 
 uint8_t node_dereg_mr(struct hmr *mr)
 {
-    struct qrnic_cmd c = mk(QRNIC_CMD_DEREG_MR);
+    struct qrnic_cmd c = harness_cmd(QRNIC_CMD_DEREG_MR);
 
     c.dereg_mr.key = mr->key;
     return node_cmd(mr->n, &c, NULL);
@@ -529,7 +529,7 @@ struct hcq *node_create_cq(struct node *n, uint8_t log)
 {
     struct hcq *cq = own(calloc(1, sizeof(*cq)));
     uint32_t bytes = (32u << log) + 64;
-    struct qrnic_cmd c = mk(QRNIC_CMD_CREATE_CQ);
+    struct qrnic_cmd c = harness_cmd(QRNIC_CMD_CREATE_CQ);
 
     cq->n = n;
     cq->log = log;
@@ -614,7 +614,7 @@ struct hqp *node_create_qp(struct node *n, struct hcq *scq, struct hcq *rcq,
                            uint8_t log_rs)
 {
     struct hqp *qp = own(calloc(1, sizeof(*qp)));
-    struct qrnic_cmd c = mk(QRNIC_CMD_CREATE_QP);
+    struct qrnic_cmd c = harness_cmd(QRNIC_CMD_CREATE_QP);
 
     qp->n = n;
     qp->scq = scq;
@@ -642,7 +642,7 @@ uint8_t qp_modify(struct hqp *qp, uint32_t mask,
                   const struct qrnic_qp_attr *attr)
 {
     uint64_t a = node_alloc(qp->n, sizeof(*attr), 64);
-    struct qrnic_cmd c = mk(QRNIC_CMD_MODIFY_QP);
+    struct qrnic_cmd c = harness_cmd(QRNIC_CMD_MODIFY_QP);
 
     memcpy(node_ptr(qp->n, a), attr, sizeof(*attr));
     c.modify_qp.qpn = qp->qpn;
@@ -654,7 +654,7 @@ uint8_t qp_modify(struct hqp *qp, uint32_t mask,
 uint8_t qp_query(struct hqp *qp, struct qrnic_qp_attr *attr)
 {
     uint64_t a = node_alloc(qp->n, sizeof(*attr), 64);
-    struct qrnic_cmd c = mk(QRNIC_CMD_QUERY_QP);
+    struct qrnic_cmd c = harness_cmd(QRNIC_CMD_QUERY_QP);
     uint8_t st;
 
     c.query_qp.qpn = qp->qpn;

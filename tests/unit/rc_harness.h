@@ -137,6 +137,8 @@ void harness_restart(uint64_t seed);
  */
 bool harness_run_steps(uint64_t limit_ns, uint64_t max_steps);
 
+/* A zeroed admin command with its opcode set. */
+struct qrnic_cmd harness_cmd(uint8_t opcode);
 uint8_t node_cmd(struct node *n, struct qrnic_cmd *cmd, uint32_t *r0);
 uint64_t node_alloc(struct node *n, uint64_t len, uint64_t align);
 uint8_t *node_ptr(struct node *n, uint64_t gpa);

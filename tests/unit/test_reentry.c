@@ -21,19 +21,10 @@ int tap_failures;
 
 static struct pair p;
 
-static struct qrnic_cmd cmd(uint8_t opcode)
-{
-    struct qrnic_cmd c;
-
-    memset(&c, 0, sizeof(c));
-    c.opcode = opcode;
-    return c;
-}
-
 /* A CQ of 64 entries whose ring is the first page of BAR0. */
 static uint32_t cq_on_bar0(struct node *n)
 {
-    struct qrnic_cmd c = cmd(QRNIC_CMD_CREATE_CQ);
+    struct qrnic_cmd c = harness_cmd(QRNIC_CMD_CREATE_CQ);
     uint32_t cqn = 0;
 
     c.create_cq.pbl.addr = QF_BAR0_BASE;
@@ -110,7 +101,7 @@ static void test_timer_cqe_on_ctrl(void)
  */
 static void test_link_event_on_ctrl(void)
 {
-    struct qrnic_cmd c = cmd(QRNIC_CMD_DESTROY_EQ);
+    struct qrnic_cmd c = harness_cmd(QRNIC_CMD_DESTROY_EQ);
     struct qf_dev *d;
     uint32_t eqn = 0;
 
@@ -119,7 +110,7 @@ static void test_link_event_on_ctrl(void)
     c.destroy_eq.eqn = 0;
     CHECK(node_cmd(&nodes[0], &c, NULL) == QRNIC_ST_OK,
           "link: the harness's async EQ is destroyed");
-    c = cmd(QRNIC_CMD_CREATE_EQ);
+    c = harness_cmd(QRNIC_CMD_CREATE_EQ);
     c.create_eq.base = QF_BAR0_BASE + QRNIC_REG_CTRL;
     c.create_eq.log_depth = 4;
     c.create_eq.flags = QRNIC_EQ_ASYNC;
