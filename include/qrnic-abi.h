@@ -68,4 +68,15 @@ struct qrnic_uresp_create_qp {
 	__u32 max_inline;
 };
 
+/*
+ * CREATE_AH: address handles live in the provider, which copies the address
+ * vector into every UD WQE (struct qrnic_ud_av); the kernel checks the
+ * attributes and resolves the destination MAC, returned here.
+ */
+struct qrnic_uresp_create_ah {
+	__u8  dmac[6];
+	__u8  sgid_index;		/* the GID table index checked */
+	__u8  pad;
+};
+
 #endif /* QRNIC_ABI_USER_H */

@@ -74,6 +74,7 @@
 #define QRNIC_CAP0_ROCE_V2		(1u << 1)
 #define QRNIC_CAP0_RC			(1u << 2)	/* RC queue pairs, CQs, MRs */
 #define QRNIC_CAP0_ATOMIC		(1u << 3)	/* 8-byte atomics (HCA scope) */
+#define QRNIC_CAP0_UD			(1u << 4)	/* UD QPs and the GSI QP */
 
 #define QRNIC_CTRL_RESET		(1u << 0)	/* self clearing */
 #define QRNIC_CTRL_ENABLE		(1u << 1)
@@ -253,7 +254,7 @@ struct qrnic_cmd {
 			uint32_t uctx;		/* owner, 0: kernel */
 			uint32_t sq_offset;	/* queue memory (BAR4) byte offsets, */
 			uint32_t rq_offset;	/* page aligned, see below */
-			uint8_t  qp_type;	/* QRNIC_QPT_RC */
+			uint8_t  qp_type;	/* QRNIC_QPT_* */
 			uint8_t  flags;		/* QRNIC_QP_SIG_ALL */
 			uint8_t  log_sq_depth;	/* 0..QRNIC_QP_MAX_LOG WQEs */
 			uint8_t  log_sq_stride;	/* QRNIC_SQ_MIN/MAX_LOG_STRIDE */
@@ -361,13 +362,15 @@ enum qrnic_stat {
 	QRNIC_STAT_DUP_REQS,		/* duplicate requests seen by responders */
 	QRNIC_STAT_REM_ACCESS_ERRS,	/* access NAKs sent */
 	QRNIC_STAT_CQ_OVERFLOWS,
+	QRNIC_STAT_RX_QKEY_ERR,		/* UD dropped: Q_Key mismatch */
+	QRNIC_STAT_RX_UD_NO_RQE,	/* UD dropped: no receive WQE posted */
 	QRNIC_STAT_COUNT
 };
 
 struct qrnic_stats_resp {
 	uint64_t v[QRNIC_STAT_COUNT];
 };
-#define QRNIC_STATS_RESP_SIZE	104
+#define QRNIC_STATS_RESP_SIZE	120
 QRNIC_HW_SIZE(qrnic_stats_resp, QRNIC_STATS_RESP_SIZE);
 
 #define QRNIC_GID_TYPE_ROCE_V2		2
@@ -444,16 +447,22 @@ struct qrnic_cqe {
 	uint64_t wr_id;
 	uint32_t byte_len;
 	uint32_t imm_data;	/* as on the wire (network order) */
-	uint32_t qpn;
+	uint32_t qpn;		/* the QP it belongs to */
 	uint16_t wqe_idx;	/* free running index of the WQE it completes */
 	uint8_t  opcode;	/* QRNIC_CQE_OP_* */
 	uint8_t  status;	/* QRNIC_WC_* */
 	uint8_t  flags;		/* QRNIC_CQE_F_* */
 	uint8_t  vendor_err;	/* QRNIC_VERR_* for error statuses */
 	uint16_t rsvd;
-	uint32_t owner;		/* QRNIC_CQE_PHASE */
+	uint32_t owner;		/* QRNIC_CQE_PHASE | src_qp << SRC_QP_SHIFT */
 };
 QRNIC_HW_SIZE(qrnic_cqe, QRNIC_CQE_SIZE);
+
+/*
+ * UD and GSI receive completions carry the sender's QP number in the upper
+ * 24 bits of the owner word (written together with the phase bit).
+ */
+#define QRNIC_CQE_SRC_QP_SHIFT		8
 
 struct qrnic_cq_rec {
 	uint32_t ci;		/* software's free running consumer index */
@@ -465,6 +474,8 @@ QRNIC_HW_SIZE(qrnic_cq_rec, QRNIC_CQ_REC_SIZE);
 #define QRNIC_CQE_F_IMM			(1u << 0)	/* imm_data valid */
 #define QRNIC_CQE_F_SOLICITED		(1u << 1)
 #define QRNIC_CQE_F_SEND		(1u << 2)	/* completes a SQ WQE */
+#define QRNIC_CQE_F_GRH			(1u << 3)	/* UD: buffer starts with a GRH */
+#define QRNIC_CQE_F_IPV4		(1u << 4)	/* UD: it came over IPv4 */
 
 /* CQE opcodes: the values of enum ibv_wc_opcode / ib_wc_opcode. */
 enum qrnic_cqe_opcode {
@@ -542,7 +553,11 @@ enum qrnic_vendor_err {
  * order; software signals at least once per depth WQEs); a RQ slot when
  * its receive completion arrives (receives complete in order).
  */
+#define QRNIC_QPT_GSI			1	/* IB_QPT_GSI: QP 1, kernel only */
 #define QRNIC_QPT_RC			2	/* IB_QPT_RC */
+#define QRNIC_QPT_UD			4	/* IB_QPT_UD */
+#define QRNIC_GSI_QPN			1
+#define QRNIC_GRH_LEN			40	/* UD receive buffers start so */
 #define QRNIC_QPN_MASK			0x00ffffffu	/* CQE qpn = full qpn */
 #define QRNIC_QP_SIG_ALL		(1u << 0)
 #define QRNIC_QP_MAX_LOG		14
@@ -567,7 +582,23 @@ QRNIC_HW_SIZE(qrnic_sge, QRNIC_SGE_SIZE);
  * Send WQE: this 64-byte header, then num_sge SGEs or, with
  * QRNIC_WQE_F_INLINE, inline_len bytes of data (num_sge is then ignored;
  * software writes 0).  INLINE with RDMA_READ or an atomic is LOC_LEN_ERR.
+ * On a UD or GSI QP the header's last 40 bytes are the address vector
+ * (struct qrnic_ud_av) instead of the RDMA/atomic fields.
  */
+struct qrnic_ud_av {
+	uint32_t dest_qpn;	/* 24 bit */
+	uint32_t qkey;		/* bit 31 set: use the QP's Q_Key */
+	uint8_t  dgid[16];
+	uint8_t  dmac[6];
+	uint8_t  sgid_index;	/* < gid_tbl_len, same IP version as dgid */
+	uint8_t  hop_limit;
+	uint32_t flow_label;	/* 20 bit */
+	uint8_t  traffic_class;
+	uint8_t  rsvd[3];
+};
+#define QRNIC_UD_AV_SIZE	40
+QRNIC_HW_SIZE(qrnic_ud_av, QRNIC_UD_AV_SIZE);
+
 struct qrnic_sq_wqe {
 	uint64_t wr_id;
 	uint8_t  opcode;	/* QRNIC_WR_* */
@@ -577,12 +608,18 @@ struct qrnic_sq_wqe {
 	uint32_t imm_data;	/* network order, as verbs gives it */
 	uint32_t inline_len;	/* with QRNIC_WQE_F_INLINE */
 	uint32_t rsvd1;
-	uint64_t remote_addr;	/* RDMA and atomic */
-	uint32_t rkey;
-	uint32_t rsvd2;
-	uint64_t compare_add;	/* CMP_AND_SWP: compare; FETCH_AND_ADD: add */
-	uint64_t swap;		/* CMP_AND_SWP */
-	uint64_t rsvd3;
+	union {
+		struct {		/* RC */
+			uint64_t remote_addr;	/* RDMA and atomic */
+			uint32_t rkey;
+			uint32_t rsvd2;
+			uint64_t compare_add;	/* CMP_AND_SWP: compare;
+						 * FETCH_AND_ADD: add */
+			uint64_t swap;		/* CMP_AND_SWP */
+			uint64_t rsvd3;
+		};
+		struct qrnic_ud_av ud;	/* UD, GSI: SEND and SEND_IMM only */
+	};
 };
 #define QRNIC_SQ_WQE_SIZE	64
 QRNIC_HW_SIZE(qrnic_sq_wqe, QRNIC_SQ_WQE_SIZE);
@@ -630,6 +667,7 @@ enum qrnic_qp_state {
 #define QRNIC_QP_ATTR_ACCESS_FLAGS	(1u << 3)
 #define QRNIC_QP_ATTR_PKEY_INDEX	(1u << 4)
 #define QRNIC_QP_ATTR_PORT		(1u << 5)
+#define QRNIC_QP_ATTR_QKEY		(1u << 6)
 #define QRNIC_QP_ATTR_AV		(1u << 7)
 #define QRNIC_QP_ATTR_PATH_MTU		(1u << 8)
 #define QRNIC_QP_ATTR_TIMEOUT		(1u << 9)
@@ -641,12 +679,12 @@ enum qrnic_qp_state {
 #define QRNIC_QP_ATTR_SQ_PSN		(1u << 16)
 #define QRNIC_QP_ATTR_MAX_DEST_RD_ATOMIC (1u << 17)
 #define QRNIC_QP_ATTR_DEST_QPN		(1u << 20)
-#define QRNIC_QP_ATTR_SUPPORTED		0x0013bfbfu
+#define QRNIC_QP_ATTR_SUPPORTED		0x0013bfffu
 
 /*
  * MODIFY_QP reads, QUERY_QP writes this block (128 bytes).  Transitions
- * and required/optional attributes follow the IBTA RC rules (see
- * docs/hardware.md); a missing required attribute, an unexpected one or an
+ * and required/optional attributes follow the IBTA rules of the QP's type
+ * (RC, UD, GSI; see docs/hardware.md); a missing required attribute, an unexpected one or an
  * out-of-range value is BAD_PARAM, a transition the state does not allow
  * BAD_STATE.  The address vector names the source GID by index; the
  * device copies that GID when the QP enters RTR.
@@ -675,7 +713,8 @@ struct qrnic_qp_attr {
 	uint8_t  dgid[16];
 	uint8_t  dmac[6];
 	uint16_t rsvd0;
-	uint32_t rsvd[17];
+	uint32_t qkey;			/* UD, GSI */
+	uint32_t rsvd[16];
 };
 #define QRNIC_QP_ATTR_SIZE	128
 QRNIC_HW_SIZE(qrnic_qp_attr, QRNIC_QP_ATTR_SIZE);
