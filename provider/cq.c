@@ -4,8 +4,9 @@
  *
  * The provider allocates the CQ buffer (CQE ring + struct qrnic_cq_rec),
  * the kernel pins it and the device writes CQEs into it.  Entry ci % depth
- * is valid when its phase bit equals 1 on even passes through the ring and
- * 0 on odd ones.  Consuming an entry publishes the consumer index in the
+ * is valid when its phase bit (bit 0 of the owner word; UD receives carry
+ * the sender's QP number above it) equals 1 on even passes through the ring
+ * and 0 on odd ones.  Consuming an entry publishes the consumer index in the
  * record (the device reads it when the ring looks full) and frees the
  * send or receive queue slots the completion covers.
  */
@@ -127,6 +128,7 @@ static int qrnic_cq_next(struct qrnic_cq *cq, struct qrnic_cqe *out)
 	out->status = cqe->status;
 	out->flags = cqe->flags;
 	out->vendor_err = cqe->vendor_err;
+	out->owner = le32toh(cqe->owner);
 
 	cq->ci++;
 	qrnic_cq_publish_ci(cq);
@@ -142,6 +144,23 @@ static int qrnic_cq_next(struct qrnic_cq *cq, struct qrnic_cqe *out)
 	return 0;
 }
 
+/* The sender's QP number of a UD receive completion, 0 for others. */
+static inline uint32_t qrnic_cqe_src_qp(const struct qrnic_cqe *cqe)
+{
+	return cqe->owner >> QRNIC_CQE_SRC_QP_SHIFT;
+}
+
+static inline unsigned int qrnic_cqe_wc_flags(const struct qrnic_cqe *cqe)
+{
+	unsigned int f = 0;
+
+	if (cqe->flags & QRNIC_CQE_F_IMM)
+		f |= IBV_WC_WITH_IMM;
+	if (cqe->flags & QRNIC_CQE_F_GRH)
+		f |= IBV_WC_GRH;
+	return f;
+}
+
 static void qrnic_cqe_to_wc(const struct qrnic_cqe *cqe, struct ibv_wc *wc)
 {
 	wc->wr_id = cqe->wr_id;
@@ -149,15 +168,13 @@ static void qrnic_cqe_to_wc(const struct qrnic_cqe *cqe, struct ibv_wc *wc)
 	wc->opcode = cqe->opcode;
 	wc->vendor_err = cqe->vendor_err;
 	wc->byte_len = cqe->byte_len;
-	if (cqe->flags & QRNIC_CQE_F_IMM) {
+	wc->wc_flags = qrnic_cqe_wc_flags(cqe);
+	if (cqe->flags & QRNIC_CQE_F_IMM)
 		wc->imm_data = (__force __be32)cqe->imm_data;
-		wc->wc_flags = IBV_WC_WITH_IMM;
-	} else {
+	else
 		wc->imm_data = 0;
-		wc->wc_flags = 0;
-	}
 	wc->qp_num = cqe->qpn;
-	wc->src_qp = 0;
+	wc->src_qp = qrnic_cqe_src_qp(cqe);
 	wc->pkey_index = 0;
 	wc->slid = 0;
 	wc->sl = 0;
@@ -447,6 +464,11 @@ static uint32_t qrnic_wc_read_qp_num(struct ibv_cq_ex *ibcq)
 	return to_qcq_ex(ibcq)->cur.qpn;
 }
 
+static uint32_t qrnic_wc_read_src_qp(struct ibv_cq_ex *ibcq)
+{
+	return qrnic_cqe_src_qp(&to_qcq_ex(ibcq)->cur);
+}
+
 static uint32_t qrnic_wc_read_zero32(struct ibv_cq_ex *ibcq)
 {
 	return 0;
@@ -459,9 +481,25 @@ static uint8_t qrnic_wc_read_zero8(struct ibv_cq_ex *ibcq)
 
 static unsigned int qrnic_wc_read_wc_flags(struct ibv_cq_ex *ibcq)
 {
-	struct qrnic_cq *cq = to_qcq_ex(ibcq);
+	return qrnic_cqe_wc_flags(&to_qcq_ex(ibcq)->cur);
+}
 
-	return (cq->cur.flags & QRNIC_CQE_F_IMM) ? IBV_WC_WITH_IMM : 0;
+/* No LIDs, service levels or path bits on RoCE: those read 0. */
+static void qrnic_cq_ex_init_ops(struct ibv_cq_ex *cqx)
+{
+	cqx->start_poll = qrnic_start_poll;
+	cqx->next_poll = qrnic_next_poll;
+	cqx->end_poll = qrnic_end_poll;
+	cqx->read_opcode = qrnic_wc_read_opcode;
+	cqx->read_vendor_err = qrnic_wc_read_vendor_err;
+	cqx->read_wc_flags = qrnic_wc_read_wc_flags;
+	cqx->read_byte_len = qrnic_wc_read_byte_len;
+	cqx->read_imm_data = qrnic_wc_read_imm_data;
+	cqx->read_qp_num = qrnic_wc_read_qp_num;
+	cqx->read_src_qp = qrnic_wc_read_src_qp;
+	cqx->read_slid = qrnic_wc_read_zero32;
+	cqx->read_sl = qrnic_wc_read_zero8;
+	cqx->read_dlid_path_bits = qrnic_wc_read_zero8;
 }
 
 struct ibv_cq_ex *qrnic_create_cq_ex(struct ibv_context *ibctx,
@@ -469,7 +507,6 @@ struct ibv_cq_ex *qrnic_create_cq_ex(struct ibv_context *ibctx,
 {
 	struct qrnic_create_cq_ex_resp resp = {};
 	struct qrnic_create_cq_ex cmd = {};
-	struct ibv_cq_ex *cqx;
 	struct qrnic_cq *cq;
 	uint32_t flags = 0;
 	int ret;
@@ -504,21 +541,8 @@ struct ibv_cq_ex *qrnic_create_cq_ex(struct ibv_context *ibctx,
 	if (ret)
 		goto err;
 
-	cqx = &cq->vcq.cq_ex;
-	cqx->start_poll = qrnic_start_poll;
-	cqx->next_poll = qrnic_next_poll;
-	cqx->end_poll = qrnic_end_poll;
-	cqx->read_opcode = qrnic_wc_read_opcode;
-	cqx->read_vendor_err = qrnic_wc_read_vendor_err;
-	cqx->read_wc_flags = qrnic_wc_read_wc_flags;
-	cqx->read_byte_len = qrnic_wc_read_byte_len;
-	cqx->read_imm_data = qrnic_wc_read_imm_data;
-	cqx->read_qp_num = qrnic_wc_read_qp_num;
-	cqx->read_src_qp = qrnic_wc_read_zero32;
-	cqx->read_slid = qrnic_wc_read_zero32;
-	cqx->read_sl = qrnic_wc_read_zero8;
-	cqx->read_dlid_path_bits = qrnic_wc_read_zero8;
-	return cqx;
+	qrnic_cq_ex_init_ops(&cq->vcq.cq_ex);
+	return &cq->vcq.cq_ex;
 
 err:
 	qrnic_cq_free(cq);

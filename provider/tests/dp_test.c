@@ -16,6 +16,8 @@
 
 static int failures;
 
+#define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
+
 #define CHECK(cond)                                                            \
 	do {                                                                   \
 		if (!(cond)) {                                                 \
@@ -42,9 +44,11 @@ static void db_clear(struct qrnic_context *ctx)
 	memset(ctx->db, 0, QRNIC_DB_PAGE_SIZE);
 }
 
-static void dev_write_cqe(struct fake_cq *f, uint64_t wr_id, uint32_t qpn,
-			  uint16_t wqe_idx, uint8_t opcode, uint8_t status,
-			  uint8_t flags, uint32_t byte_len, uint32_t imm_raw)
+/* A completion; src_qp goes above the phase bit (UD receives). */
+static void dev_write_cqe_src(struct fake_cq *f, uint64_t wr_id, uint32_t qpn,
+			      uint16_t wqe_idx, uint8_t opcode, uint8_t status,
+			      uint8_t flags, uint32_t byte_len,
+			      uint32_t imm_raw, uint32_t src_qp)
 {
 	struct qrnic_cq *cq = f->cq;
 	struct qrnic_cqe *cqe = &cq->ring[f->pi & (cq->depth - 1)];
@@ -62,8 +66,18 @@ static void dev_write_cqe(struct fake_cq *f, uint64_t wr_id, uint32_t qpn,
 	cqe->flags = flags;
 	cqe->vendor_err = status ? QRNIC_VERR_NAK : 0;
 	cqe->rsvd = 0;
-	__atomic_store_n(&cqe->owner, htole32(phase), __ATOMIC_RELEASE);
+	__atomic_store_n(&cqe->owner,
+			 htole32(phase | src_qp << QRNIC_CQE_SRC_QP_SHIFT),
+			 __ATOMIC_RELEASE);
 	f->pi++;
+}
+
+static void dev_write_cqe(struct fake_cq *f, uint64_t wr_id, uint32_t qpn,
+			  uint16_t wqe_idx, uint8_t opcode, uint8_t status,
+			  uint8_t flags, uint32_t byte_len, uint32_t imm_raw)
+{
+	dev_write_cqe_src(f, wr_id, qpn, wqe_idx, opcode, status, flags,
+			  byte_len, imm_raw, 0);
 }
 
 static struct qrnic_sq_wqe *sq_wqe(struct qrnic_qp *qp, uint32_t idx)
@@ -152,6 +166,7 @@ static struct qrnic_qp *fake_qp(struct qrnic_context *ctx, uint32_t qpn,
 	qp->vqp.qp.send_cq = &scq->vcq.cq;
 	qp->vqp.qp.recv_cq = &rcq->vcq.cq;
 	qp->vqp.qp.qp_num = qpn;
+	qp->vqp.qp.qp_type = IBV_QPT_RC;
 	atomic_init(&qp->state, IBV_QPS_RESET);
 	CHECK(!qrnic_qp_table_insert(ctx, qp));
 	return qp;
@@ -609,6 +624,140 @@ static void test_wr_api(struct qrnic_context *ctx)
 	CHECK(db_read(ctx, QRNIC_DB_SQ) == (0x777ull | 7ull << 32));
 }
 
+/* ---- UD receive completions ---------------------------------------------- */
+
+static void test_ud_recv(struct qrnic_context *ctx)
+{
+	struct qrnic_cq *scq = fake_cq(ctx, 2, 31);
+	struct qrnic_cq *rcq = fake_cq(ctx, 2, 32);
+	struct fake_cq dev = { .cq = rcq };
+	struct qrnic_qp *qp = fake_qp(ctx, 0x654, scq, rcq, 0, 6, 2, 5);
+	struct ibv_sge sge = { .addr = 0x9000, .length = 40 + 1024,
+			       .lkey = 0x33 };
+	struct ibv_recv_wr wr = { .sg_list = &sge, .num_sge = 1 };
+	struct ibv_recv_wr *bad;
+	struct ibv_wc wc[4];
+	uint32_t src;
+	int i;
+
+	qp->vqp.qp.qp_type = IBV_QPT_UD;
+	atomic_store(&qp->state, IBV_QPS_RTR);
+
+	wr.wr_id = 0x700;
+	CHECK(qrnic_post_recv(&qp->vqp.qp, &wr, &bad) == 0);
+	/* 100 bytes over IPv4 with immediate data: the GRH comes first. */
+	dev_write_cqe_src(&dev, 0x700, 0x654, 0, QRNIC_CQE_OP_RECV, 0,
+			  QRNIC_CQE_F_GRH | QRNIC_CQE_F_IPV4 |
+				  QRNIC_CQE_F_IMM,
+			  QRNIC_GRH_LEN + 100,
+			  (__force uint32_t)htobe32(0x42), 0xfedcba);
+	memset(wc, 0xff, sizeof(wc));
+	CHECK(qrnic_poll_cq(&rcq->vcq.cq, 4, wc) == 1);
+	CHECK(wc[0].wr_id == 0x700 && wc[0].status == IBV_WC_SUCCESS &&
+	      wc[0].opcode == IBV_WC_RECV && wc[0].qp_num == 0x654);
+	CHECK(wc[0].byte_len == QRNIC_GRH_LEN + 100);
+	CHECK(wc[0].src_qp == 0xfedcba);
+	CHECK(wc[0].wc_flags == (IBV_WC_GRH | IBV_WC_WITH_IMM));
+	CHECK(wc[0].imm_data == htobe32(0x42));
+	CHECK(wc[0].pkey_index == 0 && wc[0].slid == 0 && wc[0].sl == 0 &&
+	      wc[0].dlid_path_bits == 0);
+	CHECK(atomic_load(&qp->rq.tail) == 1);
+
+	/*
+	 * A 2-entry CQ wraps every other completion.  The sender's QP number
+	 * shares the owner word with the phase bit: all ones, all zeros and
+	 * alternating patterns must not change whether an entry is valid,
+	 * and a consumed entry (stale, source bits still set) is never
+	 * taken for a new one.
+	 */
+	for (i = 0; i < 64; i++) {
+		static const uint32_t srcs[] = { 0xffffff, 0, 0xaaaaaa,
+						 0x555555, 1, 0xfffffe };
+
+		src = srcs[i % N_ELEMS(srcs)];
+		wr.wr_id = 0x800 + i;
+		CHECK(qrnic_post_recv(&qp->vqp.qp, &wr, &bad) == 0);
+		CHECK(qrnic_poll_cq(&rcq->vcq.cq, 4, wc) == 0);
+		dev_write_cqe_src(&dev, 0x800 + i, 0x654,
+				  (uint16_t)(qp->rq.pi - 1), QRNIC_CQE_OP_RECV,
+				  0, QRNIC_CQE_F_GRH, QRNIC_GRH_LEN + i, 0,
+				  src);
+		CHECK(qrnic_poll_cq(&rcq->vcq.cq, 4, wc) == 1);
+		CHECK(wc[0].wr_id == 0x800 + i && wc[0].src_qp == src &&
+		      wc[0].byte_len == QRNIC_GRH_LEN + i &&
+		      wc[0].wc_flags == IBV_WC_GRH);
+		CHECK(qrnic_poll_cq(&rcq->vcq.cq, 4, wc) == 0);
+	}
+	CHECK(atomic_load(&qp->rq.tail) == 65);
+}
+
+/* Cleaning another QP's entries moves UD ones with their source QPN. */
+static void test_ud_cq_clean(struct qrnic_context *ctx)
+{
+	struct qrnic_cq *cq = fake_cq(ctx, 4, 33);
+	struct fake_cq dev = { .cq = cq };
+	struct ibv_wc wc[8];
+	int round, n;
+
+	for (round = 0; round < 6; round++) {
+		/* Start at every ring position: moves cross the wrap. */
+		dev_write_cqe_src(&dev, 1, 0xa, 0, QRNIC_CQE_OP_RECV, 0,
+				  QRNIC_CQE_F_GRH, 41, 0, 0xffffff);
+		dev_write_cqe_src(&dev, 2, 0xa, 1, QRNIC_CQE_OP_RECV, 0,
+				  QRNIC_CQE_F_GRH, 42, 0, 0x123456);
+		dev_write_cqe(&dev, 3, 0xb, 0, QRNIC_CQE_OP_SEND, 0,
+			      QRNIC_CQE_F_SEND, 0, 0);
+		qrnic_cq_clean(cq, 0xb);
+		n = qrnic_poll_cq(&cq->vcq.cq, 8, wc);
+		CHECK(n == 2);
+		CHECK(n == 2 && wc[0].wr_id == 1 && wc[0].src_qp == 0xffffff &&
+		      wc[1].wr_id == 2 && wc[1].src_qp == 0x123456 &&
+		      wc[1].wc_flags == IBV_WC_GRH);
+		CHECK(qrnic_poll_cq(&cq->vcq.cq, 8, wc) == 0);
+		CHECK(cq->ci == dev.pi);
+		/* Shift the start by one more. */
+		dev_write_cqe(&dev, 9, 0xb, 0, QRNIC_CQE_OP_SEND, 0,
+			      QRNIC_CQE_F_SEND, 0, 0);
+		CHECK(qrnic_poll_cq(&cq->vcq.cq, 8, wc) == 1);
+	}
+}
+
+/* The extended CQ reports the same through ibv_wc_read_*. */
+static void test_ud_cq_ex(struct qrnic_context *ctx)
+{
+	struct qrnic_cq *cq = fake_cq(ctx, 2, 34);
+	struct fake_cq dev = { .cq = cq };
+	struct ibv_cq_ex *cqx = &cq->vcq.cq_ex;
+	struct ibv_poll_cq_attr attr = {};
+	int i;
+
+	qrnic_cq_ex_init_ops(cqx);
+	for (i = 0; i < 5; i++) {
+		dev_write_cqe_src(&dev, 90 + i, 0x654, i, QRNIC_CQE_OP_RECV, 0,
+				  QRNIC_CQE_F_GRH | QRNIC_CQE_F_IMM, 140 + i,
+				  (__force uint32_t)htobe32(i), 0xabc000 + i);
+		dev_write_cqe(&dev, 95 + i, 0x654, i, QRNIC_CQE_OP_RECV, 0, 0,
+			      7, 0);
+		CHECK(ibv_start_poll(cqx, &attr) == 0);
+		CHECK(cqx->wr_id == 90 + i && cqx->status == IBV_WC_SUCCESS);
+		CHECK(ibv_wc_read_opcode(cqx) == IBV_WC_RECV &&
+		      ibv_wc_read_byte_len(cqx) == 140 + i &&
+		      ibv_wc_read_qp_num(cqx) == 0x654);
+		CHECK(ibv_wc_read_src_qp(cqx) == 0xabc000 + i);
+		CHECK(ibv_wc_read_wc_flags(cqx) ==
+		      (IBV_WC_GRH | IBV_WC_WITH_IMM));
+		CHECK(ibv_wc_read_imm_data(cqx) == htobe32(i));
+		CHECK(ibv_wc_read_slid(cqx) == 0 && ibv_wc_read_sl(cqx) == 0 &&
+		      ibv_wc_read_dlid_path_bits(cqx) == 0);
+		/* An RC-like receive: no GRH, no source. */
+		CHECK(ibv_next_poll(cqx) == 0);
+		CHECK(cqx->wr_id == 95 + i && ibv_wc_read_src_qp(cqx) == 0 &&
+		      ibv_wc_read_wc_flags(cqx) == 0);
+		CHECK(ibv_next_poll(cqx) == ENOENT);
+		ibv_end_poll(cqx);
+	}
+}
+
 /* ---- concurrency: poster, device and poller threads ----------------------- */
 
 #define STRESS_WQES 20000
@@ -731,6 +880,9 @@ int main(void)
 	test_cq_clean(ctx);
 	test_cq_ex(ctx);
 	test_wr_api(ctx);
+	test_ud_recv(ctx);
+	test_ud_cq_clean(ctx);
+	test_ud_cq_ex(ctx);
 	test_stress(ctx);
 
 	if (failures) {
