@@ -90,22 +90,16 @@ static int qrnic_build_inline(struct qrnic_qp *qp, const struct ibv_send_wr *wr,
 	return 0;
 }
 
-static int qrnic_build_send(struct qrnic_qp *qp, const struct ibv_send_wr *wr,
-			    union qrnic_sq_buf *wqe, uint32_t *len)
+/* The RC header fields of wr; *can_inline when it carries a payload. */
+static int qrnic_build_rc(const struct ibv_send_wr *wr,
+			  struct qrnic_sq_wqe *hdr, bool *can_inline)
 {
-	struct qrnic_sq_wqe *hdr = &wqe->hdr;
-	bool can_inline = false;
-
-	if (wr->num_sge < 0)
-		return EINVAL;
-
-	memset(hdr, 0, sizeof(*hdr));
 	switch (wr->opcode) {
 	case IBV_WR_RDMA_WRITE_WITH_IMM:
 		hdr->imm_data = (__force uint32_t)wr->imm_data;
 		SWITCH_FALLTHROUGH;
 	case IBV_WR_RDMA_WRITE:
-		can_inline = true;
+		*can_inline = true;
 		SWITCH_FALLTHROUGH;
 	case IBV_WR_RDMA_READ:
 		hdr->remote_addr = htole64(wr->wr.rdma.remote_addr);
@@ -115,7 +109,7 @@ static int qrnic_build_send(struct qrnic_qp *qp, const struct ibv_send_wr *wr,
 		hdr->imm_data = (__force uint32_t)wr->imm_data;
 		SWITCH_FALLTHROUGH;
 	case IBV_WR_SEND:
-		can_inline = true;
+		*can_inline = true;
 		break;
 	case IBV_WR_ATOMIC_CMP_AND_SWP:
 		hdr->swap = htole64(wr->wr.atomic.swap);
@@ -128,6 +122,48 @@ static int qrnic_build_send(struct qrnic_qp *qp, const struct ibv_send_wr *wr,
 	default:
 		return EINVAL;
 	}
+	return 0;
+}
+
+/* UD: SEND and SEND_WITH_IMM only, addressed by the WR's AH. */
+static int qrnic_build_ud(const struct ibv_send_wr *wr,
+			  struct qrnic_sq_wqe *hdr)
+{
+	switch (wr->opcode) {
+	case IBV_WR_SEND_WITH_IMM:
+		hdr->imm_data = (__force uint32_t)wr->imm_data;
+		SWITCH_FALLTHROUGH;
+	case IBV_WR_SEND:
+		break;
+	default:
+		return EINVAL;
+	}
+	if (!wr->wr.ud.ah)
+		return EINVAL;
+	qrnic_set_ud_av(hdr, wr->wr.ud.ah, wr->wr.ud.remote_qpn,
+			wr->wr.ud.remote_qkey);
+	return 0;
+}
+
+static int qrnic_build_send(struct qrnic_qp *qp, const struct ibv_send_wr *wr,
+			    union qrnic_sq_buf *wqe, uint32_t *len)
+{
+	struct qrnic_sq_wqe *hdr = &wqe->hdr;
+	bool can_inline = false;
+	int ret;
+
+	if (wr->num_sge < 0)
+		return EINVAL;
+
+	memset(hdr, 0, sizeof(*hdr));
+	if (qrnic_qp_is_ud(qp)) {
+		ret = qrnic_build_ud(wr, hdr);
+		can_inline = true;
+	} else {
+		ret = qrnic_build_rc(wr, hdr, &can_inline);
+	}
+	if (ret)
+		return ret;
 	hdr->wr_id = htole64(wr->wr_id);
 	hdr->opcode = wr->opcode;
 	hdr->flags = qrnic_send_flags(qp, wr->send_flags);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 or OpenIB.org BSD (MIT) See COPYING file
 /*
- * libqrnic: RC queue pairs.
+ * libqrnic: RC and UD queue pairs.
  *
  * The kernel sizes the queues and hands back where they live in the QP's
  * queue memory (a write-combining mapping of its BAR4 slice); the provider
@@ -206,17 +206,20 @@ static struct ibv_qp *qrnic_create_qp_common(struct ibv_context *ibctx,
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
+	/* RC and UD, and no shared receive queues. */
+	if ((attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UD) ||
+	    attr->srq) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
 		send_ops = attr->send_ops_flags;
-		if (send_ops & ~(uint64_t)QRNIC_SUPPORTED_SEND_OPS) {
+		if (send_ops & ~(uint64_t)(attr->qp_type == IBV_QPT_UD ?
+						   QRNIC_UD_SEND_OPS :
+						   QRNIC_SUPPORTED_SEND_OPS)) {
 			errno = EOPNOTSUPP;
 			return NULL;
 		}
-	}
-	/* RC only, and no shared receive queues. */
-	if (attr->qp_type != IBV_QPT_RC || attr->srq) {
-		errno = EOPNOTSUPP;
-		return NULL;
 	}
 	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || !attr->pd ||
 	    !attr->send_cq || !attr->recv_cq) {

@@ -12,19 +12,21 @@
 static void qrnic_free_context(struct ibv_context *ibctx);
 
 /*
- * Verbs not listed here (SRQ, AH, MW, resize_cq, parent domains, ...) are
+ * Verbs not listed here (SRQ, MW, resize_cq, parent domains, ...) are
  * not supported; libibverbs answers them with EOPNOTSUPP.  cq_event and
  * async_event keep libibverbs' defaults: the provider has no per-event
  * state to update.
  */
 static const struct verbs_context_ops qrnic_ctx_ops = {
 	.alloc_pd = qrnic_alloc_pd,
+	.create_ah = qrnic_create_ah,
 	.create_cq = qrnic_create_cq,
 	.create_cq_ex = qrnic_create_cq_ex,
 	.create_qp = qrnic_create_qp,
 	.create_qp_ex = qrnic_create_qp_ex,
 	.dealloc_pd = qrnic_dealloc_pd,
 	.dereg_mr = qrnic_dereg_mr,
+	.destroy_ah = qrnic_destroy_ah,
 	.destroy_cq = qrnic_destroy_cq,
 	.destroy_qp = qrnic_destroy_qp,
 	.free_context = qrnic_free_context,

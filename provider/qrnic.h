@@ -71,6 +71,16 @@ struct qrnic_pd {
 	uint32_t pdn;
 };
 
+/*
+ * An address handle lives in the provider: the address vector every UD
+ * WQE through it carries, little endian as in the WQE, dest_qpn and qkey
+ * left 0 (they come with each work request).
+ */
+struct qrnic_ah {
+	struct ibv_ah ibv_ah;
+	struct qrnic_ud_av av;
+};
+
 struct qrnic_cq {
 	struct verbs_cq vcq;
 	uint32_t cqn;
@@ -143,6 +153,7 @@ struct qrnic_qp {
 	uint32_t wr_start_pi;
 	uint32_t wr_len;		/* bytes of wr_buf in use, 0: none */
 	int wr_err;
+	bool wr_need_av;		/* UD WQE without wr_set_ud_addr yet */
 	union qrnic_sq_buf wr_buf;
 };
 
@@ -154,6 +165,11 @@ static inline struct qrnic_context *to_qctx(struct ibv_context *ibctx)
 static inline struct qrnic_pd *to_qpd(struct ibv_pd *ibpd)
 {
 	return container_of(ibpd, struct qrnic_pd, ibv_pd);
+}
+
+static inline struct qrnic_ah *to_qah(struct ibv_ah *ibah)
+{
+	return container_of(ibah, struct qrnic_ah, ibv_ah);
 }
 
 static inline struct qrnic_cq *to_qcq(struct ibv_cq *ibcq)
@@ -231,6 +247,22 @@ static inline void qrnic_copy_sge(struct qrnic_sge *dst,
 	}
 }
 
+static inline bool qrnic_qp_is_ud(struct qrnic_qp *qp)
+{
+	return qp->vqp.qp.qp_type == IBV_QPT_UD;
+}
+
+/* A UD WQE's address: the AH's vector, the WR's QP number and Q_Key. */
+static inline void qrnic_set_ud_av(struct qrnic_sq_wqe *hdr,
+				   struct ibv_ah *ah, uint32_t remote_qpn,
+				   uint32_t remote_qkey)
+{
+	hdr->ud = to_qah(ah)->av;
+	hdr->ud.dest_qpn = htole32(remote_qpn & QRNIC_QPN_MASK);
+	/* Bit 31 set: the device uses the QP's Q_Key. */
+	hdr->ud.qkey = htole32(remote_qkey);
+}
+
 /* WQE flags for the verbs send flags (IBV_SEND_INLINE is the caller's). */
 static inline uint8_t qrnic_send_flags(struct qrnic_qp *qp, unsigned int flags)
 {
@@ -253,6 +285,8 @@ int qrnic_query_port(struct ibv_context *ibctx, uint8_t port,
 		     struct ibv_port_attr *attr);
 struct ibv_pd *qrnic_alloc_pd(struct ibv_context *ibctx);
 int qrnic_dealloc_pd(struct ibv_pd *ibpd);
+struct ibv_ah *qrnic_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr);
+int qrnic_destroy_ah(struct ibv_ah *ibah);
 
 /* mr.c */
 struct ibv_mr *qrnic_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
@@ -300,6 +334,8 @@ void qrnic_sq_ring(struct qrnic_qp *qp);
 	 IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |                 \
 	 IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |       \
 	 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
+/* UD QPs send messages only. */
+#define QRNIC_UD_SEND_OPS (IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM)
 void qrnic_qp_init_wr_ops(struct qrnic_qp *qp, uint64_t send_ops_flags);
 
 #endif

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "qrnic.h"
 #include "qrnic_abi.h"
@@ -71,5 +72,62 @@ int qrnic_dealloc_pd(struct ibv_pd *ibpd)
 		return ret;
 
 	free(to_qpd(ibpd));
+	return 0;
+}
+
+/* The address vector of a UD WQE, without dest_qpn and qkey. */
+static void qrnic_ah_set_av(struct qrnic_ud_av *av,
+			    const struct ibv_ah_attr *attr, const uint8_t *dmac)
+{
+	memset(av, 0, sizeof(*av));
+	memcpy(av->dgid, attr->grh.dgid.raw, sizeof(av->dgid));
+	memcpy(av->dmac, dmac, sizeof(av->dmac));
+	av->sgid_index = attr->grh.sgid_index;
+	av->hop_limit = attr->grh.hop_limit;
+	av->flow_label = htole32(attr->grh.flow_label & 0xfffff);
+	av->traffic_class = attr->grh.traffic_class;
+}
+
+/*
+ * RoCE addresses are GIDs: the AH must carry a GRH.  The kernel checks the
+ * attributes and resolves the destination MAC; the provider keeps the
+ * address vector its UD WQEs carry.
+ */
+struct ibv_ah *qrnic_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
+{
+	struct qrnic_create_ah_resp resp = {};
+	struct qrnic_ah *ah;
+	int ret;
+
+	if (!attr->is_global) {
+		errno = EINVAL;
+		return NULL;
+	}
+
+	ah = calloc(1, sizeof(*ah));
+	if (!ah)
+		return NULL;
+
+	ret = ibv_cmd_create_ah(pd, &ah->ibv_ah, attr, &resp.ibv_resp,
+				sizeof(resp));
+	if (ret) {
+		free(ah);
+		errno = ret;
+		return NULL;
+	}
+
+	qrnic_ah_set_av(&ah->av, attr, resp.dmac);
+	return &ah->ibv_ah;
+}
+
+int qrnic_destroy_ah(struct ibv_ah *ibah)
+{
+	int ret;
+
+	ret = ibv_cmd_destroy_ah(ibah);
+	if (ret)
+		return ret;
+
+	free(to_qah(ibah));
 	return 0;
 }

@@ -7,8 +7,9 @@
  * setters (ibv_wr_set_sge, ...) fill its data part.  The WQE goes into its
  * queue memory slot when the next builder or ibv_wr_complete comes; the
  * doorbell is rung once by ibv_wr_complete.  Any error (full queue, too
- * many SGEs, inline data too long, QP not ready) drops the whole batch and
- * is returned by ibv_wr_complete.
+ * many SGEs, inline data too long, QP not ready, an RDMA or atomic builder
+ * on a UD QP, a UD WQE without ibv_wr_set_ud_addr) drops the whole batch
+ * and is returned by ibv_wr_complete.
  */
 #include <errno.h>
 #include <string.h>
@@ -20,8 +21,12 @@
 /* Put the WQE under construction into its slot. */
 static void qrnic_wr_commit(struct qrnic_qp *qp)
 {
-	if (qp->wr_len && !qp->wr_err)
-		qrnic_sq_write(qp, &qp->wr_buf, qp->wr_len);
+	if (qp->wr_len && !qp->wr_err) {
+		if (qp->wr_need_av)
+			qp->wr_err = EINVAL;
+		else
+			qrnic_sq_write(qp, &qp->wr_buf, qp->wr_len);
+	}
 	qp->wr_len = 0;
 }
 
@@ -34,6 +39,12 @@ static struct qrnic_sq_wqe *qrnic_wr_begin(struct ibv_qp_ex *ibqpx,
 	qrnic_wr_commit(qp);
 	if (qp->wr_err)
 		return NULL;
+	/* A UD QP sends messages, nothing else. */
+	if (qrnic_qp_is_ud(qp) && opcode != QRNIC_WR_SEND &&
+	    opcode != QRNIC_WR_SEND_IMM) {
+		qp->wr_err = EINVAL;
+		return NULL;
+	}
 	if (qrnic_wq_full(&qp->sq)) {
 		qp->wr_err = ENOMEM;
 		return NULL;
@@ -44,6 +55,7 @@ static struct qrnic_sq_wqe *qrnic_wr_begin(struct ibv_qp_ex *ibqpx,
 	hdr->opcode = opcode;
 	hdr->flags = qrnic_send_flags(qp, ibqpx->wr_flags);
 	qp->wr_len = sizeof(*hdr);
+	qp->wr_need_av = qrnic_qp_is_ud(qp);
 	return hdr;
 }
 
@@ -132,6 +144,22 @@ static void qrnic_wr_atomic_fetch_add(struct ibv_qp_ex *ibqpx, uint32_t rkey,
 
 /* ---- setters ------------------------------------------------------------- */
 
+static void qrnic_wr_set_ud_addr(struct ibv_qp_ex *ibqpx, struct ibv_ah *ah,
+				 uint32_t remote_qpn, uint32_t remote_qkey)
+{
+	struct qrnic_qp *qp = to_qqp_ex(ibqpx);
+	struct qrnic_sq_wqe *hdr = qrnic_wr_cur(qp);
+
+	if (!hdr)
+		return;
+	if (!ah) {
+		qp->wr_err = EINVAL;
+		return;
+	}
+	qrnic_set_ud_av(hdr, ah, remote_qpn, remote_qkey);
+	qp->wr_need_av = false;
+}
+
 static void qrnic_wr_set_sge_list(struct ibv_qp_ex *ibqpx, size_t num_sge,
 				  const struct ibv_sge *sg_list)
 {
@@ -213,6 +241,7 @@ static void qrnic_wr_start(struct ibv_qp_ex *ibqpx)
 	pthread_spin_lock(&qp->sq.lock);
 	qp->wr_start_pi = qp->sq.pi;
 	qp->wr_len = 0;
+	qp->wr_need_av = false;
 	qp->wr_err = qrnic_qp_can_send(qp) ? 0 : EINVAL;
 }
 
@@ -253,6 +282,15 @@ void qrnic_qp_init_wr_ops(struct qrnic_qp *qp, uint64_t send_ops_flags)
 		qpx->wr_send = qrnic_wr_send;
 	if (send_ops_flags & IBV_QP_EX_WITH_SEND_WITH_IMM)
 		qpx->wr_send_imm = qrnic_wr_send_imm;
+
+	if (qrnic_qp_is_ud(qp)) {
+		qpx->wr_set_ud_addr = qrnic_wr_set_ud_addr;
+		/*
+		 * Never requested on a UD QP (create refuses them), but
+		 * present: calling one fails the batch instead of crashing.
+		 */
+		send_ops_flags |= QRNIC_SUPPORTED_SEND_OPS;
+	}
 	if (send_ops_flags & IBV_QP_EX_WITH_RDMA_WRITE)
 		qpx->wr_rdma_write = qrnic_wr_rdma_write;
 	if (send_ops_flags & IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM)

@@ -9,6 +9,7 @@
 #include "../cq.c"
 #include "../post.c"
 #include "../qp.c"
+#include "../verbs.c"
 #include "../wr.c"
 
 #include <sched.h>
@@ -544,6 +545,7 @@ static void test_wr_api(struct qrnic_context *ctx)
 	qrnic_qp_init_wr_ops(qp, QRNIC_SUPPORTED_SEND_OPS);
 	qp->vqp.comp_mask |= VERBS_QP_EX;
 	CHECK(ibv_qp_to_qp_ex(&qp->vqp.qp) == qpx);
+	CHECK(!qpx->wr_set_ud_addr);	/* UD only */
 
 	/* Not ready to send: the batch fails. */
 	ibv_wr_start(qpx);
@@ -624,7 +626,183 @@ static void test_wr_api(struct qrnic_context *ctx)
 	CHECK(db_read(ctx, QRNIC_DB_SQ) == (0x777ull | 7ull << 32));
 }
 
-/* ---- UD receive completions ---------------------------------------------- */
+/* ---- UD: address handles, UD WQEs, UD receive completions ---------------- */
+
+static const uint8_t ud_dmac[6] = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 };
+
+/* What qrnic_create_ah does once the kernel answered with dmac. */
+static struct ibv_ah *fake_ah(struct qrnic_context *ctx,
+			      const struct ibv_ah_attr *attr,
+			      const uint8_t *dmac)
+{
+	struct qrnic_ah *ah = calloc(1, sizeof(*ah));
+
+	if (!ah)
+		abort();
+	/* Garbage the AV must not keep. */
+	memset(&ah->av, 0xee, sizeof(ah->av));
+	ah->ibv_ah.context = &ctx->ibv_ctx.context;
+	qrnic_ah_set_av(&ah->av, attr, dmac);
+	return &ah->ibv_ah;
+}
+
+/* ::ffff:10.0.0.<host>, a RoCEv2 IPv4 GID. */
+static void ud_attr(struct ibv_ah_attr *attr, uint8_t host, uint8_t sgid,
+		    uint32_t flow_label, uint8_t tclass)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->is_global = 1;
+	attr->port_num = 1;
+	attr->grh.dgid.raw[10] = 0xff;
+	attr->grh.dgid.raw[11] = 0xff;
+	attr->grh.dgid.raw[12] = 10;
+	attr->grh.dgid.raw[15] = host;
+	attr->grh.sgid_index = sgid;
+	attr->grh.hop_limit = 64;
+	attr->grh.flow_label = flow_label;
+	attr->grh.traffic_class = tclass;
+}
+
+static uint32_t le32_at(const uint8_t *p)
+{
+	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/*
+ * The WQE's bytes 24..63 are the address vector, read at the offsets
+ * qrnic_hw.h gives (not through the provider's struct).
+ */
+static void check_ud_av(const struct qrnic_sq_wqe *w, uint32_t dest_qpn,
+			uint32_t qkey, const struct ibv_ah_attr *attr,
+			uint32_t flow_label)
+{
+	const uint8_t *b = (const uint8_t *)w;
+
+	CHECK(le32_at(b + 24) == dest_qpn);
+	CHECK(le32_at(b + 28) == qkey);
+	CHECK(!memcmp(b + 32, attr->grh.dgid.raw, 16));
+	CHECK(!memcmp(b + 48, ud_dmac, 6));
+	CHECK(b[54] == attr->grh.sgid_index);
+	CHECK(b[55] == attr->grh.hop_limit);
+	CHECK(le32_at(b + 56) == flow_label);
+	CHECK(b[60] == attr->grh.traffic_class);
+	CHECK(b[61] == 0 && b[62] == 0 && b[63] == 0);
+	CHECK(le32_at(b + 20) == 0);	/* rsvd1 */
+}
+
+static void test_ud_send(struct qrnic_context *ctx)
+{
+	struct qrnic_cq *cq = fake_cq(ctx, 8, 30);
+	struct fake_cq dev = { .cq = cq };
+	struct qrnic_qp *qp = fake_qp(ctx, 0x321, cq, cq, 3, 7, 1, 6);
+	struct ibv_qp *ibqp = &qp->vqp.qp;
+	char payload[] = "a UD datagram, inline";
+	struct ibv_sge sg[2] = {
+		{ .addr = 0x3000, .length = 300, .lkey = 0x201 },
+		{ .addr = (uintptr_t)payload, .length = sizeof(payload) },
+	};
+	static const int bad_ops[] = {
+		IBV_WR_RDMA_WRITE, IBV_WR_RDMA_WRITE_WITH_IMM,
+		IBV_WR_RDMA_READ, IBV_WR_ATOMIC_CMP_AND_SWP,
+		IBV_WR_ATOMIC_FETCH_AND_ADD, IBV_WR_LOCAL_INV,
+	};
+	struct ibv_ah_attr a1, a2;
+	struct ibv_ah *ah1, *ah2;
+	struct ibv_send_wr wr[2], *bad;
+	struct qrnic_sq_wqe *w;
+	struct qrnic_sge *s;
+	struct ibv_wc wc[4];
+	unsigned int i;
+
+	qp->vqp.qp.qp_type = IBV_QPT_UD;
+	atomic_store(&qp->state, IBV_QPS_RTS);
+	ud_attr(&a1, 2, 3, 0x12345, 0xa0);
+	ah1 = fake_ah(ctx, &a1, ud_dmac);
+	/* A flow label wider than 20 bits keeps its low 20. */
+	ud_attr(&a2, 7, 0, 0xfff54321, 0);
+	ah2 = fake_ah(ctx, &a2, ud_dmac);
+
+	memset(wr, 0, sizeof(wr));
+	wr[0].wr_id = 0x5001;
+	wr[0].opcode = IBV_WR_SEND_WITH_IMM;
+	wr[0].imm_data = htobe32(0xcafe);
+	wr[0].sg_list = sg;
+	wr[0].num_sge = 1;
+	wr[0].send_flags = IBV_SEND_SIGNALED;
+	wr[0].wr.ud.ah = ah1;
+	wr[0].wr.ud.remote_qpn = 0xabcdef;
+	wr[0].wr.ud.remote_qkey = 0x11111111;
+	wr[0].next = &wr[1];
+
+	wr[1].wr_id = 0x5002;
+	wr[1].opcode = IBV_WR_SEND;
+	wr[1].sg_list = &sg[1];
+	wr[1].num_sge = 1;
+	wr[1].send_flags = IBV_SEND_INLINE | IBV_SEND_SOLICITED;
+	wr[1].wr.ud.ah = ah2;
+	/* 24-bit QP numbers; Q_Key bit 31: the QP's own. */
+	wr[1].wr.ud.remote_qpn = 0x1000002;
+	wr[1].wr.ud.remote_qkey = 0x80000000;
+
+	db_clear(ctx);
+	bad = NULL;
+	CHECK(qrnic_post_send(ibqp, wr, &bad) == 0 && !bad);
+	CHECK(db_read(ctx, QRNIC_DB_SQ) == (0x321ull | 2ull << 32));
+
+	w = sq_wqe(qp, 0);
+	CHECK(le64toh(w->wr_id) == 0x5001 && w->opcode == QRNIC_WR_SEND_IMM &&
+	      w->flags == QRNIC_WQE_F_SIGNALED && w->num_sge == 1 &&
+	      w->inline_len == 0);
+	CHECK(w->imm_data == (__force uint32_t)htobe32(0xcafe));
+	check_ud_av(w, 0xabcdef, 0x11111111, &a1, 0x12345);
+	s = (struct qrnic_sge *)(w + 1);
+	CHECK(le64toh(s[0].addr) == 0x3000 && le32toh(s[0].length) == 300 &&
+	      le32toh(s[0].lkey) == 0x201);
+
+	w = sq_wqe(qp, 1);
+	CHECK(le64toh(w->wr_id) == 0x5002 && w->opcode == QRNIC_WR_SEND &&
+	      w->flags == (QRNIC_WQE_F_INLINE | QRNIC_WQE_F_SOLICITED) &&
+	      w->num_sge == 0 && w->imm_data == 0);
+	CHECK(le32toh(w->inline_len) == sizeof(payload));
+	CHECK(!memcmp(w + 1, payload, sizeof(payload)));
+	check_ud_av(w, 2, 0x80000000, &a2, 0x54321);
+
+	/* Only messages on UD: every other opcode is EINVAL, nothing rung. */
+	wr[0].next = NULL;
+	for (i = 0; i < N_ELEMS(bad_ops); i++) {
+		wr[1].opcode = bad_ops[i];
+		wr[1].wr.ud.ah = ah2;
+		db_clear(ctx);
+		bad = NULL;
+		CHECK(qrnic_post_send(ibqp, &wr[1], &bad) == EINVAL &&
+		      bad == &wr[1]);
+		CHECK(qp->sq.pi == 2 && db_read(ctx, QRNIC_DB_SQ) == 0);
+	}
+
+	/* A good WR before a bad one still goes. */
+	wr[0].next = &wr[1];
+	wr[1].opcode = IBV_WR_RDMA_WRITE;
+	bad = NULL;
+	CHECK(qrnic_post_send(ibqp, wr, &bad) == EINVAL && bad == &wr[1]);
+	CHECK(qp->sq.pi == 3 &&
+	      db_read(ctx, QRNIC_DB_SQ) == (0x321ull | 3ull << 32));
+	check_ud_av(sq_wqe(qp, 2), 0xabcdef, 0x11111111, &a1, 0x12345);
+
+	/* No address handle. */
+	wr[0].next = NULL;
+	wr[0].wr.ud.ah = NULL;
+	bad = NULL;
+	CHECK(qrnic_post_send(ibqp, wr, &bad) == EINVAL && bad == wr);
+	CHECK(qp->sq.pi == 3);
+
+	/* UD send completions free slots like RC ones. */
+	dev_write_cqe(&dev, 0x5001, 0x321, 2, QRNIC_CQE_OP_SEND, 0,
+		      QRNIC_CQE_F_SEND, 300, 0);
+	CHECK(qrnic_poll_cq(&cq->vcq.cq, 4, wc) == 1);
+	CHECK(wc[0].opcode == IBV_WC_SEND && wc[0].src_qp == 0 &&
+	      wc[0].wc_flags == 0);
+	CHECK(atomic_load(&qp->sq.tail) == 3);
+}
 
 static void test_ud_recv(struct qrnic_context *ctx)
 {
@@ -758,6 +936,169 @@ static void test_ud_cq_ex(struct qrnic_context *ctx)
 	}
 }
 
+static void test_ud_wr_api(struct qrnic_context *ctx)
+{
+	struct qrnic_cq *cq = fake_cq(ctx, 8, 35);
+	struct qrnic_qp *qp = fake_qp(ctx, 0x987, cq, cq, 2, 7, 0, 4);
+	struct ibv_qp_ex *qpx = &qp->vqp.qp_ex;
+	struct ibv_sge sgl[2] = {
+		{ .addr = 0xa000, .length = 16, .lkey = 1 },
+		{ .addr = 0xb000, .length = 32, .lkey = 2 },
+	};
+	char data[] = "inline over UD";
+	struct ibv_ah_attr a1, a2;
+	struct ibv_ah *ah1, *ah2;
+	struct qrnic_sq_wqe *w;
+
+	qp->vqp.qp.qp_type = IBV_QPT_UD;
+	qrnic_qp_init_wr_ops(qp, QRNIC_UD_SEND_OPS);
+	qp->vqp.comp_mask |= VERBS_QP_EX;
+	atomic_store(&qp->state, IBV_QPS_RTS);
+	CHECK(qpx->wr_set_ud_addr && qpx->wr_send && qpx->wr_send_imm);
+	/* Present although refused at create: they fail the batch. */
+	CHECK(qpx->wr_rdma_write && qpx->wr_rdma_read &&
+	      qpx->wr_atomic_fetch_add);
+
+	ud_attr(&a1, 4, 1, 0xbeef, 0x10);
+	ah1 = fake_ah(ctx, &a1, ud_dmac);
+	ud_attr(&a2, 5, 2, 0, 0);
+	ah2 = fake_ah(ctx, &a2, ud_dmac);
+	db_clear(ctx);
+
+	ibv_wr_start(qpx);
+	qpx->wr_id = 20;
+	qpx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_send_imm(qpx, htobe32(77));
+	ibv_wr_set_ud_addr(qpx, ah1, 0x10203, 0x22);
+	ibv_wr_set_sge_list(qpx, 2, sgl);
+	qpx->wr_id = 21;
+	qpx->wr_flags = 0;
+	ibv_wr_send(qpx);
+	ibv_wr_set_inline_data(qpx, data, sizeof(data));
+	/* The address may come after the data. */
+	ibv_wr_set_ud_addr(qpx, ah2, 0x40506, 0x80000000);
+	CHECK(ibv_wr_complete(qpx) == 0);
+	CHECK(qp->sq.pi == 2 &&
+	      db_read(ctx, QRNIC_DB_SQ) == (0x987ull | 2ull << 32));
+
+	w = sq_wqe(qp, 0);
+	CHECK(le64toh(w->wr_id) == 20 && w->opcode == QRNIC_WR_SEND_IMM &&
+	      w->flags == QRNIC_WQE_F_SIGNALED && w->num_sge == 2 &&
+	      w->imm_data == (__force uint32_t)htobe32(77));
+	check_ud_av(w, 0x10203, 0x22, &a1, 0xbeef);
+	CHECK(le64toh(((struct qrnic_sge *)(w + 1))[1].addr) == 0xb000);
+	w = sq_wqe(qp, 1);
+	CHECK(le64toh(w->wr_id) == 21 && w->opcode == QRNIC_WR_SEND &&
+	      w->flags == QRNIC_WQE_F_INLINE &&
+	      le32toh(w->inline_len) == sizeof(data) &&
+	      !memcmp(w + 1, data, sizeof(data)));
+	check_ud_av(w, 0x40506, 0x80000000, &a2, 0);
+
+	/* A UD WQE needs its address. */
+	ibv_wr_start(qpx);
+	ibv_wr_send(qpx);
+	ibv_wr_set_sge(qpx, 1, 0xa000, 8);
+	CHECK(ibv_wr_complete(qpx) == EINVAL && qp->sq.pi == 2);
+	ibv_wr_start(qpx);
+	ibv_wr_send(qpx);
+	ibv_wr_set_ud_addr(qpx, NULL, 1, 1);
+	CHECK(ibv_wr_complete(qpx) == EINVAL && qp->sq.pi == 2);
+
+	/* RDMA and atomics fail the whole batch, the good send with it. */
+	ibv_wr_start(qpx);
+	ibv_wr_send(qpx);
+	ibv_wr_set_ud_addr(qpx, ah1, 1, 1);
+	ibv_wr_rdma_write(qpx, 1, 0x1000);
+	ibv_wr_set_ud_addr(qpx, ah1, 1, 1);
+	CHECK(ibv_wr_complete(qpx) == EINVAL && qp->sq.pi == 2);
+	ibv_wr_start(qpx);
+	ibv_wr_rdma_write_imm(qpx, 1, 0x1000, 0);
+	ibv_wr_set_ud_addr(qpx, ah1, 1, 1);
+	ibv_wr_set_inline_data(qpx, data, 4);
+	CHECK(ibv_wr_complete(qpx) == EINVAL && qp->sq.pi == 2);
+	ibv_wr_start(qpx);
+	ibv_wr_rdma_read(qpx, 1, 0x1000);
+	ibv_wr_set_ud_addr(qpx, ah1, 1, 1);
+	ibv_wr_set_sge(qpx, 1, 0xa000, 8);
+	CHECK(ibv_wr_complete(qpx) == EINVAL && qp->sq.pi == 2);
+	ibv_wr_start(qpx);
+	ibv_wr_atomic_cmp_swp(qpx, 1, 0x1000, 1, 2);
+	ibv_wr_set_ud_addr(qpx, ah1, 1, 1);
+	CHECK(ibv_wr_complete(qpx) == EINVAL && qp->sq.pi == 2);
+	ibv_wr_start(qpx);
+	ibv_wr_atomic_fetch_add(qpx, 1, 0x1000, 1);
+	ibv_wr_send(qpx);
+	ibv_wr_set_ud_addr(qpx, ah1, 1, 1);
+	CHECK(ibv_wr_complete(qpx) == EINVAL && qp->sq.pi == 2);
+	CHECK(db_read(ctx, QRNIC_DB_SQ) == (0x987ull | 2ull << 32));
+
+	/* The QP still works after the failed batches. */
+	ibv_wr_start(qpx);
+	qpx->wr_id = 22;
+	ibv_wr_send(qpx);
+	ibv_wr_set_ud_addr(qpx, ah2, 0x777, 0x1234);
+	CHECK(ibv_wr_complete(qpx) == 0 && qp->sq.pi == 3);
+	check_ud_av(sq_wqe(qp, 2), 0x777, 0x1234, &a2, 0);
+}
+
+/* Create-time checks that answer before any command reaches the kernel. */
+static void test_ud_create_checks(struct qrnic_context *ctx)
+{
+	struct qrnic_cq *cq = fake_cq(ctx, 2, 36);
+	struct ibv_pd pd = { .context = &ctx->ibv_ctx.context };
+	struct ibv_srq srq = {};
+	struct ibv_qp_init_attr_ex ax = {
+		.send_cq = &cq->vcq.cq,
+		.recv_cq = &cq->vcq.cq,
+		.qp_type = IBV_QPT_UD,
+		.comp_mask = IBV_QP_INIT_ATTR_PD |
+			     IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+		.pd = &pd,
+	};
+	struct ibv_qp_init_attr a = {
+		.send_cq = &cq->vcq.cq,
+		.recv_cq = &cq->vcq.cq,
+		.qp_type = IBV_QPT_UC,
+	};
+	struct ibv_ah_attr ah_attr;
+	uint64_t bad_ops[] = {
+		IBV_QP_EX_WITH_RDMA_WRITE, IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM,
+		IBV_QP_EX_WITH_RDMA_READ, IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP,
+		IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD,
+		IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_LOCAL_INV,
+	};
+	unsigned int i;
+
+	/* UD takes SEND and SEND_WITH_IMM only. */
+	for (i = 0; i < N_ELEMS(bad_ops); i++) {
+		ax.send_ops_flags = bad_ops[i];
+		errno = 0;
+		CHECK(!qrnic_create_qp_ex(&ctx->ibv_ctx.context, &ax) &&
+		      errno == EOPNOTSUPP);
+	}
+	/* No SRQ, no UC, no raw packet, no XRC through create_qp. */
+	ax.send_ops_flags = QRNIC_UD_SEND_OPS;
+	ax.srq = &srq;
+	errno = 0;
+	CHECK(!qrnic_create_qp_ex(&ctx->ibv_ctx.context, &ax) &&
+	      errno == EOPNOTSUPP);
+	errno = 0;
+	CHECK(!qrnic_create_qp(&pd, &a) && errno == EOPNOTSUPP);
+	a.qp_type = IBV_QPT_RAW_PACKET;
+	errno = 0;
+	CHECK(!qrnic_create_qp(&pd, &a) && errno == EOPNOTSUPP);
+	a.qp_type = IBV_QPT_UD;
+	a.srq = &srq;
+	errno = 0;
+	CHECK(!qrnic_create_qp(&pd, &a) && errno == EOPNOTSUPP);
+
+	/* RoCE AHs carry a GRH. */
+	ud_attr(&ah_attr, 1, 0, 0, 0);
+	ah_attr.is_global = 0;
+	errno = 0;
+	CHECK(!qrnic_create_ah(&pd, &ah_attr) && errno == EINVAL);
+}
+
 /* ---- concurrency: poster, device and poller threads ----------------------- */
 
 #define STRESS_WQES 20000
@@ -880,9 +1221,12 @@ int main(void)
 	test_cq_clean(ctx);
 	test_cq_ex(ctx);
 	test_wr_api(ctx);
+	test_ud_send(ctx);
 	test_ud_recv(ctx);
 	test_ud_cq_clean(ctx);
 	test_ud_cq_ex(ctx);
+	test_ud_wr_api(ctx);
+	test_ud_create_checks(ctx);
 	test_stress(ctx);
 
 	if (failures) {
