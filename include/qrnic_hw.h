@@ -520,6 +520,7 @@ enum qrnic_vendor_err {
 	QRNIC_VERR_NAK			= 9,	/* peer NAKed, see status */
 	QRNIC_VERR_RETRIES		= 10,	/* retry counter exhausted */
 	QRNIC_VERR_FLUSH		= 11,	/* QP in error */
+	QRNIC_VERR_BAD_AV		= 12,	/* UD: address vector invalid */
 };
 
 /* ---- Memory regions -------------------------------------------------------- */
@@ -587,7 +588,7 @@ QRNIC_HW_SIZE(qrnic_sge, QRNIC_SGE_SIZE);
  */
 struct qrnic_ud_av {
 	uint32_t dest_qpn;	/* 24 bit */
-	uint32_t qkey;		/* bit 31 set: use the QP's Q_Key */
+	uint32_t qkey;		/* QRNIC_UD_QKEY_USE_QP: the QP's Q_Key */
 	uint8_t  dgid[16];
 	uint8_t  dmac[6];
 	uint8_t  sgid_index;	/* < gid_tbl_len, same IP version as dgid */
@@ -597,6 +598,7 @@ struct qrnic_ud_av {
 	uint8_t  rsvd[3];
 };
 #define QRNIC_UD_AV_SIZE	40
+#define QRNIC_UD_QKEY_USE_QP	(1u << 31)	/* a controlled Q_Key (IBTA) */
 QRNIC_HW_SIZE(qrnic_ud_av, QRNIC_UD_AV_SIZE);
 
 struct qrnic_sq_wqe {

@@ -188,7 +188,8 @@ bool qrnic_cq_post(struct qrnic_engine *e, struct qrnic_cq *cq,
     cqe[offsetof(struct qrnic_cqe, status)] = wc->status;
     cqe[offsetof(struct qrnic_cqe, flags)] = wc->flags;
     cqe[offsetof(struct qrnic_cqe, vendor_err)] = wc->vendor_err;
-    qrnic_st32(cqe + owner, phase);
+    qrnic_st32(cqe + owner, phase | (wc->src_qp & QRNIC_QPN_MASK) <<
+                            QRNIC_CQE_SRC_QP_SHIFT);
     /* The body first, then the word with the phase bit. */
     if (e->ops->dma_write(e->opaque, addr, cqe, owner) ||
         e->ops->dma_write(e->opaque, addr + owner, cqe + owner, 4)) {

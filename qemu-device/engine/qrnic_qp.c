@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * qrnic engine: queue pairs as objects - creation in queue memory, the
- * IBTA RC state machine (MODIFY_QP / QUERY_QP), doorbells, moving to the
- * error state and flushing.  The transport itself is in qrnic_req.c,
- * qrnic_comp.c and qrnic_resp.c.
+ * IBTA state machines of RC, UD and GSI QPs (MODIFY_QP / QUERY_QP),
+ * doorbells, moving to the error state and flushing.  The transport itself
+ * is in qrnic_req.c, qrnic_comp.c and qrnic_resp.c (RC), qrnic_ud.c (UD).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -17,13 +17,15 @@
 #define M(x) QRNIC_QP_ATTR_##x
 #define RTS_OPT (M(ACCESS_FLAGS) | M(MIN_RNR_TIMER))
 
-/* RC transitions: from, to, required and optional attributes. */
-static const struct {
+struct qrnic_transition {
     uint8_t from;
     uint8_t to;
     uint32_t req;
     uint32_t opt;
-} transitions[] = {
+};
+
+/* RC transitions: from, to, required and optional attributes. */
+static const struct qrnic_transition rc_transitions[] = {
     { QRNIC_QPS_RESET, QRNIC_QPS_INIT,
       M(PKEY_INDEX) | M(PORT) | M(ACCESS_FLAGS), 0 },
     { QRNIC_QPS_INIT, QRNIC_QPS_INIT,
@@ -44,6 +46,45 @@ static const struct {
       M(RNR_RETRY) | M(MAX_QP_RD_ATOMIC) | M(MAX_DEST_RD_ATOMIC) |
       M(PKEY_INDEX) },
 };
+
+/* UD transitions; the GSI QP's are the same without PORT (it is port 1). */
+static const struct qrnic_transition ud_transitions[] = {
+    { QRNIC_QPS_RESET, QRNIC_QPS_INIT, M(PKEY_INDEX) | M(PORT) | M(QKEY), 0 },
+    { QRNIC_QPS_INIT, QRNIC_QPS_INIT, 0, M(PKEY_INDEX) | M(PORT) | M(QKEY) },
+    { QRNIC_QPS_INIT, QRNIC_QPS_RTR, 0, M(PKEY_INDEX) | M(QKEY) },
+    { QRNIC_QPS_RTR, QRNIC_QPS_RTS, M(SQ_PSN), M(QKEY) },
+    { QRNIC_QPS_RTS, QRNIC_QPS_RTS, 0, M(QKEY) },
+    { QRNIC_QPS_SQD, QRNIC_QPS_RTS, 0, M(QKEY) },
+    { QRNIC_QPS_SQE, QRNIC_QPS_RTS, 0, M(QKEY) },
+    { QRNIC_QPS_RTS, QRNIC_QPS_SQD, 0, M(EN_SQD_ASYNC) },
+    { QRNIC_QPS_SQD, QRNIC_QPS_SQD, 0, M(PKEY_INDEX) | M(QKEY) },
+};
+
+#define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
+
+/* The transition's rule for this QP's type, or NULL if there is none. */
+static bool find_transition(const struct qrnic_qp *qp, uint8_t to,
+                            struct qrnic_transition *out)
+{
+    const struct qrnic_transition *t = rc_transitions;
+    size_t i, n = N_ELEMS(rc_transitions);
+
+    if (qrnic_qp_is_ud(qp)) {
+        t = ud_transitions;
+        n = N_ELEMS(ud_transitions);
+    }
+    for (i = 0; i < n; i++) {
+        if (t[i].from == qp->state && t[i].to == to) {
+            *out = t[i];
+            if (qp->type == QRNIC_QPT_GSI) {
+                out->req &= ~M(PORT);
+                out->opt &= ~M(PORT);
+            }
+            return true;
+        }
+    }
+    return false;
+}
 
 struct qrnic_qp *qrnic_qp_get(struct qrnic_engine *e, uint32_t qpn)
 {
@@ -154,6 +195,7 @@ static uint8_t create_qp_args(struct qrnic_engine *e, const uint8_t *cmd)
     uint8_t lrs = *ARG(create_qp.log_rq_stride);
     uint32_t sq_off = qrnic_ld32(ARG(create_qp.sq_offset));
     uint32_t rq_off = qrnic_ld32(ARG(create_qp.rq_offset));
+    uint8_t type = *ARG(create_qp.qp_type);
     uint32_t sq_pages, rq_pages;
 
     if (uctx != 0 && !qrnic_uctx_exists(e, uctx)) {
@@ -164,7 +206,8 @@ static uint8_t create_qp_args(struct qrnic_engine *e, const uint8_t *cmd)
         scq->uctx != uctx || rcq->uctx != uctx) {
         return QRNIC_ST_BAD_HANDLE;
     }
-    if (*ARG(create_qp.qp_type) != QRNIC_QPT_RC ||
+    if ((type != QRNIC_QPT_RC && type != QRNIC_QPT_UD &&
+         type != QRNIC_QPT_GSI) || (type == QRNIC_QPT_GSI && uctx) ||
         (*ARG(create_qp.flags) & ~QRNIC_QP_SIG_ALL) ||
         lsq > QRNIC_QP_MAX_LOG || lrq > QRNIC_QP_MAX_LOG ||
         lss < QRNIC_SQ_MIN_LOG_STRIDE || lss > QRNIC_SQ_MAX_LOG_STRIDE ||
@@ -183,7 +226,29 @@ static uint8_t create_qp_args(struct qrnic_engine *e, const uint8_t *cmd)
          rq_off < sq_off + sq_pages * QPAGE)) {
         return QRNIC_ST_BAD_PARAM;
     }
+    if (type == QRNIC_QPT_GSI && e->qp[QRNIC_GSI_QPN]) {
+        return QRNIC_ST_BAD_STATE;      /* one GSI QP per port */
+    }
     return QRNIC_ST_OK;
+}
+
+/* A free table index for a new QP; 0 if the table is full. */
+static uint32_t qp_alloc_index(struct qrnic_engine *e, uint8_t type)
+{
+    uint32_t i;
+
+    if (type == QRNIC_QPT_GSI) {
+        return QRNIC_GSI_QPN;   /* free: create_qp_args checked */
+    }
+    /* Indices 0 and 1 are QP 0 and QP 1 (GSI), never others'. */
+    for (i = 0; i < QRNIC_ENG_MAX_QP - 2; i++) {
+        uint32_t n = 2 + (e->qp_next + i) % (QRNIC_ENG_MAX_QP - 2);
+
+        if (!e->qp[n]) {
+            return n;
+        }
+    }
+    return 0;
 }
 
 static void qp_reset_state(struct qrnic_qp *qp);
@@ -191,22 +256,16 @@ static void qp_reset_state(struct qrnic_qp *qp);
 uint8_t qrnic_cmd_create_qp(struct qrnic_engine *e, const uint8_t *cmd,
                             uint32_t *qpn)
 {
+    uint8_t type = *ARG(create_qp.qp_type);
     struct qrnic_qp *qp;
-    uint32_t idx = 0, i;
+    uint32_t idx;
     uint8_t st;
 
     st = create_qp_args(e, cmd);
     if (st != QRNIC_ST_OK) {
         return st;
     }
-    for (i = 0; i < QRNIC_ENG_MAX_QP - 2; i++) {
-        uint32_t n = 2 + (e->qp_next + i) % (QRNIC_ENG_MAX_QP - 2);
-
-        if (!e->qp[n]) {
-            idx = n;
-            break;
-        }
-    }
+    idx = qp_alloc_index(e, type);
     if (!idx) {
         return QRNIC_ST_NO_RESOURCES;
     }
@@ -223,10 +282,15 @@ uint8_t qrnic_cmd_create_qp(struct qrnic_engine *e, const uint8_t *cmd,
         free(qp);
         return QRNIC_ST_NO_RESOURCES;
     }
-    e->qp_gen[idx] = (e->qp_gen[idx] + 1) &
-                     ((1u << (24 - QRNIC_ENG_QPN_IDX_BITS)) - 1);
+    if (type == QRNIC_QPT_GSI) {
+        qp->qpn = QRNIC_GSI_QPN;
+    } else {
+        e->qp_gen[idx] = (e->qp_gen[idx] + 1) &
+                         ((1u << (24 - QRNIC_ENG_QPN_IDX_BITS)) - 1);
+        qp->qpn = (uint32_t)e->qp_gen[idx] << QRNIC_ENG_QPN_IDX_BITS | idx;
+    }
     qp->idx = idx;
-    qp->qpn = (uint32_t)e->qp_gen[idx] << QRNIC_ENG_QPN_IDX_BITS | idx;
+    qp->type = type;
     qp->uctx = qrnic_ld32(ARG(create_qp.uctx));
     qp->pdn = qrnic_ld32(ARG(create_qp.pdn));
     qp->scq = qrnic_cq_get(e, qrnic_ld32(ARG(create_qp.send_cqn)));
@@ -247,7 +311,9 @@ uint8_t qrnic_cmd_create_qp(struct qrnic_engine *e, const uint8_t *cmd,
         e->uctx_objs[qp->uctx]++;
     }
     e->qp[idx] = qp;
-    e->qp_next = idx;
+    if (type != QRNIC_QPT_GSI) {
+        e->qp_next = idx;
+    }
     *qpn = qp->qpn;
     return QRNIC_ST_OK;
 }
@@ -451,26 +517,14 @@ static bool attr_values_ok(struct qrnic_engine *e, uint32_t mask,
     return true;
 }
 
-/* UDP source port from the flow label (or the QPNs), as RoCEv2 suggests. */
-static uint16_t udp_sport(const struct qrnic_qp *qp)
-{
-    uint32_t fl = qp->flow_label;
-
-    if (!fl) {
-        uint64_t v = (uint64_t)qp->qpn * qp->dest_qpn;
-
-        v ^= v >> 20;
-        v ^= v >> 40;
-        fl = (uint32_t)v & 0xfffff;
-    }
-    return (uint16_t)(0xc000 | ((fl ^ (fl >> 14)) & 0x3fff));
-}
-
 static void apply_attrs(struct qrnic_engine *e, struct qrnic_qp *qp,
                         uint32_t mask, const uint8_t *a)
 {
     if (mask & M(ACCESS_FLAGS)) {
         qp->access = qrnic_ld32(ATTR(access_flags));
+    }
+    if (mask & M(QKEY)) {
+        qp->qkey = qrnic_ld32(ATTR(qkey));
     }
     if (mask & M(PKEY_INDEX)) {
         qp->pkey_index = 0;
@@ -528,7 +582,7 @@ static void apply_attrs(struct qrnic_engine *e, struct qrnic_qp *qp,
         qp->sqd_notify = true;
     }
     if (mask & (M(AV) | M(DEST_QPN))) {
-        qp->sport = udp_sport(qp);
+        qp->sport = qrnic_wire_sport(qp->flow_label, qp->qpn, qp->dest_qpn);
     }
 }
 
@@ -536,7 +590,8 @@ static uint8_t modify(struct qrnic_engine *e, struct qrnic_qp *qp,
                       uint32_t mask, const uint8_t *a)
 {
     uint8_t to = (mask & M(STATE)) ? *ATTR(qp_state) : qp->state;
-    uint32_t i, attrs = mask & ~(M(STATE) | M(CUR_STATE));
+    uint32_t attrs = mask & ~(M(STATE) | M(CUR_STATE));
+    struct qrnic_transition t;
 
     if (mask & ~QRNIC_QP_ATTR_SUPPORTED || to > QRNIC_QPS_ERR ||
         ((mask & M(CUR_STATE)) && *ATTR(cur_state) != qp->state)) {
@@ -554,16 +609,10 @@ static uint8_t modify(struct qrnic_engine *e, struct qrnic_qp *qp,
         }
         return QRNIC_ST_OK;
     }
-    for (i = 0; i < sizeof(transitions) / sizeof(transitions[0]); i++) {
-        if (transitions[i].from == qp->state && transitions[i].to == to) {
-            break;
-        }
-    }
-    if (i == sizeof(transitions) / sizeof(transitions[0])) {
+    if (!find_transition(qp, to, &t)) {
         return QRNIC_ST_BAD_STATE;
     }
-    if ((attrs & transitions[i].req) != transitions[i].req ||
-        (attrs & ~(transitions[i].req | transitions[i].opt)) ||
+    if ((attrs & t.req) != t.req || (attrs & ~(t.req | t.opt)) ||
         !attr_values_ok(e, attrs, a)) {
         return QRNIC_ST_BAD_PARAM;
     }
@@ -622,6 +671,7 @@ uint8_t qrnic_cmd_query_qp(struct qrnic_engine *e, const uint8_t *cmd)
     *ATTR(hop_limit) = qp->hop_limit;
     *ATTR(traffic_class) = qp->tclass;
     qrnic_st32(ATTR(access_flags), qp->access);
+    qrnic_st32(ATTR(qkey), qp->qkey);
     qrnic_st32(ATTR(dest_qpn), qp->dest_qpn);
     qrnic_st32(ATTR(rq_psn), qp->epsn);
     qrnic_st32(ATTR(sq_psn), qp->next_psn);

@@ -67,6 +67,7 @@ struct qrnic_wc {
     uint8_t status;
     uint8_t flags;
     uint8_t vendor_err;
+    uint32_t src_qp;            /* UD receives */
 };
 
 uint8_t qrnic_cmd_create_cq(struct qrnic_engine *e, const uint8_t *cmd,
@@ -196,6 +197,7 @@ struct qrnic_qp {
     uint32_t pdn;
     struct qrnic_cq *scq;
     struct qrnic_cq *rcq;
+    uint8_t type;               /* QRNIC_QPT_*, kept across RESET */
     uint8_t state;
     bool sig_all;
     bool sqd_notify;
@@ -211,6 +213,7 @@ struct qrnic_qp {
 
     /* Attributes. */
     uint32_t access;
+    uint32_t qkey;              /* UD, GSI */
     uint8_t path_mtu;
     uint32_t mtu;
     uint8_t timeout;
@@ -365,6 +368,24 @@ void qrnic_resp_rx(struct qrnic_engine *e, struct qrnic_qp *qp,
                    const struct qrnic_rx *rx);
 bool qrnic_resp_work(struct qrnic_engine *e, struct qrnic_qp *qp,
                      uint32_t budget);
+
+/* ---- UD and GSI: datagrams, no transport state ---------------------------- */
+
+static inline bool qrnic_qp_is_ud(const struct qrnic_qp *qp)
+{
+    return qp->type == QRNIC_QPT_UD || qp->type == QRNIC_QPT_GSI;
+}
+
+/* Send up to budget datagrams; true if it stopped only for the budget. */
+bool qrnic_ud_work(struct qrnic_engine *e, struct qrnic_qp *qp,
+                   uint32_t budget);
+/* A UD SEND for the QP (its destination GID is one of ours). */
+void qrnic_ud_rx(struct qrnic_engine *e, struct qrnic_qp *qp,
+                 const struct qrnic_rx *rx);
+/* The largest datagram: the IB MTU the port's Ethernet MTU allows. */
+uint32_t qrnic_ud_mtu(const struct qrnic_engine *e);
+/* Is the GID a valid entry of our GID table? */
+bool qrnic_gid_is_local(const struct qrnic_engine *e, const uint8_t *gid);
 
 /* ---- scheduling ---------------------------------------------------------- */
 

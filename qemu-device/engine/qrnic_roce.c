@@ -2,7 +2,7 @@
 /*
  * qrnic engine: RoCEv2 frame classification, ICRC and the receive entry
  * point, which hands a checked RC packet to its QP's responder (requests)
- * or completer (responses).
+ * or completer (responses), and a UD datagram to its UD or GSI QP.
  */
 #include <string.h>
 #include "qrnic_rdma.h"
@@ -185,8 +185,18 @@ void qrnic_roce_rx(struct qrnic_engine *e, const uint8_t *frame, size_t len)
         return;
     }
     qp = qrnic_qp_get(e, rx.dqpn);
+    if (rx.opf & QRNIC_OPF_DETH) {
+        /* A datagram, from anyone, to one of our addresses. */
+        if (!qp || !qrnic_qp_is_ud(qp) || !qrnic_gid_is_local(e, rx.dgid)) {
+            drop(e, QRNIC_STAT_RX_BAD_PKT);
+            return;
+        }
+        qrnic_ud_rx(e, qp, &rx);
+        return;
+    }
     /* A connected QP takes packets from its peer's address only. */
-    if (!qp || qp->state < QRNIC_QPS_RTR || qp->state == QRNIC_QPS_ERR ||
+    if (!qp || qrnic_qp_is_ud(qp) || qp->state < QRNIC_QPS_RTR ||
+        qp->state == QRNIC_QPS_ERR ||
         memcmp(rx.sgid, qp->dgid, 16) || memcmp(rx.dgid, qp->sgid, 16)) {
         drop(e, QRNIC_STAT_RX_BAD_PKT);
         return;

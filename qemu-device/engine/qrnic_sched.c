@@ -168,6 +168,9 @@ static bool qp_work(struct qrnic_engine *e, struct qrnic_qp *qp)
         qrnic_qp_flush(e, qp);
         return false;
     }
+    if (qrnic_qp_is_ud(qp)) {
+        return qrnic_ud_work(e, qp, QRNIC_BUDGET);
+    }
     more = qrnic_resp_work(e, qp, QRNIC_BUDGET);
     more |= qrnic_req_work(e, qp, QRNIC_BUDGET);
     return more;

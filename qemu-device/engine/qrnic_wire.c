@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * qrnic engine: RC packet formats.  Header layouts follow the IBTA spec
+ * qrnic engine: RC and UD packet formats.  Header layouts follow the IBTA spec
  * (volume 1, chapter 9) and its RoCEv2 annex; every multi-byte field on
  * the wire is big endian.
  */
@@ -39,6 +39,9 @@ static const uint32_t op_flags[] = {
     [QRNIC_OP_ATOMIC_ACK] = RSP_(F(AETH) | F(ATOMIC_ACK)),
     [QRNIC_OP_CMP_SWAP] = REQ_(F(ONLY) | F(ATOMIC)),
     [QRNIC_OP_FETCH_ADD] = REQ_(F(ONLY) | F(ATOMIC)),
+    [QRNIC_OP_UD_SEND_ONLY] = REQ_(F(SEND) | F(ONLY) | F(PAYLOAD) | F(DETH)),
+    [QRNIC_OP_UD_SEND_ONLY_IMM] = REQ_(F(SEND) | F(ONLY) | F(PAYLOAD) |
+                                       F(DETH) | F(IMM)),
 };
 
 uint32_t qrnic_op_flags(uint8_t opcode)
@@ -73,12 +76,13 @@ bool qrnic_wire_parse(const uint8_t *f, const struct qrnic_roce_pkt *pkt,
     uint32_t w;
 
     memset(rx, 0, sizeof(*rx));
+    rx->frame = f;
     rx->pkt = *pkt;
     rx->opcode = b[0];
     rx->opf = qrnic_op_flags(rx->opcode);
     if (!(rx->opf & F(VALID)) || (b[1] & 0x0f) != 0 ||
         (qrnic_ld16_be(b + 2) & 0x7fff) != 0x7fff) {
-        return false;           /* not RC, transport version, P_Key */
+        return false;       /* not RC or UD SEND, transport version, P_Key */
     }
     rx->se = b[1] & QRNIC_BTH_SE;
     rx->dqpn = qrnic_ld32_be(b + 4) & QRNIC_PSN_MASK;
@@ -92,6 +96,12 @@ bool qrnic_wire_parse(const uint8_t *f, const struct qrnic_roce_pkt *pkt,
     end -= (b[1] >> 4) & 3;
 
 #define NEED(n) do { if (end - off < (n)) { return false; } } while (0)
+    if (rx->opf & F(DETH)) {
+        NEED(QRNIC_DETH_LEN);
+        rx->qkey = qrnic_ld32_be(f + off);
+        rx->src_qp = qrnic_ld32_be(f + off + 4) & QRNIC_PSN_MASK;
+        off += QRNIC_DETH_LEN;
+    }
     if (rx->opf & F(RETH)) {
         NEED(QRNIC_RETH_LEN);
         rx->va = qrnic_ld64_be(f + off);
@@ -155,50 +165,81 @@ static uint16_t ipv4_checksum(const uint8_t *h, size_t len)
     return (uint16_t)~sum;
 }
 
-static size_t l3_len(const struct qrnic_qp *qp)
+static size_t l3_len(bool ipv4)
 {
-    return qp->ipv4 ? sizeof(struct qrnic_ipv4hdr) :
-           sizeof(struct qrnic_ipv6hdr);
+    return ipv4 ? sizeof(struct qrnic_ipv4hdr) : sizeof(struct qrnic_ipv6hdr);
+}
+
+uint16_t qrnic_wire_sport(uint32_t flow_label, uint32_t qpn, uint32_t dqpn)
+{
+    uint32_t fl = flow_label;
+
+    if (!fl) {
+        uint64_t v = (uint64_t)qpn * dqpn;
+
+        v ^= v >> 20;
+        v ^= v >> 40;
+        fl = (uint32_t)v & 0xfffff;
+    }
+    return (uint16_t)(0xc000 | ((fl ^ (fl >> 14)) & 0x3fff));
 }
 
 size_t qrnic_wire_begin(struct qrnic_engine *e, const struct qrnic_qp *qp,
                         uint8_t *f, uint8_t opcode, uint32_t psn, bool se,
                         bool ackreq)
 {
+    struct qrnic_av av;
+
+    memcpy(av.dmac, qp->dmac, 6);
+    memcpy(av.sgid, qp->sgid, 16);
+    memcpy(av.dgid, qp->dgid, 16);
+    av.ipv4 = qp->ipv4;
+    av.tclass = qp->tclass;
+    av.hop_limit = qp->hop_limit;
+    av.flow_label = qp->flow_label;
+    av.sport = qp->sport;
+    av.dest_qpn = qp->dest_qpn;
+    return qrnic_wire_begin_av(e, &av, f, opcode, psn, se, ackreq);
+}
+
+size_t qrnic_wire_begin_av(struct qrnic_engine *e, const struct qrnic_av *av,
+                           uint8_t *f, uint8_t opcode, uint32_t psn, bool se,
+                           bool ackreq)
+{
     size_t l3 = sizeof(struct qrnic_ethhdr);
-    size_t l4 = l3 + l3_len(qp);
+    size_t l4 = l3 + l3_len(av->ipv4);
     uint8_t *ip = f + l3;
     uint8_t *udp = f + l4;
     uint8_t *b = udp + sizeof(struct qrnic_udphdr);
 
-    memcpy(f, qp->dmac, 6);
+    memcpy(f, av->dmac, 6);
     memcpy(f + 6, e->mac, 6);
-    qrnic_st16_be(f + 12, qp->ipv4 ? QRNIC_ETH_P_IPV4 : QRNIC_ETH_P_IPV6);
-    if (qp->ipv4) {
+    qrnic_st16_be(f + 12, av->ipv4 ? QRNIC_ETH_P_IPV4 : QRNIC_ETH_P_IPV6);
+    if (av->ipv4) {
         memset(ip, 0, sizeof(struct qrnic_ipv4hdr));
         ip[0] = 0x45;
-        ip[offsetof(struct qrnic_ipv4hdr, tos)] = qp->tclass;
+        ip[offsetof(struct qrnic_ipv4hdr, tos)] = av->tclass;
         qrnic_st16_be(ip + offsetof(struct qrnic_ipv4hdr, id), e->ip_id++);
         qrnic_st16_be(ip + offsetof(struct qrnic_ipv4hdr, frag_off), 0x4000);
-        ip[offsetof(struct qrnic_ipv4hdr, ttl)] = qp->hop_limit;
+        ip[offsetof(struct qrnic_ipv4hdr, ttl)] = av->hop_limit;
         ip[offsetof(struct qrnic_ipv4hdr, protocol)] = QRNIC_IPPROTO_UDP;
-        memcpy(ip + offsetof(struct qrnic_ipv4hdr, saddr), qp->sgid + 12, 4);
-        memcpy(ip + offsetof(struct qrnic_ipv4hdr, daddr), qp->dgid + 12, 4);
+        memcpy(ip + offsetof(struct qrnic_ipv4hdr, saddr), av->sgid + 12, 4);
+        memcpy(ip + offsetof(struct qrnic_ipv4hdr, daddr), av->dgid + 12, 4);
     } else {
-        qrnic_st32_be(ip, 6u << 28 | (uint32_t)qp->tclass << 20 |
-                      (qp->flow_label & 0xfffff));
+        qrnic_st32_be(ip, 6u << 28 | (uint32_t)av->tclass << 20 |
+                      (av->flow_label & 0xfffff));
         ip[offsetof(struct qrnic_ipv6hdr, nexthdr)] = QRNIC_IPPROTO_UDP;
-        ip[offsetof(struct qrnic_ipv6hdr, hop_limit)] = qp->hop_limit;
-        memcpy(ip + offsetof(struct qrnic_ipv6hdr, saddr), qp->sgid, 16);
-        memcpy(ip + offsetof(struct qrnic_ipv6hdr, daddr), qp->dgid, 16);
+        ip[offsetof(struct qrnic_ipv6hdr, hop_limit)] = av->hop_limit;
+        memcpy(ip + offsetof(struct qrnic_ipv6hdr, saddr), av->sgid, 16);
+        memcpy(ip + offsetof(struct qrnic_ipv6hdr, daddr), av->dgid, 16);
     }
-    qrnic_st16_be(udp, qp->sport);
+    qrnic_st16_be(udp, av->sport);
     qrnic_st16_be(udp + 2, QRNIC_ROCE_UDP_PORT);
     qrnic_st32_be(udp + 4, 0);          /* length later, checksum 0 */
     b[0] = opcode;
     b[1] = se ? QRNIC_BTH_SE : 0;
     qrnic_st16_be(b + 2, QRNIC_DEFAULT_PKEY);
-    qrnic_st32_be(b + 4, qp->dest_qpn & QRNIC_PSN_MASK);
+    qrnic_st32_be(b + 4, av->dest_qpn & QRNIC_PSN_MASK);
     qrnic_st32_be(b + 8, (psn & QRNIC_PSN_MASK) |
                   (ackreq ? QRNIC_BTH_ACKREQ : 0));
     return (size_t)(b + QRNIC_BTH_LEN - f);
@@ -206,12 +247,17 @@ size_t qrnic_wire_begin(struct qrnic_engine *e, const struct qrnic_qp *qp,
 
 size_t qrnic_wire_finish(const struct qrnic_qp *qp, uint8_t *f, size_t len)
 {
+    return qrnic_wire_finish_ip(qp->ipv4, f, len);
+}
+
+size_t qrnic_wire_finish_ip(bool ipv4, uint8_t *f, size_t len)
+{
     struct qrnic_roce_pkt pkt;
     size_t pad;
 
-    pkt.ipv6 = !qp->ipv4;
+    pkt.ipv6 = !ipv4;
     pkt.l3 = sizeof(struct qrnic_ethhdr);
-    pkt.l3_len = l3_len(qp);
+    pkt.l3_len = l3_len(ipv4);
     pkt.l4 = pkt.l3 + pkt.l3_len;
     pkt.bth = pkt.l4 + sizeof(struct qrnic_udphdr);
     pad = (4 - ((len - pkt.bth) & 3)) & 3;
@@ -220,7 +266,7 @@ size_t qrnic_wire_finish(const struct qrnic_qp *qp, uint8_t *f, size_t len)
     len += pad;
     pkt.end = len + QRNIC_ICRC_LEN;
 
-    if (qp->ipv4) {
+    if (ipv4) {
         uint8_t *ip = f + pkt.l3;
 
         qrnic_st16_be(ip + offsetof(struct qrnic_ipv4hdr, tot_len),
@@ -267,4 +313,11 @@ size_t qrnic_put_imm(uint8_t *p, uint32_t imm)
 {
     memcpy(p, &imm, QRNIC_IMM_LEN);
     return QRNIC_IMM_LEN;
+}
+
+size_t qrnic_put_deth(uint8_t *p, uint32_t qkey, uint32_t src_qp)
+{
+    qrnic_st32_be(p, qkey);
+    qrnic_st32_be(p + 4, src_qp & QRNIC_PSN_MASK);
+    return QRNIC_DETH_LEN;
 }

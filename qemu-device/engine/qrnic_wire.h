@@ -38,6 +38,10 @@ enum qrnic_rc_opcode {
     QRNIC_OP_FETCH_ADD          = 0x14,
 };
 
+/* UD opcodes (transport 011): the only two a UD QP sends or accepts. */
+#define QRNIC_OP_UD_SEND_ONLY       0x64
+#define QRNIC_OP_UD_SEND_ONLY_IMM   0x65
+
 /* What an opcode carries and means (qrnic_op_flags). */
 #define QRNIC_OPF_VALID         (1u << 0)
 #define QRNIC_OPF_REQ           (1u << 1)   /* requester -> responder */
@@ -53,6 +57,7 @@ enum qrnic_rc_opcode {
 #define QRNIC_OPF_SEND          (1u << 11)
 #define QRNIC_OPF_WRITE         (1u << 12)
 #define QRNIC_OPF_READ          (1u << 13)  /* request or response */
+#define QRNIC_OPF_DETH          (1u << 14)  /* UD: Q_Key and source QP */
 #define QRNIC_OPF_ONLY          (QRNIC_OPF_FIRST | QRNIC_OPF_LAST)
 
 uint32_t qrnic_op_flags(uint8_t opcode);
@@ -63,6 +68,7 @@ uint32_t qrnic_op_flags(uint8_t opcode);
 #define QRNIC_ATOMIC_ETH_LEN    28
 #define QRNIC_ATOMIC_ACK_LEN    8
 #define QRNIC_IMM_LEN           4
+#define QRNIC_DETH_LEN          8
 
 #define QRNIC_BTH_SE            0x80
 #define QRNIC_BTH_ACKREQ        0x80000000u
@@ -80,8 +86,9 @@ uint32_t qrnic_op_flags(uint8_t opcode);
 #define QRNIC_NAK_REM_ACCESS    2
 #define QRNIC_NAK_REM_OP        3
 
-/* A received RC packet, its headers decoded. */
+/* A received RC or UD packet, its headers decoded. */
 struct qrnic_rx {
+    const uint8_t *frame;       /* the whole frame, pkt locates its layers */
     struct qrnic_roce_pkt pkt;
     uint8_t opcode;
     uint32_t opf;
@@ -98,6 +105,8 @@ struct qrnic_rx {
     uint8_t syndrome;           /* AETH */
     uint32_t msn;
     uint64_t orig;              /* AtomicAckETH */
+    uint32_t qkey;              /* DETH */
+    uint32_t src_qp;
     const uint8_t *payload;
     uint32_t paylen;
     uint8_t sgid[16];           /* IP source and destination as GIDs */
@@ -107,7 +116,7 @@ struct qrnic_rx {
 /*
  * Decode a well formed frame (qrnic_roce_parse and the ICRC already
  * checked).  False if the BTH or extension headers are malformed or the
- * opcode is not an RC one.
+ * opcode is neither an RC one nor a UD SEND.
  */
 bool qrnic_wire_parse(const uint8_t *f, const struct qrnic_roce_pkt *pkt,
                       struct qrnic_rx *rx);
@@ -115,14 +124,31 @@ bool qrnic_wire_parse(const uint8_t *f, const struct qrnic_roce_pkt *pkt,
 struct qrnic_engine;
 struct qrnic_qp;
 
+/* Where a frame goes and how: a connected QP's path or a UD WQE's AV. */
+struct qrnic_av {
+    uint8_t dmac[6];
+    uint8_t sgid[16];
+    uint8_t dgid[16];
+    bool ipv4;
+    uint8_t tclass;
+    uint8_t hop_limit;
+    uint32_t flow_label;
+    uint16_t sport;
+    uint32_t dest_qpn;
+};
+
 /*
- * Start a frame for the QP's peer: headers up to the BTH.  Returns the
- * offset where extension headers go.
+ * Start a frame: headers up to the BTH.  Returns the offset where
+ * extension headers go.  qrnic_wire_begin() takes the QP's path.
  */
+size_t qrnic_wire_begin_av(struct qrnic_engine *e, const struct qrnic_av *av,
+                           uint8_t *f, uint8_t opcode, uint32_t psn, bool se,
+                           bool ackreq);
 size_t qrnic_wire_begin(struct qrnic_engine *e, const struct qrnic_qp *qp,
                         uint8_t *f, uint8_t opcode, uint32_t psn, bool se,
                         bool ackreq);
 /* Pad, fill in lengths, IP checksum and ICRC; returns the frame length. */
+size_t qrnic_wire_finish_ip(bool ipv4, uint8_t *f, size_t len);
 size_t qrnic_wire_finish(const struct qrnic_qp *qp, uint8_t *f, size_t len);
 
 size_t qrnic_put_reth(uint8_t *p, uint64_t va, uint32_t rkey, uint32_t len);
@@ -130,6 +156,9 @@ size_t qrnic_put_aeth(uint8_t *p, uint8_t syndrome, uint32_t msn);
 size_t qrnic_put_atomic_eth(uint8_t *p, uint64_t va, uint32_t rkey,
                             uint64_t swap_add, uint64_t compare);
 size_t qrnic_put_imm(uint8_t *p, uint32_t imm);
+size_t qrnic_put_deth(uint8_t *p, uint32_t qkey, uint32_t src_qp);
+/* RoCEv2's UDP source port: a hash of the flow label or the QP numbers. */
+uint16_t qrnic_wire_sport(uint32_t flow_label, uint32_t qpn, uint32_t dqpn);
 
 /* True if the GID is an IPv4-mapped IPv6 address (::ffff:a.b.c.d). */
 bool qrnic_gid_is_v4(const uint8_t *gid);

@@ -562,6 +562,8 @@ bool cq_poll(struct hcq *cq, struct hwc *wc)
     wc->status = p[offsetof(struct qrnic_cqe, status)];
     wc->flags = p[offsetof(struct qrnic_cqe, flags)];
     wc->vendor_err = p[offsetof(struct qrnic_cqe, vendor_err)];
+    wc->src_qp = qrnic_ld32(p + offsetof(struct qrnic_cqe, owner)) >>
+                 QRNIC_CQE_SRC_QP_SHIFT;
     cq->ci++;
     qrnic_st32(node_ptr(cq->n, cq->base + depth * 32ull), cq->ci);
     return true;
@@ -613,6 +615,17 @@ struct hqp *node_create_qp(struct node *n, struct hcq *scq, struct hcq *rcq,
                            uint8_t log_sq, uint8_t log_ss, uint8_t log_rq,
                            uint8_t log_rs)
 {
+    uint8_t st;
+
+    return node_create_qp_type(n, QRNIC_QPT_RC, scq, rcq, log_sq, log_ss,
+                               log_rq, log_rs, &st);
+}
+
+struct hqp *node_create_qp_type(struct node *n, uint8_t type,
+                                struct hcq *scq, struct hcq *rcq,
+                                uint8_t log_sq, uint8_t log_ss, uint8_t log_rq,
+                                uint8_t log_rs, uint8_t *st)
+{
     struct hqp *qp = own(calloc(1, sizeof(*qp)));
     struct qrnic_cmd c = harness_cmd(QRNIC_CMD_CREATE_QP);
 
@@ -630,12 +643,13 @@ struct hqp *node_create_qp(struct node *n, struct hcq *scq, struct hcq *rcq,
     c.create_qp.recv_cqn = rcq->cqn;
     c.create_qp.sq_offset = qp->sq_off;
     c.create_qp.rq_offset = qp->rq_off;
-    c.create_qp.qp_type = QRNIC_QPT_RC;
+    c.create_qp.qp_type = type;
     c.create_qp.log_sq_depth = log_sq;
     c.create_qp.log_sq_stride = log_ss;
     c.create_qp.log_rq_depth = log_rq;
     c.create_qp.log_rq_stride = log_rs;
-    return node_cmd(n, &c, &qp->qpn) == QRNIC_ST_OK ? qp : NULL;
+    *st = node_cmd(n, &c, &qp->qpn);
+    return *st == QRNIC_ST_OK ? qp : NULL;
 }
 
 uint8_t qp_modify(struct hqp *qp, uint32_t mask,
@@ -730,6 +744,9 @@ void qp_post_send(struct hqp *qp, const struct hwr *wr, bool ring)
     h.rkey = wr->rkey;
     h.compare_add = wr->compare_add;
     h.swap = wr->swap;
+    if (wr->ud) {
+        h.ud = *wr->ud;
+    }
     memset(slot, 0, stride);
     if (wr->flags & QRNIC_WQE_F_INLINE) {
         uint32_t off = sizeof(h);

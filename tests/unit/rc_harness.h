@@ -85,6 +85,7 @@ struct hwc {
     uint8_t status;
     uint8_t flags;
     uint8_t vendor_err;
+    uint32_t src_qp;                /* UD receives */
 };
 
 struct hsge {
@@ -106,6 +107,7 @@ struct hwr {
     int num_sge;
     struct hsge sge[QRNIC_MAX_SGE];
     int raw_num_sge;                /* >= 0: write this num_sge instead */
+    const struct qrnic_ud_av *ud;   /* UD/GSI: the address vector */
 };
 
 extern struct node nodes[2];
@@ -169,6 +171,11 @@ struct hcq *node_create_cq(struct node *n, uint8_t log);
 struct hqp *node_create_qp(struct node *n, struct hcq *scq, struct hcq *rcq,
                            uint8_t log_sq, uint8_t log_ss, uint8_t log_rq,
                            uint8_t log_rs);
+/* The same for any QP type (QRNIC_QPT_*); NULL with *st on failure. */
+struct hqp *node_create_qp_type(struct node *n, uint8_t type,
+                                struct hcq *scq, struct hcq *rcq,
+                                uint8_t log_sq, uint8_t log_ss, uint8_t log_rq,
+                                uint8_t log_rs, uint8_t *st);
 uint8_t qp_modify(struct hqp *qp, uint32_t mask,
                   const struct qrnic_qp_attr *attr);
 uint8_t qp_query(struct hqp *qp, struct qrnic_qp_attr *attr);

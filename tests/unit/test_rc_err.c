@@ -454,9 +454,12 @@ static void test_admin_checks(void)
     CHECK_EQ(node_cmd(&nodes[0], &c, NULL), QRNIC_ST_BAD_PARAM,
              "CREATE_QP with an unaligned queue: BAD_PARAM");
     c.create_qp.rq_offset = QMEM_SIZE - 4096;
-    c.create_qp.qp_type = 4;
+    c.create_qp.qp_type = 3;
     CHECK_EQ(node_cmd(&nodes[0], &c, NULL), QRNIC_ST_BAD_PARAM,
-             "CREATE_QP of a type other than RC: BAD_PARAM");
+             "CREATE_QP of a type other than RC, UD, GSI (UC): BAD_PARAM");
+    c.create_qp.qp_type = 9;
+    CHECK_EQ(node_cmd(&nodes[0], &c, NULL), QRNIC_ST_BAD_PARAM,
+             "CREATE_QP of an unknown type: BAD_PARAM");
     c.create_qp.qp_type = QRNIC_QPT_RC;
     c.create_qp.send_cqn = 999;
     CHECK_EQ(node_cmd(&nodes[0], &c, NULL), QRNIC_ST_BAD_HANDLE,
