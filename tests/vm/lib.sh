@@ -206,3 +206,42 @@ pair_run() {
 	[ "$_prc" -eq 124 ] && echo "$_pt" > "$QRNIC_SHARE/pair-run-hung"
 	return "$_prc"
 }
+
+# cm_listening PORT: an RDMA CM id of this guest listens on PORT.
+cm_listening() {
+	rdma res show cm_id 2>/dev/null | grep -F LISTEN | grep -Eq ":$1( |\$)"
+}
+
+# cm_run TAG SERVER PORT OUT SERVER_CMD CLIENT_CMD: an rdma_cm client/server
+# pair (rping, ucmatose, perftest -R ...): guest SERVER runs SERVER_CMD (a
+# shell command line), the other guest CLIENT_CMD once an RDMA CM id of the
+# server listens on PORT.  Output goes to OUT; the status is the command's
+# (124 if it ran longer than $PAIR_TIMEOUT seconds, default 120).
+cm_run() {
+	_ct=$1 _cs=$2 _cp=$3 _co=$4 _csrv=$5 _ccli=$6
+	: > "$_co"
+	if [ "$QRNIC_IDX" = "$_cs" ]; then
+		eval "timeout ${PAIR_TIMEOUT:-120} $_csrv" > "$_co" 2>&1 &
+		_cpid=$!
+		_cst=failed
+		_ci=0
+		while [ "$_ci" -lt 150 ] && kill -0 "$_cpid" 2>/dev/null; do
+			cm_listening "$_cp" && { _cst=listening; break; }
+			sleep 0.2
+			_ci=$((_ci + 1))
+		done
+		echo "$_cst" > "$QRNIC_SHARE/$_ct.tmp" && mv "$QRNIC_SHARE/$_ct.tmp" "$QRNIC_SHARE/$_ct"
+		wait "$_cpid"
+		return $?
+	fi
+	if ! wait_for "$_ct" 180; then
+		echo "cm_run: the server never reported on $_ct" >> "$_co"
+		return 1
+	fi
+	read -r _cst < "$QRNIC_SHARE/$_ct"
+	if [ "$_cst" != listening ]; then
+		echo "cm_run: no RDMA CM id of the server listened on port $_cp" >> "$_co"
+		return 1
+	fi
+	eval "timeout ${PAIR_TIMEOUT:-120} $_ccli" > "$_co" 2>&1
+}
