@@ -75,6 +75,7 @@
 #define QRNIC_CAP0_RC			(1u << 2)	/* RC queue pairs, CQs, MRs */
 #define QRNIC_CAP0_ATOMIC		(1u << 3)	/* 8-byte atomics (HCA scope) */
 #define QRNIC_CAP0_UD			(1u << 4)	/* UD QPs and the GSI QP */
+#define QRNIC_CAP0_SRQ			(1u << 5)	/* shared receive queues */
 
 #define QRNIC_CTRL_RESET		(1u << 0)	/* self clearing */
 #define QRNIC_CTRL_ENABLE		(1u << 1)
@@ -99,6 +100,7 @@
 #define QRNIC_DB_EQ			0x018	/* eqn | (u64)eq_ci << 32 */
 #define QRNIC_DB_ETH_TX			0x020	/* page 0 only: tx producer index */
 #define QRNIC_DB_ETH_RX			0x028	/* page 0 only: rx producer index */
+#define QRNIC_DB_SRQ			0x030	/* srqn | (u64)srq_pi << 32 */
 
 #define QRNIC_DB_QN_MASK		0x00ffffffu
 #define QRNIC_DB_ARM			(1u << 24)	/* CQ: next completion */
@@ -129,6 +131,10 @@ enum qrnic_cmd_opcode {
 	QRNIC_CMD_QUERY_QP		= 0x15,
 	QRNIC_CMD_DESTROY_QP		= 0x16,
 	QRNIC_CMD_QUERY_STATS		= 0x17,
+	QRNIC_CMD_CREATE_SRQ		= 0x18,
+	QRNIC_CMD_MODIFY_SRQ		= 0x19,
+	QRNIC_CMD_QUERY_SRQ		= 0x1a,
+	QRNIC_CMD_DESTROY_SRQ		= 0x1b,
 	QRNIC_CMD_MAX
 };
 
@@ -261,6 +267,8 @@ struct qrnic_cmd {
 			uint8_t  log_rq_depth;	/* 0..QRNIC_QP_MAX_LOG WQEs */
 			uint8_t  log_rq_stride;	/* QRNIC_RQ_MIN/MAX_LOG_STRIDE */
 			uint8_t  rsvd[2];
+			uint32_t srqn;		/* receives from this SRQ, 0: own RQ
+						 * (rq_offset, log_rq_* then 0) */
 		} create_qp;			/* result0: qpn */
 		struct {
 			uint32_t qpn;
@@ -278,6 +286,26 @@ struct qrnic_cmd {
 		struct {
 			uint64_t resp_addr;	/* DMA: struct qrnic_stats_resp */
 		} query_stats;
+		struct {
+			uint32_t pdn;
+			uint32_t uctx;		/* owner, 0: kernel */
+			uint32_t offset;	/* queue memory (BAR4), page aligned */
+			uint8_t  log_depth;	/* 0..QRNIC_QP_MAX_LOG WQEs */
+			uint8_t  log_stride;	/* QRNIC_RQ_MIN/MAX_LOG_STRIDE */
+			uint16_t rsvd;
+			uint32_t limit;		/* 0 or < depth: armed limit */
+		} create_srq;			/* result0: srqn */
+		struct {
+			uint32_t srqn;
+			uint32_t limit;		/* arm at this limit (< depth) */
+		} modify_srq;
+		struct {
+			uint32_t srqn;
+		} query_srq;			/* result0: armed limit (0: none),
+						 * result1: WQEs posted, not taken */
+		struct {
+			uint32_t srqn;
+		} destroy_srq;			/* BAD_STATE while a QP uses it */
 	};
 };
 #define QRNIC_CMD_SIZE		64
@@ -339,7 +367,8 @@ struct qrnic_res_counts {
 	uint32_t cq;
 	uint32_t mr;
 	uint32_t mr_pages;	/* page addresses held for all MRs */
-	uint32_t rsvd[8];
+	uint32_t srq;
+	uint32_t rsvd[7];
 };
 #define QRNIC_RES_COUNTS_SIZE	64
 QRNIC_HW_SIZE(qrnic_res_counts, QRNIC_RES_COUNTS_SIZE);
@@ -398,6 +427,8 @@ enum qrnic_event_type {
 	QRNIC_EVENT_QP_FATAL		= 3,	/* async: data0 qpn */
 	QRNIC_EVENT_CQ_ERR		= 4,	/* async: data0 cqn overflowed */
 	QRNIC_EVENT_SQ_DRAINED		= 5,	/* async: data0 qpn reached SQD */
+	QRNIC_EVENT_SRQ_LIMIT		= 6,	/* async: data0 srqn fell below
+						 * its armed limit (disarmed) */
 };
 
 /* ---- Ethernet rings ------------------------------------------------------ */
@@ -476,6 +507,7 @@ QRNIC_HW_SIZE(qrnic_cq_rec, QRNIC_CQ_REC_SIZE);
 #define QRNIC_CQE_F_SEND		(1u << 2)	/* completes a SQ WQE */
 #define QRNIC_CQE_F_GRH			(1u << 3)	/* UD: buffer starts with a GRH */
 #define QRNIC_CQE_F_IPV4		(1u << 4)	/* UD: it came over IPv4 */
+#define QRNIC_CQE_F_SRQ			(1u << 5)	/* wqe_idx is an SRQ slot */
 
 /* CQE opcodes: the values of enum ibv_wc_opcode / ib_wc_opcode. */
 enum qrnic_cqe_opcode {
@@ -553,6 +585,15 @@ enum qrnic_vendor_err {
  * QRNIC_CQE_F_SEND reports a wqe_idx at or after it (completions are in
  * order; software signals at least once per depth WQEs); a RQ slot when
  * its receive completion arrives (receives complete in order).
+ *
+ * A shared receive queue (CREATE_SRQ) is a receive ring of its own in queue
+ * memory, rung with DB_SRQ; the QPs created with its srqn take receive WQEs
+ * from it, in ring order, when a message starts.  Messages of different QPs
+ * complete in any order, so an SRQ slot is free again only when its own
+ * completion (QRNIC_CQE_F_SRQ, wqe_idx = the slot) and those of all slots
+ * before it have arrived.  With a limit armed (CREATE_SRQ or MODIFY_SRQ),
+ * the device posts QRNIC_EVENT_SRQ_LIMIT and disarms when a take leaves
+ * fewer WQEs than the limit.
  */
 #define QRNIC_QPT_GSI			1	/* IB_QPT_GSI: QP 1, kernel only */
 #define QRNIC_QPT_RC			2	/* IB_QPT_RC */
