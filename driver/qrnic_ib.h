@@ -16,6 +16,9 @@
 
 #define QRNIC_PORT		1
 
+/* AHs are software only; this bounds how many there may be. */
+#define QRNIC_MAX_AH		BIT(20)
+
 /* What a receive WQE of the largest stride holds. */
 #define QRNIC_MAX_RECV_SGE	(((1U << QRNIC_RQ_MAX_LOG_STRIDE) - \
 				  sizeof(struct qrnic_rq_wqe)) / \
@@ -61,6 +64,16 @@ static_assert(sizeof(struct qrnic_sge) == 16);
 static_assert(sizeof(struct qrnic_cqe) == QRNIC_CQE_SIZE);
 static_assert(sizeof(struct qrnic_cq_rec) == QRNIC_CQ_REC_SIZE);
 static_assert(sizeof(struct qrnic_qp_attr) == 128);
+static_assert(sizeof(struct qrnic_ud_av) == 40);
+
+/*
+ * UD and GSI QPs, AHs and MADs need the device's QRNIC_CAP0_UD on top of
+ * the RC verbs; without it the port has no QP1 and claims no MAD or CM.
+ */
+static inline bool qrnic_has_ud(const struct qrnic_dev *qdev)
+{
+	return (qdev->cap0 & QRNIC_CAP0_RC) && (qdev->cap0 & QRNIC_CAP0_UD);
+}
 
 enum qrnic_mmap_type {
 	QRNIC_MMAP_DB,		/* a doorbell page in BAR2, uncached */
@@ -137,6 +150,15 @@ struct qrnic_qp {
 	struct completion free;
 };
 
+/*
+ * An address handle: the address vector of UD send WQEs, dest_qpn and
+ * qkey left 0 (they come with each work request).
+ */
+struct qrnic_ah {
+	struct ib_ah ibah;
+	struct qrnic_ud_av av;
+};
+
 static inline struct qrnic_ucontext *to_quctx(struct ib_ucontext *uctx)
 {
 	return container_of(uctx, struct qrnic_ucontext, ibucontext);
@@ -160,6 +182,11 @@ static inline struct qrnic_mr *to_qmr(struct ib_mr *mr)
 static inline struct qrnic_qp *to_qqp(struct ib_qp *qp)
 {
 	return container_of(qp, struct qrnic_qp, ibqp);
+}
+
+static inline struct qrnic_ah *to_qah(struct ib_ah *ah)
+{
+	return container_of(ah, struct qrnic_ah, ibah);
 }
 
 static inline struct qrnic_user_mmap_entry *
@@ -222,6 +249,12 @@ struct ib_mr *qrnic_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 				u64 virt_addr, int access,
 				struct ib_udata *udata);
 int qrnic_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+
+/* qrnic_ah.c: address handles (software only) */
+int qrnic_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
+		    struct ib_udata *udata);
+int qrnic_destroy_ah(struct ib_ah *ibah, u32 flags);
+int qrnic_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *ah_attr);
 
 /* qrnic_qp.c */
 int qrnic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,

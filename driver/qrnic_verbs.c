@@ -4,7 +4,8 @@
  * port queries, GID programming, user contexts and their mmaps (doorbell
  * page, QP queue memory), PDs, and registration.  The RC verbs (CQ, MR, QP,
  * kernel data path, counters) live in their own files and are offered when
- * the device has QRNIC_CAP0_RC.
+ * the device has QRNIC_CAP0_RC; address handles when it has QRNIC_CAP0_UD
+ * as well.
  */
 #include <linux/etherdevice.h>
 #include <net/addrconf.h>
@@ -60,6 +61,8 @@ static int qrnic_query_device_verb(struct ib_device *ibdev,
 							    IB_ATOMIC_NONE;
 	attr->max_pkeys = 1;
 	attr->local_ca_ack_delay = 15;
+	if (qrnic_has_ud(qdev))
+		attr->max_ah = QRNIC_MAX_AH;
 	return 0;
 }
 
@@ -388,6 +391,16 @@ static const struct ib_device_ops qrnic_rc_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_qp, qrnic_qp, ibqp),
 };
 
+/* Address handles, for devices with UD QPs (qrnic_has_ud()). */
+static const struct ib_device_ops qrnic_ud_ops = {
+	.create_ah		= qrnic_create_ah,
+	.create_user_ah		= qrnic_create_ah,
+	.destroy_ah		= qrnic_destroy_ah,
+	.query_ah		= qrnic_query_ah,
+
+	INIT_RDMA_OBJ_SIZE(ib_ah, qrnic_ah, ibah),
+};
+
 /* Called with link_lock held whenever link, carrier or netdev state moved. */
 void qrnic_ib_port_event(struct qrnic_dev *qdev)
 {
@@ -426,6 +439,8 @@ int qrnic_ib_register(struct qrnic_dev *qdev)
 	ib_set_device_ops(ibdev, &qrnic_dev_ops);
 	if (qdev->cap0 & QRNIC_CAP0_RC)
 		ib_set_device_ops(ibdev, &qrnic_rc_ops);
+	if (qrnic_has_ud(qdev))
+		ib_set_device_ops(ibdev, &qrnic_ud_ops);
 
 	ret = ib_device_set_netdev(ibdev, qdev->netdev, QRNIC_PORT);
 	if (ret) {
