@@ -58,6 +58,10 @@ static_assert(qrnic_same_value(IB_QP_EN_SQD_ASYNC_NOTIFY, QRNIC_QP_ATTR_EN_SQD_A
 static_assert(qrnic_same_value(IB_QP_AV, QRNIC_QP_ATTR_AV));
 static_assert(qrnic_same_value(IB_QP_MIN_RNR_TIMER, QRNIC_QP_ATTR_MIN_RNR_TIMER));
 static_assert(qrnic_same_value(IB_QP_DEST_QPN, QRNIC_QP_ATTR_DEST_QPN));
+static_assert(qrnic_same_value(IB_QP_QKEY, QRNIC_QP_ATTR_QKEY));
+static_assert(qrnic_same_value(IB_QPT_GSI, QRNIC_QPT_GSI));
+static_assert(qrnic_same_value(IB_QPT_RC, QRNIC_QPT_RC));
+static_assert(qrnic_same_value(IB_QPT_UD, QRNIC_QPT_UD));
 static_assert(sizeof(struct qrnic_sq_wqe) == 64);
 static_assert(sizeof(struct qrnic_rq_wqe) == 16);
 static_assert(sizeof(struct qrnic_sge) == 16);
@@ -135,6 +139,7 @@ struct qrnic_wq {
 struct qrnic_qp {
 	struct ib_qp ibqp;
 	u32 qpn;
+	u8 qp_type;			/* QRNIC_QPT_* (= IB_QPT_*) */
 	struct qrnic_wq sq;
 	struct qrnic_wq rq;
 	u32 qmem_len;			/* the slice: SQ pages, then RQ pages */

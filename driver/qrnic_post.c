@@ -3,7 +3,9 @@
  * qrnic kernel data path: post_send and post_recv write WQEs into the QP's
  * rings in queue memory (BAR4, write-combining) and ring the doorbell on
  * page 0; poll_cq reads CQEs from the CQ ring in host memory and
- * req_notify_cq arms the CQ.  User space does all of this itself.
+ * req_notify_cq arms the CQ.  User space does all of this itself.  UD and
+ * GSI send WQEs carry the AH's address vector in place of the RDMA fields;
+ * their receive completions have the GRH in front of the data.
  */
 #include <linux/io-64-nonatomic-lo-hi.h>
 #include <rdma/ib_verbs.h>
@@ -90,6 +92,22 @@ static int qrnic_build_inline(struct qrnic_qp *qp, const struct ib_send_wr *wr,
 	return sizeof(*hdr) + total;
 }
 
+/* UD and GSI: SEND (with immediate) to the AH's address, remote QPN, Q_Key. */
+static int qrnic_build_ud(const struct ib_send_wr *wr, struct qrnic_sq_wqe *hdr)
+{
+	const struct ib_ud_wr *ud = ud_wr(wr);
+
+	if (wr->opcode != IB_WR_SEND && wr->opcode != IB_WR_SEND_WITH_IMM)
+		return -EINVAL;
+	if (!ud->ah || ud->remote_qpn & ~QRNIC_QPN_MASK)
+		return -EINVAL;
+	hdr->ud = to_qah(ud->ah)->av;
+	hdr->ud.dest_qpn = ud->remote_qpn;
+	/* Bit 31 set: the device sends the QP's own Q_Key (IBTA). */
+	hdr->ud.qkey = ud->remote_qkey;
+	return 0;
+}
+
 /* Build one send WQE in buf; returns its length in bytes or -errno. */
 static int qrnic_build_send(struct qrnic_dev *qdev, struct qrnic_qp *qp,
 			    const struct ib_send_wr *wr, u64 *buf)
@@ -97,7 +115,13 @@ static int qrnic_build_send(struct qrnic_dev *qdev, struct qrnic_qp *qp,
 	struct qrnic_sq_wqe *hdr = (struct qrnic_sq_wqe *)buf;
 	struct qrnic_sge *sge = (struct qrnic_sge *)(hdr + 1);
 	bool atomic = false;
+	int ret;
 
+	if (qp->qp_type != QRNIC_QPT_RC) {
+		ret = qrnic_build_ud(wr, hdr);
+		if (ret)
+			return ret;
+	}
 	switch (wr->opcode) {
 	case IB_WR_RDMA_WRITE_WITH_IMM:
 		hdr->imm_data = (__force u32)wr->ex.imm_data;
@@ -232,6 +256,7 @@ static struct qrnic_cqe *qrnic_cq_next(struct qrnic_cq *cq)
 	struct qrnic_cqe *cqe = &cq->ring[cq->ci & ((1U << cq->log_depth) - 1)];
 	u32 phase = !((cq->ci >> cq->log_depth) & 1);
 
+	/* Only bit 0: UD receives have the source QPN above it. */
 	if ((READ_ONCE(cqe->owner) & QRNIC_CQE_PHASE) != phase)
 		return NULL;
 	dma_rmb();	/* the rest of the entry after its phase bit */
@@ -254,17 +279,35 @@ static void qrnic_wq_complete(struct qrnic_qp *qp, struct qrnic_wq *wq,
 	spin_unlock(&qp->lock);
 }
 
+/*
+ * A UD or GSI receive: the buffer starts with the 40-byte GRH (for IPv4,
+ * 20 unused bytes and the IPv4 header), the sender's QPN is in owner.
+ */
+static void qrnic_cqe_ud_recv(const struct qrnic_cqe *c, struct ib_wc *wc)
+{
+	wc->src_qp = c->owner >> QRNIC_CQE_SRC_QP_SHIFT;
+	if (c->flags & QRNIC_CQE_F_GRH) {
+		wc->wc_flags |= IB_WC_GRH | IB_WC_WITH_NETWORK_HDR_TYPE;
+		wc->network_hdr_type = c->flags & QRNIC_CQE_F_IPV4 ?
+				       RDMA_NETWORK_IPV4 : RDMA_NETWORK_IPV6;
+	}
+}
+
 /* Translate one CQE; false if its QP is gone (the CQE is dropped). */
 static bool qrnic_cqe_to_wc(struct qrnic_dev *qdev, const struct qrnic_cqe *c,
 			    struct ib_wc *wc)
 {
 	struct qrnic_qp *qp;
+	bool ud_recv = false;
 
 	xa_lock(&qdev->qp_xa);
 	qp = xa_load(&qdev->qp_xa, c->qpn);
-	if (qp)
+	if (qp) {
 		qrnic_wq_complete(qp, c->flags & QRNIC_CQE_F_SEND ?
 				  &qp->sq : &qp->rq, c->wqe_idx);
+		ud_recv = qp->qp_type != QRNIC_QPT_RC &&
+			  !(c->flags & QRNIC_CQE_F_SEND);
+	}
 	xa_unlock(&qdev->qp_xa);
 	if (!qp)
 		return false;
@@ -280,8 +323,10 @@ static bool qrnic_cqe_to_wc(struct qrnic_dev *qdev, const struct qrnic_cqe *c,
 		wc->ex.imm_data = (__force __be32)c->imm_data;
 		wc->wc_flags |= IB_WC_WITH_IMM;
 	}
+	if (ud_recv)
+		qrnic_cqe_ud_recv(c, wc);
 	wc->port_num = QRNIC_PORT;
-	wc->pkey_index = 0;
+	wc->pkey_index = 0;	/* slid and sl stay 0: RoCE */
 	return true;
 }
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * qrnic queue pairs (RC only): sizing, queue memory, creation and
- * destruction, async events.
+ * qrnic queue pairs (RC, UD and the GSI QP): sizing, queue memory, creation
+ * and destruction, async events.  The GSI QP (QP1, ib_mad's) is kernel only
+ * and the device allows one; UD and GSI QPs need QRNIC_CAP0_UD.
  *
  * A QP's send and receive rings live in a slice of BAR4 (SQ pages, then RQ
  * pages).  A user QP's slice is mapped into its process through an mmap
@@ -108,7 +109,7 @@ static int qrnic_create_qp_cmd(struct qrnic_dev *qdev, struct qrnic_qp *qp,
 	cmd.create_qp.uctx = uctx;
 	cmd.create_qp.sq_offset = qp->sq.offset;
 	cmd.create_qp.rq_offset = qp->rq.offset;
-	cmd.create_qp.qp_type = QRNIC_QPT_RC;
+	cmd.create_qp.qp_type = qp->qp_type;
 	cmd.create_qp.flags = qp->sig_all ? QRNIC_QP_SIG_ALL : 0;
 	cmd.create_qp.log_sq_depth = qp->sq.log_depth;
 	cmd.create_qp.log_sq_stride = qp->sq.log_stride;
@@ -162,8 +163,23 @@ static int qrnic_qp_check_attr(struct qrnic_dev *qdev,
 			       struct ib_qp_init_attr *init_attr,
 			       struct ib_udata *udata)
 {
-	if (init_attr->qp_type != IB_QPT_RC || init_attr->srq ||
-	    init_attr->create_flags || init_attr->rwq_ind_tbl)
+	switch (init_attr->qp_type) {
+	case IB_QPT_RC:
+		break;
+	case IB_QPT_UD:
+		if (!qrnic_has_ud(qdev))
+			return -EOPNOTSUPP;
+		break;
+	case IB_QPT_GSI:
+		if (!qrnic_has_ud(qdev))
+			return -EOPNOTSUPP;
+		if (udata || init_attr->port_num != QRNIC_PORT)
+			return -EINVAL;
+		break;
+	default:
+		return -EOPNOTSUPP;
+	}
+	if (init_attr->srq || init_attr->create_flags || init_attr->rwq_ind_tbl)
 		return -EOPNOTSUPP;
 	if (!init_attr->send_cq || !init_attr->recv_cq)
 		return -EINVAL;
@@ -195,6 +211,7 @@ int qrnic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 	refcount_set(&qp->refcnt, 1);
 	init_completion(&qp->free);
 	qp->state = IB_QPS_RESET;
+	qp->qp_type = init_attr->qp_type;	/* IB_QPT_* are QRNIC_QPT_* */
 	qp->sig_all = init_attr->sq_sig_type == IB_SIGNAL_ALL_WR;
 	qrnic_wq_init(&qp->sq, sz.log_sq_depth, sz.log_sq_stride);
 	qrnic_wq_init(&qp->rq, sz.log_rq_depth, sz.log_rq_stride);
@@ -215,6 +232,13 @@ int qrnic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 	ret = qrnic_create_qp_cmd(qdev, qp, init_attr, qrnic_uctx_id(udata));
 	if (ret)
 		goto err_qmem;
+	/* ib_mad knows QP1 by its number: the device gives the GSI QP 1. */
+	if (qp->qp_type == QRNIC_QPT_GSI && qp->qpn != QRNIC_GSI_QPN) {
+		ibdev_err(&qdev->ibdev, "CREATE_QP: GSI QP numbered %#x\n",
+			  qp->qpn);
+		ret = -EIO;
+		goto err_destroy;
+	}
 	ibqp->qp_num = qp->qpn;
 
 	ret = xa_insert_irq(&qdev->qp_xa, qp->qpn, qp, GFP_KERNEL);

@@ -3,7 +3,9 @@
  * qrnic QP attributes: modify_qp and query_qp translate between
  * struct ib_qp_attr and the device's struct qrnic_qp_attr block.  The
  * device checks transitions and values as well; the driver refuses what it
- * can tell is wrong before asking.
+ * can tell is wrong before asking.  UD and GSI QPs have a Q_Key and no
+ * path (AV, MTU, PSNs of the responder, retries): the IBTA rules of their
+ * type keep those out of the mask.
  */
 #include <linux/dma-mapping.h>
 #include <linux/etherdevice.h>
@@ -58,7 +60,7 @@ static int qrnic_modify_check(struct qrnic_dev *qdev, struct qrnic_qp *qp,
 	cur = mask & IB_QP_CUR_STATE ? attr->cur_qp_state :
 				       qrnic_qp_cached_state(qp);
 	next = mask & IB_QP_STATE ? attr->qp_state : cur;
-	if (!ib_modify_qp_is_ok(cur, next, IB_QPT_RC, mask))
+	if (!ib_modify_qp_is_ok(cur, next, qp->ibqp.qp_type, mask))
 		return -EINVAL;
 
 	if ((mask & IB_QP_PORT) && attr->port_num != QRNIC_PORT)
@@ -97,6 +99,8 @@ static void qrnic_attr_to_hw(const struct ib_qp_attr *attr, int mask,
 		a->pkey_index = attr->pkey_index;
 	if (mask & IB_QP_PORT)
 		a->port_num = attr->port_num;
+	if (mask & IB_QP_QKEY)
+		a->qkey = attr->qkey;
 	if (mask & IB_QP_AV) {
 		const struct ib_global_route *grh =
 			rdma_ah_read_grh(&attr->ah_attr);
@@ -192,18 +196,21 @@ static void qrnic_attr_from_hw(struct qrnic_qp *qp,
 	attr->sq_psn = a->sq_psn;
 	attr->dest_qp_num = a->dest_qpn;
 	attr->qp_access_flags = a->access_flags;
+	attr->qkey = a->qkey;
 	attr->cap.max_send_wr = 1U << qp->sq.log_depth;
 	attr->cap.max_recv_wr = 1U << qp->rq.log_depth;
 	attr->cap.max_send_sge = qp->max_send_sge;
 	attr->cap.max_recv_sge = qp->max_recv_sge;
 	attr->cap.max_inline_data = qp->max_inline;
 
-	attr->ah_attr.type = RDMA_AH_ATTR_TYPE_ROCE;
-	rdma_ah_set_port_num(&attr->ah_attr, QRNIC_PORT);
-	memcpy(dgid.raw, a->dgid, sizeof(dgid.raw));
-	rdma_ah_set_grh(&attr->ah_attr, &dgid, a->flow_label, a->sgid_index,
-			a->hop_limit, a->traffic_class);
-	ether_addr_copy(attr->ah_attr.roce.dmac, a->dmac);
+	if (qp->qp_type == QRNIC_QPT_RC) {
+		attr->ah_attr.type = RDMA_AH_ATTR_TYPE_ROCE;
+		rdma_ah_set_port_num(&attr->ah_attr, QRNIC_PORT);
+		memcpy(dgid.raw, a->dgid, sizeof(dgid.raw));
+		rdma_ah_set_grh(&attr->ah_attr, &dgid, a->flow_label,
+				a->sgid_index, a->hop_limit, a->traffic_class);
+		ether_addr_copy(attr->ah_attr.roce.dmac, a->dmac);
+	}
 
 	attr->pkey_index = a->pkey_index;
 	attr->port_num = QRNIC_PORT;
@@ -251,7 +258,7 @@ int qrnic_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	init_attr->cap = attr->cap;
 	init_attr->sq_sig_type = qp->sig_all ? IB_SIGNAL_ALL_WR :
 					       IB_SIGNAL_REQ_WR;
-	init_attr->qp_type = IB_QPT_RC;
+	init_attr->qp_type = ibqp->qp_type;
 	init_attr->port_num = QRNIC_PORT;
 	return 0;
 }

@@ -4,8 +4,8 @@
  * port queries, GID programming, user contexts and their mmaps (doorbell
  * page, QP queue memory), PDs, and registration.  The RC verbs (CQ, MR, QP,
  * kernel data path, counters) live in their own files and are offered when
- * the device has QRNIC_CAP0_RC; address handles when it has QRNIC_CAP0_UD
- * as well.
+ * the device has QRNIC_CAP0_RC; UD and GSI QPs, AHs and with them MADs and
+ * the CM when it has QRNIC_CAP0_UD as well.
  */
 #include <linux/etherdevice.h>
 #include <net/addrconf.h>
@@ -85,6 +85,8 @@ static int qrnic_query_port(struct ib_device *ibdev, u32 port,
 	attr->active_mtu = min(ib_mtu_int_to_enum(mtu), IB_MTU_4096);
 	attr->gid_tbl_len = qdev->attr.gid_tbl_len;
 	attr->port_cap_flags = IB_PORT_DEVICE_MGMT_SUP;
+	if (qrnic_has_ud(qdev))
+		attr->port_cap_flags |= IB_PORT_CM_SUP;
 	attr->ip_gids = true;
 	attr->max_msg_sz = QRNIC_MAX_MSG_SIZE;
 	attr->pkey_tbl_len = 1;
@@ -104,15 +106,21 @@ static int qrnic_get_port_immutable(struct ib_device *ibdev, u32 port,
 {
 	struct qrnic_dev *qdev = to_qdev(ibdev);
 
+	immutable->gid_tbl_len = qdev->attr.gid_tbl_len;
+	immutable->pkey_tbl_len = 1;
+	if (qrnic_has_ud(qdev)) {
+		/* RoCE v2 with QP1: ib_mad, ib_cm and rdma_cm use the port. */
+		immutable->core_cap_flags = RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP;
+		immutable->max_mad_size = IB_MGMT_MAD_SIZE;
+		return 0;
+	}
 	/*
-	 * RoCE v2 without MAD/CM: the device has no GSI QP (QP1) yet, and
-	 * claiming one makes ib_mad fail loudly on every probe.
+	 * A device without UD has no GSI QP: RoCE v2 without MAD/CM, since
+	 * claiming them makes ib_mad fail loudly on every probe.
 	 */
 	immutable->core_cap_flags = RDMA_CORE_CAP_PROT_ROCE_UDP_ENCAP |
 				    RDMA_CORE_CAP_ETH_AH;
-	immutable->gid_tbl_len = qdev->attr.gid_tbl_len;
-	immutable->pkey_tbl_len = 1;
-	immutable->max_mad_size = 0;		/* no MAD support, see above */
+	immutable->max_mad_size = 0;
 	return 0;
 }
 
