@@ -60,6 +60,10 @@ static const char *check_qps(const struct qrnic_engine *e)
         if (!ring_ok(qp->rq_pi, qp->rq_ci, qp->log_rq)) {
             return "QP: RQ consumer passed its producer";
         }
+        if (qp->srq && (e->srq[qp->srq->srqn] != qp->srq ||
+                        !qp->srq->nqp || qp->rq_pi)) {
+            return "QP: its SRQ is not live, or it has an RQ as well";
+        }
         why = check_sq(qp);
         if (why) {
             return why;
@@ -117,6 +121,15 @@ const char *qrnic_engine_check(const struct qrnic_engine *e)
 
         if (cq && (cq->cqn != i || !ring_ok(cq->pi, cq->ci, cq->log_depth))) {
             return "CQ slot or index out of range";
+        }
+    }
+    for (i = 0; i < QRNIC_ENG_MAX_SRQ; i++) {
+        const struct qrnic_srq *srq = e->srq[i];
+
+        if (srq && (srq->srqn != i ||
+                    !ring_ok(srq->pi, srq->ci, srq->log_depth) ||
+                    srq->limit >= (1u << srq->log_depth))) {
+            return "SRQ slot, index or limit out of range";
         }
     }
     return check_qps(e);

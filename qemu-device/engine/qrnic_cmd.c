@@ -18,6 +18,7 @@ void qrnic_cmd_reset_objects(struct qrnic_engine *e)
 {
     /* QPs first: they hold CQs and PDs. */
     qrnic_qp_free_all(e);
+    qrnic_srq_free_all(e);
     qrnic_cq_free_all(e);
     qrnic_mr_free_all(e);
     qrnic_sched_reset(e);
@@ -124,6 +125,8 @@ static uint8_t cmd_query_res(struct qrnic_engine *e, const uint8_t *cmd)
     PUT32(r, struct qrnic_res_counts, mr, count_ptrs((void **)e->mr,
                                                      QRNIC_ENG_MAX_MR));
     PUT32(r, struct qrnic_res_counts, mr_pages, e->mtt_used);
+    PUT32(r, struct qrnic_res_counts, srq, count_ptrs((void **)e->srq,
+                                                      QRNIC_ENG_MAX_SRQ));
     return dma_out(e, qrnic_ld64(ARG(query_res.resp_addr)), r, sizeof(r));
 }
 
@@ -417,6 +420,14 @@ uint8_t qrnic_cmd_exec(struct qrnic_engine *e, const uint8_t *cmd,
         return qrnic_cmd_destroy_qp(e, cmd);
     case QRNIC_CMD_QUERY_STATS:
         return cmd_query_stats(e, cmd);
+    case QRNIC_CMD_CREATE_SRQ:
+        return qrnic_cmd_create_srq(e, cmd, result0);
+    case QRNIC_CMD_MODIFY_SRQ:
+        return qrnic_cmd_modify_srq(e, cmd);
+    case QRNIC_CMD_QUERY_SRQ:
+        return qrnic_cmd_query_srq(e, cmd, result0, result1);
+    case QRNIC_CMD_DESTROY_SRQ:
+        return qrnic_cmd_destroy_srq(e, cmd);
     default:
         return QRNIC_ST_BAD_OPCODE;
     }

@@ -191,6 +191,9 @@ bool qrnic_engine_doorbell(struct qrnic_engine *e, uint32_t page,
     case QRNIC_DB_CQ:
         ok = qrnic_cq_doorbell(e, page, val);
         break;
+    case QRNIC_DB_SRQ:
+        ok = qrnic_srq_doorbell(e, page, val);
+        break;
     case QRNIC_DB_EQ:
         ok = page == 0 && eq_doorbell(e, val);
         break;

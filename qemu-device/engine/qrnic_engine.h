@@ -28,6 +28,7 @@
 #define QRNIC_ENG_MAX_CQ            1024    /* cqn 1..1023 */
 #define QRNIC_ENG_MAX_MR            4096    /* key index 1..4095 */
 #define QRNIC_ENG_MAX_QP            1024    /* qpn index 2..1023 */
+#define QRNIC_ENG_MAX_SRQ           1024    /* srqn 1..1023 */
 #define QRNIC_ENG_QPN_IDX_BITS      10
 #define QRNIC_ENG_MAX_MTT           (1u << 20)  /* page addresses, all MRs */
 #define QRNIC_ENG_MAX_QP_QMEM       (4u << 20)  /* queue memory per QP */
@@ -36,6 +37,8 @@
 #define QRNIC_ENG_DEFER_MAX         64
 /* Received frames held while the engine is busy, and frames to ourselves. */
 #define QRNIC_ENG_BACKLOG           32
+
+struct qrnic_srq;
 
 struct qrnic_engine_ops {
     /* 0 on success, -1 if [addr, addr + len) is not guest memory. */
@@ -209,13 +212,14 @@ struct qrnic_engine {
     uint32_t mr_next;                       /* where the key search starts */
     uint32_t mtt_used;                      /* page addresses held */
     struct qrnic_qp *qp[QRNIC_ENG_MAX_QP];
+    struct qrnic_srq *srq[QRNIC_ENG_MAX_SRQ];
     uint16_t qp_gen[QRNIC_ENG_MAX_QP];
     uint32_t qp_next;
 
     /* Queue memory (BAR4): the device reads WQEs straight from it. */
     uint8_t *qmem;
     uint64_t qmem_size;
-    uint16_t *qmem_owner;                   /* per page: qp index, 0: free */
+    uint16_t *qmem_owner;   /* per page: qp index, MAX_QP + srqn, 0: free */
 
     struct qrnic_qp_list ready_qps;            /* QPs with transmit work */
     struct qrnic_qp_list timed_qps;            /* QPs with a deadline */

@@ -93,7 +93,7 @@ struct qrnic_qp *qrnic_qp_get(struct qrnic_engine *e, uint32_t qpn)
     return qp && qp->qpn == qpn ? qp : NULL;
 }
 
-static uint32_t queue_pages(uint8_t log_depth, uint8_t log_stride)
+uint32_t qrnic_qmem_pages(uint8_t log_depth, uint8_t log_stride)
 {
     return (uint32_t)(((1ull << (log_depth + log_stride)) + QPAGE - 1) /
                       QPAGE);
@@ -119,20 +119,19 @@ uint64_t qrnic_qp_rqe_wr_id(const struct qrnic_engine *e,
     return qrnic_ld64(w);
 }
 
-uint8_t qrnic_qp_read_rqe(const struct qrnic_engine *e,
-                          const struct qrnic_qp *qp, uint16_t idx,
-                          uint64_t *wr_id, struct qrnic_sgl *sgl)
+uint8_t qrnic_rqe_read(const struct qrnic_engine *e, uint32_t off,
+                       uint8_t log_depth, uint8_t log_stride, uint16_t idx,
+                       uint64_t *wr_id, struct qrnic_sgl *sgl)
 {
     uint8_t w[1u << QRNIC_RQ_MAX_LOG_STRIDE];
-    uint32_t stride = 1u << qp->log_rq_stride;
+    uint32_t stride = 1u << log_stride;
     uint32_t max = (stride - sizeof(struct qrnic_rq_wqe)) /
                    sizeof(struct qrnic_sge);
-    uint32_t slot = idx & ((1u << qp->log_rq) - 1);
+    uint32_t slot = idx & ((1u << log_depth) - 1);
     uint32_t i;
 
     /* The guest may write the slot meanwhile: decode a private copy. */
-    qrnic_qmem_read(e, qp->rq_off + ((uint64_t)slot << qp->log_rq_stride),
-                    w, stride);
+    qrnic_qmem_read(e, off + ((uint64_t)slot << log_stride), w, stride);
     *wr_id = qrnic_ld64(w + offsetof(struct qrnic_rq_wqe, wr_id));
     sgl->num = w[offsetof(struct qrnic_rq_wqe, num_sge)];
     sgl->total = 0;
@@ -181,6 +180,27 @@ static void qmem_own(struct qrnic_engine *e, uint32_t off, uint32_t pages,
     }
 }
 
+bool qrnic_qmem_claim(struct qrnic_engine *e, uint32_t off, uint32_t pages,
+                      uint16_t owner)
+{
+    if (!qmem_range_ok(e, off, pages)) {
+        return false;
+    }
+    qmem_own(e, off, pages, owner);
+    return true;
+}
+
+void qrnic_qmem_release(struct qrnic_engine *e, uint32_t off, uint32_t pages)
+{
+    qmem_own(e, off, pages, 0);
+}
+
+/* Pages of the QP's own RQ: none with an SRQ. */
+static uint32_t rq_pages_of(const struct qrnic_qp *qp)
+{
+    return qp->srq ? 0 : qrnic_qmem_pages(qp->log_rq, qp->log_rq_stride);
+}
+
 /* ---- CREATE_QP / DESTROY_QP ---------------------------------------------- */
 
 static uint8_t create_qp_args(struct qrnic_engine *e, const uint8_t *cmd)
@@ -196,6 +216,8 @@ static uint8_t create_qp_args(struct qrnic_engine *e, const uint8_t *cmd)
     uint32_t sq_off = qrnic_ld32(ARG(create_qp.sq_offset));
     uint32_t rq_off = qrnic_ld32(ARG(create_qp.rq_offset));
     uint8_t type = *ARG(create_qp.qp_type);
+    uint32_t srqn = qrnic_ld32(ARG(create_qp.srqn));
+    struct qrnic_srq *srq = qrnic_srq_get(e, srqn);
     uint32_t sq_pages, rq_pages;
 
     if (uctx != 0 && !qrnic_uctx_exists(e, uctx)) {
@@ -203,8 +225,12 @@ static uint8_t create_qp_args(struct qrnic_engine *e, const uint8_t *cmd)
     }
     if (!qrnic_pd_exists(e, pdn) ||
         e->pd_uctx[pdn - 1] != uctx || !scq || !rcq ||
-        scq->uctx != uctx || rcq->uctx != uctx) {
+        scq->uctx != uctx || rcq->uctx != uctx ||
+        (srqn && (!srq || srq->uctx != uctx))) {
         return QRNIC_ST_BAD_HANDLE;
+    }
+    if (srqn && (type == QRNIC_QPT_GSI || lrq || rq_off)) {
+        return QRNIC_ST_BAD_PARAM;      /* an SRQ replaces the RQ */
     }
     if ((type != QRNIC_QPT_RC && type != QRNIC_QPT_UD &&
          type != QRNIC_QPT_GSI) || (type == QRNIC_QPT_GSI && uctx) ||
@@ -217,8 +243,8 @@ static uint8_t create_qp_args(struct qrnic_engine *e, const uint8_t *cmd)
     if (!e->qmem) {
         return QRNIC_ST_NO_RESOURCES;
     }
-    sq_pages = queue_pages(lsq, lss);
-    rq_pages = queue_pages(lrq, lrs);
+    sq_pages = qrnic_qmem_pages(lsq, lss);
+    rq_pages = srqn ? 0 : qrnic_qmem_pages(lrq, lrs);
     if ((uint64_t)(sq_pages + rq_pages) * QPAGE > QRNIC_ENG_MAX_QP_QMEM ||
         !qmem_range_ok(e, sq_off, sq_pages) ||
         !qmem_range_ok(e, rq_off, rq_pages) ||
@@ -295,6 +321,7 @@ uint8_t qrnic_cmd_create_qp(struct qrnic_engine *e, const uint8_t *cmd,
     qp->pdn = qrnic_ld32(ARG(create_qp.pdn));
     qp->scq = qrnic_cq_get(e, qrnic_ld32(ARG(create_qp.send_cqn)));
     qp->rcq = qrnic_cq_get(e, qrnic_ld32(ARG(create_qp.recv_cqn)));
+    qp->srq = qrnic_srq_get(e, qrnic_ld32(ARG(create_qp.srqn)));
     qp->sig_all = *ARG(create_qp.flags) & QRNIC_QP_SIG_ALL;
     qp->sq_off = qrnic_ld32(ARG(create_qp.sq_offset));
     qp->rq_off = qrnic_ld32(ARG(create_qp.rq_offset));
@@ -302,10 +329,14 @@ uint8_t qrnic_cmd_create_qp(struct qrnic_engine *e, const uint8_t *cmd,
     qp->log_rq = *ARG(create_qp.log_rq_depth);
     qp->log_rq_stride = *ARG(create_qp.log_rq_stride);
     qp_reset_state(qp);
-    qmem_own(e, qp->sq_off, queue_pages(qp->log_sq, qp->log_sq_stride), idx);
-    qmem_own(e, qp->rq_off, queue_pages(qp->log_rq, qp->log_rq_stride), idx);
+    qmem_own(e, qp->sq_off, qrnic_qmem_pages(qp->log_sq, qp->log_sq_stride),
+             idx);
+    qmem_own(e, qp->rq_off, rq_pages_of(qp), idx);
     qp->scq->nqp++;
     qp->rcq->nqp++;
+    if (qp->srq) {
+        qp->srq->nqp++;
+    }
     e->pd_users[qp->pdn - 1]++;
     if (qp->uctx) {
         e->uctx_objs[qp->uctx]++;
@@ -321,10 +352,14 @@ uint8_t qrnic_cmd_create_qp(struct qrnic_engine *e, const uint8_t *cmd,
 static void qp_free(struct qrnic_engine *e, struct qrnic_qp *qp)
 {
     qrnic_sched_unlink(e, qp);
-    qmem_own(e, qp->sq_off, queue_pages(qp->log_sq, qp->log_sq_stride), 0);
-    qmem_own(e, qp->rq_off, queue_pages(qp->log_rq, qp->log_rq_stride), 0);
+    qmem_own(e, qp->sq_off, qrnic_qmem_pages(qp->log_sq, qp->log_sq_stride),
+             0);
+    qmem_own(e, qp->rq_off, rq_pages_of(qp), 0);
     qp->scq->nqp--;
     qp->rcq->nqp--;
+    if (qp->srq) {
+        qp->srq->nqp--;
+    }
     e->pd_users[qp->pdn - 1]--;
     if (qp->uctx) {
         e->uctx_objs[qp->uctx]--;
@@ -462,6 +497,14 @@ void qrnic_qp_flush(struct qrnic_engine *e, struct qrnic_qp *qp)
 
     wc.flags = 0;
     wc.opcode = QRNIC_CQE_OP_RECV;
+    if (qp->srq && qp->recv_active) {
+        /* The SRQ WQE it had taken is its own; the SRQ's others stay. */
+        wc.wr_id = qp->recv_wr_id;
+        wc.wqe_idx = qp->recv_idx;
+        wc.flags = QRNIC_CQE_F_SRQ;
+        qrnic_cq_post(e, qp->rcq, &wc);
+        wc.flags = 0;
+    }
     while (qp->rq_ci != qp->rq_pi) {
         wc.wr_id = qrnic_qp_rqe_wr_id(e, qp, qp->rq_ci);
         wc.wqe_idx = qp->rq_ci;
@@ -699,7 +742,7 @@ bool qrnic_qp_doorbell(struct qrnic_engine *e, uint32_t page, bool sq,
     uint16_t *prod;
 
     if (!qp || qp->uctx != page || ((uint32_t)val & ~QRNIC_DB_QN_MASK) ||
-        (val >> 48) || qp->state == QRNIC_QPS_RESET) {
+        (val >> 48) || qp->state == QRNIC_QPS_RESET || (!sq && qp->srq)) {
         return false;
     }
     prod = sq ? &qp->sq_pi : &qp->rq_pi;

@@ -197,6 +197,7 @@ struct qrnic_qp {
     uint32_t pdn;
     struct qrnic_cq *scq;
     struct qrnic_cq *rcq;
+    struct qrnic_srq *srq;      /* receives come from it; NULL: own RQ */
     uint8_t type;               /* QRNIC_QPT_*, kept across RESET */
     uint8_t state;
     bool sig_all;
@@ -274,7 +275,9 @@ struct qrnic_qp {
     uint16_t rq_ci;
     bool nak_sent;              /* drop later PSNs until the expected one */
     uint8_t resp_msg;           /* enum qrnic_resp_msg */
-    bool recv_active;           /* recv_* describe RQE rq_ci */
+    bool recv_active;           /* recv_* describe a taken receive WQE */
+    uint16_t recv_idx;          /* its slot (RQ: rq_ci) */
+    uint32_t recv_pdn;          /* its SGEs' PD (the SRQ's, or the QP's) */
     uint64_t recv_wr_id;
     uint32_t recv_off;
     struct qrnic_sgl recv_sgl;
@@ -318,10 +321,60 @@ void qrnic_qp_sq_read(const struct qrnic_engine *e, const struct qrnic_qp *qp,
                       uint16_t idx, void *buf, size_t len);
 uint64_t qrnic_qp_rqe_wr_id(const struct qrnic_engine *e,
                             const struct qrnic_qp *qp, uint16_t idx);
-/* Read a receive WQE's SGEs; QRNIC_VERR_*. */
-uint8_t qrnic_qp_read_rqe(const struct qrnic_engine *e,
-                          const struct qrnic_qp *qp, uint16_t idx,
-                          uint64_t *wr_id, struct qrnic_sgl *sgl);
+
+/* ---- queue memory ---------------------------------------------------------- */
+
+/* Pages a ring of 1 << log_depth WQEs of 1 << log_stride bytes occupies. */
+uint32_t qrnic_qmem_pages(uint8_t log_depth, uint8_t log_stride);
+/* Page aligned, inside queue memory, nobody's: claim it for owner. */
+bool qrnic_qmem_claim(struct qrnic_engine *e, uint32_t off, uint32_t pages,
+                      uint16_t owner);
+void qrnic_qmem_release(struct qrnic_engine *e, uint32_t off,
+                        uint32_t pages);
+/* Decode the receive WQE at idx of a ring (RQ or SRQ); QRNIC_VERR_*. */
+uint8_t qrnic_rqe_read(const struct qrnic_engine *e, uint32_t off,
+                       uint8_t log_depth, uint8_t log_stride, uint16_t idx,
+                       uint64_t *wr_id, struct qrnic_sgl *sgl);
+
+/* ---- shared receive queues ---------------------------------------------- */
+
+struct qrnic_srq {
+    uint32_t srqn;
+    uint32_t uctx;
+    uint32_t pdn;
+    uint32_t off;
+    uint8_t log_depth;
+    uint8_t log_stride;
+    uint16_t pi;
+    uint16_t ci;                /* next WQE to take */
+    uint32_t limit;             /* armed limit, 0: none */
+    uint32_t nqp;               /* QPs receiving from it */
+};
+
+struct qrnic_srq *qrnic_srq_get(struct qrnic_engine *e, uint32_t srqn);
+uint8_t qrnic_cmd_create_srq(struct qrnic_engine *e, const uint8_t *cmd,
+                             uint32_t *srqn);
+uint8_t qrnic_cmd_modify_srq(struct qrnic_engine *e, const uint8_t *cmd);
+uint8_t qrnic_cmd_query_srq(struct qrnic_engine *e, const uint8_t *cmd,
+                            uint32_t *limit, uint32_t *posted);
+uint8_t qrnic_cmd_destroy_srq(struct qrnic_engine *e, const uint8_t *cmd);
+bool qrnic_srq_doorbell(struct qrnic_engine *e, uint32_t page, uint64_t val);
+void qrnic_srq_free_all(struct qrnic_engine *e);
+
+/*
+ * Receive WQEs for a QP, from its RQ or its SRQ.  qrnic_recv_take() makes
+ * the next one the QP's active WQE (recv_idx, recv_pdn, recv_wr_id,
+ * recv_sgl; an SRQ's is taken from it at once) and returns QRNIC_VERR_*;
+ * qrnic_recv_done() is called when its completion is written.
+ */
+bool qrnic_recv_ready(const struct qrnic_qp *qp);
+uint8_t qrnic_recv_take(struct qrnic_engine *e, struct qrnic_qp *qp);
+void qrnic_recv_done(struct qrnic_qp *qp);
+/* The CQE flags and index of the QP's active receive WQE. */
+static inline uint8_t qrnic_recv_cqe_flags(const struct qrnic_qp *qp)
+{
+    return qp->srq ? QRNIC_CQE_F_SRQ : 0;
+}
 
 /* ---- transport: requester, completer, responder -------------------------- */
 

@@ -58,9 +58,10 @@ static void complete_recv(struct qrnic_engine *e, struct qrnic_qp *qp,
     wc.wr_id = wr_id;
     wc.byte_len = len;
     wc.qpn = qp->qpn;
-    wc.wqe_idx = qp->rq_ci;
+    wc.wqe_idx = qp->recv_idx;
     wc.opcode = opcode;
     wc.status = status;
+    wc.flags = qrnic_recv_cqe_flags(qp);
     if (status == QRNIC_WC_SUCCESS) {
         if (rx->opf & QRNIC_OPF_IMM) {
             wc.imm = rx->imm;
@@ -73,8 +74,7 @@ static void complete_recv(struct qrnic_engine *e, struct qrnic_qp *qp,
         wc.vendor_err = QRNIC_VERR_BAD_SGE;
     }
     qrnic_cq_post(e, qp->rcq, &wc);
-    qp->rq_ci++;
-    qp->recv_active = false;
+    qrnic_recv_done(qp);
 }
 
 /* A receive WQE it cannot use: complete it with status, NAK, error. */
@@ -89,7 +89,7 @@ static void recv_error(struct qrnic_engine *e, struct qrnic_qp *qp,
 static bool rnr(struct qrnic_engine *e, struct qrnic_qp *qp,
                 const struct qrnic_rx *rx)
 {
-    if (qp->rq_ci != qp->rq_pi) {
+    if (qrnic_recv_ready(qp)) {
         return false;
     }
     qrnic_stat(e, QRNIC_STAT_RNR_NAKS_TX);
@@ -107,10 +107,7 @@ static bool do_send(struct qrnic_engine *e, struct qrnic_qp *qp,
         if (rnr(e, qp, rx)) {
             return false;
         }
-        verr = qrnic_qp_read_rqe(e, qp, qp->rq_ci, &qp->recv_wr_id,
-                                 &qp->recv_sgl);
-        qp->recv_active = true;
-        qp->recv_off = 0;
+        verr = qrnic_recv_take(e, qp);
         if (verr) {
             recv_error(e, qp, rx, QRNIC_WC_LOC_LEN_ERR, QRNIC_NAK_REM_OP);
             return false;
@@ -122,7 +119,7 @@ static bool do_send(struct qrnic_engine *e, struct qrnic_qp *qp,
         recv_error(e, qp, rx, QRNIC_WC_LOC_LEN_ERR, QRNIC_NAK_INVALID_REQ);
         return false;
     }
-    verr = qrnic_sgl_copy(e, qp->pdn, &qp->recv_sgl, qp->recv_off,
+    verr = qrnic_sgl_copy(e, qp->recv_pdn, &qp->recv_sgl, qp->recv_off,
                           (void *)rx->payload, rx->paylen, true);
     if (verr) {
         recv_error(e, qp, rx, QRNIC_WC_LOC_PROT_ERR, QRNIC_NAK_REM_OP);
@@ -186,9 +183,9 @@ static bool do_write(struct qrnic_engine *e, struct qrnic_qp *qp,
     }
     qp->write_off += rx->paylen;
     if ((rx->opf & QRNIC_OPF_LAST) && imm) {
-        uint64_t wr_id = qrnic_qp_rqe_wr_id(e, qp, qp->rq_ci);
-
-        complete_recv(e, qp, wr_id, QRNIC_CQE_OP_RECV_RDMA_IMM,
+        /* Only the WQE's wr_id is used: its SGEs do not matter. */
+        qrnic_recv_take(e, qp);
+        complete_recv(e, qp, qp->recv_wr_id, QRNIC_CQE_OP_RECV_RDMA_IMM,
                       QRNIC_WC_SUCCESS, qp->write_len, rx);
     }
     return true;

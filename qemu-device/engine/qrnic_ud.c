@@ -231,13 +231,14 @@ static void complete_recv(struct qrnic_engine *e, struct qrnic_qp *qp,
     wc.wr_id = wr_id;
     wc.byte_len = len;
     wc.qpn = qp->qpn;
-    wc.wqe_idx = qp->rq_ci;
+    wc.wqe_idx = qp->recv_idx;
     wc.opcode = QRNIC_CQE_OP_RECV;
     wc.status = status;
     wc.vendor_err = verr;
+    wc.flags = qrnic_recv_cqe_flags(qp);
     if (status == QRNIC_WC_SUCCESS) {
         wc.src_qp = rx->src_qp;
-        wc.flags = QRNIC_CQE_F_GRH |
+        wc.flags |= QRNIC_CQE_F_GRH |
                    (rx->pkt.ipv6 ? 0 : QRNIC_CQE_F_IPV4) |
                    (rx->se ? QRNIC_CQE_F_SOLICITED : 0);
         if (rx->opf & QRNIC_OPF_IMM) {
@@ -246,16 +247,14 @@ static void complete_recv(struct qrnic_engine *e, struct qrnic_qp *qp,
         }
     }
     qrnic_cq_post(e, qp->rcq, &wc);
-    qp->rq_ci++;
+    qrnic_recv_done(qp);
 }
 
 void qrnic_ud_rx(struct qrnic_engine *e, struct qrnic_qp *qp,
                  const struct qrnic_rx *rx)
 {
     uint8_t grh[QRNIC_GRH_LEN];
-    struct qrnic_sgl sgl;
     uint8_t verr, status;
-    uint64_t wr_id;
 
     if (qp->state != QRNIC_QPS_RTR && qp->state != QRNIC_QPS_RTS &&
         qp->state != QRNIC_QPS_SQD) {
@@ -268,30 +267,31 @@ void qrnic_ud_rx(struct qrnic_engine *e, struct qrnic_qp *qp,
         e->stats.rx_drop++;
         return;
     }
-    if (qp->rq_ci == qp->rq_pi) {
+    if (!qrnic_recv_ready(qp)) {
         qrnic_stat(e, QRNIC_STAT_RX_UD_NO_RQE);
         e->stats.rx_drop++;
         return;
     }
-    verr = qrnic_qp_read_rqe(e, qp, qp->rq_ci, &wr_id, &sgl);
+    verr = qrnic_recv_take(e, qp);
     status = QRNIC_WC_LOC_LEN_ERR;
-    if (!verr && sgl.total < QRNIC_GRH_LEN + (uint64_t)rx->paylen) {
+    if (!verr && qp->recv_sgl.total < QRNIC_GRH_LEN + (uint64_t)rx->paylen) {
         verr = QRNIC_VERR_MSG_TOO_LONG;
     }
     if (!verr) {
         status = QRNIC_WC_LOC_PROT_ERR;
         build_grh(rx, rx->frame, grh);
-        verr = qrnic_sgl_copy(e, qp->pdn, &sgl, 0, grh, QRNIC_GRH_LEN, true);
+        verr = qrnic_sgl_copy(e, qp->recv_pdn, &qp->recv_sgl, 0, grh,
+                              QRNIC_GRH_LEN, true);
     }
     if (!verr && rx->paylen) {
-        verr = qrnic_sgl_copy(e, qp->pdn, &sgl, QRNIC_GRH_LEN,
+        verr = qrnic_sgl_copy(e, qp->recv_pdn, &qp->recv_sgl, QRNIC_GRH_LEN,
                               (void *)rx->payload, rx->paylen, true);
     }
     if (verr) {
-        complete_recv(e, qp, wr_id, status, verr, 0, rx);
+        complete_recv(e, qp, qp->recv_wr_id, status, verr, 0, rx);
         qrnic_qp_error(e, qp, false);
         return;
     }
-    complete_recv(e, qp, wr_id, QRNIC_WC_SUCCESS, QRNIC_VERR_NONE,
+    complete_recv(e, qp, qp->recv_wr_id, QRNIC_WC_SUCCESS, QRNIC_VERR_NONE,
                   QRNIC_GRH_LEN + rx->paylen, rx);
 }

@@ -233,10 +233,12 @@ static void node_up(struct node *n)
     qf_set_link(&n->d, true);
 
     c = harness_cmd(QRNIC_CMD_CREATE_EQ);
-    c.create_eq.base = node_alloc(n, 16u << AEQ_LOG, 4096);
+    n->aeq_base = node_alloc(n, 16u << AEQ_LOG, 4096);
+    c.create_eq.base = n->aeq_base;
     c.create_eq.log_depth = AEQ_LOG;
     c.create_eq.flags = QRNIC_EQ_ASYNC;
     assert(node_cmd(n, &c, &eqn) == QRNIC_ST_OK);
+    n->aeq = eqn;
 
     n->ceq_base = node_alloc(n, 16u << CEQ_LOG, 4096);
     c = harness_cmd(QRNIC_CMD_CREATE_EQ);
@@ -599,6 +601,28 @@ uint32_t node_cq_events(struct node *n, uint32_t cqn)
     return count;
 }
 
+uint32_t node_async_events(struct node *n, uint8_t type, uint32_t data0)
+{
+    uint32_t count = 0, depth = 1u << AEQ_LOG;
+
+    for (;;) {
+        const uint8_t *p = node_ptr(n, n->aeq_base +
+                                    (n->aeq_ci & (depth - 1)) * 16ull);
+        uint32_t phase = ((n->aeq_ci >> AEQ_LOG) & 1) ? 0 : 1;
+
+        if ((qrnic_ld32(p + 12) & 1) != phase) {
+            break;
+        }
+        if (p[0] == type && qrnic_ld32(p + 4) == data0) {
+            count++;
+        }
+        n->aeq_ci++;
+    }
+    qf_doorbell(&n->d, 0, QRNIC_DB_EQ,
+                n->aeq | (uint64_t)(n->aeq_ci & 0xffff) << 32);
+    return count;
+}
+
 /* ---- QPs ----------------------------------------------------------------- */
 
 static uint32_t qmem_take(struct node *n, uint8_t log_depth, uint8_t log_stride)
@@ -774,12 +798,9 @@ void qp_post_send(struct hqp *qp, const struct hwr *wr, bool ring)
     }
 }
 
-void qp_post_recv(struct hqp *qp, uint64_t wr_id, const struct hsge *sge,
-                  int num_sge, bool ring)
+static void write_rqe(uint8_t *slot, uint32_t stride, uint64_t wr_id,
+                      const struct hsge *sge, int num_sge)
 {
-    uint32_t stride = 1u << qp->log_rs;
-    uint8_t *slot = qp->n->d.qmem + qp->rq_off +
-                    (qp->rq_pi & ((1u << qp->log_rq) - 1)) * stride;
     struct qrnic_rq_wqe h;
     int i;
 
@@ -793,11 +814,81 @@ void qp_post_recv(struct hqp *qp, uint64_t wr_id, const struct hsge *sge,
 
         memcpy(slot + sizeof(h) + i * sizeof(s), &s, sizeof(s));
     }
+}
+
+void qp_post_recv(struct hqp *qp, uint64_t wr_id, const struct hsge *sge,
+                  int num_sge, bool ring)
+{
+    uint32_t stride = 1u << qp->log_rs;
+
+    write_rqe(qp->n->d.qmem + qp->rq_off +
+              (qp->rq_pi & ((1u << qp->log_rq) - 1)) * stride, stride,
+              wr_id, sge, num_sge);
     qp->rq_pi++;
     if (ring) {
         qf_doorbell(&qp->n->d, 0, QRNIC_DB_RQ,
                     qp->qpn | (uint64_t)qp->rq_pi << 32);
     }
+}
+
+struct hsrq *node_create_srq(struct node *n, uint8_t log, uint8_t log_stride,
+                             uint32_t limit, uint8_t *st)
+{
+    struct hsrq *srq = own(calloc(1, sizeof(*srq)));
+    struct qrnic_cmd c = harness_cmd(QRNIC_CMD_CREATE_SRQ);
+
+    srq->n = n;
+    srq->log = log;
+    srq->log_stride = log_stride;
+    srq->off = qmem_take(n, log, log_stride);
+    c.create_srq.pdn = n->pd;
+    c.create_srq.offset = srq->off;
+    c.create_srq.log_depth = log;
+    c.create_srq.log_stride = log_stride;
+    c.create_srq.limit = limit;
+    *st = node_cmd(n, &c, &srq->srqn);
+    return *st == QRNIC_ST_OK ? srq : NULL;
+}
+
+void srq_post_recv(struct hsrq *srq, uint64_t wr_id, const struct hsge *sge,
+                   int num_sge, bool ring)
+{
+    uint32_t stride = 1u << srq->log_stride;
+
+    write_rqe(srq->n->d.qmem + srq->off +
+              (srq->pi & ((1u << srq->log) - 1)) * stride, stride, wr_id,
+              sge, num_sge);
+    srq->pi++;
+    if (ring) {
+        qf_doorbell(&srq->n->d, 0, QRNIC_DB_SRQ,
+                    srq->srqn | (uint64_t)srq->pi << 32);
+    }
+}
+
+struct hqp *node_create_qp_srq(struct node *n, uint8_t type, struct hcq *scq,
+                               struct hcq *rcq, uint8_t log_sq,
+                               uint8_t log_ss, struct hsrq *srq, uint8_t *st)
+{
+    struct hqp *qp = own(calloc(1, sizeof(*qp)));
+    struct qrnic_cmd c = harness_cmd(QRNIC_CMD_CREATE_QP);
+
+    qp->n = n;
+    qp->scq = scq;
+    qp->rcq = rcq;
+    qp->log_sq = log_sq;
+    qp->log_ss = log_ss;
+    qp->sq_off = qmem_take(n, log_sq, log_ss);
+    c.create_qp.pdn = n->pd;
+    c.create_qp.send_cqn = scq->cqn;
+    c.create_qp.recv_cqn = rcq->cqn;
+    c.create_qp.sq_offset = qp->sq_off;
+    c.create_qp.qp_type = type;
+    c.create_qp.log_sq_depth = log_sq;
+    c.create_qp.log_sq_stride = log_ss;
+    c.create_qp.log_rq_stride = QRNIC_RQ_MIN_LOG_STRIDE;
+    c.create_qp.srqn = srq ? srq->srqn : 0;
+    *st = node_cmd(n, &c, &qp->qpn);
+    return *st == QRNIC_ST_OK ? qp : NULL;
 }
 
 /* ---- fixtures ------------------------------------------------------------ */

@@ -49,6 +49,9 @@ struct node {
     uint32_t ceq;                   /* completion EQ */
     uint64_t ceq_base;
     uint32_t ceq_ci;
+    uint32_t aeq;                   /* async EQ */
+    uint64_t aeq_base;
+    uint32_t aeq_ci;
     uint32_t pd;
     uint8_t mac[6];
     uint8_t gid[16];
@@ -171,6 +174,23 @@ struct hcq *node_create_cq(struct node *n, uint8_t log);
 struct hqp *node_create_qp(struct node *n, struct hcq *scq, struct hcq *rcq,
                            uint8_t log_sq, uint8_t log_ss, uint8_t log_rq,
                            uint8_t log_rs);
+/* A shared receive queue: 1 << log WQEs of 1 << log_stride bytes. */
+struct hsrq {
+    struct node *n;
+    uint32_t srqn;
+    uint32_t off;
+    uint8_t log, log_stride;
+    uint16_t pi;
+};
+
+struct hsrq *node_create_srq(struct node *n, uint8_t log, uint8_t log_stride,
+                             uint32_t limit, uint8_t *st);
+void srq_post_recv(struct hsrq *srq, uint64_t wr_id, const struct hsge *sge,
+                   int num_sge, bool ring);
+/* A QP of the type receiving from srq (no RQ of its own). */
+struct hqp *node_create_qp_srq(struct node *n, uint8_t type, struct hcq *scq,
+                               struct hcq *rcq, uint8_t log_sq,
+                               uint8_t log_ss, struct hsrq *srq, uint8_t *st);
 /* The same for any QP type (QRNIC_QPT_*); NULL with *st on failure. */
 struct hqp *node_create_qp_type(struct node *n, uint8_t type,
                                 struct hcq *scq, struct hcq *rcq,
@@ -191,6 +211,8 @@ bool cq_poll(struct hcq *cq, struct hwc *wc);
 void cq_arm(struct hcq *cq, bool solicited);
 /* Completion events on the node's EQ since the last call. */
 uint32_t node_cq_events(struct node *n, uint32_t cqn);
+/* Async events of this type for data0 since the last call (others too). */
+uint32_t node_async_events(struct node *n, uint8_t type, uint32_t data0);
 
 /* The usual fixture: per node one CQ, one MR of mr_bytes, connected QPs. */
 struct pair {

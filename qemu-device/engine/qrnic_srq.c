@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * qrnic engine: shared receive queues, and where a QP's receive WQEs come
+ * from (its own RQ or its SRQ).  An SRQ is a receive ring in queue memory;
+ * QPs take its WQEs in ring order when a message starts, and each taken
+ * WQE belongs to its QP until the completion.  Taking one that leaves
+ * fewer WQEs than the armed limit posts QRNIC_EVENT_SRQ_LIMIT once.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "qrnic_rdma.h"
+#include "qrnic_le.h"
+
+#define ARG(field) (cmd + offsetof(struct qrnic_cmd, field))
+
+struct qrnic_srq *qrnic_srq_get(struct qrnic_engine *e, uint32_t srqn)
+{
+    return srqn && srqn < QRNIC_ENG_MAX_SRQ ? e->srq[srqn] : NULL;
+}
+
+static uint16_t srq_owner(uint32_t srqn)
+{
+    return (uint16_t)(QRNIC_ENG_MAX_QP + srqn);
+}
+
+uint8_t qrnic_cmd_create_srq(struct qrnic_engine *e, const uint8_t *cmd,
+                             uint32_t *srqn)
+{
+    uint32_t uctx = qrnic_ld32(ARG(create_srq.uctx));
+    uint32_t pdn = qrnic_ld32(ARG(create_srq.pdn));
+    uint32_t off = qrnic_ld32(ARG(create_srq.offset));
+    uint32_t limit = qrnic_ld32(ARG(create_srq.limit));
+    uint8_t ld = *ARG(create_srq.log_depth);
+    uint8_t ls = *ARG(create_srq.log_stride);
+    struct qrnic_srq *srq;
+    uint32_t n;
+
+    if ((uctx != 0 && !qrnic_uctx_exists(e, uctx)) ||
+        !qrnic_pd_exists(e, pdn) || e->pd_uctx[pdn - 1] != uctx) {
+        return QRNIC_ST_BAD_HANDLE;
+    }
+    if (ld > QRNIC_QP_MAX_LOG || ls < QRNIC_RQ_MIN_LOG_STRIDE ||
+        ls > QRNIC_RQ_MAX_LOG_STRIDE || limit >= (1u << ld) ||
+        qrnic_ld16(ARG(create_srq.rsvd)) ||
+        (uint64_t)qrnic_qmem_pages(ld, ls) * QRNIC_QMEM_PAGE_SIZE >
+        QRNIC_ENG_MAX_QP_QMEM) {
+        return QRNIC_ST_BAD_PARAM;
+    }
+    if (!e->qmem) {
+        return QRNIC_ST_NO_RESOURCES;
+    }
+    for (n = 1; n < QRNIC_ENG_MAX_SRQ && e->srq[n]; n++) {
+    }
+    if (n == QRNIC_ENG_MAX_SRQ) {
+        return QRNIC_ST_NO_RESOURCES;
+    }
+    srq = calloc(1, sizeof(*srq));
+    if (!srq) {
+        return QRNIC_ST_NO_RESOURCES;
+    }
+    if (!qrnic_qmem_claim(e, off, qrnic_qmem_pages(ld, ls), srq_owner(n))) {
+        free(srq);
+        return QRNIC_ST_BAD_PARAM;
+    }
+    srq->srqn = n;
+    srq->uctx = uctx;
+    srq->pdn = pdn;
+    srq->off = off;
+    srq->log_depth = ld;
+    srq->log_stride = ls;
+    srq->limit = limit;
+    e->pd_users[pdn - 1]++;
+    if (uctx) {
+        e->uctx_objs[uctx]++;
+    }
+    e->srq[n] = srq;
+    *srqn = n;
+    return QRNIC_ST_OK;
+}
+
+uint8_t qrnic_cmd_modify_srq(struct qrnic_engine *e, const uint8_t *cmd)
+{
+    struct qrnic_srq *srq = qrnic_srq_get(e, qrnic_ld32(ARG(modify_srq.srqn)));
+    uint32_t limit = qrnic_ld32(ARG(modify_srq.limit));
+
+    if (!srq) {
+        return QRNIC_ST_BAD_HANDLE;
+    }
+    if (limit >= (1u << srq->log_depth)) {
+        return QRNIC_ST_BAD_PARAM;
+    }
+    srq->limit = limit;
+    return QRNIC_ST_OK;
+}
+
+uint8_t qrnic_cmd_query_srq(struct qrnic_engine *e, const uint8_t *cmd,
+                            uint32_t *limit, uint32_t *posted)
+{
+    struct qrnic_srq *srq = qrnic_srq_get(e, qrnic_ld32(ARG(query_srq.srqn)));
+
+    if (!srq) {
+        return QRNIC_ST_BAD_HANDLE;
+    }
+    *limit = srq->limit;
+    *posted = (uint16_t)(srq->pi - srq->ci);
+    return QRNIC_ST_OK;
+}
+
+static void srq_free(struct qrnic_engine *e, struct qrnic_srq *srq)
+{
+    qrnic_qmem_release(e, srq->off,
+                       qrnic_qmem_pages(srq->log_depth, srq->log_stride));
+    e->pd_users[srq->pdn - 1]--;
+    if (srq->uctx) {
+        e->uctx_objs[srq->uctx]--;
+    }
+    e->srq[srq->srqn] = NULL;
+    free(srq);
+}
+
+uint8_t qrnic_cmd_destroy_srq(struct qrnic_engine *e, const uint8_t *cmd)
+{
+    struct qrnic_srq *srq = qrnic_srq_get(e,
+                                          qrnic_ld32(ARG(destroy_srq.srqn)));
+
+    if (!srq) {
+        return QRNIC_ST_BAD_HANDLE;
+    }
+    if (srq->nqp) {
+        return QRNIC_ST_BAD_STATE;
+    }
+    srq_free(e, srq);
+    return QRNIC_ST_OK;
+}
+
+void qrnic_srq_free_all(struct qrnic_engine *e)
+{
+    uint32_t i;
+
+    for (i = 1; i < QRNIC_ENG_MAX_SRQ; i++) {
+        if (e->srq[i]) {
+            srq_free(e, e->srq[i]);
+        }
+    }
+}
+
+bool qrnic_srq_doorbell(struct qrnic_engine *e, uint32_t page, uint64_t val)
+{
+    struct qrnic_srq *srq = qrnic_srq_get(e, (uint32_t)val & QRNIC_DB_QN_MASK);
+    uint16_t pi = (uint16_t)(val >> 32);
+
+    if (!srq || srq->uctx != page || ((uint32_t)val & ~QRNIC_DB_QN_MASK) ||
+        (val >> 48) || !qrnic_pi_ok(srq->log_depth, srq->pi, pi, srq->ci)) {
+        return false;
+    }
+    srq->pi = pi;
+    return true;
+}
+
+/* ---- a QP's receive WQEs ------------------------------------------------- */
+
+bool qrnic_recv_ready(const struct qrnic_qp *qp)
+{
+    return qp->srq ? qp->srq->pi != qp->srq->ci : qp->rq_ci != qp->rq_pi;
+}
+
+uint8_t qrnic_recv_take(struct qrnic_engine *e, struct qrnic_qp *qp)
+{
+    struct qrnic_srq *srq = qp->srq;
+    uint8_t verr;
+
+    qp->recv_active = true;
+    qp->recv_off = 0;
+    if (!srq) {
+        qp->recv_idx = qp->rq_ci;
+        qp->recv_pdn = qp->pdn;
+        return qrnic_rqe_read(e, qp->rq_off, qp->log_rq, qp->log_rq_stride,
+                              qp->rq_ci, &qp->recv_wr_id, &qp->recv_sgl);
+    }
+    qp->recv_idx = srq->ci;
+    qp->recv_pdn = srq->pdn;
+    verr = qrnic_rqe_read(e, srq->off, srq->log_depth, srq->log_stride,
+                          srq->ci, &qp->recv_wr_id, &qp->recv_sgl);
+    srq->ci++;
+    if (srq->limit && (uint16_t)(srq->pi - srq->ci) < srq->limit) {
+        srq->limit = 0;
+        if (e->async_eqn >= 0) {
+            qrnic_eq_post(e, (uint32_t)e->async_eqn, QRNIC_EVENT_SRQ_LIMIT,
+                          srq->srqn, 0);
+        }
+    }
+    return verr;
+}
+
+void qrnic_recv_done(struct qrnic_qp *qp)
+{
+    if (!qp->srq) {
+        qp->rq_ci++;
+    }
+    qp->recv_active = false;
+}
