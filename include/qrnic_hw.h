@@ -76,6 +76,7 @@
 #define QRNIC_CAP0_ATOMIC		(1u << 3)	/* 8-byte atomics (HCA scope) */
 #define QRNIC_CAP0_UD			(1u << 4)	/* UD QPs and the GSI QP */
 #define QRNIC_CAP0_SRQ			(1u << 5)	/* shared receive queues */
+#define QRNIC_CAP0_UC			(1u << 6)	/* UC QPs */
 
 #define QRNIC_CTRL_RESET		(1u << 0)	/* self clearing */
 #define QRNIC_CTRL_ENABLE		(1u << 1)
@@ -597,6 +598,7 @@ enum qrnic_vendor_err {
  */
 #define QRNIC_QPT_GSI			1	/* IB_QPT_GSI: QP 1, kernel only */
 #define QRNIC_QPT_RC			2	/* IB_QPT_RC */
+#define QRNIC_QPT_UC			3	/* IB_QPT_UC */
 #define QRNIC_QPT_UD			4	/* IB_QPT_UD */
 #define QRNIC_GSI_QPN			1
 #define QRNIC_GRH_LEN			40	/* UD receive buffers start so */

@@ -47,6 +47,24 @@ static const struct qrnic_transition rc_transitions[] = {
       M(PKEY_INDEX) },
 };
 
+/* UC transitions: RC's without the acknowledgement and READ attributes. */
+static const struct qrnic_transition uc_transitions[] = {
+    { QRNIC_QPS_RESET, QRNIC_QPS_INIT,
+      M(PKEY_INDEX) | M(PORT) | M(ACCESS_FLAGS), 0 },
+    { QRNIC_QPS_INIT, QRNIC_QPS_INIT,
+      0, M(PKEY_INDEX) | M(PORT) | M(ACCESS_FLAGS) },
+    { QRNIC_QPS_INIT, QRNIC_QPS_RTR,
+      M(AV) | M(PATH_MTU) | M(DEST_QPN) | M(RQ_PSN),
+      M(PKEY_INDEX) | M(ACCESS_FLAGS) },
+    { QRNIC_QPS_RTR, QRNIC_QPS_RTS, M(SQ_PSN), M(ACCESS_FLAGS) },
+    { QRNIC_QPS_RTS, QRNIC_QPS_RTS, 0, M(ACCESS_FLAGS) },
+    { QRNIC_QPS_SQD, QRNIC_QPS_RTS, 0, M(ACCESS_FLAGS) },
+    { QRNIC_QPS_SQE, QRNIC_QPS_RTS, 0, M(ACCESS_FLAGS) },
+    { QRNIC_QPS_RTS, QRNIC_QPS_SQD, 0, M(EN_SQD_ASYNC) },
+    { QRNIC_QPS_SQD, QRNIC_QPS_SQD, 0,
+      M(ACCESS_FLAGS) | M(AV) | M(PATH_MTU) | M(PKEY_INDEX) },
+};
+
 /* UD transitions; the GSI QP's are the same without PORT (it is port 1). */
 static const struct qrnic_transition ud_transitions[] = {
     { QRNIC_QPS_RESET, QRNIC_QPS_INIT, M(PKEY_INDEX) | M(PORT) | M(QKEY), 0 },
@@ -72,6 +90,9 @@ static bool find_transition(const struct qrnic_qp *qp, uint8_t to,
     if (qrnic_qp_is_ud(qp)) {
         t = ud_transitions;
         n = N_ELEMS(ud_transitions);
+    } else if (qp->type == QRNIC_QPT_UC) {
+        t = uc_transitions;
+        n = N_ELEMS(uc_transitions);
     }
     for (i = 0; i < n; i++) {
         if (t[i].from == qp->state && t[i].to == to) {
@@ -232,8 +253,9 @@ static uint8_t create_qp_args(struct qrnic_engine *e, const uint8_t *cmd)
     if (srqn && (type == QRNIC_QPT_GSI || lrq || rq_off)) {
         return QRNIC_ST_BAD_PARAM;      /* an SRQ replaces the RQ */
     }
-    if ((type != QRNIC_QPT_RC && type != QRNIC_QPT_UD &&
-         type != QRNIC_QPT_GSI) || (type == QRNIC_QPT_GSI && uctx) ||
+    if ((type != QRNIC_QPT_RC && type != QRNIC_QPT_UC &&
+         type != QRNIC_QPT_UD && type != QRNIC_QPT_GSI) ||
+        (type == QRNIC_QPT_GSI && uctx) ||
         (*ARG(create_qp.flags) & ~QRNIC_QP_SIG_ALL) ||
         lsq > QRNIC_QP_MAX_LOG || lrq > QRNIC_QP_MAX_LOG ||
         lss < QRNIC_SQ_MIN_LOG_STRIDE || lss > QRNIC_SQ_MAX_LOG_STRIDE ||

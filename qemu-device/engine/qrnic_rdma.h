@@ -274,6 +274,7 @@ struct qrnic_qp {
     uint16_t rq_pi;
     uint16_t rq_ci;
     bool nak_sent;              /* drop later PSNs until the expected one */
+    bool uc_drop;               /* UC: drop packets until a new message */
     uint8_t resp_msg;           /* enum qrnic_resp_msg */
     bool recv_active;           /* recv_* describe a taken receive WQE */
     uint16_t recv_idx;          /* its slot (RQ: rq_ci) */

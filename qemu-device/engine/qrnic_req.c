@@ -154,6 +154,7 @@ static uint8_t fetch_wqe(struct qrnic_engine *e, struct qrnic_qp *qp,
 
     *status = QRNIC_WC_LOC_QP_OP_ERR;
     if (q->opcode > QRNIC_WR_ATOMIC_FETCH_AND_ADD ||
+        (qp->type == QRNIC_QPT_UC && qrnic_wr_is_rd_atomic(q->opcode)) ||
         (q->flags & ~(QRNIC_WQE_F_SIGNALED | QRNIC_WQE_F_SOLICITED |
                       QRNIC_WQE_F_INLINE | QRNIC_WQE_F_FENCE))) {
         return QRNIC_VERR_BAD_OPCODE;
@@ -481,6 +482,10 @@ static bool send_packet(struct qrnic_engine *e, struct qrnic_qp *qp,
                  psn_diff(psn_add(qp->tx_psn, 1), qp->una_psn) >=
                  (int32_t)window;
         opcode = send_opcode(w->opcode, k == 0, last);
+        if (qp->type == QRNIC_QPT_UC) {
+            opcode += QRNIC_OP_UC_BASE;     /* nothing is acknowledged */
+            ackreq = false;
+        }
         pos = qrnic_wire_begin(e, qp, f, opcode, qp->tx_psn,
                                last && (w->flags & QRNIC_WQE_F_SOLICITED),
                                ackreq);
@@ -651,6 +656,12 @@ bool qrnic_req_work(struct qrnic_engine *e, struct qrnic_qp *qp,
             qp->cur_valid = false;
             if (qp->sq_cur != qp->sq_head) {
                 qp->tx_psn = qrnic_swqe(qp, qp->sq_cur)->first_psn;
+            }
+            if (qp->type == QRNIC_QPT_UC) {
+                /* UC: done once on the wire, never resent. */
+                s->done = true;
+                qp->una_psn = qp->tx_psn;
+                qrnic_req_progress(e, qp);
             }
         }
     }

@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * qrnic engine: the RC responder.  Requests are executed in PSN order as
+ * qrnic engine: the RC and UC responder.  Requests are executed in PSN order as
  * they arrive (SEND into receive WQEs, RDMA WRITE into registered memory,
  * atomics at once).  READ responses and atomic ACKs are sent from
  * qrnic_resp_work() in PSN order from rd_res[]; an ACK or NAK goes out from
  * the packet path at once, unless replies are queued ahead of it, in which
  * case it follows them, so it never overtakes a reply before it.
+ * UC requests take the same path without ACKs or NAKs: a lost packet, a
+ * request that breaks the rules or finds no receive WQE drops the message,
+ * and the responder resumes at the next message's first packet.
  */
 #include <string.h>
 #include "qrnic_rdma.h"
@@ -27,6 +30,9 @@ static struct qrnic_rd_res *next_reply(struct qrnic_qp *qp);
 static void queue_ack(struct qrnic_engine *e, struct qrnic_qp *qp,
                       uint8_t syndrome, uint32_t psn)
 {
+    if (qp->type == QRNIC_QPT_UC) {
+        return;                 /* UC acknowledges nothing */
+    }
     qp->ack_pending = true;
     qp->ack_syndrome = syndrome;
     qp->ack_psn = psn;
@@ -37,14 +43,33 @@ static void queue_ack(struct qrnic_engine *e, struct qrnic_qp *qp,
     }
 }
 
-/* NAK the request and end the QP (IBTA responder class B/C errors). */
+/* UC: forget the message in progress; its receive WQE serves the next. */
+static void uc_drop_message(struct qrnic_engine *e, struct qrnic_qp *qp)
+{
+    qp->uc_drop = true;
+    qp->resp_msg = QRNIC_RESP_NONE;
+    if (!qp->srq) {
+        qp->recv_active = false;    /* taken again from rq_ci */
+    }
+    e->stats.rx_drop++;
+}
+
+/*
+ * NAK the request and end the QP (IBTA responder class B/C errors).  On a
+ * UC QP a remote error drops the message; a local one (REM_OP: the
+ * receive WQE or memory failed) still ends the QP.
+ */
 static void fatal_nak(struct qrnic_engine *e, struct qrnic_qp *qp,
                       uint32_t psn, uint8_t code)
 {
-    queue_ack(e, qp, QRNIC_AETH_NAK | code, psn);
     if (code == QRNIC_NAK_REM_ACCESS) {
         qrnic_stat(e, QRNIC_STAT_REM_ACCESS_ERRS);
     }
+    if (qp->type == QRNIC_QPT_UC && code != QRNIC_NAK_REM_OP) {
+        uc_drop_message(e, qp);
+        return;
+    }
+    queue_ack(e, qp, QRNIC_AETH_NAK | code, psn);
     qrnic_qp_error(e, qp, true);
 }
 
@@ -83,14 +108,22 @@ static void recv_error(struct qrnic_engine *e, struct qrnic_qp *qp,
                        uint8_t nak_code)
 {
     complete_recv(e, qp, qp->recv_wr_id, QRNIC_CQE_OP_RECV, status, 0, rx);
+    if (qp->type == QRNIC_QPT_UC) {
+        qrnic_qp_error(e, qp, true);    /* no NAK to tell the requester */
+        return;
+    }
     fatal_nak(e, qp, rx->psn, nak_code);
 }
 
 static bool rnr(struct qrnic_engine *e, struct qrnic_qp *qp,
                 const struct qrnic_rx *rx)
 {
-    if (qrnic_recv_ready(qp)) {
+    if (qp->recv_active || qrnic_recv_ready(qp)) {
         return false;
+    }
+    if (qp->type == QRNIC_QPT_UC) {
+        uc_drop_message(e, qp);     /* no receive WQE: the message is lost */
+        return true;
     }
     qrnic_stat(e, QRNIC_STAT_RNR_NAKS_TX);
     qp->nak_sent = true;
@@ -104,11 +137,12 @@ static bool do_send(struct qrnic_engine *e, struct qrnic_qp *qp,
     uint8_t verr;
 
     if (rx->opf & QRNIC_OPF_FIRST) {
-        if (rnr(e, qp, rx)) {
+        if (qp->recv_active) {
+            /* UC: the WQE a dropped message had taken, used again. */
+            qp->recv_off = 0;
+        } else if (rnr(e, qp, rx)) {
             return false;
-        }
-        verr = qrnic_recv_take(e, qp);
-        if (verr) {
+        } else if ((verr = qrnic_recv_take(e, qp))) {
             recv_error(e, qp, rx, QRNIC_WC_LOC_LEN_ERR, QRNIC_NAK_REM_OP);
             return false;
         }
@@ -184,7 +218,9 @@ static bool do_write(struct qrnic_engine *e, struct qrnic_qp *qp,
     qp->write_off += rx->paylen;
     if ((rx->opf & QRNIC_OPF_LAST) && imm) {
         /* Only the WQE's wr_id is used: its SGEs do not matter. */
-        qrnic_recv_take(e, qp);
+        if (!qp->recv_active) {
+            qrnic_recv_take(e, qp);
+        }
         complete_recv(e, qp, qp->recv_wr_id, QRNIC_CQE_OP_RECV_RDMA_IMM,
                       QRNIC_WC_SUCCESS, qp->write_len, rx);
     }
@@ -368,16 +404,44 @@ static bool in_sequence(const struct qrnic_qp *qp, const struct qrnic_rx *rx)
            (rx->paylen > 0 || (opf & QRNIC_OPF_FIRST));
 }
 
+/*
+ * UC: nothing is resent, so a gap in the PSNs means lost packets.  The
+ * message they belonged to is dropped; the responder takes up again at
+ * the first packet of a message, whatever its PSN.  False: drop this one.
+ */
+static bool uc_sequence(struct qrnic_engine *e, struct qrnic_qp *qp,
+                        const struct qrnic_rx *rx)
+{
+    if (rx->psn != qp->epsn && qp->resp_msg != QRNIC_RESP_NONE) {
+        uc_drop_message(e, qp);
+    }
+    if (rx->psn != qp->epsn || qp->uc_drop) {
+        if (!(rx->opf & QRNIC_OPF_FIRST)) {
+            qp->uc_drop = true;
+            qp->epsn = psn_add(rx->psn, 1);
+            e->stats.rx_drop++;
+            return false;
+        }
+        qp->uc_drop = false;
+        qp->epsn = rx->psn;
+    }
+    return true;
+}
+
 void qrnic_resp_rx(struct qrnic_engine *e, struct qrnic_qp *qp,
                    const struct qrnic_rx *rx)
 {
-    int32_t d = psn_diff(rx->psn, qp->epsn);
+    int32_t d;
     bool ok;
 
     if (qp->state != QRNIC_QPS_RTR && qp->state != QRNIC_QPS_RTS &&
         qp->state != QRNIC_QPS_SQD) {
         return;
     }
+    if (qp->type == QRNIC_QPT_UC && !uc_sequence(e, qp, rx)) {
+        return;
+    }
+    d = psn_diff(rx->psn, qp->epsn);
     if (d < 0) {
         duplicate(e, qp, rx);
         return;

@@ -39,6 +39,21 @@ static const uint32_t op_flags[] = {
     [QRNIC_OP_ATOMIC_ACK] = RSP_(F(AETH) | F(ATOMIC_ACK)),
     [QRNIC_OP_CMP_SWAP] = REQ_(F(ONLY) | F(ATOMIC)),
     [QRNIC_OP_FETCH_ADD] = REQ_(F(ONLY) | F(ATOMIC)),
+#define UC_(op) [QRNIC_OP_UC_BASE + QRNIC_OP_##op] = F(UC)
+    UC_(SEND_FIRST) | REQ_(F(SEND) | F(FIRST) | F(PAYLOAD)),
+    UC_(SEND_MIDDLE) | REQ_(F(SEND) | F(MIDDLE) | F(PAYLOAD)),
+    UC_(SEND_LAST) | REQ_(F(SEND) | F(LAST) | F(PAYLOAD)),
+    UC_(SEND_LAST_IMM) | REQ_(F(SEND) | F(LAST) | F(PAYLOAD) | F(IMM)),
+    UC_(SEND_ONLY) | REQ_(F(SEND) | F(ONLY) | F(PAYLOAD)),
+    UC_(SEND_ONLY_IMM) | REQ_(F(SEND) | F(ONLY) | F(PAYLOAD) | F(IMM)),
+    UC_(WRITE_FIRST) | REQ_(F(WRITE) | F(FIRST) | F(PAYLOAD) | F(RETH)),
+    UC_(WRITE_MIDDLE) | REQ_(F(WRITE) | F(MIDDLE) | F(PAYLOAD)),
+    UC_(WRITE_LAST) | REQ_(F(WRITE) | F(LAST) | F(PAYLOAD)),
+    UC_(WRITE_LAST_IMM) | REQ_(F(WRITE) | F(LAST) | F(PAYLOAD) | F(IMM)),
+    UC_(WRITE_ONLY) | REQ_(F(WRITE) | F(ONLY) | F(PAYLOAD) | F(RETH)),
+    UC_(WRITE_ONLY_IMM) | REQ_(F(WRITE) | F(ONLY) | F(PAYLOAD) | F(RETH) |
+                              F(IMM)),
+#undef UC_
     [QRNIC_OP_UD_SEND_ONLY] = REQ_(F(SEND) | F(ONLY) | F(PAYLOAD) | F(DETH)),
     [QRNIC_OP_UD_SEND_ONLY_IMM] = REQ_(F(SEND) | F(ONLY) | F(PAYLOAD) |
                                        F(DETH) | F(IMM)),
@@ -82,7 +97,7 @@ bool qrnic_wire_parse(const uint8_t *f, const struct qrnic_roce_pkt *pkt,
     rx->opf = qrnic_op_flags(rx->opcode);
     if (!(rx->opf & F(VALID)) || (b[1] & 0x0f) != 0 ||
         (qrnic_ld16_be(b + 2) & 0x7fff) != 0x7fff) {
-        return false;       /* not RC or UD SEND, transport version, P_Key */
+        return false;       /* not RC, UC or UD SEND, version, P_Key */
     }
     rx->se = b[1] & QRNIC_BTH_SE;
     rx->dqpn = qrnic_ld32_be(b + 4) & QRNIC_PSN_MASK;

@@ -38,6 +38,9 @@ enum qrnic_rc_opcode {
     QRNIC_OP_FETCH_ADD          = 0x14,
 };
 
+/* UC opcodes (transport 001): the RC SEND and WRITE ones plus this. */
+#define QRNIC_OP_UC_BASE            0x20
+
 /* UD opcodes (transport 011): the only two a UD QP sends or accepts. */
 #define QRNIC_OP_UD_SEND_ONLY       0x64
 #define QRNIC_OP_UD_SEND_ONLY_IMM   0x65
@@ -58,6 +61,7 @@ enum qrnic_rc_opcode {
 #define QRNIC_OPF_WRITE         (1u << 12)
 #define QRNIC_OPF_READ          (1u << 13)  /* request or response */
 #define QRNIC_OPF_DETH          (1u << 14)  /* UD: Q_Key and source QP */
+#define QRNIC_OPF_UC            (1u << 15)  /* a UC opcode */
 #define QRNIC_OPF_ONLY          (QRNIC_OPF_FIRST | QRNIC_OPF_LAST)
 
 uint32_t qrnic_op_flags(uint8_t opcode);

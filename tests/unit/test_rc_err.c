@@ -454,10 +454,10 @@ static void test_admin_checks(void)
     CHECK_EQ(node_cmd(&nodes[0], &c, NULL), QRNIC_ST_BAD_PARAM,
              "CREATE_QP with an unaligned queue: BAD_PARAM");
     c.create_qp.rq_offset = QMEM_SIZE - 4096;
-    c.create_qp.qp_type = 3;
+    c.create_qp.qp_type = 9;        /* IB_QPT_XRC_INI */
     CHECK_EQ(node_cmd(&nodes[0], &c, NULL), QRNIC_ST_BAD_PARAM,
-             "CREATE_QP of a type other than RC, UD, GSI (UC): BAD_PARAM");
-    c.create_qp.qp_type = 9;
+             "CREATE_QP of a type other than RC, UC, UD, GSI (XRC): BAD_PARAM");
+    c.create_qp.qp_type = 0xff;
     CHECK_EQ(node_cmd(&nodes[0], &c, NULL), QRNIC_ST_BAD_PARAM,
              "CREATE_QP of an unknown type: BAD_PARAM");
     c.create_qp.qp_type = QRNIC_QPT_RC;
