@@ -30,8 +30,10 @@ cm() {
 		want="^test complete"
 		;;
 	udaddy)
-		srv="udaddy -b $QRNIC_IP -p $port"
-		cli="udaddy -s $peer -p $port"
+		# udaddy always uses port 7174 (its -p is the port space).
+		port=7174
+		srv="udaddy -b $QRNIC_IP"
+		cli="udaddy -s $peer"
 		want="^test complete"
 		;;
 	write_bw|send_bw)
