@@ -51,7 +51,9 @@ struct qrnic_uresp_create_cq {
  * the QP's queue memory (SQ then RQ, sq_offset/rq_offset bytes from the
  * start of the mapping) write-combining at qmem_mmap_key.  Each queue
  * holds 1 << log_*_depth WQEs, all usable (full: pi - tail == depth);
- * qpn is the QP number the core reports.
+ * qpn is the QP number the core reports.  A QP created with an SRQ has no
+ * RQ: rq_offset, log_rq_depth, log_rq_stride and max_recv_sge are then 0
+ * and the mapping holds the SQ only.
  */
 struct qrnic_uresp_create_qp {
 	__aligned_u64 qmem_mmap_key;
@@ -66,6 +68,32 @@ struct qrnic_uresp_create_qp {
 	__u32 max_send_sge;		/* the caps the queues really have */
 	__u32 max_recv_sge;
 	__u32 max_inline;
+};
+
+/*
+ * CREATE_SRQ: like a QP's RQ, the SRQ's ring lives in queue memory that the
+ * kernel allocates and maps write-combining at qmem_mmap_key (qmem_len
+ * bytes, the ring at offset 0): 1 << log_depth receive WQEs
+ * (struct qrnic_rq_wqe + SGEs) of 1 << log_stride bytes, rung with
+ * QRNIC_DB_SRQ (srqn | pi << 32) on the context's doorbell page.  Receive
+ * completions of its QPs carry QRNIC_CQE_F_SRQ and wqe_idx = the SRQ slot;
+ * they arrive in any order, so a slot is reusable only once it and every
+ * slot before it have completed (full: pi - tail == depth, tail advanced
+ * over consecutive completed slots).  max_sge is what a WQE really holds.
+ * There is no request data.  A QP holds at most one SRQ WQE (mid-message)
+ * and RESET or DESTROY_QP would lose it: the kernel moves an RC or UC QP
+ * with an SRQ to ERR first, so the device completes that WQE (flushed) into
+ * the receive CQ; a provider dropping a destroyed or reset QP's completions
+ * from its CQ must still free the SRQ slots they name.
+ */
+struct qrnic_uresp_create_srq {
+	__aligned_u64 qmem_mmap_key;
+	__u32 qmem_len;			/* bytes to map */
+	__u32 srqn;
+	__u8  log_depth;
+	__u8  log_stride;
+	__u8  pad[2];
+	__u32 max_sge;
 };
 
 /*
