@@ -8,6 +8,7 @@
 #include "qrnic_hw.h"
 #include "qrnic_le.h"
 #include "qrnic_roce.h"
+#include "rc_harness.h"
 
 uint8_t fz_u8(struct fz *f)
 {
@@ -159,6 +160,49 @@ size_t fz_roce_finish(uint8_t *f, size_t len, const struct fz_l3 *l3,
         fz_icrc_fix(f, end);
     }
     return end;
+}
+
+void fz_v6_gid(int idx, uint8_t *gid)
+{
+    static const uint8_t v6[16] = { 0xfe, 0x80, 0, 0, 0, 0, 0, 0,
+                                    0x50, 0x54, 0x00, 0xff, 0xfe, 0, 0, 0 };
+
+    memcpy(gid, v6, 16);
+    gid[15] = (uint8_t)(idx + 1);
+}
+
+uint8_t fz_add_v6_gid(struct node *n)
+{
+    struct qrnic_cmd c = harness_cmd(QRNIC_CMD_ADD_GID);
+
+    c.add_gid.index = 1;
+    c.add_gid.type = QRNIC_GID_TYPE_ROCE_V2;
+    fz_v6_gid(n->idx, c.add_gid.gid);
+    return node_cmd(n, &c, NULL);
+}
+
+uint8_t fz_ud_up(struct hqp *qp, uint32_t qkey, bool gsi, uint8_t state)
+{
+    struct qrnic_qp_attr a;
+    uint8_t st;
+
+    memset(&a, 0, sizeof(a));
+    a.qp_state = QRNIC_QPS_INIT;
+    a.port_num = 1;
+    a.qkey = qkey;
+    st = qp_modify(qp, QRNIC_QP_ATTR_STATE | QRNIC_QP_ATTR_PKEY_INDEX |
+                   QRNIC_QP_ATTR_QKEY | (gsi ? 0 : QRNIC_QP_ATTR_PORT), &a);
+    if (st || state == QRNIC_QPS_INIT) {
+        return st;
+    }
+    a.qp_state = QRNIC_QPS_RTR;
+    st = qp_modify(qp, QRNIC_QP_ATTR_STATE, &a);
+    if (st || state == QRNIC_QPS_RTR) {
+        return st;
+    }
+    a.qp_state = QRNIC_QPS_RTS;
+    a.sq_psn = qkey & 0xffffff;
+    return qp_modify(qp, QRNIC_QP_ATTR_STATE | QRNIC_QP_ATTR_SQ_PSN, &a);
 }
 
 void fz_fail(const char *fmt, ...)

@@ -75,6 +75,25 @@ size_t fz_roce_finish(uint8_t *f, size_t len, const struct fz_l3 *l3,
 /* Recompute the ICRC of a frame that still parses as RoCEv2. */
 void fz_icrc_fix(uint8_t *f, size_t len);
 
+/* ---- UD and GSI QPs on the rc harness (fuzz_rx, fuzz_wqe) -------------- */
+
+struct node;
+struct hqp;
+
+#define FZ_UD_QKEY      0x11223344u     /* the fixtures' UD QPs */
+#define FZ_GSI_QKEY     0x80010000u     /* QP 1's, a controlled Q_Key */
+
+/* The IPv6 GID (fe80::5054:ff:fe00:<idx + 1>) the targets give node idx. */
+void fz_v6_gid(int idx, uint8_t *gid);
+/* ADD_GID of that GID at index 1; the command's status. */
+uint8_t fz_add_v6_gid(struct node *n);
+/*
+ * A UD or GSI QP from RESET through INIT (PKEY_INDEX, QKEY, PORT unless
+ * GSI) and RTR up to state (INIT, RTR or RTS, with SQ_PSN); the status of
+ * the first transition that failed, or QRNIC_ST_OK.
+ */
+uint8_t fz_ud_up(struct hqp *qp, uint32_t qkey, bool gsi, uint8_t state);
+
 /* ---- the interface of a target ------------------------------------------ */
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

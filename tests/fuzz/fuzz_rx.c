@@ -13,12 +13,27 @@
  * fixed up unless asked not to; between them bottom halves, time and
  * timer expiries, wire deliveries to and from node 0 (when the peer is
  * live), receive and send WQEs posted on node 1, and QP state changes.
- * The fake platform checks the engine's invariants after every step.
+ *
+ * Node 1 also has a UD QP and the GSI QP (QP 1), in RTS with their own CQ,
+ * and an IPv6 GID at index 1.  Datagram frames (OP_DGRAM) carry a DETH
+ * and go to either of them, or to QP A, QP B or any QPN: a UD SEND or
+ * SEND with immediate mostly, or an RC or other UD-transport opcode; the
+ * Q_Key the destination holds, one bit of it wrong, the other QP's or any;
+ * any source QP, from node 0 or a stranger, to node 1 or not; IPv4 or
+ * IPv6; payloads around the UD MTU; a DETH cut short, a bad pad count, a
+ * few raw byte changes.  Receive WQEs of any size are posted to both, and
+ * they go through their state machine (ERR, RESET and up again, INIT or
+ * RTR only, SQD, a new Q_Key, a MODIFY_QP with any mask) and the port's
+ * MTU (the UD MTU follows it) changes.
+ * The fake platform checks the engine's invariants after every step; a
+ * successful UD receive completion must name a UD QP, carry the GRH flag
+ * and a length of at least the GRH.
  *
  * Input: mtu, flags (1: peer live, 2: hub, 4: QP B max_dest_rd_atomic
  * 1), retry (retry_cnt | rnr_retry << 3), then operations (OP_*).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "fuzz_common.h"
 #include "rc_harness.h"
@@ -44,6 +59,9 @@ enum {
     OP_RECV,
     OP_SEND,
     OP_QPCTL,
+    OP_DGRAM = 12,              /* 12, 13 */
+    OP_UDRECV = 14,
+    OP_UDCTL,
     OP_COUNT
 };
 
@@ -67,13 +85,26 @@ enum {
 #define PAY_MTU_MINUS(n)        (0x80 | (n))        /* mtu - 1 - n */
 #define PAY_BIG(k)              (0xc0 | (k))        /* k * 160 */
 
+/* Datagram flags (fl2) */
+#define D_FOREIGN       0x01    /* to an address that is not node 1's */
+#define D_TRUNC         0x02    /* the DETH cut to (fl2 >> 4) & 7 bytes */
+#define D_BADPAD        0x04    /* pad count (fl2 >> 4) & 3 */
+#define D_STRANGER      0x08    /* from an address that is not node 0's */
+
+/* Datagram payload selector (psel) */
+#define DPAY_N(n)               (n)                 /* n < 64 */
+#define DPAY_MTU_MINUS(n)       (0x40 | (n))        /* UD MTU - n */
+#define DPAY_MTU_PLUS(n)        (0x80 | (n))        /* UD MTU + 1 + n */
+#define DPAY_BIG(k)             (0xc0 | (k))        /* k * 160 */
+
 static struct {
     uint8_t path_mtu;
     uint32_t mtu;
     uint8_t retry;
-    struct hcq *cq0, *cqa, *cqb;
-    struct hqp *qp0, *qpa, *qpb;
+    struct hcq *cq0, *cqa, *cqb, *cqu;
+    struct hqp *qp0, *qpa, *qpb, *qpu, *gsi;
     struct hmr *mr0, *mra, *mrb;
+    uint32_t qkey[2];           /* the UD QP's and the GSI QP's */
     uint64_t wr_id;
 } fx;
 
@@ -109,6 +140,29 @@ static bool connect_a(void)
                       (fx.retry >> 3) & 7, 1);
 }
 
+/* After the RC fixture, so its QPNs, keys and addresses stay as they were. */
+static void setup_ud(void)
+{
+    struct node *n1 = &nodes[1];
+    uint8_t st;
+
+    fx.cqu = node_create_cq(n1, 10);
+    if (!fx.cqu || fz_add_v6_gid(n1)) {
+        fz_fail("fixture: UD CQ, IPv6 GID");
+    }
+    fx.qpu = node_create_qp_type(n1, QRNIC_QPT_UD, fx.cqu, fx.cqu, 4, 7, 5, 6,
+                                 &st);
+    fx.gsi = node_create_qp_type(n1, QRNIC_QPT_GSI, fx.cqu, fx.cqu, 4, 7, 5,
+                                 6, &st);
+    fx.qkey[0] = FZ_UD_QKEY;
+    fx.qkey[1] = FZ_GSI_QKEY;
+    if (!fx.qpu || !fx.gsi ||
+        fz_ud_up(fx.qpu, fx.qkey[0], false, QRNIC_QPS_RTS) ||
+        fz_ud_up(fx.gsi, fx.qkey[1], true, QRNIC_QPS_RTS)) {
+        fz_fail("fixture: UD and GSI QPs");
+    }
+}
+
 static void setup(struct fz *f)
 {
     struct node *n0 = &nodes[0], *n1 = &nodes[1];
@@ -138,6 +192,7 @@ static void setup(struct fz *f)
         fz_fail("fixture QPs");
     }
     connect_b(flags & F_QPB_RD);
+    setup_ud();
     wire.cut = !(flags & F_PEER_LIVE);
     harness_hub(flags & F_HUB);
 }
@@ -289,10 +344,186 @@ static void op_frame(struct fz *f)
     qf_receive(&nodes[1].d, fr, len);
 }
 
-static void op_recv(struct fz *f)
+/* FUZZ_DEBUG=1: datagrams, what became of them, UD completions (seeds). */
+static int debug = -1;
+
+static uint64_t stat1(enum qrnic_stat s)
 {
-    uint8_t qsel = fz_u8(f), nsge = fz_u8(f);
-    struct hqp *qp = qsel & 1 ? fx.qpb : fx.qpa;
+    return nodes[1].d.e.stats.v[s];
+}
+
+/*
+ * A datagram to node 1: a DETH (the destination's Q_Key or not, any
+ * source QP) for the opcodes that have one, RC headers for the others.
+ */
+static void op_dgram(struct fz *f)
+{
+    static uint8_t fr[QRNIC_ETH_MAX_FRAME + 64];
+    static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+    uint8_t opsel = fz_u8(f), rawop = fz_u8(f), dsel = fz_u8(f);
+    uint32_t rawqpn = fz_u16(f) | (uint32_t)fz_u8(f) << 16;
+    uint8_t ksel = fz_u8(f);
+    uint32_t rawkey = fz_u32(f);
+    uint32_t src = fz_u16(f) | (uint32_t)fz_u8(f) << 16;
+    uint8_t fl = fz_u8(f), fl2 = fz_u8(f);
+    uint8_t psel = fz_u8(f), pfill = fz_u8(f), mut = fz_u8(f);
+    uint32_t udmtu = qrnic_ud_mtu(&nodes[1].d.e), v = psel & 0x3fu;
+    uint32_t opf, qpn, qkey, held = fx.qkey[0], other = fx.qkey[1];
+    uint32_t paylen, i, pad;
+    uint8_t opcode, sgid[16], dgid[16];
+    struct fz_l3 l3 = { fl & FL_IPV6, fl & FL_VLAN, sgid, dgid };
+    size_t pos, bth, len;
+
+    if (opsel >= FZ_RAW) {
+        opcode = rawop;
+    } else if (opsel % 8 < 4) {
+        opcode = QRNIC_OP_UD_SEND_ONLY;
+    } else if (opsel % 8 < 6) {
+        opcode = QRNIC_OP_UD_SEND_ONLY_IMM;
+    } else if (opsel % 8 == 6) {
+        opcode = (uint8_t)((opsel >> 3) % 21);      /* RC: no DETH */
+    } else {
+        opcode = (uint8_t)(0x60 | ((opsel >> 3) & 0x1f));   /* UD transport */
+    }
+    opf = qrnic_op_flags(opcode);
+    switch (dsel >= FZ_RAW ? 7 : dsel % 8) {
+    case 0:
+    case 1:
+    case 2:
+        qpn = fx.qpu->qpn;
+        break;
+    case 3:
+    case 4:
+        qpn = QRNIC_GSI_QPN;
+        held = fx.qkey[1];
+        other = fx.qkey[0];
+        break;
+    case 5:
+        qpn = fx.qpa->qpn;
+        break;
+    case 6:
+        qpn = fx.qpb->qpn;
+        break;
+    default:
+        qpn = rawqpn;
+        break;
+    }
+    switch (ksel >= FZ_RAW ? 3 : ksel % 4) {
+    case 0:
+        qkey = held;
+        break;
+    case 1:                         /* one bit wrong, bit 31 too */
+        qkey = held ^ 1u << ((ksel >> 2) & 31);
+        break;
+    case 2:
+        qkey = other;
+        break;
+    default:
+        qkey = rawkey;
+        break;
+    }
+    if (l3.ipv6) {
+        fz_v6_gid(0, sgid);
+        fz_v6_gid(1, dgid);
+    } else {
+        memcpy(sgid, nodes[0].gid, 16);
+        memcpy(dgid, nodes[1].gid, 16);
+    }
+    if (fl2 & D_STRANGER) {
+        sgid[15] = 0x77;
+    }
+    if (fl2 & D_FOREIGN) {
+        dgid[14] ^= 1;
+    }
+    if (!(opf & QRNIC_OPF_PAYLOAD) && (opf & QRNIC_OPF_VALID)) {
+        paylen = (psel >> 6) == 3 ? v : 0;      /* junk after the headers */
+    } else {
+        paylen = (psel >> 6) == 0 ? v : (psel >> 6) == 1 ? udmtu - v :
+                 (psel >> 6) == 2 ? udmtu + 1 + v : v * 160;
+    }
+
+    pos = bth = fz_roce_begin(fr, fl & FL_BCAST ? bcast : nodes[1].mac,
+                              nodes[0].mac, &l3);
+    fr[pos] = opcode;
+    fr[pos + 1] = (fl & FL_SE ? QRNIC_BTH_SE : 0) | (fl & FL_TVER ? 1 : 0);
+    qrnic_st16_be(fr + pos + 2, fl & FL_BAD_PKEY ? 0x1234 : 0xffff);
+    qrnic_st32_be(fr + pos + 4, qpn & 0xffffff);
+    qrnic_st32_be(fr + pos + 8, ((src * 13) & 0xffffff) |
+                                (fl & FL_ACKREQ ? QRNIC_BTH_ACKREQ : 0));
+    pos += QRNIC_BTH_LEN;
+    if (fl2 & D_TRUNC) {            /* the headers stop inside the DETH */
+        uint8_t deth[QRNIC_DETH_LEN];
+
+        qrnic_put_deth(deth, qkey, src);
+        memcpy(fr + pos, deth, (fl2 >> 4) & 7);
+        pos += (fl2 >> 4) & 7;
+        paylen = 0;
+    } else {
+        if (opf & QRNIC_OPF_DETH) {
+            pos += qrnic_put_deth(fr + pos, qkey, src);
+        }
+        if (opf & QRNIC_OPF_RETH) {
+            pos += qrnic_put_reth(fr + pos, fx.mra->iova, fx.mra->key,
+                                  paylen);
+        }
+        if (opf & QRNIC_OPF_ATOMIC) {
+            pos += qrnic_put_atomic_eth(fr + pos, fx.mra->iova, fx.mra->key,
+                                        rawkey, 0);
+        }
+        if (opf & QRNIC_OPF_AETH) {
+            pos += qrnic_put_aeth(fr + pos, 0, 0);
+        }
+        if (opf & QRNIC_OPF_ATOMIC_ACK) {
+            qrnic_st64_be(fr + pos, rawkey);
+            pos += QRNIC_ATOMIC_ACK_LEN;
+        }
+        if (opf & QRNIC_OPF_IMM) {
+            pos += qrnic_put_imm(fr + pos, rawkey ^ 0x5a5a5a5a);
+        }
+    }
+    if (paylen > QRNIC_ETH_MAX_FRAME - 8 - pos) {
+        paylen = (uint32_t)(QRNIC_ETH_MAX_FRAME - 8 - pos);
+    }
+    for (i = 0; i < paylen; i++) {
+        fr[pos + i] = (uint8_t)(pfill + i);
+    }
+    pos += paylen;
+    pad = (4 - ((pos - bth) & 3)) & 3;
+    memset(fr + pos, 0, pad);
+    pos += pad;
+    fr[bth + 1] |= (uint8_t)((fl2 & D_BADPAD ? (fl2 >> 4) & 3 : pad) << 4);
+    len = fz_roce_finish(fr, pos, &l3, false);
+    for (i = 0; i < (mut & 3u); i++) {
+        uint16_t at = fz_u16(f);
+
+        fr[at % len] ^= fz_u8(f);
+    }
+    if (!(fl & FL_BAD_ICRC)) {
+        fz_icrc_fix(fr, len);
+    }
+    len -= (mut >> 4) < len ? (mut >> 4) : 0;
+    if (debug) {
+        uint64_t icrc = stat1(QRNIC_STAT_RX_ICRC_ERR);
+        uint64_t bad = stat1(QRNIC_STAT_RX_BAD_PKT);
+        uint64_t qk = stat1(QRNIC_STAT_RX_QKEY_ERR);
+        uint64_t norqe = stat1(QRNIC_STAT_RX_UD_NO_RQE);
+
+        qf_receive(&nodes[1].d, fr, len);
+        fprintf(stderr, "dgram op %02x qpn %x qkey %08x src %x paylen %u "
+                "(UD MTU %u):%s%s%s%s\n", opcode, qpn, qkey, src, paylen,
+                udmtu, stat1(QRNIC_STAT_RX_ICRC_ERR) != icrc ? " icrc" : "",
+                stat1(QRNIC_STAT_RX_BAD_PKT) != bad ? " bad-pkt" : "",
+                stat1(QRNIC_STAT_RX_QKEY_ERR) != qk ? " qkey-err" : "",
+                stat1(QRNIC_STAT_RX_UD_NO_RQE) != norqe ? " no-rqe" : "");
+        return;
+    }
+    qf_receive(&nodes[1].d, fr, len);
+}
+
+/* A receive WQE of up to three SGEs from the input on qp, rung. */
+static void post_recv(struct fz *f, struct hqp *qp)
+{
+    uint8_t nsge = fz_u8(f);
     struct hsge s[3];
     uint8_t *slot;
     int i;
@@ -313,6 +544,21 @@ static void op_recv(struct fz *f)
     }
     qf_doorbell(&nodes[1].d, 0, QRNIC_DB_RQ,
                 qp->qpn | (uint64_t)qp->rq_pi << 32);
+}
+
+static void op_recv(struct fz *f)
+{
+    uint8_t qsel = fz_u8(f);
+
+    post_recv(f, qsel & 1 ? fx.qpb : fx.qpa);
+}
+
+/* On the UD QP (qsel bit 0 clear) or the GSI QP. */
+static void op_udrecv(struct fz *f)
+{
+    uint8_t qsel = fz_u8(f);
+
+    post_recv(f, qsel & 1 ? fx.gsi : fx.qpu);
 }
 
 static void op_send(struct fz *f)
@@ -366,6 +612,108 @@ static void op_qpctl(struct fz *f)
     }
 }
 
+/*
+ * The UD QP (arg bit 0 clear) or the GSI QP through its state machine;
+ * arg bit 1: with the other one's Q_Key.
+ */
+static void op_udctl(struct fz *f)
+{
+    static const uint16_t mtus[8] = { 68, 256, 600, 1024, 1500, 2048, 4200,
+                                      9000 };
+    uint8_t sel = fz_u8(f), arg = fz_u8(f);
+    int g = arg & 1;
+    struct hqp *qp = g ? fx.gsi : fx.qpu;
+    uint32_t qkey = arg & 2 ? fx.qkey[!g] : g ? FZ_GSI_QKEY : FZ_UD_QKEY;
+    struct qrnic_qp_attr a;
+    struct qrnic_cmd c;
+    uint32_t mask;
+    uint8_t st;
+
+    memset(&a, 0, sizeof(a));
+    switch (sel % 8) {
+    case 0:
+        a.qp_state = QRNIC_QPS_ERR;
+        qp_modify(qp, A(STATE), &a);
+        break;
+    case 1:                         /* RESET, then up to RTS, INIT or RTR */
+    case 2:
+    case 3:
+        a.qp_state = QRNIC_QPS_RESET;
+        st = qp_modify(qp, A(STATE), &a);
+        qp->sq_pi = qp->rq_pi = 0;
+        if (!st) {
+            st = fz_ud_up(qp, qkey, g, sel % 8 == 1 ? QRNIC_QPS_RTS :
+                          sel % 8 == 2 ? QRNIC_QPS_INIT : QRNIC_QPS_RTR);
+        }
+        if (st) {
+            fz_fail("%s QP: RESET and up again: status %u",
+                    g ? "GSI" : "UD", st);
+        }
+        fx.qkey[g] = qkey;
+        break;
+    case 4:
+        a.qp_state = QRNIC_QPS_SQD;
+        qp_modify(qp, A(STATE) | (arg & 4 ? A(EN_SQD_ASYNC) : 0), &a);
+        break;
+    case 5:                         /* RTS again (from SQD), a new Q_Key */
+        a.qp_state = QRNIC_QPS_RTS;
+        a.qkey = qkey;
+        if (qp_modify(qp, A(STATE) | A(QKEY), &a) == QRNIC_ST_OK) {
+            fx.qkey[g] = qkey;
+        }
+        break;
+    case 6:                         /* any mask, any target state */
+        mask = fz_u32(f);
+        a.qp_state = (uint8_t)((arg >> 2) % 8);
+        a.cur_state = (uint8_t)(arg >> 5);
+        a.port_num = 1;
+        a.qkey = qkey;
+        a.sq_psn = (uint32_t)sel << 16;
+        a.path_mtu = 3;
+        if (qp_modify(qp, mask, &a) == QRNIC_ST_OK) {
+            if (mask & A(QKEY)) {
+                fx.qkey[g] = qkey;
+            }
+            if ((mask & A(STATE)) && a.qp_state == QRNIC_QPS_RESET) {
+                qp->sq_pi = qp->rq_pi = 0;
+            }
+        }
+        break;
+    default:                        /* the port MTU, and the UD MTU with it */
+        c = harness_cmd(QRNIC_CMD_SET_MTU);
+        c.set_mtu.mtu = mtus[arg % 8];
+        node_cmd(&nodes[1], &c, NULL);
+        break;
+    }
+}
+
+/*
+ * A UD receive completion must be a receive of the UD or GSI QP; when it
+ * succeeded, with the GRH flag and at least the GRH.
+ */
+static void check_ud_wc(const struct hwc *wc)
+{
+    if (debug) {
+        fprintf(stderr, "  UD CQE qpn %x wr_id %llu status %u verr %u "
+                "len %u flags %x src_qp %x imm %08x\n", wc->qpn,
+                (unsigned long long)wc->wr_id, wc->status, wc->vendor_err,
+                wc->byte_len, wc->flags, wc->src_qp, wc->imm);
+    }
+    if (wc->qpn != fx.qpu->qpn && wc->qpn != QRNIC_GSI_QPN) {
+        fz_fail("UD CQ: completion for QP 0x%x", wc->qpn);
+    }
+    if (wc->status != QRNIC_WC_SUCCESS) {
+        return;
+    }
+    if (wc->flags & QRNIC_CQE_F_SEND) {
+        fz_fail("UD CQ: a send completion, none was posted");
+    }
+    if (!(wc->flags & QRNIC_CQE_F_GRH) || wc->byte_len < QRNIC_GRH_LEN) {
+        fz_fail("UD receive: flags 0x%x, byte_len %u", wc->flags,
+                wc->byte_len);
+    }
+}
+
 static void drain_cqs(void)
 {
     struct hcq *cqs[] = { fx.cq0, fx.cqa, fx.cqb };
@@ -377,6 +725,9 @@ static void drain_cqs(void)
             continue;
         }
     }
+    while (cq_poll(fx.cqu, &wc)) {
+        check_ud_wc(&wc);
+    }
     node_cq_events(&nodes[0], fx.cq0->cqn);
     node_cq_events(&nodes[1], fx.cqa->cqn);
 }
@@ -386,6 +737,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct fz f = { data, size };
     unsigned int ops = 0;
 
+    if (debug < 0) {
+        debug = getenv("FUZZ_DEBUG") != NULL;
+    }
     setup(&f);
     while (fz_more(&f) && ops++ < MAX_OPS) {
         uint8_t op = fz_u8(&f) % OP_COUNT;
@@ -415,6 +769,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             break;
         case OP_QPCTL:
             op_qpctl(&f);
+            break;
+        case OP_DGRAM:
+        case OP_DGRAM + 1:
+            op_dgram(&f);
+            break;
+        case OP_UDRECV:
+            op_udrecv(&f);
+            break;
+        case OP_UDCTL:
+            op_udctl(&f);
             break;
         default:
             op_frame(&f);
@@ -476,13 +840,12 @@ static void w_head(struct fzw *w, uint8_t mtu, uint8_t flags, uint8_t retry)
     fzw_u8(w, retry);
 }
 
-/* A receive WQE on QP A (q 0) or B (q 1): one SGE of MR A at off. */
-static void w_recv(struct fzw *w, uint8_t q, uint8_t nsge, uint8_t ksel,
-                   uint16_t off, uint16_t len)
+static void w_recv_op(struct fzw *w, uint8_t op, uint8_t q, uint8_t nsge,
+                      uint8_t ksel, uint16_t off, uint16_t len)
 {
     int i;
 
-    fzw_u8(w, OP_RECV);
+    fzw_u8(w, op);
     fzw_u8(w, q);
     fzw_u8(w, nsge);
     for (i = 0; i < 3; i++) {
@@ -491,6 +854,65 @@ static void w_recv(struct fzw *w, uint8_t q, uint8_t nsge, uint8_t ksel,
         fzw_u16(w, len);
     }
 }
+
+/* A receive WQE on QP A (q 0) or B (q 1): SGEs of len at off, off + len.. */
+static void w_recv(struct fzw *w, uint8_t q, uint8_t nsge, uint8_t ksel,
+                   uint16_t off, uint16_t len)
+{
+    w_recv_op(w, OP_RECV, q, nsge, ksel, off, len);
+}
+
+/* The same on the UD QP (q 0) or the GSI QP (q 1). */
+static void w_udrecv(struct fzw *w, uint8_t q, uint8_t nsge, uint8_t ksel,
+                     uint16_t off, uint16_t len)
+{
+    w_recv_op(w, OP_UDRECV, q, nsge, ksel, off, len);
+}
+
+/* A datagram (op_dgram); all zero: a UD SEND_ONLY of no payload to the UD
+ * QP with its Q_Key, from source QP 0. */
+struct dgf {
+    uint8_t op, rawop, d;
+    uint32_t qpn;
+    uint8_t k;
+    uint32_t key, src;
+    uint8_t fl, fl2, pay, fill, mut;
+    uint8_t mutv[6];
+};
+
+static void w_dgram(struct fzw *w, struct dgf d)
+{
+    fzw_u8(w, OP_DGRAM);
+    fzw_u8(w, d.op);
+    fzw_u8(w, d.rawop);
+    fzw_u8(w, d.d);
+    fzw_u16(w, (uint16_t)d.qpn);
+    fzw_u8(w, (uint8_t)(d.qpn >> 16));
+    fzw_u8(w, d.k);
+    fzw_u32(w, d.key);
+    fzw_u16(w, (uint16_t)d.src);
+    fzw_u8(w, (uint8_t)(d.src >> 16));
+    fzw_u8(w, d.fl);
+    fzw_u8(w, d.fl2);
+    fzw_u8(w, d.pay);
+    fzw_u8(w, d.fill);
+    fzw_u8(w, d.mut);
+    fzw_bytes(w, d.mutv, 3u * (d.mut & 3));
+}
+
+/* op_dgram's opcode selectors, destinations and Q_Key choices */
+#define DG_SEND         0
+#define DG_SEND_IMM     4
+#define DG_RC(op)       (6 + 8 * (op))          /* an RC opcode */
+#define DG_UDT(low)     (7 + 8 * (low))         /* 0x60 | low, low < 30 */
+#define DG_TO_UD        0
+#define DG_TO_GSI       3
+#define DG_TO_QPA       5
+#define DG_TO_QPB       6
+#define DG_TO_QPN       7                       /* .qpn */
+#define DG_QKEY_BIT(b)  (1 + 4 * (b))           /* held ^ 1 << b */
+#define DG_QKEY_OTHER   2
+#define DG_QKEY_RAW     3                       /* .key */
 
 static void w_send(struct fzw *w, uint8_t opcode, uint8_t flags, uint16_t len,
                    uint16_t loff, uint16_t roff)
@@ -519,6 +941,9 @@ static void w_op(struct fzw *w, uint8_t op, int nargs, uint8_t a0, uint8_t a1)
 #define RUN(w, s, t)    w_op(w, OP_RUN, 2, s, t)
 #define QPCTL(w, s, a)  w_op(w, OP_QPCTL, 2, s, a)
 #define F(...)          ((struct rxf){ __VA_ARGS__ })
+#define DG(...)         ((struct dgf){ __VA_ARGS__ })
+#define UDCTL(w, s, a)  w_op(w, OP_UDCTL, 2, s, a)
+#define UD_RESET_UP(w, gsi)     UDCTL(w, 1, gsi)
 
 /* Seeds assume path MTU 1024 (mtu byte 2) unless they say otherwise. */
 void fuzz_make_seeds(fz_emit_fn emit)
@@ -873,4 +1298,232 @@ void fuzz_make_seeds(fz_emit_fn emit)
         snprintf(name, sizeof(name), "mtu-%u", 128u << i);
         emit(name, &w);
     }
+
+    /* ---- UD and GSI (the UD MTU is 1024 unless a seed sets the MTU) ---- */
+
+    /* UD SEND_ONLY: a small one, exactly the UD MTU, empty; the reserved
+     * byte of the DETH set. */
+    w_head(&w, 2, 0, 0x3f);
+    for (i = 0; i < 4; i++) {
+        w_udrecv(&w, 0, 1, 0, (uint16_t)(i * 2048), 2048);
+    }
+    w_dgram(&w, DG(.src = 0xabc, .pay = DPAY_N(32), .fill = 1));
+    w_dgram(&w, DG(.src = 0xabc, .pay = DPAY_MTU_MINUS(0), .fill = 2));
+    w_dgram(&w, DG(.src = 0xffffff, .pay = DPAY_N(0)));
+    w_dgram(&w, DG(.src = 0xabc, .pay = DPAY_N(5), .mut = 1,
+                   .mutv = { 58, 0, 0xff }));
+    emit("ud-send-only", &w);
+
+    /* SEND_ONLY_IMM: solicited over IPv6, with a VLAN tag, from a
+     * stranger; no payload. */
+    w_head(&w, 2, 0, 0x3f);
+    for (i = 0; i < 4; i++) {
+        w_udrecv(&w, 0, 1, 0, (uint16_t)(i * 2048), 2048);
+    }
+    w_dgram(&w, DG(.op = DG_SEND_IMM, .src = 0x12, .fl = FL_SE | FL_IPV6,
+                   .pay = DPAY_N(60)));
+    w_dgram(&w, DG(.op = DG_SEND_IMM, .src = 0x13, .fl = FL_VLAN,
+                   .pay = DPAY_MTU_MINUS(1)));
+    w_dgram(&w, DG(.op = DG_SEND_IMM, .src = 0x14, .fl2 = D_STRANGER,
+                   .pay = DPAY_N(7)));
+    w_dgram(&w, DG(.op = DG_SEND_IMM, .src = 0x15, .fl = FL_IPV6,
+                   .fl2 = D_STRANGER, .pay = DPAY_N(0)));
+    emit("ud-send-only-imm", &w);
+
+    /* Q_Keys: one bit off, bit 31 off, the GSI QP's, zero; then right. */
+    w_head(&w, 2, 0, 0x3f);
+    w_udrecv(&w, 0, 1, 0, 0, 2048);
+    w_dgram(&w, DG(.k = DG_QKEY_BIT(0), .pay = DPAY_N(16)));
+    w_dgram(&w, DG(.k = DG_QKEY_BIT(31), .pay = DPAY_N(16)));
+    w_dgram(&w, DG(.k = DG_QKEY_OTHER, .pay = DPAY_N(16)));
+    w_dgram(&w, DG(.k = DG_QKEY_RAW, .key = 0, .pay = DPAY_N(16)));
+    w_dgram(&w, DG(.pay = DPAY_N(5), .mut = 1, .mutv = { 57, 0, 0x01 }));
+    w_dgram(&w, DG(.pay = DPAY_N(16)));
+    emit("ud-wrong-qkey", &w);
+
+    /* The DETH cut short (0, 4 and 7 of its 8 bytes), pad counts longer
+     * than what follows the DETH or the BTH, a frame cut short; then a
+     * good one. */
+    w_head(&w, 2, 0, 0x3f);
+    w_udrecv(&w, 0, 1, 0, 0, 2048);
+    w_udrecv(&w, 0, 1, 0, 2048, 2048);
+    w_dgram(&w, DG(.fl2 = D_TRUNC));
+    w_dgram(&w, DG(.fl2 = D_TRUNC | 4 << 4));
+    w_dgram(&w, DG(.op = DG_SEND_IMM, .fl2 = D_TRUNC | 7 << 4));
+    w_dgram(&w, DG(.fl2 = D_BADPAD | 3 << 4, .pay = DPAY_N(0)));
+    w_dgram(&w, DG(.op = DG_SEND_IMM, .fl2 = D_BADPAD | 3 << 4,
+                   .pay = DPAY_N(0)));
+    w_dgram(&w, DG(.fl2 = D_TRUNC, .mut = 1, .mutv = { 43, 0, 0x30 }));
+    w_dgram(&w, DG(.pay = DPAY_N(8), .mut = 0x90));
+    w_dgram(&w, DG(.pay = DPAY_N(8)));
+    emit("ud-truncated-deth", &w);
+
+    /* UD opcodes to the RC QPs, to QP 0 and to a QPN nobody has; the RC
+     * QP still takes its SEND. */
+    w_head(&w, 2, 0, 0x3f);
+    w_recv(&w, 0, 1, 0, 0, 4096);
+    w_recv(&w, 1, 1, 0, 0, 4096);
+    w_dgram(&w, DG(.d = DG_TO_QPA, .pay = DPAY_N(8)));
+    w_dgram(&w, DG(.op = DG_SEND_IMM, .d = DG_TO_QPB, .pay = DPAY_N(8)));
+    w_dgram(&w, DG(.d = DG_TO_QPN, .qpn = 0, .pay = DPAY_N(8)));
+    w_dgram(&w, DG(.d = 0xf0, .qpn = 0x7ffff0, .pay = DPAY_N(8)));
+    w_frame(&w, F(.op = QRNIC_OP_SEND_ONLY, .fl = FL_ACKREQ, .pay = PAY_N(8)));
+    emit("ud-opcode-to-rc-qp", &w);
+
+    /* RC opcodes (no DETH) to the UD and GSI QPs, other UD-transport
+     * opcodes (SEND_FIRST 0x60, RDMA 0x66, ...), a raw one; then a good
+     * datagram. */
+    w_head(&w, 2, 0, 0x3f);
+    w_udrecv(&w, 0, 1, 0, 0, 2048);
+    w_udrecv(&w, 1, 1, 0, 4096, 2048);
+    w_dgram(&w, DG(.op = DG_RC(QRNIC_OP_SEND_ONLY), .pay = DPAY_N(8)));
+    w_dgram(&w, DG(.op = DG_RC(QRNIC_OP_WRITE_ONLY), .d = DG_TO_GSI,
+                   .pay = DPAY_N(8)));
+    w_dgram(&w, DG(.op = DG_RC(QRNIC_OP_READ_REQ)));
+    w_dgram(&w, DG(.op = DG_RC(QRNIC_OP_ACK), .d = DG_TO_GSI));
+    w_dgram(&w, DG(.op = DG_RC(QRNIC_OP_FETCH_ADD)));
+    w_dgram(&w, DG(.op = DG_UDT(0), .pay = DPAY_N(8)));
+    w_dgram(&w, DG(.op = DG_UDT(6), .pay = DPAY_N(8)));
+    w_dgram(&w, DG(.op = DG_UDT(0x18), .d = DG_TO_GSI, .pay = DPAY_N(8)));
+    w_dgram(&w, DG(.op = 0xf1, .rawop = 0xe4, .pay = DPAY_N(8)));
+    w_dgram(&w, DG(.d = DG_TO_GSI, .pay = DPAY_N(8)));
+    emit("rc-opcode-to-ud-qp", &w);
+
+    /* QP 1: a MAD-sized datagram, the UD QP's Q_Key (dropped), IPv6 from
+     * a stranger, bit 31 flipped; then QP 1 takes the UD QP's Q_Key. */
+    w_head(&w, 2, 0, 0x3f);
+    for (i = 0; i < 4; i++) {
+        w_udrecv(&w, 1, 1, 0, (uint16_t)(i * 1024), 1024);
+    }
+    w_dgram(&w, DG(.d = DG_TO_GSI, .src = 0x1234, .pay = DPAY_BIG(2)));
+    w_dgram(&w, DG(.d = DG_TO_GSI + 1, .k = DG_QKEY_OTHER, .pay = DPAY_N(8)));
+    w_dgram(&w, DG(.d = DG_TO_GSI, .src = 1, .fl = FL_IPV6,
+                   .fl2 = D_STRANGER, .pay = DPAY_N(60)));
+    w_dgram(&w, DG(.d = DG_TO_GSI, .k = DG_QKEY_BIT(31), .pay = DPAY_N(8)));
+    UDCTL(&w, 5, 3);
+    w_dgram(&w, DG(.d = DG_TO_GSI, .pay = DPAY_N(8)));
+    w_dgram(&w, DG(.d = DG_TO_GSI, .op = DG_SEND_IMM, .fl = FL_SE,
+                   .pay = DPAY_N(8)));
+    emit("gsi-datagrams", &w);
+
+    /* Receive WQEs: smaller than the GRH, the GRH only, one byte short, the
+     * GRH across SGEs, MR B, a stale lkey, a raw num_sge, no SGE, none at
+     * all; a raw lkey on QP 1. */
+    w_head(&w, 2, 0, 0x3f);
+    w_udrecv(&w, 0, 1, 0, 0, QRNIC_GRH_LEN - 1);
+    w_dgram(&w, DG(.pay = DPAY_N(0)));
+    UD_RESET_UP(&w, 0);
+    w_udrecv(&w, 0, 1, 0, 0, QRNIC_GRH_LEN);
+    w_dgram(&w, DG(.pay = DPAY_N(0)));
+    w_udrecv(&w, 0, 1, 0, 0, QRNIC_GRH_LEN + 31);
+    w_dgram(&w, DG(.pay = DPAY_N(32)));
+    UD_RESET_UP(&w, 0);
+    w_udrecv(&w, 0, 3, 0, 100, 20);
+    w_dgram(&w, DG(.pay = DPAY_N(20)));
+    w_udrecv(&w, 0, 3, 1, 0, 700);
+    w_dgram(&w, DG(.pay = DPAY_MTU_MINUS(0)));
+    w_udrecv(&w, 0, 1, 2, 0, 2048);
+    w_dgram(&w, DG(.pay = DPAY_N(8)));
+    UD_RESET_UP(&w, 0);
+    w_udrecv(&w, 0, 0xf9, 0, 0, 2048);
+    w_dgram(&w, DG(.pay = DPAY_N(8)));
+    UD_RESET_UP(&w, 0);
+    w_udrecv(&w, 0, 0, 0, 0, 0);
+    w_dgram(&w, DG(.pay = DPAY_N(0)));
+    UD_RESET_UP(&w, 0);
+    w_dgram(&w, DG(.pay = DPAY_N(8)));
+    w_udrecv(&w, 1, 1, 0xf2, 0, 2048);
+    w_dgram(&w, DG(.d = DG_TO_GSI, .pay = DPAY_N(8)));
+    emit("ud-recv-sizes", &w);
+
+    /* Forty datagrams, each with its receive: the RQ wraps. */
+    w_head(&w, 2, 0, 0x3f);
+    for (i = 0; i < 40; i++) {
+        w_udrecv(&w, (uint8_t)(i % 5 == 4), 1, 0, (uint16_t)(i * 1500), 1100);
+        w_dgram(&w, DG(.d = (uint8_t)(i % 5 == 4 ? DG_TO_GSI : DG_TO_UD),
+                       .src = (uint32_t)i, .pay = DPAY_N(i % 64),
+                       .fill = (uint8_t)i));
+    }
+    emit("ud-rq-wraps", &w);
+
+    /* Payloads above the UD MTU (taken today: the receiver checks only
+     * its buffer); the port MTU raised (UD MTU 4096) and lowered to 68
+     * (UD MTU 256). */
+    w_head(&w, 2, 0, 0x3f);
+    for (i = 0; i < 4; i++) {
+        w_udrecv(&w, 0, 1, 0, (uint16_t)(i * 10000), 9900);
+    }
+    w_dgram(&w, DG(.pay = DPAY_MTU_PLUS(0)));
+    w_dgram(&w, DG(.pay = DPAY_BIG(40)));
+    UDCTL(&w, 7, 6);
+    w_dgram(&w, DG(.pay = DPAY_MTU_MINUS(0)));
+    w_dgram(&w, DG(.op = DG_SEND_IMM, .fl = FL_IPV6 | FL_VLAN,
+                   .pay = DPAY_MTU_PLUS(0)));
+    UDCTL(&w, 7, 0);
+    w_udrecv(&w, 0, 1, 0, 40000, 400);
+    w_udrecv(&w, 0, 1, 0, 40400, 400);
+    w_dgram(&w, DG(.pay = DPAY_MTU_MINUS(0)));
+    w_dgram(&w, DG(.pay = DPAY_MTU_PLUS(0)));
+    emit("ud-over-mtu", &w);
+
+    /* States: INIT (dropped), RTR (received), RTS, SQD with its event
+     * (received), RTS with QP 1's Q_Key, ERR (flushed, dropped), RESET;
+     * MODIFY_QP with masks a UD QP refuses or takes. */
+    w_head(&w, 2, 0, 0x3f);
+    UDCTL(&w, 2, 0);
+    w_udrecv(&w, 0, 1, 0, 0, 2048);
+    w_dgram(&w, DG(.pay = DPAY_N(8)));
+    UDCTL(&w, 3, 0);
+    w_udrecv(&w, 0, 1, 0, 0, 2048);
+    w_dgram(&w, DG(.pay = DPAY_N(8)));
+    UDCTL(&w, 4, 4);
+    UDCTL(&w, 1, 0);
+    UDCTL(&w, 4, 4);
+    w_udrecv(&w, 0, 1, 0, 0, 2048);
+    w_dgram(&w, DG(.pay = DPAY_N(8)));
+    BH(&w);
+    UDCTL(&w, 5, 2);
+    w_udrecv(&w, 0, 1, 0, 0, 2048);
+    w_dgram(&w, DG(.pay = DPAY_N(8)));
+    w_udrecv(&w, 0, 1, 0, 4096, 2048);
+    w_udrecv(&w, 1, 1, 0, 8192, 2048);
+    UDCTL(&w, 0, 0);
+    UDCTL(&w, 0, 1);
+    w_dgram(&w, DG(.pay = DPAY_N(8)));
+    w_dgram(&w, DG(.d = DG_TO_GSI, .pay = DPAY_N(8)));
+    {
+        static const uint32_t masks[4] = {
+            A(STATE) | A(PKEY_INDEX) | A(PORT) | A(QKEY),
+            A(STATE) | A(AV) | A(PATH_MTU),
+            A(STATE) | A(CUR_STATE) | A(QKEY),
+            A(QKEY) | A(ACCESS_FLAGS),
+        };
+        static const uint8_t args[4] = { 0x00, 0x08, 0x80 | 0x0c, 0x01 };
+        int g;
+
+        for (g = 0; g < 2; g++) {
+            for (i = 0; i < 4; i++) {
+                w_op(&w, OP_UDCTL, 2, 6, (uint8_t)(args[i] | g));
+                fzw_u32(&w, masks[i]);
+            }
+        }
+    }
+    UD_RESET_UP(&w, 1);
+    w_udrecv(&w, 1, 1, 0, 8192, 2048);
+    w_dgram(&w, DG(.d = DG_TO_GSI, .pay = DPAY_N(8)));
+    emit("ud-states", &w);
+
+    /* Frames that must be dropped before the QP: bad ICRC, P_Key,
+     * transport version, to someone else's address; broadcast. */
+    w_head(&w, 2, 0, 0x3f);
+    w_udrecv(&w, 0, 1, 0, 0, 2048);
+    w_udrecv(&w, 0, 1, 0, 2048, 2048);
+    w_dgram(&w, DG(.fl = FL_BAD_ICRC, .pay = DPAY_N(8)));
+    w_dgram(&w, DG(.fl = FL_BAD_PKEY, .pay = DPAY_N(8)));
+    w_dgram(&w, DG(.fl = FL_TVER, .pay = DPAY_N(8)));
+    w_dgram(&w, DG(.fl2 = D_FOREIGN, .pay = DPAY_N(8)));
+    w_dgram(&w, DG(.fl = FL_IPV6, .fl2 = D_FOREIGN, .pay = DPAY_N(8)));
+    w_dgram(&w, DG(.fl = FL_BCAST | FL_ACKREQ, .pay = DPAY_N(8)));
+    w_dgram(&w, DG(.pay = DPAY_N(8)));
+    emit("ud-malformed", &w);
 }
