@@ -18,10 +18,26 @@
  * flushed: the QP is in ERR), that a QP in ERR flushed its receive queue
  * too, and that completions come in order, each receive once.
  *
+ * Each node also has a UD QP and the GSI QP (QP 1), in RTS with a CQ of
+ * their own, and an IPv6 GID at index 1.  Their send WQEs carry an
+ * address vector from the input: the peer's UD QP or QP 1 mostly, our own
+ * (loopback), an RC QP or any QPN; the Q_Key the destination holds, the
+ * sender's own (bit 31), a wrong or any one; IPv4 or IPv6 GIDs, mixed, a
+ * source GID index of either version, an empty or any one; any MAC, flow
+ * label, hop limit and traffic class; SEND or SEND_WITH_IMM mostly, any
+ * opcode and flags, SGEs or inline data of lengths around the UD MTU.
+ * Receive WQEs of any size, doorbells, state changes (ERR, RESET and up
+ * again, SQD, a new Q_Key, MODIFY_QP with any mask) and the port MTU (the
+ * UD MTU follows it) come in between.  At the end the same checks hold
+ * for them, and every successful UD receive names one of the UD-type QPs
+ * as its source and carries the GRH.
+ *
  * Input: mtu, flags (1: hub, 2: hostile guest), retry (retry_cnt |
  * rnr_retry << 3, rnr_retry kept below 7: "forever" never ends), timeout,
  * then operations (OP_*).
  */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "fuzz_common.h"
 #include "rc_harness.h"
@@ -54,6 +70,9 @@ enum {
     OP_RUN,
     OP_TIME,
     OP_QPCTL,
+    OP_UDSQ,                    /* 8, 9 */
+    OP_UDRQ = 10,
+    OP_UDCTL,
     OP_COUNT
 };
 
@@ -64,6 +83,16 @@ enum {
 #define W_NODE1         1
 #define W_RING          2
 #define W_RAW           4
+#define W_GSI           8       /* UD WQEs: on the GSI QP, not the UD QP */
+
+/* A UD-type QP of a node and what its completions must follow. */
+struct udq {
+    struct hqp *qp;
+    uint32_t qkey;
+    uint16_t send_done;
+    uint16_t recv_next;
+    bool sqd;
+};
 
 struct side {
     struct hcq *cq;
@@ -72,12 +101,41 @@ struct side {
     uint16_t send_done;         /* SQ index after the last send CQE */
     uint16_t recv_next;         /* RQ index the next receive CQE must have */
     bool sqd;
+    struct hcq *ucq;            /* the UD and GSI QPs' */
+    struct udq u[2];            /* the UD QP, the GSI QP */
 };
 
 static struct {
     struct side s[2];
     uint64_t wr_id;
 } fx;
+
+/* After the RC fixture, so its QPNs, keys and addresses stay as they were. */
+static void setup_ud(void)
+{
+    int i, g;
+
+    for (i = 0; i < 2; i++) {
+        struct side *s = &fx.s[i];
+        uint8_t st;
+
+        s->ucq = node_create_cq(&nodes[i], 10);
+        if (!s->ucq || fz_add_v6_gid(&nodes[i])) {
+            fz_fail("fixture: UD CQ, IPv6 GID");
+        }
+        for (g = 0; g < 2; g++) {
+            struct udq *u = &s->u[g];
+
+            u->qp = node_create_qp_type(&nodes[i], g ? QRNIC_QPT_GSI :
+                                        QRNIC_QPT_UD, s->ucq, s->ucq, LOG_SQ,
+                                        LOG_SS, LOG_RQ, LOG_RS, &st);
+            u->qkey = g ? FZ_GSI_QKEY : FZ_UD_QKEY;
+            if (!u->qp || fz_ud_up(u->qp, u->qkey, g, QRNIC_QPS_RTS)) {
+                fz_fail("fixture: UD and GSI QPs");
+            }
+        }
+    }
+}
 
 static void setup(struct fz *f)
 {
@@ -106,6 +164,7 @@ static void setup(struct fz *f)
                     rnr, 1)) {
         fz_fail("fixture: connect");
     }
+    setup_ud();
     harness_hub(flags & F_HUB);
     if (flags & F_HOSTILE) {
         nodes[0].d.hostile_rng = 0x1234567;
@@ -216,13 +275,331 @@ static void op_rq(struct fz *f)
     }
 }
 
+/* ---- UD and GSI ---------------------------------------------------------- */
+
+static void gid_v4(int node, uint8_t *gid)
+{
+    memcpy(gid, nodes[node].gid, 16);
+}
+
+/*
+ * A send WQE on a UD-type QP: the address vector and the rest from the
+ * input (see the top of the file), or raw bytes.
+ */
+static void op_udsq(struct fz *f)
+{
+    static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+    static const uint8_t nobody[6] = { 0x02, 0, 0, 0, 0, 0x99 };
+    uint8_t ctl = fz_u8(f);
+    int node = ctl & W_NODE1, i;
+    struct udq *u = &fx.s[node].u[!!(ctl & W_GSI)];
+    struct hqp *qp = u->qp;
+    uint8_t *slot = nodes[node].d.qmem + qp->sq_off +
+                    ((uint32_t)(qp->sq_pi & ((1u << LOG_SQ) - 1)) << LOG_SS);
+
+    memset(slot, 0, 1u << LOG_SS);
+    if (ctl & W_RAW) {
+        fz_bytes(f, slot, 1u << LOG_SS);
+    } else {
+        uint8_t opsel = fz_u8(f), flags = fz_u8(f), nsge = fz_u8(f);
+        uint16_t ilen = fz_u16(f);
+        uint8_t dsel = fz_u8(f), ksel = fz_u8(f), gsel = fz_u8(f);
+        uint8_t sgsel = fz_u8(f), msel = fz_u8(f);
+        uint32_t raw = fz_u32(f), flow = fz_u32(f);
+        uint8_t hop = fz_u8(f), tclass = fz_u8(f);
+        uint8_t opcode = opsel >= FZ_RAW ? opsel : opsel % 8 < 4 ?
+                         QRNIC_WR_SEND : opsel % 8 < 7 ? QRNIC_WR_SEND_IMM :
+                         (uint8_t)((opsel >> 3) % 7);
+        int dn = dsel < FZ_RAW && (dsel % 8 == 4 || dsel % 8 == 5) ? node :
+                 !node;
+        const struct udq *to = &fx.s[dn].u[0];
+        struct qrnic_ud_av av;
+        bool v6;
+
+        memset(&av, 0, sizeof(av));
+        switch (dsel >= FZ_RAW ? 8 : dsel % 8) {
+        case 0:
+        case 1:
+        case 2:
+        case 4:                     /* our own: loopback */
+            av.dest_qpn = to->qp->qpn;
+            break;
+        case 3:
+        case 5:
+            to = &fx.s[dn].u[1];
+            av.dest_qpn = QRNIC_GSI_QPN;
+            break;
+        case 6:
+            av.dest_qpn = fx.s[dn].qp->qpn;
+            break;
+        case 7:
+            av.dest_qpn = raw;      /* maybe wider than 24 bits */
+            break;
+        default:
+            av.dest_qpn = raw & 0xffffff;
+            break;
+        }
+        switch (ksel >= FZ_RAW ? 3 : ksel % 4) {
+        case 0:
+            av.qkey = to->qkey;
+            break;
+        case 1:
+            av.qkey = QRNIC_UD_QKEY_USE_QP;     /* the sender's own */
+            break;
+        case 2:
+            av.qkey = to->qkey ^ 1;
+            break;
+        default:
+            av.qkey = raw;
+            break;
+        }
+        v6 = gsel >= FZ_RAW ? false : gsel % 2;
+        if (v6) {
+            fz_v6_gid(dn, av.dgid);
+        } else {
+            gid_v4(dn, av.dgid);
+        }
+        if (gsel >= FZ_RAW) {
+            qrnic_st32(av.dgid, flow);
+            qrnic_st32(av.dgid + 12, raw);
+        } else if (gsel % 4 >= 2) {
+            av.dgid[13] ^= 0x40;    /* nobody's */
+        }
+        if (sgsel >= FZ_RAW) {
+            av.sgid_index = sgsel;
+        } else if (sgsel % 4 < 2) {
+            av.sgid_index = v6;
+        } else if (sgsel % 4 == 2) {
+            av.sgid_index = !v6;    /* the other IP version */
+        } else {
+            av.sgid_index = (uint8_t)(2 + (sgsel >> 2) % 126);  /* empty */
+        }
+        memcpy(av.dmac, msel % 4 == 0 ? nodes[dn].mac :
+                        msel % 4 == 1 ? nodes[!dn].mac :
+                        msel % 4 == 2 ? bcast : nobody, 6);
+        switch ((msel >> 2) & 3) {
+        case 0:
+            av.flow_label = 0;
+            break;
+        case 3:
+            av.flow_label = flow;   /* maybe wider than 20 bits */
+            break;
+        default:
+            av.flow_label = flow & 0xfffff;
+            break;
+        }
+        av.hop_limit = hop;
+        av.traffic_class = tclass;
+
+        qrnic_st64(slot, fx.wr_id++);
+        slot[8] = opcode;
+        slot[9] = flags < FZ_RAW ? flags & 0x0f : flags;
+        slot[10] = nsge < FZ_RAW ? nsge % 5 : nsge;
+        qrnic_st32(slot + 12, 0x01020304);
+        qrnic_st32(slot + 16, ilen);
+        memcpy(slot + offsetof(struct qrnic_sq_wqe, ud), &av, sizeof(av));
+        for (i = 0; i < 4; i++) {
+            uint8_t ksel2 = fz_u8(f);
+            uint16_t off = fz_u16(f), len = fz_u16(f);
+
+            if (slot[9] & QRNIC_WQE_F_INLINE) {
+                memset(slot + 64 + i * 16, (uint8_t)(ksel2 ^ off), 16);
+            } else {
+                sge_at(slot + 64 + i * 16, node, ksel2, off, len);
+            }
+        }
+    }
+    qp->sq_pi++;
+    if (ctl & W_RING) {
+        qp_ring_sq(qp);
+    }
+}
+
+/* A receive WQE on a UD-type QP: up to three SGEs of any size, or raw. */
+static void op_udrq(struct fz *f)
+{
+    uint8_t ctl = fz_u8(f);
+    int node = ctl & W_NODE1, i;
+    struct hqp *qp = fx.s[node].u[!!(ctl & W_GSI)].qp;
+    uint8_t *slot = nodes[node].d.qmem + qp->rq_off +
+                    ((uint32_t)(qp->rq_pi & ((1u << LOG_RQ) - 1)) << LOG_RS);
+
+    memset(slot, 0, 1u << LOG_RS);
+    if (ctl & W_RAW) {
+        fz_bytes(f, slot, 1u << LOG_RS);
+    } else {
+        uint8_t nsge = fz_u8(f);
+
+        qrnic_st64(slot, fx.wr_id++);
+        slot[8] = nsge < FZ_RAW ? nsge % 4 : nsge;
+        for (i = 0; i < 3; i++) {
+            uint8_t ksel = fz_u8(f);
+            uint16_t off = fz_u16(f), len = fz_u16(f);
+
+            sge_at(slot + 16 + i * 16, node, ksel, off, len);
+        }
+    }
+    qp->rq_pi++;
+    if (ctl & W_RING) {
+        qf_doorbell(&nodes[node].d, 0, QRNIC_DB_RQ,
+                    qp->qpn | (uint64_t)qp->rq_pi << 32);
+    }
+}
+
+/* The harness's and the checks' view of a QP the engine just reset. */
+static void ud_was_reset(struct udq *u)
+{
+    u->qp->sq_pi = u->qp->rq_pi = 0;
+    u->send_done = u->recv_next = 0;
+    u->sqd = false;
+}
+
+/*
+ * A UD-type QP (arg bit 0: node, bit 1: GSI) through its state machine;
+ * arg bit 2: with the other one's Q_Key.  Or the port MTU.
+ */
+static void op_udctl(struct fz *f)
+{
+    static const uint16_t mtus[8] = { 68, 256, 600, 1024, 1500, 2048, 4200,
+                                      9000 };
+    uint8_t sel = fz_u8(f), arg = fz_u8(f);
+    int node = arg & 1, g = (arg >> 1) & 1;
+    struct udq *u = &fx.s[node].u[g];
+    uint32_t qkey = arg & 4 ? fx.s[node].u[!g].qkey :
+                    g ? FZ_GSI_QKEY : FZ_UD_QKEY;
+    struct qrnic_qp_attr a;
+    struct qrnic_cmd c;
+    uint32_t mask;
+    uint8_t st;
+
+    memset(&a, 0, sizeof(a));
+    switch (sel % 6) {
+    case 0:
+        a.qp_state = QRNIC_QPS_ERR;
+        if (qp_modify(u->qp, A(STATE), &a) == QRNIC_ST_OK) {
+            u->sqd = false;
+        }
+        break;
+    case 1:                         /* RESET and up again */
+        a.qp_state = QRNIC_QPS_RESET;
+        st = qp_modify(u->qp, A(STATE), &a);
+        ud_was_reset(u);
+        if (!st) {
+            st = fz_ud_up(u->qp, qkey, g, QRNIC_QPS_RTS);
+        }
+        if (st) {
+            fz_fail("node %d %s QP: RESET and up again: status %u", node,
+                    g ? "GSI" : "UD", st);
+        }
+        u->qkey = qkey;
+        break;
+    case 2:
+        a.qp_state = QRNIC_QPS_SQD;
+        if (qp_modify(u->qp, A(STATE) | A(EN_SQD_ASYNC), &a) ==
+            QRNIC_ST_OK) {
+            u->sqd = true;
+        }
+        break;
+    case 3:                         /* RTS (from SQD too), a new Q_Key */
+        a.qp_state = QRNIC_QPS_RTS;
+        a.qkey = qkey;
+        if (qp_modify(u->qp, A(STATE) | A(QKEY), &a) == QRNIC_ST_OK) {
+            u->qkey = qkey;
+            u->sqd = false;
+        }
+        break;
+    case 4:                         /* any mask, any target state */
+        mask = fz_u32(f);
+        a.qp_state = (uint8_t)((arg >> 3) % 8);
+        a.cur_state = (uint8_t)(sel >> 5);
+        a.port_num = 1;
+        a.qkey = qkey;
+        a.sq_psn = (uint32_t)sel << 12;
+        if (qp_modify(u->qp, mask, &a) == QRNIC_ST_OK) {
+            if (mask & A(QKEY)) {
+                u->qkey = qkey;
+            }
+            if ((mask & A(STATE)) && a.qp_state == QRNIC_QPS_RESET) {
+                ud_was_reset(u);
+            } else if (mask & A(STATE)) {
+                u->sqd = a.qp_state == QRNIC_QPS_SQD;
+            }
+        }
+        break;
+    default:                        /* the port MTU, and the UD MTU with it */
+        c = harness_cmd(QRNIC_CMD_SET_MTU);
+        c.set_mtu.mtu = mtus[(arg >> 1) % 8];
+        node_cmd(&nodes[node], &c, NULL);
+        break;
+    }
+}
+
+/* FUZZ_DEBUG=1: UD completions and drops (seed writing). */
+static int debug = -1;
+
+/* Is qpn one of the UD-type QPs of either node? */
+static bool ud_qpn(uint32_t qpn)
+{
+    return qpn == QRNIC_GSI_QPN || qpn == fx.s[0].u[0].qp->qpn ||
+           qpn == fx.s[1].u[0].qp->qpn;
+}
+
+/* The UD CQ: completions in order per QP, receives from UD-type QPs. */
+static void poll_ud(int node)
+{
+    struct side *s = &fx.s[node];
+    struct hwc wc;
+
+    while (cq_poll(s->ucq, &wc)) {
+        int g = wc.qpn == QRNIC_GSI_QPN;
+        struct udq *u = &s->u[g];
+        const struct qrnic_qp *q = qrnic_qp_get(&nodes[node].d.e, wc.qpn);
+
+        if (debug) {
+            fprintf(stderr, "n%d UD CQE qpn %x %s idx %u wr_id %llu status "
+                    "%u verr %u len %u flags %x src_qp %x\n", node, wc.qpn,
+                    wc.flags & QRNIC_CQE_F_SEND ? "send" : "recv",
+                    wc.wqe_idx, (unsigned long long)wc.wr_id, wc.status,
+                    wc.vendor_err, wc.byte_len, wc.flags, wc.src_qp);
+        }
+        if (!q || (!g && wc.qpn != u->qp->qpn)) {
+            fz_fail("node %d: UD CQE for QP 0x%x", node, wc.qpn);
+        }
+        if (wc.flags & QRNIC_CQE_F_SEND) {
+            uint16_t ahead = (uint16_t)(wc.wqe_idx - u->send_done);
+
+            if (ahead >= (uint16_t)(q->sq_pi - u->send_done)) {
+                fz_fail("node %d QP 0x%x: send CQE for SQ index %u, "
+                        "completed up to %u, posted up to %u", node, wc.qpn,
+                        wc.wqe_idx, u->send_done, q->sq_pi);
+            }
+            u->send_done = (uint16_t)(wc.wqe_idx + 1);
+            continue;
+        }
+        if (wc.wqe_idx != u->recv_next) {
+            fz_fail("node %d QP 0x%x: receive CQE for RQ index %u, "
+                    "expected %u", node, wc.qpn, wc.wqe_idx, u->recv_next);
+        }
+        u->recv_next++;
+        if (wc.status == QRNIC_WC_SUCCESS &&
+            (!(wc.flags & QRNIC_CQE_F_GRH) ||
+             wc.byte_len < QRNIC_GRH_LEN || !ud_qpn(wc.src_qp))) {
+            fz_fail("node %d QP 0x%x: UD receive of %u bytes, flags 0x%x, "
+                    "from QP 0x%x", node, wc.qpn, wc.byte_len, wc.flags,
+                    wc.src_qp);
+        }
+    }
+}
+
 static void op_doorbell(struct fz *f)
 {
     uint8_t ctl = fz_u8(f);
     uint16_t v = fz_u16(f);
     int node = ctl & 1;
     bool rq = ctl & 2;
-    struct hqp *qp = fx.s[node].qp;
+    struct hqp *qp = (ctl >> 4) % 4 == 1 ? fx.s[node].u[0].qp :
+                     (ctl >> 4) % 4 == 2 ? fx.s[node].u[1].qp :
+                     fx.s[node].qp;
     uint16_t pi = rq ? qp->rq_pi : qp->sq_pi;
     uint64_t val;
 
@@ -336,6 +713,58 @@ static void op_qpctl(struct fz *f)
     }
 }
 
+/* A UD-type QP left in INIT, RTR, SQD or SQE goes on to RTS. */
+static void ud_to_rts(int node, struct udq *u)
+{
+    const struct qrnic_qp *q = qrnic_qp_get(&nodes[node].d.e, u->qp->qpn);
+    struct qrnic_qp_attr a;
+    uint8_t st = QRNIC_ST_OK;
+
+    memset(&a, 0, sizeof(a));
+    switch (q->state) {
+    case QRNIC_QPS_INIT:
+        a.qp_state = QRNIC_QPS_RTR;
+        st = qp_modify(u->qp, A(STATE), &a);
+        /* fall through */
+    case QRNIC_QPS_RTR:
+        a.qp_state = QRNIC_QPS_RTS;
+        st = st ? st : qp_modify(u->qp, A(STATE) | A(SQ_PSN), &a);
+        break;
+    case QRNIC_QPS_SQD:
+    case QRNIC_QPS_SQE:
+        a.qp_state = QRNIC_QPS_RTS;
+        st = qp_modify(u->qp, A(STATE), &a);
+        break;
+    default:
+        break;
+    }
+    if (st) {
+        fz_fail("node %d QP 0x%x: from state %u to RTS: status %u", node,
+                u->qp->qpn, q->state, st);
+    }
+    u->sqd = false;
+}
+
+static void check_ud(int node, const struct udq *u)
+{
+    const struct qrnic_qp *q = qrnic_qp_get(&nodes[node].d.e, u->qp->qpn);
+
+    if (q->state == QRNIC_QPS_RESET) {
+        return;                     /* its doorbells were refused */
+    }
+    if (q->sq_tail != q->sq_pi) {
+        fz_fail("node %d: UD-type QP 0x%x in state %u is idle with send "
+                "WQEs %u..%u not completed", node, u->qp->qpn, q->state,
+                q->sq_tail, q->sq_pi);
+    }
+    if (q->state == QRNIC_QPS_ERR &&
+        (q->rq_ci != q->rq_pi || u->recv_next != q->rq_pi)) {
+        fz_fail("node %d: UD-type QP 0x%x in ERR: receive WQEs %u..%u, "
+                "completions up to %u", node, u->qp->qpn, q->rq_ci,
+                q->rq_pi, u->recv_next);
+    }
+}
+
 /* Clean wire, SQD back to RTS, run until idle, then the checks. */
 static void drain_and_check(void)
 {
@@ -351,6 +780,8 @@ static void drain_and_check(void)
             a.qp_state = QRNIC_QPS_RTS;
             qp_modify(fx.s[i].qp, A(STATE), &a);
         }
+        ud_to_rts(i, &fx.s[i].u[0]);
+        ud_to_rts(i, &fx.s[i].u[1]);
     }
     if (!harness_run_steps(now_ns + DRAIN_NS, DRAIN_STEPS)) {
         fz_fail("not idle after %llu s of virtual time or %u steps",
@@ -358,6 +789,21 @@ static void drain_and_check(void)
     }
     poll_side(0);
     poll_side(1);
+    poll_ud(0);
+    poll_ud(1);
+    for (i = 0; i < 2; i++) {
+        const uint64_t *v = nodes[i].d.e.stats.v;
+
+        check_ud(i, &fx.s[i].u[0]);
+        check_ud(i, &fx.s[i].u[1]);
+        if (debug) {
+            fprintf(stderr, "n%d drops: bad packet %llu, Q_Key %llu, no "
+                    "receive WQE %llu\n", i,
+                    (unsigned long long)v[QRNIC_STAT_RX_BAD_PKT],
+                    (unsigned long long)v[QRNIC_STAT_RX_QKEY_ERR],
+                    (unsigned long long)v[QRNIC_STAT_RX_UD_NO_RQE]);
+        }
+    }
     for (i = 0; i < 2; i++) {
         const struct qrnic_qp *q = qrnic_qp_get(&nodes[i].d.e,
                                                 fx.s[i].qp->qpn);
@@ -389,6 +835,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct fz f = { data, size };
     unsigned int ops = 0;
 
+    if (debug < 0) {
+        debug = getenv("FUZZ_DEBUG") != NULL;
+    }
     setup(&f);
     while (fz_more(&f) && ops++ < MAX_OPS) {
         uint8_t a;
@@ -417,12 +866,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         case OP_QPCTL:
             op_qpctl(&f);
             break;
+        case OP_UDSQ:
+        case OP_UDSQ + 1:
+            op_udsq(&f);
+            break;
+        case OP_UDRQ:
+            op_udrq(&f);
+            break;
+        case OP_UDCTL:
+            op_udctl(&f);
+            break;
         default:
             op_sq(&f);
             break;
         }
         poll_side(0);           /* never let a CQ overflow */
         poll_side(1);
+        poll_ud(0);
+        poll_ud(1);
     }
     drain_and_check();
     return 0;
@@ -515,6 +976,105 @@ static void w_db(struct fzw *w, uint8_t ctl, uint16_t v)
     fzw_u8(w, OP_DOORBELL);
     fzw_u8(w, ctl);
     fzw_u16(w, v);
+}
+
+/* A UD send WQE (op_udsq); all zero but flags and hop: an unsignalled SEND
+ * of no SGE to the peer's UD QP with its Q_Key over IPv4. */
+struct wud {
+    uint8_t ctl, op, flags, nsge;
+    uint16_t ilen;
+    uint8_t d, k, g, sg, m;
+    uint32_t raw, flow;
+    uint8_t hop, tc;
+    struct wsge sge[4];
+};
+
+static void w_udsq(struct fzw *w, struct wud u)
+{
+    int i;
+
+    fzw_u8(w, OP_UDSQ);
+    fzw_u8(w, u.ctl);
+    fzw_u8(w, u.op);
+    fzw_u8(w, u.flags);
+    fzw_u8(w, u.nsge);
+    fzw_u16(w, u.ilen);
+    fzw_u8(w, u.d);
+    fzw_u8(w, u.k);
+    fzw_u8(w, u.g);
+    fzw_u8(w, u.sg);
+    fzw_u8(w, u.m);
+    fzw_u32(w, u.raw);
+    fzw_u32(w, u.flow);
+    fzw_u8(w, u.hop);
+    fzw_u8(w, u.tc);
+    for (i = 0; i < 4; i++) {
+        fzw_u8(w, u.sge[i].k);
+        fzw_u16(w, u.sge[i].off);
+        fzw_u16(w, u.sge[i].len);
+    }
+}
+
+/* A UD receive WQE: nsge SGEs of len (key ksel) at off, off + len, .. */
+static void w_udrq(struct fzw *w, uint8_t ctl, uint8_t nsge, uint8_t ksel,
+                   uint16_t off, uint16_t len)
+{
+    int i;
+
+    fzw_u8(w, OP_UDRQ);
+    fzw_u8(w, ctl);
+    fzw_u8(w, nsge);
+    for (i = 0; i < 3; i++) {
+        fzw_u8(w, ksel);
+        fzw_u16(w, (uint16_t)(off + i * len));
+        fzw_u16(w, len);
+    }
+}
+
+/* op_udsq's selectors */
+#define UD_SEND         0
+#define UD_SEND_IMM     4
+#define UD_RC(op)       (7 + 8 * (op))      /* any WR opcode */
+#define D_PEER          0
+#define D_PEER_GSI      3
+#define D_SELF          4                   /* loopback */
+#define D_SELF_GSI      5
+#define D_PEER_RC       6
+#define D_RAW           7                   /* .raw, all 32 bits */
+#define D_NOBODY        0xf0                /* .raw & 0xffffff */
+#define K_RIGHT         0
+#define K_OWN           1                   /* QRNIC_UD_QKEY_USE_QP */
+#define K_WRONG         2
+#define K_RAW           3
+#define G_V4            0
+#define G_V6            1
+#define G_V4_NOBODY     2
+#define G_V6_NOBODY     3
+#define G_RAW           0xf0
+#define SG_OTHER        2                   /* the other IP version */
+#define SG_EMPTY        3                   /* index 2: no GID */
+#define M_OWN           1                   /* the MAC of the other node */
+#define M_BCAST         2
+#define M_NOBODY        3
+#define FLOW            (1 << 2)            /* .flow & 0xfffff */
+#define FLOW_RAW        (3 << 2)            /* .flow */
+/* op_udctl: arg bit 0 node 1, bit 1 GSI, bit 2 the other's Q_Key */
+#define U_N1            1
+#define U_GSI           2
+#define U_OTHER_QKEY    4
+#define UDCTL(w, s, a)  w_op2(w, OP_UDCTL, s, a)
+#define UD_ERR(w, a)    UDCTL(w, 0, a)
+#define UD_RESET_UP(w, a) UDCTL(w, 1, a)
+#define UD_SQD(w, a)    UDCTL(w, 2, a)
+#define UD_RTS(w, a)    UDCTL(w, 3, a)
+#define UD_MTU(w, n, i) UDCTL(w, 5, (uint8_t)((n) | (i) << 1))  /* mtus[i] */
+#define UD(...)         ((struct wud){ .hop = 64, __VA_ARGS__ })
+
+static void w_udmask(struct fzw *w, uint8_t arg, uint8_t state,
+                     uint32_t mask)
+{
+    UDCTL(w, 4, (uint8_t)(arg | state << 3));
+    fzw_u32(w, mask);
 }
 
 void fuzz_make_seeds(fz_emit_fn emit)
@@ -723,4 +1283,319 @@ void fuzz_make_seeds(fz_emit_fn emit)
         }
     }
     emit("many-small", &w);
+
+    /* ---- UD and GSI (the UD MTU is 1024 unless a seed sets the MTU) ---- */
+
+    /* Address vectors that work: IPv4, IPv6, SEND_WITH_IMM solicited, QP 1
+     * to QP 1, loopback to our own UD QP, a flow label and traffic class,
+     * inline data, no data, three SGEs; both directions. */
+    w_head(&w, 2, 0, 0x37, 8);
+    for (i = 0; i < 6; i++) {
+        w_udrq(&w, W_NODE1 | W_RING, 1, 0, (uint16_t)(i * 2048), 2048);
+    }
+    w_udrq(&w, W_NODE1 | W_GSI | W_RING, 1, 0, 20000, 2048);
+    for (i = 0; i < 3; i++) {
+        w_udrq(&w, W_RING, 1, 0, (uint16_t)(i * 2048), 2048);
+    }
+    w_udsq(&w, UD(.ctl = W_RING, .flags = SIG, .nsge = 1,
+                  .sge = { SG(0, 0, 100) }));
+    w_udsq(&w, UD(.ctl = W_RING, .op = UD_SEND_IMM,
+                  .flags = SIG | QRNIC_WQE_F_SOLICITED, .nsge = 1, .g = G_V6,
+                  .sge = { SG(0, 100, 700) }));
+    w_udsq(&w, UD(.ctl = W_GSI | W_RING, .flags = SIG, .nsge = 1,
+                  .d = D_PEER_GSI, .k = K_OWN, .sge = { SG(0, 0, 256) }));
+    w_udsq(&w, UD(.ctl = W_RING, .flags = SIG, .nsge = 1, .d = D_SELF,
+                  .sge = { SG(0, 300, 500) }));
+    w_udsq(&w, UD(.ctl = W_RING, .flags = SIG, .nsge = 1, .m = FLOW,
+                  .flow = 0xabcde, .tc = 0x28, .g = G_V6,
+                  .sge = { SG(0, 0, 64) }));
+    w_udsq(&w, UD(.ctl = W_RING, .op = UD_SEND_IMM,
+                  .flags = SIG | QRNIC_WQE_F_INLINE, .ilen = 150));
+    w_udsq(&w, UD(.ctl = W_RING, .flags = SIG));
+    w_udsq(&w, UD(.ctl = W_RING, .flags = SIG | QRNIC_WQE_F_FENCE, .nsge = 3,
+                  .sge = { SG(0, 0, 300), SG(1, 0, 300), SG(0, 4096, 300) }));
+    w_udsq(&w, UD(.ctl = W_NODE1 | W_RING, .flags = SIG, .nsge = 1,
+                  .sge = { SG(0, 0, 1000) }));
+    w_udsq(&w, UD(.ctl = W_NODE1 | W_GSI | W_RING, .flags = SIG, .nsge = 1,
+                  .d = D_PEER, .k = K_RIGHT, .g = G_V6,
+                  .sge = { SG(0, 0, 256) }));
+    RUN(&w, 255, 255);
+    emit("ud-every-av", &w);
+
+    /* Lengths at the UD MTU: 1024 in one and in four SGEs, inline at the
+     * slot's room (192) and past it, 1025 (LOC_LEN_ERR, ERR); the port
+     * MTU to 4200 (UD MTU 4096): 4096 and 4097; to 68 (256): 256, 257. */
+    w_head(&w, 2, 0, 0x37, 8);
+    for (i = 0; i < 8; i++) {
+        w_udrq(&w, W_NODE1 | W_RING, 1, 0, (uint16_t)(i * 5000), 4200);
+    }
+    w_udsq(&w, UD(.ctl = W_RING, .flags = SIG, .nsge = 1,
+                  .sge = { SG(0, 0, 1024) }));
+    w_udsq(&w, UD(.ctl = W_RING, .flags = SIG, .nsge = 4,
+                  .sge = { SG(0, 0, 256), SG(0, 256, 256), SG(0, 512, 256),
+                           SG(0, 768, 256) }));
+    w_udsq(&w, UD(.ctl = W_RING, .flags = SIG | QRNIC_WQE_F_INLINE,
+                  .ilen = 192));
+    w_udsq(&w, UD(.ctl = W_RING, .flags = SIG | QRNIC_WQE_F_INLINE,
+                  .ilen = 193));
+    RUN(&w, 20, 20);
+    UD_RESET_UP(&w, 0);
+    w_udsq(&w, UD(.ctl = W_RING, .flags = SIG, .nsge = 1,
+                  .sge = { SG(0, 0, 1025) }));
+    w_udsq(&w, UD(.ctl = W_RING, .flags = SIG, .nsge = 1,
+                  .sge = { SG(0, 0, 16) }));
+    RUN(&w, 20, 20);
+    UD_RESET_UP(&w, 0);
+    UD_MTU(&w, 0, 6);
+    w_udsq(&w, UD(.ctl = W_RING, .flags = SIG, .nsge = 1,
+                  .sge = { SG(0, 0, 4096) }));
+    w_udsq(&w, UD(.ctl = W_RING, .op = UD_SEND_IMM, .flags = SIG, .nsge = 2,
+                  .g = G_V6, .sge = { SG(0, 0, 4000), SG(0, 8000, 97) }));
+    RUN(&w, 20, 20);
+    UD_RESET_UP(&w, 0);
+    UD_MTU(&w, 0, 0);
+    w_udsq(&w, UD(.ctl = W_RING, .flags = SIG, .nsge = 1,
+                  .sge = { SG(0, 0, 256) }));
+    w_udsq(&w, UD(.ctl = W_RING, .flags = SIG, .nsge = 1,
+                  .sge = { SG(0, 0, 257) }));
+    RUN(&w, 255, 255);
+    emit("ud-mtu-edges", &w);
+
+    /* Bad WQEs, each on a fresh QP: a source GID index with no GID, one
+     * past the table, IPv4 to IPv6, a QPN and a flow label too wide, RDMA
+     * WRITE, READ and an atomic, a raw opcode, unknown flags, num_sge,
+     * a stale lkey, an SGE out of bounds; a good one after each. */
+    w_head(&w, 2, 0, 0x37, 8);
+    for (i = 0; i < 16; i++) {
+        w_udrq(&w, W_NODE1 | W_RING, 1, 0, (uint16_t)(i * 2048), 2048);
+    }
+    for (i = 0; i < 14; i++) {
+        static const struct wud bad[14] = {
+            { .sg = SG_EMPTY },
+            { .sg = 0xf7 },
+            { .sg = SG_OTHER },
+            { .g = G_V6, .sg = SG_OTHER },
+            { .d = D_RAW, .raw = 0x01000001 },
+            { .m = FLOW_RAW, .flow = 0x100000 },
+            { .op = UD_RC(QRNIC_WR_RDMA_WRITE) },
+            { .op = UD_RC(QRNIC_WR_RDMA_READ) },
+            { .op = UD_RC(QRNIC_WR_ATOMIC_FETCH_AND_ADD) },
+            { .op = 0xf9 },
+            { .flags = 0xf1 },
+            { .nsge = 0xf6, .sge = { { 0, 0, 8 } } },
+            { .nsge = 1, .sge = { { 3, 0, 8 } } },
+            { .nsge = 1, .sge = { { 0x80, 4, 8 } } },
+        };
+        struct wud b = bad[i];
+
+        b.ctl = W_RING;
+        b.flags = (uint8_t)(b.flags | SIG);
+        b.hop = 64;
+        w_udsq(&w, b);
+        w_udsq(&w, UD(.ctl = W_RING, .flags = SIG, .nsge = 1,
+                      .sge = { SG(0, 0, 8) }));
+        RUN(&w, 20, 20);
+        UD_RESET_UP(&w, 0);
+        w_udsq(&w, UD(.ctl = W_RING, .nsge = 1, .sge = { SG(0, 0, 8) }));
+    }
+    RUN(&w, 255, 255);
+    emit("ud-bad-wqes", &w);
+
+    /* Q_Keys: the sender's own (bit 31) - the same as the peer's -, QP 1's
+     * sent by a UD QP (bit 31: its own instead, dropped) and by QP 1
+     * (received), a wrong and a raw one (dropped); the peer's UD QP takes
+     * QP 1's Q_Key. */
+    w_head(&w, 2, 0, 0x37, 8);
+    for (i = 0; i < 4; i++) {
+        w_udrq(&w, W_NODE1 | W_RING, 1, 0, (uint16_t)(i * 2048), 2048);
+        w_udrq(&w, W_NODE1 | W_GSI | W_RING, 1, 0,
+               (uint16_t)(20000 + i * 2048), 2048);
+    }
+    w_udsq(&w, UD(.ctl = W_RING, .flags = SIG, .k = K_OWN, .nsge = 1,
+                  .sge = { SG(0, 0, 32) }));
+    w_udsq(&w, UD(.ctl = W_RING, .flags = SIG, .d = D_PEER_GSI, .nsge = 1,
+                  .sge = { SG(0, 0, 32) }));
+    w_udsq(&w, UD(.ctl = W_GSI | W_RING, .flags = SIG, .d = D_PEER_GSI,
+                  .nsge = 1, .sge = { SG(0, 0, 32) }));
+    w_udsq(&w, UD(.ctl = W_RING, .flags = SIG, .k = K_WRONG, .nsge = 1,
+                  .sge = { SG(0, 0, 32) }));
+    w_udsq(&w, UD(.ctl = W_RING, .flags = SIG, .k = K_RAW, .raw = 0x7fffffff,
+                  .nsge = 1, .sge = { SG(0, 0, 32) }));
+    RUN(&w, 50, 50);
+    UD_RTS(&w, U_N1 | U_OTHER_QKEY);
+    w_udsq(&w, UD(.ctl = W_GSI | W_RING, .flags = SIG, .k = K_OWN,
+                  .nsge = 1, .sge = { SG(0, 0, 32) }));
+    w_udsq(&w, UD(.ctl = W_RING, .flags = SIG, .k = K_RIGHT, .nsge = 1,
+                  .sge = { SG(0, 0, 32) }));
+    RUN(&w, 255, 255);
+    emit("ud-qkeys", &w);
+
+    /* Datagrams nobody takes: to the peer's RC QP, to a QPN nobody has, to
+     * addresses nobody has (IPv4, IPv6, raw), to our own MAC with the
+     * peer's GID, to broadcast and to a MAC nobody has; loopback to QP 1
+     * without its Q_Key. */
+    w_head(&w, 2, 0, 0x37, 8);
+    w_udrq(&w, W_NODE1 | W_RING, 1, 0, 0, 2048);
+    w_rq(&w, W_NODE1 | W_RING, 1, 2048);
+    {
+        static const struct wud none[9] = {
+            { .d = D_PEER_RC },
+            { .d = D_NOBODY, .raw = 0x3ff0 },
+            { .g = G_V4_NOBODY },
+            { .g = G_V6_NOBODY },
+            { .m = M_OWN },
+            { .m = M_BCAST },
+            { .m = M_NOBODY },
+            { .d = D_SELF_GSI },
+            { .g = G_RAW, .sg = SG_OTHER, .raw = 0x0a000002, .flow = 0xfe80 },
+        };
+
+        for (i = 0; i < 9; i++) {
+            struct wud b = none[i];
+
+            b.ctl = W_RING;
+            b.flags = SIG;
+            b.nsge = 1;
+            b.sge[0] = (struct wsge){ 0, 0, 64 };
+            b.hop = (uint8_t)(i * 30);
+            w_udsq(&w, b);
+        }
+    }
+    w_udsq(&w, UD(.ctl = W_RING, .flags = SIG, .nsge = 1,
+                  .sge = { SG(0, 0, 64) }));
+    RUN(&w, 255, 255);
+    emit("ud-to-nobody", &w);
+
+    /* Receive WQEs: smaller than the GRH, the GRH only, across three SGEs,
+     * MR B, a stale lkey, one past its region, a raw num_sge, none. */
+    w_head(&w, 2, 0, 0x37, 8);
+    {
+        static const struct { uint8_t nsge, k; uint16_t len, send; } r[8] = {
+            { 1, 0, QRNIC_GRH_LEN - 1, 0 },
+            { 1, 0, QRNIC_GRH_LEN, 0 },
+            { 3, 0, 20, 20 },
+            { 1, 1, 2048, 1024 },
+            { 1, 3, 2048, 8 },
+            { 1, 0x80, 2048, 8 },
+            { 0xf9, 0, 2048, 8 },
+            { 0, 0, 0, 8 },
+        };
+
+        for (i = 0; i < 8; i++) {
+            w_udrq(&w, W_NODE1 | W_RING, r[i].nsge, r[i].k, 100, r[i].len);
+            w_udsq(&w, UD(.ctl = W_RING, .flags = SIG, .nsge = 1,
+                          .sge = { SG(0, 0, r[i].send) }));
+            RUN(&w, 20, 20);
+            UD_RESET_UP(&w, U_N1);
+        }
+    }
+    w_udsq(&w, UD(.ctl = W_RING, .flags = SIG, .nsge = 1,
+                  .sge = { SG(0, 0, 8) }));
+    RUN(&w, 255, 255);
+    emit("ud-recv-sizes", &w);
+
+    /* States: WQEs posted in SQD go out after RTS; ERR flushes both
+     * queues; MODIFY_QP with masks UD and GSI QPs refuse (AV, PORT on QP
+     * 1, RETRY_CNT) or take (QKEY in RTS, RESET, INIT); SQD to SQD. */
+    w_head(&w, 2, 0, 0x37, 8);
+    w_udrq(&w, W_NODE1 | W_RING, 1, 0, 0, 2048);
+    w_udrq(&w, W_NODE1 | W_RING, 1, 0, 2048, 2048);
+    UD_SQD(&w, 0);
+    w_udsq(&w, UD(.ctl = W_RING, .flags = SIG, .nsge = 1,
+                  .sge = { SG(0, 0, 8) }));
+    RUN(&w, 20, 20);
+    w_udmask(&w, 0, QRNIC_QPS_SQD, A(STATE) | A(QKEY));
+    UD_RTS(&w, 0);
+    RUN(&w, 20, 20);
+    w_udrq(&w, W_NODE1 | W_GSI | W_RING, 1, 0, 4096, 2048);
+    w_udsq(&w, UD(.ctl = W_GSI, .flags = SIG, .nsge = 1,
+                  .sge = { SG(0, 0, 8) }));
+    UD_ERR(&w, U_N1);
+    UD_ERR(&w, U_N1 | U_GSI);
+    UD_ERR(&w, U_GSI);
+    w_db(&w, 0x20, 0);
+    w_udsq(&w, UD(.ctl = W_RING, .flags = SIG, .nsge = 1,
+                  .sge = { SG(0, 0, 8) }));
+    RUN(&w, 20, 20);
+    UD_RESET_UP(&w, U_N1);
+    UD_RESET_UP(&w, U_N1 | U_GSI);
+    UD_RESET_UP(&w, U_GSI | U_OTHER_QKEY);
+    w_udmask(&w, 0, QRNIC_QPS_RTS, A(STATE) | A(AV));
+    w_udmask(&w, U_GSI, QRNIC_QPS_RTS, A(STATE) | A(PORT));
+    w_udmask(&w, U_N1, QRNIC_QPS_RTS, A(STATE) | A(RETRY_CNT));
+    w_udmask(&w, U_N1, QRNIC_QPS_RTS, A(QKEY));
+    w_udmask(&w, U_N1 | U_GSI, QRNIC_QPS_RESET, A(STATE));
+    w_udrq(&w, W_NODE1 | W_GSI | W_RING, 1, 0, 4096, 2048);
+    w_udmask(&w, U_N1 | U_GSI, QRNIC_QPS_INIT,
+             A(STATE) | A(PKEY_INDEX) | A(QKEY));
+    w_udrq(&w, W_NODE1 | W_GSI | W_RING, 1, 0, 4096, 2048);
+    w_udsq(&w, UD(.ctl = W_GSI | W_RING, .flags = SIG, .d = D_PEER_GSI,
+                  .nsge = 1, .sge = { SG(0, 0, 8) }));
+    w_udmask(&w, U_N1, QRNIC_QPS_SQD, A(STATE));
+    w_udmask(&w, U_N1, QRNIC_QPS_SQD, A(STATE) | A(QKEY) | A(PKEY_INDEX));
+    RUN(&w, 255, 255);
+    emit("ud-states", &w);
+
+    /* UD both ways under loss, duplicates, reordering, a hub and a hostile
+     * guest, with RC traffic in between. */
+    w_head(&w, 3, F_HUB | F_HOSTILE, 0x37, 8);
+    WIRE(&w, 0, 15);
+    WIRE(&w, 1, 15);
+    WIRE(&w, 2, 20);
+    w_rq(&w, W_NODE1 | W_RING, 1, 8192);
+    for (i = 0; i < 8; i++) {
+        w_udrq(&w, (uint8_t)(W_RING | (i & 1)), 1, 0, (uint16_t)(i * 3000),
+               3000);
+    }
+    w_sq(&w, SQ(.ctl = W_RING, .op = QRNIC_WR_SEND, .flags = SIG, .nsge = 1,
+                .sge = { SG(0, 0, 8000) }));
+    for (i = 0; i < 8; i++) {
+        w_udsq(&w, UD(.ctl = (uint8_t)(W_RING | (i & 1)),
+                      .op = (uint8_t)(i & 2 ? UD_SEND_IMM : UD_SEND),
+                      .flags = SIG, .nsge = 2, .g = (uint8_t)(i % 3 == 0),
+                      .sge = { SG(0, 0, 500), SG(0, 1000, 500) }));
+    }
+    w_sq(&w, SQ(.ctl = W_NODE1 | W_RING, .op = QRNIC_WR_RDMA_READ,
+                .flags = SIG, .nsge = 1, .sge = { SG(0, 0, 20000) }));
+    RUN(&w, 100, 50);
+    WIRE(&w, 3, 0);
+    RUN(&w, 255, 255);
+    emit("ud-lossy-hub", &w);
+
+    /* Raw UD WQEs, doorbells on the UD and GSI QPs: any producer index, a
+     * page that does not own them, bits beyond the fields. */
+    w_head(&w, 2, 0, 0x37, 8);
+    w_udrq(&w, W_NODE1 | W_RING, 1, 0, 0, 2048);
+    w_udsq(&w, UD(.flags = SIG, .nsge = 1, .sge = { SG(0, 0, 16) }));
+    w_db(&w, 0x14, 200);
+    w_db(&w, 0x18, 1);
+    w_db(&w, 0x1c, 1);
+    w_db(&w, 0x10, 0);
+    w_db(&w, 0x27, 5);
+    fzw_u8(&w, OP_UDSQ);
+    fzw_u8(&w, W_RAW | W_RING);
+    for (i = 0; i < 256; i++) {
+        fzw_u8(&w, (uint8_t)(i < 24 ? (i == 8 ? QRNIC_WR_SEND : 0) :
+                             i * 29 + 3));
+    }
+    fzw_u8(&w, OP_UDRQ);
+    fzw_u8(&w, W_RAW | W_NODE1 | W_GSI | W_RING);
+    fzw_fill(&w, 0x31, 64);
+    RUN(&w, 255, 255);
+    emit("ud-doorbells-raw-wqes", &w);
+
+    /* Seventy small datagrams, every seventh signalled, 35 per doorbell
+     * (more than a turn's budget): the UD SQ, the peer's RQ and the CQs
+     * wrap. */
+    w_head(&w, 1, 0, 0x37, 8);
+    for (i = 0; i < 70; i++) {
+        w_udrq(&w, W_NODE1 | W_RING, 1, 0, (uint16_t)(i * 128), 128);
+        w_udsq(&w, UD(.ctl = (uint8_t)(i % 35 == 34 ? W_RING : 0),
+                      .flags = (uint8_t)(i % 7 ? 0 : SIG), .nsge = 1,
+                      .sge = { SG(0, (uint16_t)i, 80) }));
+        if (i % 20 == 19) {
+            RUN(&w, 255, 255);
+        }
+    }
+    emit("ud-many-small", &w);
 }
