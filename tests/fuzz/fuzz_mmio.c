@@ -13,8 +13,12 @@
  * MMIO of 1, 2, 4 and 8 bytes anywhere in the BARs, bottom halves, timer
  * expiries, link changes, resets, Ethernet descriptors and frames, WQEs
  * written into queue memory (a QP connected to itself moves RC traffic
- * through the device's own receive path), a loopback cable and a guest
- * rewriting queue memory under the engine's reads.  The fake platform
+ * through the device's own receive path; a UD or GSI QP sends datagrams
+ * to itself, to QP 1 or to any QP with an address vector made of the
+ * WQE's fields), a loopback cable and a guest rewriting queue memory under
+ * the engine's reads.  CREATE_QP takes every QP type (RC, UD, GSI and UC
+ * mostly, any value too), from the kernel or a user context, and
+ * MODIFY_QP masks for UD and GSI QPs with a Q_Key.  The fake platform
  * checks the engine's invariants after every step.
  *
  * Input: flags (1: no bring-up, 2: loopback cable, 4: link down,
@@ -101,7 +105,12 @@ static const uint32_t masks[] = {
     M(STATE) | M(CUR_STATE),
     M(STATE) | M(PKEY_INDEX) | M(PORT) | M(ACCESS_FLAGS) | M(SQ_PSN),
     M(ACCESS_FLAGS),
-    M(STATE) | (1u << 6),
+    M(STATE) | M(QKEY),                             /* RC: refused */
+    /* UD and GSI */
+    M(STATE) | M(PKEY_INDEX) | M(PORT) | M(QKEY),   /* UD RESET -> INIT */
+    M(STATE) | M(PKEY_INDEX) | M(QKEY),             /* GSI; UD INIT -> RTR */
+    M(STATE) | M(SQ_PSN),                           /* RTR -> RTS */
+    M(QKEY),
 };
 #define NMASKS (sizeof(masks) / sizeof(masks[0]))
 
@@ -395,6 +404,14 @@ static void modify_attr(struct fz *f, uint8_t *a)
     a[offsetof(struct qrnic_qp_attr, max_dest_rd_atomic)] = fz_u8(f);
     a[offsetof(struct qrnic_qp_attr, sgid_index)] = fz_u8(f);
     a[offsetof(struct qrnic_qp_attr, hop_limit)] = 64;
+    /* The Q_Key is the four bytes from timeout to min_rnr_timer, which a
+     * UD QP does not take: the input keeps its layout. */
+    qrnic_st32(a + offsetof(struct qrnic_qp_attr, qkey),
+               a[offsetof(struct qrnic_qp_attr, timeout)] |
+               (uint32_t)a[offsetof(struct qrnic_qp_attr, retry_cnt)] << 8 |
+               (uint32_t)a[offsetof(struct qrnic_qp_attr, rnr_retry)] << 16 |
+               (uint32_t)a[offsetof(struct qrnic_qp_attr,
+                                    min_rnr_timer)] << 24);
     qrnic_st32(a + offsetof(struct qrnic_qp_attr, access_flags), fz_u8(f));
     qrnic_st32(a + offsetof(struct qrnic_qp_attr, dest_qpn),
                f_handle(f, H_QP));
@@ -427,6 +444,10 @@ static void modify_attr(struct fz *f, uint8_t *a)
         a[offsetof(struct qrnic_qp_attr, port_num)] = 1;
     }
 }
+
+/* CREATE_QP's types, mostly (selector < 0x80). */
+static const uint8_t qp_types[4] = { QRNIC_QPT_RC, QRNIC_QPT_UD,
+                                     QRNIC_QPT_GSI, QRNIC_QPT_UC };
 
 static void op_admin(struct fz *f)
 {
@@ -554,7 +575,8 @@ static void op_admin(struct fz *f)
         qrnic_st32(ARG(c, create_qp.rq_offset),
                    v8 < FZ_RAW ? (v8 % (QMEM_PAGES + 1)) * 4096u : v8 * 65u);
         v8 = fz_u8(f);
-        *ARG(c, create_qp.qp_type) = v8 < FZ_RAW ? QRNIC_QPT_RC : v8;
+        *ARG(c, create_qp.qp_type) = v8 >= FZ_RAW ? v8 : v8 >= 0x80 ?
+                                     v8 & 0x0f : qp_types[v8 % 4];
         *ARG(c, create_qp.flags) = fz_u8(f);
         v8 = fz_u8(f);
         *ARG(c, create_qp.log_sq_depth) = v8 < FZ_RAW ? v8 % 15 : v8;
@@ -823,7 +845,12 @@ static void op_frame(struct fz *f)
 
 /*
  * A send or receive WQE written into queue memory (SQ stride 128, RQ 32),
- * maybe rung: one SGE of an MR handle, the remote side another's.
+ * maybe rung: one SGE of an MR handle, the remote side another's.  With
+ * ctl bit 3 a send WQE carries a UD address vector instead, from roff:
+ * bits 0-1 the destination (the QP itself, QP 1, a QP handle (bits 8-10),
+ * any QPN), 2-3 the Q_Key (the sender's own, the remote key, QP 1's, 0),
+ * 4 an IPv6 GID (GID 1), 5-6 the source GID index, 7 a MAC not ours, 14 a
+ * flow label wider than 20 bits.
  */
 static void op_wqe(struct fz *f)
 {
@@ -843,6 +870,36 @@ static void op_wqe(struct fz *f)
     memset(w, 0, stride);
     if (ctl & 4) {
         fz_bytes(f, w, stride);
+    } else if (!rq && (ctl & 8)) {
+        static const uint32_t qkeys[4] = { QRNIC_UD_QKEY_USE_QP, 0,
+                                           0x80010000u, 0 };
+        struct qrnic_ud_av av;
+
+        memset(&av, 0, sizeof(av));
+        av.dest_qpn = roff % 4 == 0 ? qpn : roff % 4 == 1 ? QRNIC_GSI_QPN :
+                      roff % 4 == 2 ? st.h[H_QP][(roff >> 8) % NH] :
+                      (uint32_t)roff << 8 | 0xff;
+        av.qkey = (roff >> 2) % 4 == 1 ? rkey : qkeys[(roff >> 2) % 4];
+        memcpy(av.dgid, my_gid, 16);
+        if (roff & 0x10) {
+            av.dgid[0] = 0xfe;
+            av.dgid[1] = 0x80;
+        }
+        av.sgid_index = (uint8_t)((roff >> 5) & 3);
+        memcpy(av.dmac, my_mac, 6);
+        av.dmac[5] ^= (uint8_t)(roff & 0x80 ? 1 : 0);
+        av.flow_label = roff & 0x4000 ? 0x100000u : (roff >> 8) & 0x3f;
+        av.hop_limit = 64;
+        qrnic_st64(w, 0x5500u + slot);
+        w[8] = opcode < FZ_RAW ? opcode % 7 : opcode;
+        w[9] = flags < FZ_RAW ? flags & 0x0f : flags;
+        w[10] = nsge < FZ_RAW ? nsge % 2 : nsge;
+        qrnic_st32(w + 12, 0xa1b2c3d4);
+        qrnic_st32(w + 16, len);
+        memcpy(w + offsetof(struct qrnic_sq_wqe, ud), &av, sizeof(av));
+        qrnic_st64(w + 64, iova + off);
+        qrnic_st32(w + 72, len);
+        qrnic_st32(w + 76, key);
     } else if (rq) {
         qrnic_st64(w, 0x7700u + slot);
         w[8] = nsge < FZ_RAW ? nsge % 2 : nsge;
@@ -1150,11 +1207,8 @@ struct attr {
 /* dqp: the index of the destination QP's handle, or NO_QP. */
 #define NO_QP 0xff
 
-static void c_modify(struct fzw *w, uint8_t qp, uint8_t mask, struct attr a)
+static void c_modify_attr(struct fzw *w, struct attr a)
 {
-    cmd(w, QRNIC_CMD_MODIFY_QP, 0);
-    hd(w, qp);
-    fzw_u8(w, mask);
     ga(w, 0, 0);                    /* attributes in scratch */
     fzw_u8(w, a.state);
     fzw_u8(w, a.cur);
@@ -1175,6 +1229,59 @@ static void c_modify(struct fzw *w, uint8_t qp, uint8_t mask, struct attr a)
     fzw_u16(w, a.psn);
     fzw_u8(w, a.dgid);
     fzw_u8(w, a.dmac);
+}
+
+static void c_modify(struct fzw *w, uint8_t qp, uint8_t mask, struct attr a)
+{
+    cmd(w, QRNIC_CMD_MODIFY_QP, 0);
+    hd(w, qp);
+    fzw_u8(w, mask);
+    c_modify_attr(w, a);
+}
+
+/* MODIFY_QP with a mask spelled out. */
+static void c_modify_raw(struct fzw *w, uint8_t qp, uint32_t mask,
+                         struct attr a)
+{
+    cmd(w, QRNIC_CMD_MODIFY_QP, 0);
+    hd(w, qp);
+    fzw_u8(w, FZ_RAW);
+    fzw_u32(w, mask);
+    c_modify_attr(w, a);
+}
+
+/* Attributes for a UD or GSI QP: the state, the Q_Key (see modify_attr),
+ * PKEY_INDEX 0 and PORT 1. */
+static struct attr ud_attr(uint8_t state, uint32_t qkey)
+{
+    struct attr a;
+
+    memset(&a, 0, sizeof(a));
+    a.state = state;
+    a.timeout = (uint8_t)qkey;
+    a.retry = (uint8_t)(qkey >> 8);
+    a.rnr = (uint8_t)(qkey >> 16);
+    a.min_rnr = (uint8_t)(qkey >> 24);
+    a.dqp = NO_QP;
+    return a;
+}
+
+/* modify_qp masks[] indices for UD and GSI QPs */
+#define MK_UD_INIT      11          /* STATE PKEY_INDEX PORT QKEY */
+#define MK_GSI_INIT     12          /* STATE PKEY_INDEX QKEY (UD: to RTR) */
+#define MK_RTS          13          /* STATE SQ_PSN */
+#define MK_QKEY         14
+#define MK_STATE_QKEY   10
+#define MK_STATE        3
+#define MK_SQD          4           /* STATE EN_SQD_ASYNC */
+
+/* A UD (gsi false) or GSI QP made earlier to RTS with this Q_Key. */
+static void ud_up(struct fzw *w, uint8_t qp, bool gsi, uint32_t qkey)
+{
+    c_modify(w, qp, gsi ? MK_GSI_INIT : MK_UD_INIT,
+             ud_attr(QRNIC_QPS_INIT, qkey));
+    c_modify(w, qp, MK_STATE, ud_attr(QRNIC_QPS_RTR, qkey));
+    c_modify(w, qp, MK_RTS, ud_attr(QRNIC_QPS_RTS, qkey));
 }
 
 static void c_query_qp(struct fzw *w, uint8_t qp, uint8_t sel, uint16_t v)
@@ -1505,7 +1612,7 @@ void fuzz_make_seeds(fz_emit_fn emit)
     a.state = QRNIC_QPS_INIT;
     c_modify(&w, 0, 3, a);                          /* missing attributes */
     c_modify(&w, 0, 8, a);                          /* one too many */
-    c_modify(&w, 0, 10, a);                         /* unsupported bit */
+    c_modify(&w, 0, 10, a);                         /* QKEY: not for RC */
     a.cur = 3;
     c_modify(&w, 0, 7, a);                          /* wrong current state */
     a.state = 9;
@@ -2146,4 +2253,133 @@ void fuzz_make_seeds(fz_emit_fn emit)
     o_db(&w, 0, 5, 0, 1, 0);                        /* RX: unreadable */
     o_frame(&w, 0, 60, 1);
     emit("rings-nowhere", &w);
+
+    /* UD and GSI QPs by admin command: every type value (UD, GSI, UC;
+     * SMI, 9 and a raw one refused), a second GSI QP, a GSI QP from a
+     * user context, a UD QP from one; their state machines with Q_Keys,
+     * masks they refuse (PORT on QP 1, an AV, access flags, RETRY_CNT, a
+     * wrong current state, every bit) and take; QP 1 destroyed and made
+     * again. */
+    w.n = 0;
+    fzw_u8(&w, 0);
+    objects(&w);
+    cmd(&w, QRNIC_CMD_ALLOC_UCTX, 0);
+    c_pd(&w, 0);
+    c_cq(&w, 2, 25, 0, 1);
+    c_qp(&w, (struct qpargs){ .type = 1, .sq_page = 0, .rq_page = 1,
+                              .lsq = 4, .lss = 1, .lrq = 4, .lrs = 1 });
+    c_qp(&w, (struct qpargs){ .type = 2, .sq_page = 2, .rq_page = 3,
+                              .lsq = 4, .lss = 1, .lrq = 4, .lrs = 1 });
+    c_qp(&w, (struct qpargs){ .type = 2, .sq_page = 4, .rq_page = 5,
+                              .lsq = 2, .lrq = 2 });          /* 2nd GSI */
+    c_qp(&w, (struct qpargs){ .type = 2, .pd = 1, .scq = 1, .rcq = 1,
+                              .uc = 1, .sq_page = 4, .rq_page = 5,
+                              .lsq = 2, .lrq = 2 });          /* user GSI */
+    c_qp(&w, (struct qpargs){ .type = 1, .pd = 1, .scq = 1, .rcq = 1,
+                              .uc = 1, .sq_page = 4, .rq_page = 5,
+                              .lsq = 2, .lrq = 2 });          /* user UD */
+    for (i = 0; i < 4; i++) {
+        static const uint8_t types[4] = { 0x80, 3, 0x89, 0xfc };
+
+        c_qp(&w, (struct qpargs){ .type = types[i], .sq_page = 6,
+                                  .rq_page = 7, .lsq = 2, .lrq = 2 });
+    }
+    /* The UD QP (handle 0) */
+    c_modify(&w, 0, MK_GSI_INIT, ud_attr(QRNIC_QPS_INIT, 0x1234));
+    c_modify(&w, 0, 0, ud_attr(QRNIC_QPS_INIT, 0x1234));
+    c_modify(&w, 0, MK_UD_INIT, ud_attr(QRNIC_QPS_INIT, 0x1234));
+    c_modify(&w, 0, MK_UD_INIT, ud_attr(QRNIC_QPS_INIT, 0x4321));
+    c_modify(&w, 0, 1, ud_attr(QRNIC_QPS_RTR, 0x4321));
+    c_modify(&w, 0, MK_GSI_INIT, ud_attr(QRNIC_QPS_RTR, 0x80000001u));
+    c_modify(&w, 0, MK_STATE, ud_attr(QRNIC_QPS_RTS, 0));
+    c_modify(&w, 0, 2, ud_attr(QRNIC_QPS_RTS, 0));
+    c_modify(&w, 0, MK_RTS, ud_attr(QRNIC_QPS_RTS, 0));
+    c_modify(&w, 0, MK_QKEY, ud_attr(0, 0x11223344));
+    c_modify(&w, 0, MK_STATE_QKEY, ud_attr(QRNIC_QPS_RTS, 0xffffffffu));
+    c_modify(&w, 0, 5, ud_attr(QRNIC_QPS_RTS, 0));
+    c_modify(&w, 0, MK_SQD, ud_attr(QRNIC_QPS_SQD, 0));
+    c_modify(&w, 0, MK_STATE_QKEY, ud_attr(QRNIC_QPS_SQD, 7));
+    c_modify(&w, 0, 6, ud_attr(QRNIC_QPS_SQD, 7));
+    c_modify(&w, 0, MK_STATE_QKEY, ud_attr(QRNIC_QPS_RTS, 8));
+    c_query_qp(&w, 0, GA_PAGE(31));
+    c_modify_raw(&w, 0, 0xffffffffu, ud_attr(QRNIC_QPS_RTS, 9));
+    c_modify_raw(&w, 0, QRNIC_QP_ATTR_SUPPORTED, ud_attr(QRNIC_QPS_RTS, 9));
+    c_modify_raw(&w, 0, M(STATE) | M(CUR_STATE) | M(QKEY),
+                 ud_attr(QRNIC_QPS_RTS, 9));
+    c_modify_raw(&w, 0, M(STATE) | M(RETRY_CNT), ud_attr(QRNIC_QPS_RTS, 9));
+    /* QP 1 (handle 1) */
+    c_modify(&w, 1, MK_UD_INIT, ud_attr(QRNIC_QPS_INIT, 0x80010000u));
+    c_modify(&w, 1, MK_GSI_INIT, ud_attr(QRNIC_QPS_INIT, 0x80010000u));
+    c_modify(&w, 1, MK_STATE, ud_attr(QRNIC_QPS_RTR, 0));
+    c_modify(&w, 1, MK_RTS, ud_attr(QRNIC_QPS_RTS, 0));
+    c_modify(&w, 1, MK_SQD, ud_attr(QRNIC_QPS_SQD, 0));
+    c_modify_raw(&w, 1, M(STATE) | M(PKEY_INDEX) | M(QKEY) | M(PORT),
+                 ud_attr(QRNIC_QPS_SQD, 1));
+    c_modify(&w, 1, MK_STATE, ud_attr(QRNIC_QPS_RTS, 0));
+    c_query_qp(&w, 1, GA_PAGE(31));
+    c_modify(&w, 1, MK_STATE, ud_attr(QRNIC_QPS_ERR, 0));
+    c_modify(&w, 1, MK_STATE, ud_attr(QRNIC_QPS_RESET, 0));
+    /* The user UD QP (handle 2) */
+    c_modify(&w, 2, MK_UD_INIT, ud_attr(QRNIC_QPS_INIT, 0x55));
+    c_modify(&w, 2, MK_STATE, ud_attr(QRNIC_QPS_SQE, 0));
+    c_modify(&w, 2, MK_STATE, ud_attr(QRNIC_QPS_ERR, 0));
+    c_handle(&w, QRNIC_CMD_DESTROY_QP, 1);
+    c_qp(&w, (struct qpargs){ .type = 2, .sq_page = 2, .rq_page = 3,
+                              .lsq = 4, .lss = 1, .lrq = 4, .lrs = 1 });
+    c_query_qp(&w, 4, GA_PAGE(31));
+    c_query(&w, QRNIC_CMD_QUERY_RES, GA_PAGE(30));
+    for (i = 4; i >= 0; i--) {
+        c_handle(&w, QRNIC_CMD_DESTROY_QP, (uint8_t)i);
+    }
+    emit("ud-gsi-qps", &w);
+
+    /* Datagrams through the device's own receive path: a UD QP to itself
+     * (its own Q_Key), to a second UD QP (SEND_WITH_IMM), to QP 1 (without
+     * QP 1's Q_Key: dropped), QP 1 to itself, over IPv6, inline, to a MAC
+     * not ours, to a QPN nobody has; then, each putting its QP in error
+     * (before its own datagrams come back through the backlog), longer
+     * than the UD MTU (1024), IPv6 from an IPv4 GID, RDMA WRITE; with MTU
+     * 9000, 4096 bytes. */
+    w.n = 0;
+    fzw_u8(&w, 0);
+    objects(&w);
+    c_gid(&w, 1, 0, 2);
+    c_qp(&w, (struct qpargs){ .type = 1, .sq_page = 0, .rq_page = 1,
+                              .lsq = 4, .lss = 1, .lrq = 4, .lrs = 1 });
+    c_qp(&w, (struct qpargs){ .type = 2, .sq_page = 2, .rq_page = 3,
+                              .lsq = 4, .lss = 1, .lrq = 4, .lrs = 1 });
+    c_qp(&w, (struct qpargs){ .type = 1, .sq_page = 4, .rq_page = 5,
+                              .lsq = 4, .lss = 1, .lrq = 4, .lrs = 1 });
+    ud_up(&w, 0, false, 0x11223344);
+    ud_up(&w, 1, true, 0x80010000u);
+    ud_up(&w, 2, false, 0x11223344);
+    for (i = 0; i < 6; i++) {
+        o_wqe(&w, 3, 1, (uint8_t)i, 0, 0, 0, 1, 0, (uint16_t)(i * 4200),
+              4200, 0);
+    }
+    o_wqe(&w, 3, 3, 0, 1, 0, 0, 1, 0, 30000, 1000, 0);
+    o_wqe(&w, 3, 5, 0, 2, 0, 0, 1, 0, 32000, 1000, 0);
+    o_wqe(&w, 3, 5, 1, 2, 0, 0, 1, 0, 40000, 4200, 0);
+    /* roff picks the address vector (see op_wqe) */
+    o_wqe(&w, 10, 0, 0, 0, QRNIC_WR_SEND, 1, 1, 0, 0, 100, 0);
+    o_wqe(&w, 10, 0, 1, 0, QRNIC_WR_SEND_IMM, 3, 1, 0, 0, 200, 2 | 2 << 8);
+    o_wqe(&w, 10, 0, 2, 0, QRNIC_WR_SEND, 1, 1, 0, 0, 64, 1 | 2 << 2);
+    o_wqe(&w, 10, 2, 0, 1, QRNIC_WR_SEND, 1, 1, 0, 0, 256, 1 | 2 << 2);
+    o_wqe(&w, 10, 0, 3, 0, QRNIC_WR_SEND, 1, 1, 0, 0, 300, 0x10 | 1 << 5);
+    o_wqe(&w, 10, 0, 4, 0, QRNIC_WR_SEND, 5, 0, 0, 0, 40, 0);
+    o_wqe(&w, 10, 0, 5, 0, QRNIC_WR_SEND, 1, 1, 0, 0, 64, 0x80);
+    o_wqe(&w, 10, 0, 6, 0, QRNIC_WR_SEND, 1, 1, 0, 0, 64, 3 | 0x300);
+    BH(&w);
+    BH(&w);
+    o_wqe(&w, 10, 0, 7, 0, QRNIC_WR_SEND, 1, 1, 0, 0, 1025, 0);
+    o_wqe(&w, 10, 2, 1, 1, QRNIC_WR_RDMA_WRITE, 1, 1, 0, 0, 64, 0);
+    BH(&w);
+    cmd(&w, QRNIC_CMD_SET_MTU, 0);
+    fzw_u16(&w, 9000);
+    o_wqe(&w, 10, 4, 0, 2, QRNIC_WR_SEND, 1, 1, 0, 0, 4096, 0);
+    BH(&w);
+    o_wqe(&w, 10, 4, 1, 2, QRNIC_WR_SEND, 1, 1, 0, 0, 64, 0x10);
+    BH(&w);
+    c_query(&w, QRNIC_CMD_QUERY_STATS, GA_PAGE(30));
+    emit("ud-self-traffic", &w);
 }
