@@ -77,6 +77,7 @@
 #define QRNIC_CAP0_UD			(1u << 4)	/* UD QPs and the GSI QP */
 #define QRNIC_CAP0_SRQ			(1u << 5)	/* shared receive queues */
 #define QRNIC_CAP0_UC			(1u << 6)	/* UC QPs */
+#define QRNIC_CAP0_MCAST		(1u << 7)	/* UD multicast groups */
 
 #define QRNIC_CTRL_RESET		(1u << 0)	/* self clearing */
 #define QRNIC_CTRL_ENABLE		(1u << 1)
@@ -136,6 +137,8 @@ enum qrnic_cmd_opcode {
 	QRNIC_CMD_MODIFY_SRQ		= 0x19,
 	QRNIC_CMD_QUERY_SRQ		= 0x1a,
 	QRNIC_CMD_DESTROY_SRQ		= 0x1b,
+	QRNIC_CMD_ATTACH_MCAST		= 0x1c,
+	QRNIC_CMD_DETACH_MCAST		= 0x1d,
 	QRNIC_CMD_MAX
 };
 
@@ -307,6 +310,11 @@ struct qrnic_cmd {
 		struct {
 			uint32_t srqn;
 		} destroy_srq;			/* BAD_STATE while a QP uses it */
+		struct {
+			uint32_t qpn;		/* a UD QP */
+			uint32_t rsvd;
+			uint8_t  gid[16];	/* multicast: ff00::/8 or ::ffff:224/4 */
+		} mcast;			/* ATTACH_MCAST, DETACH_MCAST */
 	};
 };
 #define QRNIC_CMD_SIZE		64
@@ -601,6 +609,9 @@ enum qrnic_vendor_err {
 #define QRNIC_QPT_UC			3	/* IB_QPT_UC */
 #define QRNIC_QPT_UD			4	/* IB_QPT_UD */
 #define QRNIC_GSI_QPN			1
+#define QRNIC_MCAST_QPN			0xffffffu	/* BTH DestQP of multicast */
+#define QRNIC_MAX_MCAST_GROUPS		64
+#define QRNIC_MAX_MCAST_QPS		16	/* QPs attached to one group */
 #define QRNIC_GRH_LEN			40	/* UD receive buffers start so */
 #define QRNIC_QPN_MASK			0x00ffffffu	/* CQE qpn = full qpn */
 #define QRNIC_QP_SIG_ALL		(1u << 0)

@@ -123,6 +123,22 @@ const char *qrnic_engine_check(const struct qrnic_engine *e)
             return "CQ slot or index out of range";
         }
     }
+    for (i = 0; i < QRNIC_MAX_MCAST_GROUPS; i++) {
+        const struct qrnic_mcast_group *g = &e->mcast[i];
+        uint32_t k;
+
+        if (g->nqp > QRNIC_MAX_MCAST_QPS) {
+            return "multicast group over its size";
+        }
+        for (k = 0; k < g->nqp; k++) {
+            const struct qrnic_qp *qp =
+                qrnic_qp_get((struct qrnic_engine *)e, g->qpn[k]);
+
+            if (!qp || qp->type != QRNIC_QPT_UD) {
+                return "multicast group holds a QP that is not a live UD QP";
+            }
+        }
+    }
     for (i = 0; i < QRNIC_ENG_MAX_SRQ; i++) {
         const struct qrnic_srq *srq = e->srq[i];
 

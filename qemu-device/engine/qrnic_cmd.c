@@ -19,6 +19,7 @@ void qrnic_cmd_reset_objects(struct qrnic_engine *e)
     /* QPs first: they hold CQs and PDs. */
     qrnic_qp_free_all(e);
     qrnic_srq_free_all(e);
+    memset(e->mcast, 0, sizeof(e->mcast));
     qrnic_cq_free_all(e);
     qrnic_mr_free_all(e);
     qrnic_sched_reset(e);
@@ -428,6 +429,10 @@ uint8_t qrnic_cmd_exec(struct qrnic_engine *e, const uint8_t *cmd,
         return qrnic_cmd_query_srq(e, cmd, result0, result1);
     case QRNIC_CMD_DESTROY_SRQ:
         return qrnic_cmd_destroy_srq(e, cmd);
+    case QRNIC_CMD_ATTACH_MCAST:
+        return qrnic_cmd_mcast(e, cmd, true);
+    case QRNIC_CMD_DETACH_MCAST:
+        return qrnic_cmd_mcast(e, cmd, false);
     default:
         return QRNIC_ST_BAD_OPCODE;
     }

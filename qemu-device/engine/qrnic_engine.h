@@ -97,6 +97,13 @@ struct qrnic_gid_entry {
     uint8_t gid[16];
 };
 
+/* A multicast group and the UD QPs attached to it. */
+struct qrnic_mcast_group {
+    uint8_t gid[16];
+    uint32_t nqp;               /* 0: free slot */
+    uint32_t qpn[QRNIC_MAX_MCAST_QPS];
+};
+
 struct qrnic_eth_state {
     bool active;
     uint16_t vector;
@@ -213,6 +220,7 @@ struct qrnic_engine {
     uint32_t mtt_used;                      /* page addresses held */
     struct qrnic_qp *qp[QRNIC_ENG_MAX_QP];
     struct qrnic_srq *srq[QRNIC_ENG_MAX_SRQ];
+    struct qrnic_mcast_group mcast[QRNIC_MAX_MCAST_GROUPS];
     uint16_t qp_gen[QRNIC_ENG_MAX_QP];
     uint32_t qp_next;
 

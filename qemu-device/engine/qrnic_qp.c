@@ -374,6 +374,7 @@ uint8_t qrnic_cmd_create_qp(struct qrnic_engine *e, const uint8_t *cmd,
 static void qp_free(struct qrnic_engine *e, struct qrnic_qp *qp)
 {
     qrnic_sched_unlink(e, qp);
+    qrnic_mcast_detach_qp(e, qp->qpn);
     qmem_own(e, qp->sq_off, qrnic_qmem_pages(qp->log_sq, qp->log_sq_stride),
              0);
     qmem_own(e, qp->rq_off, rq_pages_of(qp), 0);

@@ -441,6 +441,16 @@ uint32_t qrnic_ud_mtu(const struct qrnic_engine *e);
 /* Is the GID a valid entry of our GID table? */
 bool qrnic_gid_is_local(const struct qrnic_engine *e, const uint8_t *gid);
 
+/* ---- UD multicast ---------------------------------------------------------- */
+
+bool qrnic_gid_is_mcast(const uint8_t *gid);
+uint8_t qrnic_cmd_mcast(struct qrnic_engine *e, const uint8_t *cmd,
+                        bool attach);
+/* The QP leaves every group (it is being destroyed). */
+void qrnic_mcast_detach_qp(struct qrnic_engine *e, uint32_t qpn);
+/* A datagram to QPN 0xffffff: one copy for each QP attached to its group. */
+void qrnic_mcast_rx(struct qrnic_engine *e, const struct qrnic_rx *rx);
+
 /* ---- scheduling ---------------------------------------------------------- */
 
 void qrnic_sched_qp(struct qrnic_engine *e, struct qrnic_qp *qp);

@@ -184,6 +184,10 @@ void qrnic_roce_rx(struct qrnic_engine *e, const uint8_t *frame, size_t len)
         drop(e, QRNIC_STAT_RX_BAD_PKT);
         return;
     }
+    if ((rx.opf & QRNIC_OPF_DETH) && rx.dqpn == QRNIC_MCAST_QPN) {
+        qrnic_mcast_rx(e, &rx);
+        return;
+    }
     qp = qrnic_qp_get(e, rx.dqpn);
     if (rx.opf & QRNIC_OPF_DETH) {
         /* A datagram, from anyone, to one of our addresses. */

@@ -154,8 +154,14 @@ void qrnic_tx(struct qrnic_engine *e, const uint8_t *frame, size_t len)
     qrnic_stat(e, QRNIC_STAT_TX_ROCE_PKTS);
     if (memcmp(frame, e->mac, 6)) {
         e->ops->tx_frame(e->opaque, frame, len);
-    } else if (!qrnic_backlog_push(e, frame, len)) {
-        e->stats.backlog_drop++;    /* to ourselves: a QP of this device */
+    }
+    /*
+     * To ourselves (a QP of this device), or multicast: our own QPs in
+     * the group get it too.
+     */
+    if ((!memcmp(frame, e->mac, 6) || (frame[0] & 1)) &&
+        !qrnic_backlog_push(e, frame, len)) {
+        e->stats.backlog_drop++;
     }
 }
 

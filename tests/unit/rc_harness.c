@@ -170,7 +170,7 @@ static void wire_tx(void *opaque, struct qf_dev *from, const uint8_t *frame,
     if (!ref_icrc_ok(frame, len)) {
         wire.bad_icrc++;
     }
-    if (memcmp(frame, nodes[to].mac, 6)) {
+    if (memcmp(frame, nodes[to].mac, 6) && !(frame[0] & 1)) {
         wire.dropped++;             /* to nobody we know */
         return;
     }

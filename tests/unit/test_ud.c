@@ -496,6 +496,111 @@ static void test_loopback(void)
           "the wire");
 }
 
+static uint8_t mcast_cmd(int n, uint8_t op, uint32_t qpn, const uint8_t *gid)
+{
+    struct qrnic_cmd c = harness_cmd(op);
+
+    c.mcast.qpn = qpn;
+    memcpy(c.mcast.gid, gid, 16);
+    return node_cmd(&nodes[n], &c, NULL);
+}
+
+static void test_multicast(void)
+{
+    static const uint8_t group[16] = {
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 239, 1, 2, 3
+    };
+    struct hqp *a, *m0, *m1, *m2, *many[QRNIC_MAX_MCAST_QPS];
+    struct qrnic_ud_av av;
+    struct hwc wc;
+    uint32_t got1 = 0, got0 = 0;
+    int i;
+
+    pair_setup(&p, 37, 3, 10, 3, 0, 1, MR_BYTES);
+    a = ud_qp(0, QRNIC_QPT_UD);
+    m0 = ud_qp(0, QRNIC_QPT_UD);
+    m1 = ud_qp(1, QRNIC_QPT_UD);
+    m2 = ud_qp(1, QRNIC_QPT_UD);
+    ud_up(a, QKEY, false);
+    ud_up(m0, QKEY, false);
+    ud_up(m1, QKEY, false);
+    ud_up(m2, QKEY, false);
+    CHECK(!mcast_cmd(1, QRNIC_CMD_ATTACH_MCAST, m1->qpn, group) &&
+          !mcast_cmd(1, QRNIC_CMD_ATTACH_MCAST, m2->qpn, group) &&
+          !mcast_cmd(0, QRNIC_CMD_ATTACH_MCAST, m0->qpn, group) &&
+          !mcast_cmd(1, QRNIC_CMD_ATTACH_MCAST, m1->qpn, group),
+          "ATTACH_MCAST: two QPs of node 1, one of node 0 (twice is fine)");
+    CHECK_EQ(mcast_cmd(1, QRNIC_CMD_ATTACH_MCAST, p.qp[1]->qpn, group),
+             QRNIC_ST_BAD_PARAM, "ATTACH_MCAST of an RC QP: BAD_PARAM");
+    CHECK_EQ(mcast_cmd(1, QRNIC_CMD_ATTACH_MCAST, m1->qpn, nodes[1].gid),
+             QRNIC_ST_BAD_PARAM, "ATTACH_MCAST to a unicast GID: BAD_PARAM");
+    CHECK_EQ(mcast_cmd(1, QRNIC_CMD_ATTACH_MCAST, 0x777, group),
+             QRNIC_ST_BAD_HANDLE, "ATTACH_MCAST of no QP: BAD_HANDLE");
+
+    memset(&av, 0, sizeof(av));
+    av.dest_qpn = QRNIC_MCAST_QPN;
+    av.qkey = QKEY;
+    memcpy(av.dgid, group, 16);
+    av.dmac[0] = 0x01;
+    av.dmac[2] = 0x5e;
+    av.dmac[3] = 1;
+    av.dmac[4] = 2;
+    av.dmac[5] = 3;
+    ud_recv(1, m1, 71, 0, 2048);
+    ud_recv(1, m2, 72, 4096, 2048);
+    ud_recv(0, m0, 70, 8192, 2048);
+    mr_fill(p.mr[0], p.mr[0]->iova, 500, 11);
+    ud_send(a, &av, 73, QRNIC_WR_SEND, 0, 500);
+    harness_run(now_ns + 20 * MS);
+    while (cq_poll(p.cq[1], &wc)) {
+        got1 += wc.status == QRNIC_WC_SUCCESS && wc.src_qp == a->qpn &&
+                wc.byte_len == QRNIC_GRH_LEN + 500 &&
+                (wc.wr_id == 71 || wc.wr_id == 72);
+    }
+    while (cq_poll(p.cq[0], &wc)) {
+        got0 += wc.status == QRNIC_WC_SUCCESS && wc.wr_id == 70 &&
+                wc.src_qp == a->qpn;
+    }
+    CHECK(got1 == 2 && got0 == 1 &&
+          !mr_verify(p.mr[1], p.mr[1]->iova + 4096 + QRNIC_GRH_LEN, 500, 11),
+          "one multicast datagram reaches both QPs of node 1 (%u) and, "
+          "looped back, node 0's attached QP (%u)", got1, got0);
+
+    CHECK(!mcast_cmd(1, QRNIC_CMD_DETACH_MCAST, m2->qpn, group),
+          "DETACH_MCAST");
+    CHECK_EQ(mcast_cmd(1, QRNIC_CMD_DETACH_MCAST, m2->qpn, group),
+             QRNIC_ST_BAD_PARAM, "DETACH_MCAST when not attached: BAD_PARAM");
+    ud_recv(1, m1, 74, 0, 2048);
+    ud_recv(1, m2, 75, 4096, 2048);
+    ud_send(a, &av, 76, QRNIC_WR_SEND, 0, 500);
+    harness_run(now_ns + 20 * MS);
+    got1 = 0;
+    while (cq_poll(p.cq[1], &wc)) {
+        got1 += wc.wr_id == 74 ? 1 : wc.wr_id == 75 ? 100 : 0;
+    }
+    CHECK(got1 == 1, "after it only the attached QP receives (%u)", got1);
+
+    for (i = 0; i < QRNIC_MAX_MCAST_QPS; i++) {
+        many[i] = ud_qp(1, QRNIC_QPT_UD);
+    }
+    for (i = 0; i < QRNIC_MAX_MCAST_QPS - 1; i++) {
+        mcast_cmd(1, QRNIC_CMD_ATTACH_MCAST, many[i]->qpn, group);
+    }
+    CHECK_EQ(mcast_cmd(1, QRNIC_CMD_ATTACH_MCAST,
+                       many[QRNIC_MAX_MCAST_QPS - 1]->qpn, group),
+             QRNIC_ST_NO_RESOURCES, "a group holds %d QPs: the next one gets "
+             "NO_RESOURCES", QRNIC_MAX_MCAST_QPS);
+    {
+        struct qrnic_cmd c = harness_cmd(QRNIC_CMD_DESTROY_QP);
+
+        c.destroy_qp.qpn = m1->qpn;
+        CHECK(node_cmd(&nodes[1], &c, NULL) == QRNIC_ST_OK &&
+              !mcast_cmd(1, QRNIC_CMD_ATTACH_MCAST,
+                         many[QRNIC_MAX_MCAST_QPS - 1]->qpn, group),
+              "destroying an attached QP takes it out of its group");
+    }
+}
+
 int main(void)
 {
     test_datagrams();
@@ -504,6 +609,7 @@ int main(void)
     test_state_machine();
     test_gsi();
     test_loopback();
+    test_multicast();
     harness_fini();
     return tap_failures ? 1 : 0;
 }
