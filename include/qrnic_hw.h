@@ -78,6 +78,7 @@
 #define QRNIC_CAP0_SRQ			(1u << 5)	/* shared receive queues */
 #define QRNIC_CAP0_UC			(1u << 6)	/* UC QPs */
 #define QRNIC_CAP0_MCAST		(1u << 7)	/* UD multicast groups */
+#define QRNIC_CAP0_RESIZE_CQ		(1u << 8)	/* RESIZE_CQ */
 
 #define QRNIC_CTRL_RESET		(1u << 0)	/* self clearing */
 #define QRNIC_CTRL_ENABLE		(1u << 1)
@@ -139,6 +140,7 @@ enum qrnic_cmd_opcode {
 	QRNIC_CMD_DESTROY_SRQ		= 0x1b,
 	QRNIC_CMD_ATTACH_MCAST		= 0x1c,
 	QRNIC_CMD_DETACH_MCAST		= 0x1d,
+	QRNIC_CMD_RESIZE_CQ		= 0x1e,
 	QRNIC_CMD_MAX
 };
 
@@ -315,6 +317,13 @@ struct qrnic_cmd {
 			uint32_t rsvd;
 			uint8_t  gid[16];	/* multicast: ff00::/8 or ::ffff:224/4 */
 		} mcast;			/* ATTACH_MCAST, DETACH_MCAST */
+		struct {
+			struct qrnic_pbl pbl;	/* the new CQ buffer */
+			uint32_t cqn;
+			uint8_t  log_depth;	/* 1..QRNIC_CQ_MAX_LOG */
+			uint8_t  rsvd[3];
+		} resize_cq;			/* result0: producer index at the
+						 * switch, see the CQ section */
 	};
 };
 #define QRNIC_CMD_SIZE		64
@@ -478,6 +487,15 @@ QRNIC_HW_SIZE(qrnic_eth_desc, QRNIC_ETH_DESC_SIZE);
  * consumer index.  An armed CQ posts one QRNIC_EVENT_CQ to its EQ on the
  * next matching CQE and disarms; arming with ARM alone while CQEs beyond
  * the given consumer index exist posts the event at once.
+ *
+ * RESIZE_CQ moves the CQ to a new buffer of 1 << log_depth CQEs.  Software
+ * first writes its consumer index into the new buffer's record; the
+ * device reads it, refuses (BAD_PARAM) a depth below the CQEs not yet
+ * consumed, and from then on writes CQE pi at pi % new depth of the new
+ * buffer with the new depth's phase.  result0 is pi at the switch: the
+ * CQEs from the consumer index up to it are still in the old buffer, and
+ * software copies them to their places in the new one (phase rewritten for
+ * the new depth) before it polls there.
  */
 #define QRNIC_CQ_MAX_LOG		15
 #define QRNIC_CQE_SIZE			32

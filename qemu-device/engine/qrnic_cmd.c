@@ -433,6 +433,8 @@ uint8_t qrnic_cmd_exec(struct qrnic_engine *e, const uint8_t *cmd,
         return qrnic_cmd_mcast(e, cmd, true);
     case QRNIC_CMD_DETACH_MCAST:
         return qrnic_cmd_mcast(e, cmd, false);
+    case QRNIC_CMD_RESIZE_CQ:
+        return qrnic_cmd_resize_cq(e, cmd, result0);
     default:
         return QRNIC_ST_BAD_OPCODE;
     }

@@ -29,17 +29,50 @@ static uint64_t cq_addr(const struct qrnic_cq *cq, uint32_t off)
     return cq->pages[off / PAGE] + off % PAGE;
 }
 
+/* Does a command's page list describe a CQ buffer of 1 << log CQEs? */
+static bool cq_pbl_ok(const uint8_t *pbl, uint8_t log)
+{
+    uint32_t npages = qrnic_ld32(pbl + offsetof(struct qrnic_pbl, npages));
+    uint32_t need;
+
+    if (log < 1 || log > QRNIC_CQ_MAX_LOG ||
+        pbl[offsetof(struct qrnic_pbl, page_shift)] != 12) {
+        return false;
+    }
+    need = (cq_bytes(log) + PAGE - 1) / PAGE;
+    return npages >= need && npages <= need + 15;
+}
+
+/* The page addresses of a checked list; *out is malloc'ed.  QRNIC_ST_*. */
+static uint8_t cq_pages(struct qrnic_engine *e, const uint8_t *pbl,
+                        uint64_t **out)
+{
+    uint32_t npages = qrnic_ld32(pbl + offsetof(struct qrnic_pbl, npages));
+    uint64_t *pages;
+    uint8_t st;
+
+    pages = calloc(npages, sizeof(*pages));
+    if (!pages) {
+        return QRNIC_ST_NO_RESOURCES;
+    }
+    st = qrnic_pbl_read(e, pbl, pages, npages);
+    if (st != QRNIC_ST_OK) {
+        free(pages);
+        return st;
+    }
+    *out = pages;
+    return QRNIC_ST_OK;
+}
+
 uint8_t qrnic_cmd_create_cq(struct qrnic_engine *e, const uint8_t *cmd,
                             uint32_t *cqn)
 {
-    const uint8_t *pbl = ARG(create_cq.pbl);
     uint32_t uctx = qrnic_ld32(ARG(create_cq.uctx));
     uint32_t eqn = qrnic_ld32(ARG(create_cq.eqn));
     uint8_t log = *ARG(create_cq.log_depth);
-    uint32_t npages = qrnic_ld32(pbl + offsetof(struct qrnic_pbl, npages));
-    uint32_t need, i;
     struct qrnic_cq *cq;
     uint64_t *pages;
+    uint32_t i;
     uint8_t st;
 
     if (uctx != 0 && !qrnic_uctx_exists(e, uctx)) {
@@ -48,12 +81,7 @@ uint8_t qrnic_cmd_create_cq(struct qrnic_engine *e, const uint8_t *cmd,
     if (eqn >= QRNIC_ENG_MAX_EQ || !e->eq[eqn].valid || e->eq[eqn].async) {
         return QRNIC_ST_BAD_HANDLE;
     }
-    if (log < 1 || log > QRNIC_CQ_MAX_LOG ||
-        pbl[offsetof(struct qrnic_pbl, page_shift)] != 12) {
-        return QRNIC_ST_BAD_PARAM;
-    }
-    need = (cq_bytes(log) + PAGE - 1) / PAGE;
-    if (npages < need || npages > need + 15) {
+    if (!cq_pbl_ok(ARG(create_cq.pbl), log)) {
         return QRNIC_ST_BAD_PARAM;
     }
     for (i = 1; i < QRNIC_ENG_MAX_CQ && e->cq[i]; i++) {
@@ -62,21 +90,16 @@ uint8_t qrnic_cmd_create_cq(struct qrnic_engine *e, const uint8_t *cmd,
     if (i == QRNIC_ENG_MAX_CQ) {
         return QRNIC_ST_NO_RESOURCES;
     }
-    pages = calloc(npages, sizeof(*pages));
-    cq = calloc(1, sizeof(*cq) + need * sizeof(uint64_t));
-    if (!pages || !cq) {
-        free(pages);
-        free(cq);
-        return QRNIC_ST_NO_RESOURCES;
-    }
-    st = qrnic_pbl_read(e, pbl, pages, npages);
+    st = cq_pages(e, ARG(create_cq.pbl), &pages);
     if (st != QRNIC_ST_OK) {
-        free(pages);
-        free(cq);
         return st;
     }
-    memcpy(cq->pages, pages, need * sizeof(uint64_t));
-    free(pages);
+    cq = calloc(1, sizeof(*cq));
+    if (!cq) {
+        free(pages);
+        return QRNIC_ST_NO_RESOURCES;
+    }
+    cq->pages = pages;
     cq->cqn = i;
     cq->uctx = uctx;
     cq->eqn = eqn;
@@ -97,6 +120,7 @@ static void cq_free(struct qrnic_engine *e, struct qrnic_cq *cq)
         e->uctx_objs[cq->uctx]--;
     }
     e->cq[cq->cqn] = NULL;
+    free(cq->pages);
     free(cq);
 }
 
@@ -111,6 +135,49 @@ uint8_t qrnic_cmd_destroy_cq(struct qrnic_engine *e, const uint8_t *cmd)
         return QRNIC_ST_BAD_STATE;
     }
     cq_free(e, cq);
+    return QRNIC_ST_OK;
+}
+
+uint8_t qrnic_cmd_resize_cq(struct qrnic_engine *e, const uint8_t *cmd,
+                            uint32_t *pi)
+{
+    struct qrnic_cq *cq = qrnic_cq_get(e, qrnic_ld32(ARG(resize_cq.cqn)));
+    uint8_t log = *ARG(resize_cq.log_depth);
+    uint64_t *pages, rec;
+    uint8_t ci[4], st;
+    uint16_t new_ci;
+
+    if (!cq) {
+        return QRNIC_ST_BAD_HANDLE;
+    }
+    if (!cq_pbl_ok(ARG(resize_cq.pbl), log) ||
+        qrnic_ld16(ARG(resize_cq.rsvd)) || *ARG(resize_cq.rsvd[2])) {
+        return QRNIC_ST_BAD_PARAM;
+    }
+    st = cq_pages(e, ARG(resize_cq.pbl), &pages);
+    if (st != QRNIC_ST_OK) {
+        return st;
+    }
+    /* Software's consumer index, from the new buffer's record. */
+    rec = (QRNIC_CQE_SIZE << log) / PAGE;
+    rec = pages[rec] + (QRNIC_CQE_SIZE << log) % PAGE;
+    if (e->ops->dma_read(e->opaque, rec, ci, sizeof(ci))) {
+        e->stats.dma_err++;
+        free(pages);
+        return QRNIC_ST_DMA_ERROR;
+    }
+    new_ci = (uint16_t)qrnic_ld32(ci);
+    if (!qrnic_ci_ok(cq->pi, cq->ci, new_ci) ||
+        (uint16_t)(cq->pi - new_ci) > (1u << log)) {
+        free(pages);
+        return QRNIC_ST_BAD_PARAM;      /* the CQEs would not fit */
+    }
+    cq->ci = new_ci;
+    free(cq->pages);
+    cq->pages = pages;
+    cq->log_depth = log;
+    cq->overflowed = false;
+    *pi = cq->pi;
     return QRNIC_ST_OK;
 }
 

@@ -53,7 +53,7 @@ struct qrnic_cq {
     uint16_t pi;
     uint16_t ci;                /* last consumer index software reported */
     uint32_t nqp;               /* QPs completing here */
-    uint64_t pages[];           /* 4 KiB pages: CQEs, then the record */
+    uint64_t *pages;            /* 4 KiB pages: CQEs, then the record */
 };
 
 /* A completion as the engine produces it (qrnic_cq_post writes the CQE). */
@@ -73,6 +73,8 @@ struct qrnic_wc {
 uint8_t qrnic_cmd_create_cq(struct qrnic_engine *e, const uint8_t *cmd,
                             uint32_t *cqn);
 uint8_t qrnic_cmd_destroy_cq(struct qrnic_engine *e, const uint8_t *cmd);
+uint8_t qrnic_cmd_resize_cq(struct qrnic_engine *e, const uint8_t *cmd,
+                            uint32_t *pi);
 struct qrnic_cq *qrnic_cq_get(struct qrnic_engine *e, uint32_t cqn);
 /* Write a CQE and raise its event; false if the CQ overflowed. */
 bool qrnic_cq_post(struct qrnic_engine *e, struct qrnic_cq *cq,
