@@ -61,6 +61,7 @@ static_assert(qrnic_same_value(IB_QP_DEST_QPN, QRNIC_QP_ATTR_DEST_QPN));
 static_assert(qrnic_same_value(IB_QP_QKEY, QRNIC_QP_ATTR_QKEY));
 static_assert(qrnic_same_value(IB_QPT_GSI, QRNIC_QPT_GSI));
 static_assert(qrnic_same_value(IB_QPT_RC, QRNIC_QPT_RC));
+static_assert(qrnic_same_value(IB_QPT_UC, QRNIC_QPT_UC));
 static_assert(qrnic_same_value(IB_QPT_UD, QRNIC_QPT_UD));
 static_assert(sizeof(struct qrnic_sq_wqe) == 64);
 static_assert(sizeof(struct qrnic_rq_wqe) == 16);
@@ -77,6 +78,12 @@ static_assert(sizeof(struct qrnic_ud_av) == 40);
 static inline bool qrnic_has_ud(const struct qrnic_dev *qdev)
 {
 	return (qdev->cap0 & QRNIC_CAP0_RC) && (qdev->cap0 & QRNIC_CAP0_UD);
+}
+
+/* UC QPs: QRNIC_CAP0_UC on top of the RC verbs. */
+static inline bool qrnic_has_uc(const struct qrnic_dev *qdev)
+{
+	return (qdev->cap0 & QRNIC_CAP0_RC) && (qdev->cap0 & QRNIC_CAP0_UC);
 }
 
 enum qrnic_mmap_type {

@@ -5,7 +5,8 @@
  * page 0; poll_cq reads CQEs from the CQ ring in host memory and
  * req_notify_cq arms the CQ.  User space does all of this itself.  UD and
  * GSI send WQEs carry the AH's address vector in place of the RDMA fields;
- * their receive completions have the GRH in front of the data.
+ * their receive completions have the GRH in front of the data.  UC QPs
+ * send SEND and RDMA WRITE (with immediate) only.
  */
 #include <linux/io-64-nonatomic-lo-hi.h>
 #include <rdma/ib_verbs.h>
@@ -108,6 +109,14 @@ static int qrnic_build_ud(const struct ib_send_wr *wr, struct qrnic_sq_wqe *hdr)
 	return 0;
 }
 
+/* UC: no RDMA READ or atomics. */
+static bool qrnic_uc_opcode_ok(enum ib_wr_opcode opcode)
+{
+	return opcode == IB_WR_SEND || opcode == IB_WR_SEND_WITH_IMM ||
+	       opcode == IB_WR_RDMA_WRITE ||
+	       opcode == IB_WR_RDMA_WRITE_WITH_IMM;
+}
+
 /* Build one send WQE in buf; returns its length in bytes or -errno. */
 static int qrnic_build_send(struct qrnic_dev *qdev, struct qrnic_qp *qp,
 			    const struct ib_send_wr *wr, u64 *buf)
@@ -117,10 +126,13 @@ static int qrnic_build_send(struct qrnic_dev *qdev, struct qrnic_qp *qp,
 	bool atomic = false;
 	int ret;
 
-	if (qp->qp_type != QRNIC_QPT_RC) {
+	if (qp->qp_type == QRNIC_QPT_UD || qp->qp_type == QRNIC_QPT_GSI) {
 		ret = qrnic_build_ud(wr, hdr);
 		if (ret)
 			return ret;
+	} else if (qp->qp_type == QRNIC_QPT_UC &&
+		   !qrnic_uc_opcode_ok(wr->opcode)) {
+		return -EINVAL;
 	}
 	switch (wr->opcode) {
 	case IB_WR_RDMA_WRITE_WITH_IMM:
@@ -305,7 +317,8 @@ static bool qrnic_cqe_to_wc(struct qrnic_dev *qdev, const struct qrnic_cqe *c,
 	if (qp) {
 		qrnic_wq_complete(qp, c->flags & QRNIC_CQE_F_SEND ?
 				  &qp->sq : &qp->rq, c->wqe_idx);
-		ud_recv = qp->qp_type != QRNIC_QPT_RC &&
+		ud_recv = (qp->qp_type == QRNIC_QPT_UD ||
+			   qp->qp_type == QRNIC_QPT_GSI) &&
 			  !(c->flags & QRNIC_CQE_F_SEND);
 	}
 	xa_unlock(&qdev->qp_xa);

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * qrnic queue pairs (RC, UD and the GSI QP): sizing, queue memory, creation
- * and destruction, async events.  The GSI QP (QP1, ib_mad's) is kernel only
- * and the device allows one; UD and GSI QPs need QRNIC_CAP0_UD.
+ * qrnic queue pairs (RC, UC, UD and the GSI QP): sizing, queue memory,
+ * creation and destruction, async events.  The GSI QP (QP1, ib_mad's) is
+ * kernel only and the device allows one; UD and GSI QPs need
+ * QRNIC_CAP0_UD, UC QPs QRNIC_CAP0_UC.
  *
  * A QP's send and receive rings live in a slice of BAR4 (SQ pages, then RQ
  * pages).  A user QP's slice is mapped into its process through an mmap
@@ -165,6 +166,10 @@ static int qrnic_qp_check_attr(struct qrnic_dev *qdev,
 {
 	switch (init_attr->qp_type) {
 	case IB_QPT_RC:
+		break;
+	case IB_QPT_UC:
+		if (!qrnic_has_uc(qdev))
+			return -EOPNOTSUPP;
 		break;
 	case IB_QPT_UD:
 		if (!qrnic_has_ud(qdev))

@@ -4,8 +4,9 @@
  * struct ib_qp_attr and the device's struct qrnic_qp_attr block.  The
  * device checks transitions and values as well; the driver refuses what it
  * can tell is wrong before asking.  UD and GSI QPs have a Q_Key and no
- * path (AV, MTU, PSNs of the responder, retries): the IBTA rules of their
- * type keep those out of the mask.
+ * path (AV, MTU, PSNs of the responder, retries), UC QPs a path without
+ * retries or RDMA READ/atomic resources: the IBTA rules of their type keep
+ * those out of the mask.
  */
 #include <linux/dma-mapping.h>
 #include <linux/etherdevice.h>
@@ -203,7 +204,7 @@ static void qrnic_attr_from_hw(struct qrnic_qp *qp,
 	attr->cap.max_recv_sge = qp->max_recv_sge;
 	attr->cap.max_inline_data = qp->max_inline;
 
-	if (qp->qp_type == QRNIC_QPT_RC) {
+	if (qp->qp_type == QRNIC_QPT_RC || qp->qp_type == QRNIC_QPT_UC) {
 		attr->ah_attr.type = RDMA_AH_ATTR_TYPE_ROCE;
 		rdma_ah_set_port_num(&attr->ah_attr, QRNIC_PORT);
 		memcpy(dgid.raw, a->dgid, sizeof(dgid.raw));

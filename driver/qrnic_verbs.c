@@ -5,7 +5,7 @@
  * page, QP queue memory), PDs, and registration.  The RC verbs (CQ, MR, QP,
  * kernel data path, counters) live in their own files and are offered when
  * the device has QRNIC_CAP0_RC; UD and GSI QPs, AHs and with them MADs and
- * the CM when it has QRNIC_CAP0_UD as well.
+ * the CM when it has QRNIC_CAP0_UD as well; UC QPs with QRNIC_CAP0_UC.
  */
 #include <linux/etherdevice.h>
 #include <net/addrconf.h>
