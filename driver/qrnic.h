@@ -142,6 +142,7 @@ struct qrnic_dev {
 	struct qrnic_qmem qmem;
 	struct xarray cq_xa;		/* cqn -> struct qrnic_cq */
 	struct xarray qp_xa;		/* qpn -> struct qrnic_qp */
+	struct xarray srq_xa;		/* srqn -> struct qrnic_srq */
 	atomic_t num_ah;		/* software AHs, <= QRNIC_MAX_AH */
 
 	/* Ethernet */

@@ -40,6 +40,10 @@ static const char * const qrnic_cmd_names[] = {
 	[QRNIC_CMD_QUERY_QP]		= "QUERY_QP",
 	[QRNIC_CMD_DESTROY_QP]		= "DESTROY_QP",
 	[QRNIC_CMD_QUERY_STATS]		= "QUERY_STATS",
+	[QRNIC_CMD_CREATE_SRQ]		= "CREATE_SRQ",
+	[QRNIC_CMD_MODIFY_SRQ]		= "MODIFY_SRQ",
+	[QRNIC_CMD_QUERY_SRQ]		= "QUERY_SRQ",
+	[QRNIC_CMD_DESTROY_SRQ]		= "DESTROY_SRQ",
 };
 
 static const char *qrnic_cmd_name(u8 opcode)

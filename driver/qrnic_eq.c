@@ -2,7 +2,8 @@
 /*
  * qrnic event queues: ring helpers shared by all EQs, and vector 0, which
  * serves admin completions (hard irq) and the async event queue (irq
- * thread, because reporting an event to ib_core may sleep).
+ * thread, because reporting an event to ib_core may sleep): link, QP, CQ
+ * and SRQ events.
  */
 #include <linux/dma-mapping.h>
 #include <linux/interrupt.h>
@@ -129,6 +130,9 @@ static irqreturn_t qrnic_async_thread(int irq, void *data)
 			break;
 		case QRNIC_EVENT_CQ_ERR:
 			qrnic_cq_async_event(qdev, eqe->data0);
+			break;
+		case QRNIC_EVENT_SRQ_LIMIT:
+			qrnic_srq_async_event(qdev, eqe->data0);
 			break;
 		default:
 			dev_dbg(&qdev->pdev->dev,

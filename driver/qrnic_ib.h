@@ -19,6 +19,9 @@
 /* AHs are software only; this bounds how many there may be. */
 #define QRNIC_MAX_AH		BIT(20)
 
+/* SRQ numbers are 1..1023 (docs/hardware.md, "Shared receive queues"). */
+#define QRNIC_MAX_SRQ		1023
+
 /* What a receive WQE of the largest stride holds. */
 #define QRNIC_MAX_RECV_SGE	(((1U << QRNIC_RQ_MAX_LOG_STRIDE) - \
 				  sizeof(struct qrnic_rq_wqe)) / \
@@ -80,6 +83,12 @@ static inline bool qrnic_has_ud(const struct qrnic_dev *qdev)
 	return (qdev->cap0 & QRNIC_CAP0_RC) && (qdev->cap0 & QRNIC_CAP0_UD);
 }
 
+/* Shared receive queues: QRNIC_CAP0_SRQ on top of the RC verbs. */
+static inline bool qrnic_has_srq(const struct qrnic_dev *qdev)
+{
+	return (qdev->cap0 & QRNIC_CAP0_RC) && (qdev->cap0 & QRNIC_CAP0_SRQ);
+}
+
 /* UC QPs: QRNIC_CAP0_UC on top of the RC verbs. */
 static inline bool qrnic_has_uc(const struct qrnic_dev *qdev)
 {
@@ -88,7 +97,7 @@ static inline bool qrnic_has_uc(const struct qrnic_dev *qdev)
 
 enum qrnic_mmap_type {
 	QRNIC_MMAP_DB,		/* a doorbell page in BAR2, uncached */
-	QRNIC_MMAP_QMEM,	/* a QP's queue memory in BAR4, write-combining */
+	QRNIC_MMAP_QMEM,	/* a QP's or SRQ's queue memory in BAR4, WC */
 };
 
 struct qrnic_user_mmap_entry {
@@ -132,9 +141,9 @@ struct qrnic_mr {
 	u32 key;
 };
 
-/* One work queue of a QP; kernel QPs post through buf. */
+/* One work queue of a QP, or an SRQ's ring; kernel ones post through buf. */
 struct qrnic_wq {
-	void __iomem *buf;		/* kernel QP: its slot 0 in BAR4 */
+	void __iomem *buf;		/* kernel queue: its slot 0 in BAR4 */
 	u32 offset;			/* BAR4 byte offset (SQ: the slice's) */
 	u32 bytes;			/* whole pages */
 	u8 log_depth;
@@ -143,12 +152,31 @@ struct qrnic_wq {
 	u16 tail;			/* oldest slot not yet completed */
 };
 
+/*
+ * A shared receive queue.  Its QPs' receive completions arrive in any
+ * order: a kernel SRQ marks completed slots in done and moves wq.tail over
+ * consecutive ones, so a slot is posted again only once it and every slot
+ * before it have completed.
+ */
+struct qrnic_srq {
+	struct ib_srq ibsrq;
+	u32 srqn;
+	struct qrnic_wq wq;		/* pi, tail: kernel SRQ only */
+	u32 max_sge;			/* what a WQE really holds */
+	unsigned long *done;		/* kernel SRQ: completed slots */
+	struct rdma_user_mmap_entry *qmem_entry;	/* user SRQ */
+	spinlock_t lock;		/* kernel post path, pi, tail, done */
+	refcount_t refcnt;		/* lookups from event handlers */
+	struct completion free;
+};
+
 struct qrnic_qp {
 	struct ib_qp ibqp;
 	u32 qpn;
 	u8 qp_type;			/* QRNIC_QPT_* (= IB_QPT_*) */
 	struct qrnic_wq sq;
-	struct qrnic_wq rq;
+	struct qrnic_wq rq;		/* none (0 bytes) with an SRQ */
+	struct qrnic_srq *srq;		/* receives from it, or NULL */
 	u32 qmem_len;			/* the slice: SQ pages, then RQ pages */
 	struct rdma_user_mmap_entry *qmem_entry;	/* user QP */
 	u32 max_send_sge;		/* what the queues really hold */
@@ -194,6 +222,11 @@ static inline struct qrnic_mr *to_qmr(struct ib_mr *mr)
 static inline struct qrnic_qp *to_qqp(struct ib_qp *qp)
 {
 	return container_of(qp, struct qrnic_qp, ibqp);
+}
+
+static inline struct qrnic_srq *to_qsrq(struct ib_srq *srq)
+{
+	return container_of(srq, struct qrnic_srq, ibsrq);
 }
 
 static inline struct qrnic_ah *to_qah(struct ib_ah *ah)
@@ -269,13 +302,26 @@ int qrnic_destroy_ah(struct ib_ah *ibah, u32 flags);
 int qrnic_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *ah_attr);
 
 /* qrnic_qp.c */
+int qrnic_wq_log_depth(struct qrnic_dev *qdev, u32 wr, u8 *log);
+void qrnic_wq_init(struct qrnic_wq *wq, u8 log_depth, u8 log_stride);
 int qrnic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 		    struct ib_udata *udata);
 int qrnic_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
 void qrnic_qp_async_event(struct qrnic_dev *qdev, u32 qpn,
 			  enum ib_event_type type);
 
+/* qrnic_srq.c: shared receive queues */
+int qrnic_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init_attr,
+		     struct ib_udata *udata);
+int qrnic_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
+		     enum ib_srq_attr_mask attr_mask, struct ib_udata *udata);
+int qrnic_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
+int qrnic_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
+void qrnic_srq_async_event(struct qrnic_dev *qdev, u32 srqn);
+
 /* qrnic_qp_attr.c */
+bool qrnic_qp_may_hold_srq_wqe(struct qrnic_qp *qp);
+int qrnic_qp_flush_srq_wqe(struct qrnic_qp *qp);
 int qrnic_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 		    int attr_mask, struct ib_udata *udata);
 int qrnic_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
@@ -286,6 +332,9 @@ int qrnic_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		    const struct ib_send_wr **bad_wr);
 int qrnic_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		    const struct ib_recv_wr **bad_wr);
+int qrnic_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
+			const struct ib_recv_wr **bad_wr);
+void qrnic_qp_erase_srq(struct qrnic_dev *qdev, struct qrnic_qp *qp);
 int qrnic_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
 int qrnic_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
 

@@ -199,6 +199,7 @@ static int qrnic_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	mutex_init(&qdev->link_lock);
 	xa_init_flags(&qdev->cq_xa, XA_FLAGS_LOCK_IRQ);
 	xa_init_flags(&qdev->qp_xa, XA_FLAGS_LOCK_IRQ);
+	xa_init_flags(&qdev->srq_xa, XA_FLAGS_LOCK_IRQ);
 
 	ret = pci_enable_device(pdev);
 	if (ret) {
@@ -302,6 +303,7 @@ err_disable:
 	pci_disable_device(pdev);
 err_dealloc:
 	pci_set_drvdata(pdev, NULL);
+	xa_destroy(&qdev->srq_xa);
 	xa_destroy(&qdev->qp_xa);
 	xa_destroy(&qdev->cq_xa);
 	mutex_destroy(&qdev->link_lock);
@@ -331,6 +333,7 @@ static void qrnic_remove(struct pci_dev *pdev)
 	pci_release_regions(pdev);
 	pci_disable_device(pdev);
 	pci_set_drvdata(pdev, NULL);
+	xa_destroy(&qdev->srq_xa);
 	xa_destroy(&qdev->qp_xa);
 	xa_destroy(&qdev->cq_xa);
 	mutex_destroy(&qdev->link_lock);

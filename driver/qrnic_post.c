@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * qrnic kernel data path: post_send and post_recv write WQEs into the QP's
- * rings in queue memory (BAR4, write-combining) and ring the doorbell on
- * page 0; poll_cq reads CQEs from the CQ ring in host memory and
- * req_notify_cq arms the CQ.  User space does all of this itself.  UD and
- * GSI send WQEs carry the AH's address vector in place of the RDMA fields;
- * their receive completions have the GRH in front of the data.  UC QPs
- * send SEND and RDMA WRITE (with immediate) only.
+ * qrnic kernel data path: post_send, post_recv and post_srq_recv write
+ * WQEs into the QP's or SRQ's rings in queue memory (BAR4,
+ * write-combining) and ring the doorbell on page 0; poll_cq reads CQEs
+ * from the CQ ring in host memory and req_notify_cq arms the CQ.  User
+ * space does all of this itself.  UD and GSI send WQEs carry the AH's
+ * address vector in place of the RDMA fields; their receive completions
+ * have the GRH in front of the data.  UC QPs send SEND and RDMA WRITE
+ * (with immediate) only.  SRQ receive completions free SRQ slots, which
+ * the SRQ reuses in ring order once every slot before them is free too.
  */
 #include <linux/io-64-nonatomic-lo-hi.h>
 #include <rdma/ib_verbs.h>
@@ -44,15 +46,18 @@ static void qrnic_wq_write(struct qrnic_wq *wq, const u64 *wqe, u32 len)
 	wq->pi++;
 }
 
-/* Tell the device about the WQEs written since pi was start, if any. */
-static void qrnic_wq_doorbell(struct qrnic_dev *qdev, struct qrnic_qp *qp,
+/*
+ * Tell the device about the WQEs written since pi was start, if any: qn is
+ * the QP's or SRQ's number, db the doorbell's offset.
+ */
+static void qrnic_wq_doorbell(struct qrnic_dev *qdev, u32 qn,
 			      struct qrnic_wq *wq, u16 start, u32 db)
 {
 	if (wq->pi == start)
 		return;
 	/* The WQEs (write-combining) before the doorbell. */
 	wmb();
-	writeq(qp->qpn | (u64)wq->pi << 32, qdev->db + db);
+	writeq(qn | (u64)wq->pi << 32, qdev->db + db);
 }
 
 static void qrnic_copy_sges(struct qrnic_sge *sge, const struct ib_sge *sg,
@@ -212,7 +217,7 @@ int qrnic_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		}
 		qrnic_wq_write(&qp->sq, buf, len);
 	}
-	qrnic_wq_doorbell(qdev, qp, &qp->sq, start, QRNIC_DB_SQ);
+	qrnic_wq_doorbell(qdev, qp->qpn, &qp->sq, start, QRNIC_DB_SQ);
 out:
 	spin_unlock_irqrestore(&qp->lock, flags);
 	if (ret)
@@ -220,17 +225,43 @@ out:
 	return ret;
 }
 
+/*
+ * Write one receive WQE into an RQ or SRQ ring; -errno if the ring is full
+ * or the WR has too many SGEs.
+ */
+static int qrnic_write_recv(struct qrnic_wq *wq, u32 max_sge,
+			    const struct ib_recv_wr *wr)
+{
+	u64 buf[QRNIC_RQ_MAX_STRIDE / sizeof(u64)];
+	struct qrnic_rq_wqe *hdr = (struct qrnic_rq_wqe *)buf;
+	struct qrnic_sge *sge = (struct qrnic_sge *)(hdr + 1);
+
+	if (qrnic_wq_full(wq))
+		return -ENOMEM;
+	if (wr->num_sge < 0 || wr->num_sge > max_sge)
+		return -EINVAL;
+	memset(buf, 0, 1U << wq->log_stride);
+	hdr->wr_id = wr->wr_id;
+	hdr->num_sge = wr->num_sge;
+	qrnic_copy_sges(sge, wr->sg_list, wr->num_sge);
+	qrnic_wq_write(wq, buf, sizeof(*hdr) + wr->num_sge * sizeof(*sge));
+	return 0;
+}
+
 int qrnic_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		    const struct ib_recv_wr **bad_wr)
 {
 	struct qrnic_dev *qdev = to_qdev(ibqp->device);
 	struct qrnic_qp *qp = to_qqp(ibqp);
-	u64 buf[QRNIC_RQ_MAX_STRIDE / sizeof(u64)];
-	struct qrnic_rq_wqe *hdr = (struct qrnic_rq_wqe *)buf;
-	struct qrnic_sge *sge = (struct qrnic_sge *)(hdr + 1);
 	unsigned long flags;
 	int ret = 0;
 	u16 start;
+
+	/* A QP with an SRQ has no RQ of its own. */
+	if (qp->srq) {
+		*bad_wr = wr;
+		return -EINVAL;
+	}
 
 	spin_lock_irqsave(&qp->lock, flags);
 	start = qp->rq.pi;
@@ -239,22 +270,11 @@ int qrnic_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		goto out;
 	}
 	for (; wr; wr = wr->next) {
-		if (qrnic_wq_full(&qp->rq)) {
-			ret = -ENOMEM;
+		ret = qrnic_write_recv(&qp->rq, qp->max_recv_sge, wr);
+		if (ret)
 			break;
-		}
-		if (wr->num_sge < 0 || wr->num_sge > qp->max_recv_sge) {
-			ret = -EINVAL;
-			break;
-		}
-		memset(buf, 0, 1U << qp->rq.log_stride);
-		hdr->wr_id = wr->wr_id;
-		hdr->num_sge = wr->num_sge;
-		qrnic_copy_sges(sge, wr->sg_list, wr->num_sge);
-		qrnic_wq_write(&qp->rq, buf,
-			       sizeof(*hdr) + wr->num_sge * sizeof(*sge));
 	}
-	qrnic_wq_doorbell(qdev, qp, &qp->rq, start, QRNIC_DB_RQ);
+	qrnic_wq_doorbell(qdev, qp->qpn, &qp->rq, start, QRNIC_DB_RQ);
 out:
 	spin_unlock_irqrestore(&qp->lock, flags);
 	if (ret)
@@ -262,17 +282,51 @@ out:
 	return ret;
 }
 
-/* The CQE at ci if the device has written it, else NULL. */
-static struct qrnic_cqe *qrnic_cq_next(struct qrnic_cq *cq)
+int qrnic_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
+			const struct ib_recv_wr **bad_wr)
 {
-	struct qrnic_cqe *cqe = &cq->ring[cq->ci & ((1U << cq->log_depth) - 1)];
-	u32 phase = !((cq->ci >> cq->log_depth) & 1);
+	struct qrnic_dev *qdev = to_qdev(ibsrq->device);
+	struct qrnic_srq *srq = to_qsrq(ibsrq);
+	unsigned long flags;
+	int ret = 0;
+	u16 start;
+
+	if (!srq->done) {	/* a user SRQ */
+		*bad_wr = wr;
+		return -EINVAL;
+	}
+
+	spin_lock_irqsave(&srq->lock, flags);
+	start = srq->wq.pi;
+	for (; wr; wr = wr->next) {
+		ret = qrnic_write_recv(&srq->wq, srq->max_sge, wr);
+		if (ret)
+			break;
+	}
+	qrnic_wq_doorbell(qdev, srq->srqn, &srq->wq, start, QRNIC_DB_SRQ);
+	spin_unlock_irqrestore(&srq->lock, flags);
+	if (ret)
+		*bad_wr = wr;
+	return ret;
+}
+
+/* The CQE at index i (free running) if the device has written it. */
+static struct qrnic_cqe *qrnic_cq_entry(struct qrnic_cq *cq, u32 i)
+{
+	struct qrnic_cqe *cqe = &cq->ring[i & ((1U << cq->log_depth) - 1)];
+	u32 phase = !((i >> cq->log_depth) & 1);
 
 	/* Only bit 0: UD receives have the source QPN above it. */
 	if ((READ_ONCE(cqe->owner) & QRNIC_CQE_PHASE) != phase)
 		return NULL;
 	dma_rmb();	/* the rest of the entry after its phase bit */
 	return cqe;
+}
+
+/* The CQE at ci if the device has written it, else NULL. */
+static struct qrnic_cqe *qrnic_cq_next(struct qrnic_cq *cq)
+{
+	return qrnic_cq_entry(cq, cq->ci);
 }
 
 /*
@@ -289,6 +343,39 @@ static void qrnic_wq_complete(struct qrnic_qp *qp, struct qrnic_wq *wq,
 	if ((u16)(tail - wq->tail) <= (u16)(wq->pi - wq->tail))
 		wq->tail = tail;
 	spin_unlock(&qp->lock);
+}
+
+/*
+ * SRQ slot wqe_idx has completed: mark it, and move the tail over the
+ * completed slots that now follow it.  Interrupts off.
+ */
+static void qrnic_srq_complete(struct qrnic_srq *srq, u16 wqe_idx)
+{
+	struct qrnic_wq *wq = &srq->wq;
+	u32 mask = (1U << wq->log_depth) - 1;
+
+	if (!srq->done)		/* a user SRQ: not ours to track */
+		return;
+	spin_lock(&srq->lock);
+	/* Only slots posted and not yet free: a stray index changes nothing. */
+	if ((u16)(wqe_idx - wq->tail) < (u16)(wq->pi - wq->tail)) {
+		__set_bit(wqe_idx & mask, srq->done);
+		while (wq->tail != wq->pi &&
+		       __test_and_clear_bit(wq->tail & mask, srq->done))
+			wq->tail++;
+	}
+	spin_unlock(&srq->lock);
+}
+
+/* Free the SRQ slot of a receive completion, or the RQ/SQ slots up to it. */
+static void qrnic_cqe_complete(struct qrnic_qp *qp, const struct qrnic_cqe *c)
+{
+	if (c->flags & QRNIC_CQE_F_SEND)
+		qrnic_wq_complete(qp, &qp->sq, c->wqe_idx);
+	else if (c->flags & QRNIC_CQE_F_SRQ)
+		qrnic_srq_complete(qp->srq, c->wqe_idx);
+	else
+		qrnic_wq_complete(qp, &qp->rq, c->wqe_idx);
 }
 
 /*
@@ -315,12 +402,16 @@ static bool qrnic_cqe_to_wc(struct qrnic_dev *qdev, const struct qrnic_cqe *c,
 	xa_lock(&qdev->qp_xa);
 	qp = xa_load(&qdev->qp_xa, c->qpn);
 	if (qp) {
-		qrnic_wq_complete(qp, c->flags & QRNIC_CQE_F_SEND ?
-				  &qp->sq : &qp->rq, c->wqe_idx);
+		/* An SRQ CQE from a QP without one is a device bug: skip it. */
+		if ((c->flags & QRNIC_CQE_F_SRQ) && !qp->srq)
+			qp = NULL;
+		else
+			qrnic_cqe_complete(qp, c);
+	}
+	if (qp)
 		ud_recv = (qp->qp_type == QRNIC_QPT_UD ||
 			   qp->qp_type == QRNIC_QPT_GSI) &&
 			  !(c->flags & QRNIC_CQE_F_SEND);
-	}
 	xa_unlock(&qdev->qp_xa);
 	if (!qp)
 		return false;
@@ -370,6 +461,38 @@ int qrnic_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 		WRITE_ONCE(cq->rec->ci, cq->ci);
 	spin_unlock_irqrestore(&cq->lock, flags);
 	return n;
+}
+
+/*
+ * A kernel QP with an SRQ is being destroyed (the device has forgotten it):
+ * take it out of the qpn table and free the SRQ slots of its receive
+ * completions still in the receive CQ, both under that CQ's lock, so that
+ * each such completion is either polled with the QP known or counted
+ * here.  Polling drops them afterwards (their QP is unknown).
+ */
+void qrnic_qp_erase_srq(struct qrnic_dev *qdev, struct qrnic_qp *qp)
+{
+	struct qrnic_cq *cq = to_qcq(qp->ibqp.recv_cq);
+	const struct qrnic_cqe *cqe;
+	unsigned long flags;
+	u32 i, n;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	xa_lock(&qdev->qp_xa);
+	__xa_erase(&qdev->qp_xa, qp->qpn);
+	xa_unlock(&qdev->qp_xa);
+
+	n = 1U << cq->log_depth;
+	for (i = cq->ci; i != cq->ci + n; i++) {
+		cqe = qrnic_cq_entry(cq, i);
+		if (!cqe)
+			break;
+		if (cqe->qpn == qp->qpn &&
+		    (cqe->flags & (QRNIC_CQE_F_SRQ | QRNIC_CQE_F_SEND)) ==
+		    QRNIC_CQE_F_SRQ)
+			qrnic_srq_complete(qp->srq, cqe->wqe_idx);
+	}
+	spin_unlock_irqrestore(&cq->lock, flags);
 }
 
 int qrnic_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)

@@ -6,10 +6,10 @@
  * QRNIC_CAP0_UD, UC QPs QRNIC_CAP0_UC.
  *
  * A QP's send and receive rings live in a slice of BAR4 (SQ pages, then RQ
- * pages).  A user QP's slice is mapped into its process through an mmap
- * entry that owns the slice: the slice returns to the allocator only when
- * the entry's last reference goes (mmap_free), so pages an old mapping can
- * still reach are never given to anyone else.
+ * pages; a QP with an SRQ has no RQ).  A user QP's slice is mapped into its
+ * process through an mmap entry that owns the slice: the slice returns to
+ * the allocator only when the entry's last reference goes (mmap_free), so
+ * pages an old mapping can still reach are never given to anyone else.
  */
 #include <rdma/ib_user_verbs.h>
 #include <rdma/uverbs_ioctl.h>
@@ -24,7 +24,8 @@ struct qrnic_qp_sizes {
 	u8 log_rq_depth, log_rq_stride;
 };
 
-static int qrnic_qp_log_depth(struct qrnic_dev *qdev, u32 wr, u8 *log)
+/* log2 of a queue's depth for wr work requests (QP queues and SRQs). */
+int qrnic_wq_log_depth(struct qrnic_dev *qdev, u32 wr, u8 *log)
 {
 	u32 depth;
 
@@ -39,10 +40,11 @@ static int qrnic_qp_log_depth(struct qrnic_dev *qdev, u32 wr, u8 *log)
 
 /*
  * Queue geometry from the requested caps; the provider takes the result
- * from the create response rather than deriving it.
+ * from the create response rather than deriving it.  With an SRQ the
+ * receive caps are ignored (there is no RQ).
  */
 static int qrnic_qp_size(struct qrnic_dev *qdev, struct ib_qp_cap *cap,
-			 struct qrnic_qp_sizes *sz)
+			 bool has_rq, struct qrnic_qp_sizes *sz)
 {
 	u32 max_sge = min_t(u32, QRNIC_MAX_SGE, qdev->attr.max_sge);
 	u32 max_rsge = min_t(u32, QRNIC_MAX_RECV_SGE, qdev->attr.max_recv_sge);
@@ -50,12 +52,13 @@ static int qrnic_qp_size(struct qrnic_dev *qdev, struct ib_qp_cap *cap,
 	u32 sq_body, rq_body;
 	int ret;
 
-	if (cap->max_send_sge > max_sge || cap->max_recv_sge > max_rsge ||
+	if (cap->max_send_sge > max_sge ||
+	    (has_rq && cap->max_recv_sge > max_rsge) ||
 	    cap->max_inline_data > max_inline)
 		return -EINVAL;
-	ret = qrnic_qp_log_depth(qdev, cap->max_send_wr, &sz->log_sq_depth);
-	if (!ret)
-		ret = qrnic_qp_log_depth(qdev, cap->max_recv_wr,
+	ret = qrnic_wq_log_depth(qdev, cap->max_send_wr, &sz->log_sq_depth);
+	if (!ret && has_rq)
+		ret = qrnic_wq_log_depth(qdev, cap->max_recv_wr,
 					 &sz->log_rq_depth);
 	if (ret)
 		return ret;
@@ -64,8 +67,14 @@ static int qrnic_qp_size(struct qrnic_dev *qdev, struct ib_qp_cap *cap,
 				     max(cap->max_send_sge, 1U),
 			cap->max_inline_data);
 	sz->log_sq_stride = order_base_2(sizeof(struct qrnic_sq_wqe) + sq_body);
-	rq_body = sizeof(struct qrnic_sge) * max(cap->max_recv_sge, 1U);
-	sz->log_rq_stride = order_base_2(sizeof(struct qrnic_rq_wqe) + rq_body);
+	if (has_rq) {
+		rq_body = sizeof(struct qrnic_sge) * max(cap->max_recv_sge, 1U);
+		sz->log_rq_stride = order_base_2(sizeof(struct qrnic_rq_wqe) +
+						 rq_body);
+	} else {
+		sz->log_rq_depth = 0;
+		sz->log_rq_stride = 0;
+	}
 	if (sz->log_sq_stride > QRNIC_SQ_MAX_LOG_STRIDE ||
 	    sz->log_rq_stride > QRNIC_RQ_MAX_LOG_STRIDE)
 		return -EINVAL;
@@ -79,17 +88,17 @@ static void qrnic_qp_set_caps(struct qrnic_qp *qp, struct ib_qp_cap *cap)
 
 	qp->max_send_sge = min_t(u32, QRNIC_MAX_SGE,
 				 sq_room / sizeof(struct qrnic_sge));
-	qp->max_recv_sge = rq_room / sizeof(struct qrnic_sge);
+	qp->max_recv_sge = qp->srq ? 0 : rq_room / sizeof(struct qrnic_sge);
 	qp->max_inline = min_t(u32, QRNIC_MAX_INLINE, sq_room);
 
 	cap->max_send_wr = 1U << qp->sq.log_depth;
-	cap->max_recv_wr = 1U << qp->rq.log_depth;
+	cap->max_recv_wr = qp->srq ? 0 : 1U << qp->rq.log_depth;
 	cap->max_send_sge = qp->max_send_sge;
 	cap->max_recv_sge = qp->max_recv_sge;
 	cap->max_inline_data = qp->max_inline;
 }
 
-static void qrnic_wq_init(struct qrnic_wq *wq, u8 log_depth, u8 log_stride)
+void qrnic_wq_init(struct qrnic_wq *wq, u8 log_depth, u8 log_stride)
 {
 	wq->log_depth = log_depth;
 	wq->log_stride = log_stride;
@@ -116,6 +125,11 @@ static int qrnic_create_qp_cmd(struct qrnic_dev *qdev, struct qrnic_qp *qp,
 	cmd.create_qp.log_sq_stride = qp->sq.log_stride;
 	cmd.create_qp.log_rq_depth = qp->rq.log_depth;
 	cmd.create_qp.log_rq_stride = qp->rq.log_stride;
+	if (qp->srq) {
+		/* No RQ: offset and depth 0, the stride merely in range. */
+		cmd.create_qp.log_rq_stride = QRNIC_RQ_MIN_LOG_STRIDE;
+		cmd.create_qp.srqn = qp->srq->srqn;
+	}
 	return qrnic_aq_exec(qdev, &cmd, &qp->qpn, NULL);
 }
 
@@ -139,7 +153,7 @@ static int qrnic_qp_user_setup(struct qrnic_dev *qdev, struct qrnic_qp *qp,
 	resp.qmem_len = qp->qmem_len;
 	resp.qpn = qp->qpn;
 	resp.sq_offset = 0;
-	resp.rq_offset = qp->sq.bytes;
+	resp.rq_offset = qp->srq ? 0 : qp->sq.bytes;
 	resp.log_sq_depth = qp->sq.log_depth;
 	resp.log_sq_stride = qp->sq.log_stride;
 	resp.log_rq_depth = qp->rq.log_depth;
@@ -184,8 +198,15 @@ static int qrnic_qp_check_attr(struct qrnic_dev *qdev,
 	default:
 		return -EOPNOTSUPP;
 	}
-	if (init_attr->srq || init_attr->create_flags || init_attr->rwq_ind_tbl)
+	if (init_attr->create_flags || init_attr->rwq_ind_tbl)
 		return -EOPNOTSUPP;
+	if (init_attr->srq) {
+		if (!qrnic_has_srq(qdev) ||
+		    init_attr->srq->srq_type != IB_SRQT_BASIC)
+			return -EOPNOTSUPP;
+		if (init_attr->qp_type == IB_QPT_GSI)
+			return -EINVAL;
+	}
 	if (!init_attr->send_cq || !init_attr->recv_cq)
 		return -EINVAL;
 	if (udata) {
@@ -208,9 +229,10 @@ int qrnic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 	ret = qrnic_qp_check_attr(qdev, init_attr, udata);
 	if (ret)
 		return ret;
-	ret = qrnic_qp_size(qdev, &init_attr->cap, &sz);
+	ret = qrnic_qp_size(qdev, &init_attr->cap, !init_attr->srq, &sz);
 	if (ret)
 		return ret;
+	qp->srq = init_attr->srq ? to_qsrq(init_attr->srq) : NULL;
 
 	spin_lock_init(&qp->lock);
 	refcount_set(&qp->refcnt, 1);
@@ -219,7 +241,8 @@ int qrnic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 	qp->qp_type = init_attr->qp_type;	/* IB_QPT_* are QRNIC_QPT_* */
 	qp->sig_all = init_attr->sq_sig_type == IB_SIGNAL_ALL_WR;
 	qrnic_wq_init(&qp->sq, sz.log_sq_depth, sz.log_sq_stride);
-	qrnic_wq_init(&qp->rq, sz.log_rq_depth, sz.log_rq_stride);
+	if (!qp->srq)
+		qrnic_wq_init(&qp->rq, sz.log_rq_depth, sz.log_rq_stride);
 	qp->qmem_len = qp->sq.bytes + qp->rq.bytes;
 	if (qdev->attr.max_qp_qmem && qp->qmem_len > qdev->attr.max_qp_qmem)
 		return -EINVAL;
@@ -227,10 +250,12 @@ int qrnic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 	ret = qrnic_qmem_alloc(qdev, qp->qmem_len, &qp->sq.offset);
 	if (ret)
 		return ret;
-	qp->rq.offset = qp->sq.offset + qp->sq.bytes;
+	if (!qp->srq)
+		qp->rq.offset = qp->sq.offset + qp->sq.bytes;
 	if (!udata) {
 		qp->sq.buf = qdev->qmem.va + qp->sq.offset;
-		qp->rq.buf = qdev->qmem.va + qp->rq.offset;
+		if (!qp->srq)
+			qp->rq.buf = qdev->qmem.va + qp->rq.offset;
 	}
 	qrnic_qp_set_caps(qp, &init_attr->cap);
 
@@ -285,12 +310,23 @@ int qrnic_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	struct qrnic_qp *qp = to_qqp(ibqp);
 	int ret;
 
+	/* The SRQ WQE the QP may hold completes (flushed), not vanishes. */
+	if (qrnic_qp_may_hold_srq_wqe(qp))
+		qrnic_qp_flush_srq_wqe(qp);
+
 	ret = qrnic_aq_exec_handle(qdev, QRNIC_CMD_DESTROY_QP, qp->qpn);
 	if (qrnic_destroy_kept(ret))
 		return ret;
 
-	/* Lookups (CQ polling, async events) hold the xarray lock or a ref. */
-	xa_erase_irq(&qdev->qp_xa, qp->qpn);
+	/*
+	 * Lookups (CQ polling, async events) hold the xarray lock or a ref.
+	 * The SRQ slots of a kernel QP's unpolled receive completions are
+	 * freed as it leaves: polling will drop those completions.
+	 */
+	if (qp->srq && qp->sq.buf)
+		qrnic_qp_erase_srq(qdev, qp);
+	else
+		xa_erase_irq(&qdev->qp_xa, qp->qpn);
 	qrnic_qp_put(qp);
 	wait_for_completion(&qp->free);
 

@@ -135,23 +135,14 @@ static void qrnic_attr_to_hw(const struct ib_qp_attr *attr, int mask,
 		a->dest_qpn = attr->dest_qp_num;
 }
 
-int qrnic_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
-		    int attr_mask, struct ib_udata *udata)
+/* MODIFY_QP as checked; the cached state follows on success. */
+static int qrnic_modify_qp_cmd(struct qrnic_dev *qdev, struct qrnic_qp *qp,
+			       struct ib_qp_attr *attr, int attr_mask)
 {
-	struct qrnic_dev *qdev = to_qdev(ibqp->device);
 	struct qrnic_cmd cmd = { .opcode = QRNIC_CMD_MODIFY_QP };
-	struct qrnic_qp *qp = to_qqp(ibqp);
 	struct qrnic_attr_buf buf;
 	unsigned long flags;
 	int ret;
-
-	/* No driver data is defined for modify_qp. */
-	if (udata && udata->inlen &&
-	    !ib_is_udata_cleared(udata, 0, udata->inlen))
-		return -EOPNOTSUPP;
-	ret = qrnic_modify_check(qdev, qp, attr, attr_mask);
-	if (ret)
-		return ret;
 
 	ret = qrnic_attr_buf_alloc(qdev, &buf);
 	if (ret)
@@ -182,6 +173,65 @@ int qrnic_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	return 0;
 }
 
+/*
+ * An RC or UC QP with an SRQ holds the SRQ WQE of a message in progress
+ * (UC: also of a dropped one) in RTR and later states.  RESET and
+ * DESTROY_QP would lose it, and with it the SRQ slot for good (slots are
+ * reused in ring order), so the driver moves such a QP to ERR first: the
+ * device then completes the WQE with WR_FLUSH_ERR.  UD QPs take a WQE
+ * only for the datagram at hand.
+ */
+bool qrnic_qp_may_hold_srq_wqe(struct qrnic_qp *qp)
+{
+	u8 state;
+
+	if (!qp->srq || qp->qp_type == QRNIC_QPT_UD)
+		return false;
+	state = qrnic_qp_cached_state(qp);
+	return state == IB_QPS_RTR || state == IB_QPS_RTS ||
+	       state == IB_QPS_SQD || state == IB_QPS_SQE;
+}
+
+int qrnic_qp_flush_srq_wqe(struct qrnic_qp *qp)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+
+	return qrnic_modify_qp_cmd(to_qdev(qp->ibqp.device), qp, &attr,
+				   IB_QP_STATE);
+}
+
+int qrnic_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
+		    int attr_mask, struct ib_udata *udata)
+{
+	struct qrnic_dev *qdev = to_qdev(ibqp->device);
+	struct qrnic_qp *qp = to_qqp(ibqp);
+	int ret;
+
+	/* No driver data is defined for modify_qp. */
+	if (udata && udata->inlen &&
+	    !ib_is_udata_cleared(udata, 0, udata->inlen))
+		return -EOPNOTSUPP;
+	ret = qrnic_modify_check(qdev, qp, attr, attr_mask);
+	if (ret)
+		return ret;
+
+	if ((attr_mask & IB_QP_STATE) && attr->qp_state == IB_QPS_RESET &&
+	    qrnic_qp_may_hold_srq_wqe(qp)) {
+		/* Through ERR; an asserted current state is checked there. */
+		struct ib_qp_attr err = {
+			.qp_state = IB_QPS_ERR,
+			.cur_qp_state = attr->cur_qp_state,
+		};
+
+		ret = qrnic_modify_qp_cmd(qdev, qp, &err, IB_QP_STATE |
+					  (attr_mask & IB_QP_CUR_STATE));
+		if (ret)
+			return ret;
+		attr_mask &= ~IB_QP_CUR_STATE;
+	}
+	return qrnic_modify_qp_cmd(qdev, qp, attr, attr_mask);
+}
+
 static void qrnic_attr_from_hw(struct qrnic_qp *qp,
 			       const struct qrnic_qp_attr *a,
 			       struct ib_qp_attr *attr)
@@ -199,7 +249,7 @@ static void qrnic_attr_from_hw(struct qrnic_qp *qp,
 	attr->qp_access_flags = a->access_flags;
 	attr->qkey = a->qkey;
 	attr->cap.max_send_wr = 1U << qp->sq.log_depth;
-	attr->cap.max_recv_wr = 1U << qp->rq.log_depth;
+	attr->cap.max_recv_wr = qp->srq ? 0 : 1U << qp->rq.log_depth;
 	attr->cap.max_send_sge = qp->max_send_sge;
 	attr->cap.max_recv_sge = qp->max_recv_sge;
 	attr->cap.max_inline_data = qp->max_inline;
@@ -256,6 +306,7 @@ int qrnic_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	memset(init_attr, 0, sizeof(*init_attr));
 	init_attr->send_cq = ibqp->send_cq;
 	init_attr->recv_cq = ibqp->recv_cq;
+	init_attr->srq = ibqp->srq;
 	init_attr->cap = attr->cap;
 	init_attr->sq_sig_type = qp->sig_all ? IB_SIGNAL_ALL_WR :
 					       IB_SIGNAL_REQ_WR;

@@ -2,10 +2,11 @@
 /*
  * qrnic ib_device: RoCE v2 port on top of the qrnic net_device; device and
  * port queries, GID programming, user contexts and their mmaps (doorbell
- * page, QP queue memory), PDs, and registration.  The RC verbs (CQ, MR, QP,
- * kernel data path, counters) live in their own files and are offered when
- * the device has QRNIC_CAP0_RC; UD and GSI QPs, AHs and with them MADs and
- * the CM when it has QRNIC_CAP0_UD as well; UC QPs with QRNIC_CAP0_UC.
+ * page, QP and SRQ queue memory), PDs, and registration.  The RC verbs (CQ,
+ * MR, QP, kernel data path, counters) live in their own files and are
+ * offered when the device has QRNIC_CAP0_RC; UD and GSI QPs, AHs and with
+ * them MADs and the CM when it has QRNIC_CAP0_UD as well; SRQs with
+ * QRNIC_CAP0_SRQ, UC QPs with QRNIC_CAP0_UC.
  */
 #include <linux/etherdevice.h>
 #include <net/addrconf.h>
@@ -63,6 +64,11 @@ static int qrnic_query_device_verb(struct ib_device *ibdev,
 	attr->local_ca_ack_delay = 15;
 	if (qrnic_has_ud(qdev))
 		attr->max_ah = QRNIC_MAX_AH;
+	if (qrnic_has_srq(qdev)) {
+		attr->max_srq = QRNIC_MAX_SRQ;
+		attr->max_srq_wr = attr->max_qp_wr;
+		attr->max_srq_sge = attr->max_recv_sge;
+	}
 	return 0;
 }
 
@@ -301,7 +307,7 @@ out:
 
 /*
  * The entry's last reference is gone: no mapping reaches its pages any
- * more.  Only now may a QP's queue memory be handed out again.
+ * more.  Only now may a QP's or SRQ's queue memory be handed out again.
  */
 static void qrnic_mmap_free(struct rdma_user_mmap_entry *rdma_entry)
 {
@@ -409,6 +415,17 @@ static const struct ib_device_ops qrnic_ud_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_ah, qrnic_ah, ibah),
 };
 
+/* Shared receive queues, for devices with QRNIC_CAP0_SRQ (qrnic_has_srq()). */
+static const struct ib_device_ops qrnic_srq_ops = {
+	.create_srq		= qrnic_create_srq,
+	.destroy_srq		= qrnic_destroy_srq,
+	.modify_srq		= qrnic_modify_srq,
+	.post_srq_recv		= qrnic_post_srq_recv,
+	.query_srq		= qrnic_query_srq,
+
+	INIT_RDMA_OBJ_SIZE(ib_srq, qrnic_srq, ibsrq),
+};
+
 /* Called with link_lock held whenever link, carrier or netdev state moved. */
 void qrnic_ib_port_event(struct qrnic_dev *qdev)
 {
@@ -449,6 +466,8 @@ int qrnic_ib_register(struct qrnic_dev *qdev)
 		ib_set_device_ops(ibdev, &qrnic_rc_ops);
 	if (qrnic_has_ud(qdev))
 		ib_set_device_ops(ibdev, &qrnic_ud_ops);
+	if (qrnic_has_srq(qdev))
+		ib_set_device_ops(ibdev, &qrnic_srq_ops);
 
 	ret = ib_device_set_netdev(ibdev, qdev->netdev, QRNIC_PORT);
 	if (ret) {

@@ -1,0 +1,268 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * qrnic shared receive queues (QRNIC_CAP0_SRQ): creation, the limit,
+ * queries, destruction and the limit event.  An SRQ's ring lives in a
+ * slice of queue memory (BAR4) like a QP's RQ; a user SRQ's slice is
+ * mapped through an mmap entry that owns it, as for QPs.  A kernel SRQ
+ * keeps a bitmap of completed slots (see qrnic_post.c): receive
+ * completions of different QPs arrive in any order, and a slot is posted
+ * again only once it and every slot before it have completed.  The size
+ * is fixed at creation (no resize).
+ */
+#include <linux/bitmap.h>
+#include <rdma/ib_user_verbs.h>
+#include <rdma/uverbs_ioctl.h>
+
+#include <qrnic-abi.h>
+
+#include "qrnic.h"
+#include "qrnic_ib.h"
+
+static int qrnic_srq_check_attr(struct qrnic_dev *qdev,
+				struct ib_srq_init_attr *init_attr,
+				struct ib_udata *udata)
+{
+	u32 max_sge = min_t(u32, QRNIC_MAX_RECV_SGE, qdev->attr.max_recv_sge);
+
+	if (init_attr->srq_type != IB_SRQT_BASIC)
+		return -EOPNOTSUPP;
+	if (init_attr->attr.max_sge > max_sge)
+		return -EINVAL;
+	if (udata) {
+		if (udata->outlen < sizeof(struct qrnic_uresp_create_srq))
+			return -EINVAL;
+		if (udata->inlen && !ib_is_udata_cleared(udata, 0, udata->inlen))
+			return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
+static int qrnic_create_srq_cmd(struct qrnic_dev *qdev, struct qrnic_srq *srq,
+				u32 limit, u32 uctx)
+{
+	struct qrnic_cmd cmd = { .opcode = QRNIC_CMD_CREATE_SRQ };
+
+	cmd.create_srq.pdn = to_qpd(srq->ibsrq.pd)->pdn;
+	cmd.create_srq.uctx = uctx;
+	cmd.create_srq.offset = srq->wq.offset;
+	cmd.create_srq.log_depth = srq->wq.log_depth;
+	cmd.create_srq.log_stride = srq->wq.log_stride;
+	cmd.create_srq.limit = limit;
+	return qrnic_aq_exec(qdev, &cmd, &srq->srqn, NULL);
+}
+
+/* User SRQ: map the ring for the provider and tell it the geometry. */
+static int qrnic_srq_user_setup(struct qrnic_dev *qdev, struct qrnic_srq *srq,
+				struct ib_udata *udata)
+{
+	struct qrnic_uresp_create_srq resp = {};
+	struct qrnic_ucontext *uctx;
+
+	uctx = rdma_udata_to_drv_context(udata, struct qrnic_ucontext,
+					 ibucontext);
+	srq->qmem_entry = qrnic_mmap_entry_insert(&uctx->ibucontext,
+						  qdev->qmem_start +
+						  srq->wq.offset,
+						  srq->wq.bytes,
+						  QRNIC_MMAP_QMEM,
+						  &resp.qmem_mmap_key);
+	if (!srq->qmem_entry)
+		return -ENOMEM;
+
+	resp.qmem_len = srq->wq.bytes;
+	resp.srqn = srq->srqn;
+	resp.log_depth = srq->wq.log_depth;
+	resp.log_stride = srq->wq.log_stride;
+	resp.max_sge = srq->max_sge;
+	return ib_copy_to_udata(udata, &resp, sizeof(resp));
+}
+
+/* Give back the ring's slice, or leave that to the mmap entry owning it. */
+static void qrnic_srq_release_qmem(struct qrnic_dev *qdev,
+				   struct qrnic_srq *srq)
+{
+	if (srq->qmem_entry)
+		rdma_user_mmap_entry_remove(srq->qmem_entry);
+	else
+		qrnic_qmem_free(qdev, srq->wq.offset, srq->wq.bytes);
+	srq->qmem_entry = NULL;
+}
+
+int qrnic_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init_attr,
+		     struct ib_udata *udata)
+{
+	struct qrnic_dev *qdev = to_qdev(ibsrq->device);
+	struct qrnic_srq *srq = to_qsrq(ibsrq);
+	struct ib_srq_attr *attr = &init_attr->attr;
+	u32 body, room;
+	u8 log_depth;
+	int ret;
+
+	ret = qrnic_srq_check_attr(qdev, init_attr, udata);
+	if (ret)
+		return ret;
+	ret = qrnic_wq_log_depth(qdev, attr->max_wr, &log_depth);
+	if (ret)
+		return ret;
+	/* The limit arms the SRQ at creation; it must be below the depth. */
+	if (attr->srq_limit >= 1U << log_depth)
+		return -EINVAL;
+	body = sizeof(struct qrnic_sge) * max(attr->max_sge, 1U);
+	qrnic_wq_init(&srq->wq, log_depth,
+		      order_base_2(sizeof(struct qrnic_rq_wqe) + body));
+	if (qdev->attr.max_qp_qmem && srq->wq.bytes > qdev->attr.max_qp_qmem)
+		return -EINVAL;
+	room = (1U << srq->wq.log_stride) - sizeof(struct qrnic_rq_wqe);
+	srq->max_sge = room / sizeof(struct qrnic_sge);
+
+	spin_lock_init(&srq->lock);
+	refcount_set(&srq->refcnt, 1);
+	init_completion(&srq->free);
+
+	if (!udata) {
+		srq->done = bitmap_zalloc(1U << log_depth, GFP_KERNEL);
+		if (!srq->done)
+			return -ENOMEM;
+	}
+	ret = qrnic_qmem_alloc(qdev, srq->wq.bytes, &srq->wq.offset);
+	if (ret)
+		goto err_bitmap;
+	if (!udata)
+		srq->wq.buf = qdev->qmem.va + srq->wq.offset;
+
+	ret = qrnic_create_srq_cmd(qdev, srq, attr->srq_limit,
+				   qrnic_uctx_id(udata));
+	if (ret)
+		goto err_qmem;
+
+	ret = xa_insert_irq(&qdev->srq_xa, srq->srqn, srq, GFP_KERNEL);
+	if (ret) {
+		ibdev_err(&qdev->ibdev, "SRQ %u is already known: %d\n",
+			  srq->srqn, ret);
+		goto err_destroy;
+	}
+
+	if (udata) {
+		ret = qrnic_srq_user_setup(qdev, srq, udata);
+		if (ret)
+			goto err_erase;
+	}
+	attr->max_wr = 1U << log_depth;
+	attr->max_sge = srq->max_sge;
+	return 0;
+
+err_erase:
+	xa_erase_irq(&qdev->srq_xa, srq->srqn);
+err_destroy:
+	if (qrnic_destroy_kept(qrnic_aq_exec_handle(qdev, QRNIC_CMD_DESTROY_SRQ,
+						    srq->srqn))) {
+		/* The device still has the ring: never hand it out again. */
+		bitmap_free(srq->done);
+		return ret;
+	}
+err_qmem:
+	qrnic_srq_release_qmem(qdev, srq);
+err_bitmap:
+	bitmap_free(srq->done);
+	srq->done = NULL;
+	return ret;
+}
+
+int qrnic_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
+		     enum ib_srq_attr_mask attr_mask, struct ib_udata *udata)
+{
+	struct qrnic_dev *qdev = to_qdev(ibsrq->device);
+	struct qrnic_cmd cmd = { .opcode = QRNIC_CMD_MODIFY_SRQ };
+	struct qrnic_srq *srq = to_qsrq(ibsrq);
+
+	/* No driver data is defined for modify_srq. */
+	if (udata && udata->inlen &&
+	    !ib_is_udata_cleared(udata, 0, udata->inlen))
+		return -EOPNOTSUPP;
+	/* The size is fixed (no IB_DEVICE_SRQ_RESIZE). */
+	if (attr_mask & ~IB_SRQ_LIMIT)
+		return -EINVAL;
+	if (!(attr_mask & IB_SRQ_LIMIT))
+		return 0;
+	if (attr->srq_limit >= 1U << srq->wq.log_depth)
+		return -EINVAL;
+
+	cmd.modify_srq.srqn = srq->srqn;
+	cmd.modify_srq.limit = attr->srq_limit;
+	return qrnic_aq_exec(qdev, &cmd, NULL, NULL);
+}
+
+int qrnic_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
+{
+	struct qrnic_dev *qdev = to_qdev(ibsrq->device);
+	struct qrnic_cmd cmd = { .opcode = QRNIC_CMD_QUERY_SRQ };
+	struct qrnic_srq *srq = to_qsrq(ibsrq);
+	u32 limit;
+	int ret;
+
+	cmd.query_srq.srqn = srq->srqn;
+	ret = qrnic_aq_exec(qdev, &cmd, &limit, NULL);
+	if (ret)
+		return ret;
+	attr->max_wr = 1U << srq->wq.log_depth;
+	attr->max_sge = srq->max_sge;
+	attr->srq_limit = limit;
+	return 0;
+}
+
+static void qrnic_srq_put(struct qrnic_srq *srq)
+{
+	if (refcount_dec_and_test(&srq->refcnt))
+		complete(&srq->free);
+}
+
+int qrnic_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
+{
+	struct qrnic_dev *qdev = to_qdev(ibsrq->device);
+	struct qrnic_srq *srq = to_qsrq(ibsrq);
+	int ret;
+
+	ret = qrnic_aq_exec_handle(qdev, QRNIC_CMD_DESTROY_SRQ, srq->srqn);
+	if (qrnic_destroy_kept(ret))
+		return ret;
+
+	/* No event handler reaches the SRQ once it is out and unreferenced. */
+	xa_erase_irq(&qdev->srq_xa, srq->srqn);
+	qrnic_srq_put(srq);
+	wait_for_completion(&srq->free);
+
+	qrnic_srq_release_qmem(qdev, srq);
+	bitmap_free(srq->done);
+	srq->done = NULL;
+	return 0;
+}
+
+static struct qrnic_srq *qrnic_srq_get(struct qrnic_dev *qdev, u32 srqn)
+{
+	unsigned long flags;
+	struct qrnic_srq *srq;
+
+	xa_lock_irqsave(&qdev->srq_xa, flags);
+	srq = xa_load(&qdev->srq_xa, srqn);
+	if (srq)
+		refcount_inc(&srq->refcnt);
+	xa_unlock_irqrestore(&qdev->srq_xa, flags);
+	return srq;
+}
+
+/* Async EQ: a take left fewer WQEs than the armed limit.  Process context. */
+void qrnic_srq_async_event(struct qrnic_dev *qdev, u32 srqn)
+{
+	struct qrnic_srq *srq = qrnic_srq_get(qdev, srqn);
+	struct ib_event ev = {};
+
+	if (!srq)
+		return;
+	if (srq->ibsrq.event_handler) {
+		ev.device = &qdev->ibdev;
+		ev.element.srq = &srq->ibsrq;
+		ev.event = IB_EVENT_SRQ_LIMIT_REACHED;
+		srq->ibsrq.event_handler(&ev, srq->ibsrq.srq_context);
+	}
+	qrnic_srq_put(srq);
+}
