@@ -18,8 +18,14 @@
  * WQE's fields), a loopback cable and a guest rewriting queue memory under
  * the engine's reads.  CREATE_QP takes every QP type (RC, UD, GSI and UC
  * mostly, any value too), from the kernel or a user context, and
- * MODIFY_QP masks for UD and GSI QPs with a Q_Key.  The fake platform
- * checks the engine's invariants after every step.
+ * MODIFY_QP masks for UD and GSI QPs with a Q_Key.  Shared receive
+ * queues: CREATE_SRQ, MODIFY_SRQ, QUERY_SRQ and DESTROY_SRQ with their
+ * arguments from the input (PD, owner, queue memory, depth, stride,
+ * limit), CREATE_QP with an SRQ (one CREATE_SRQ returned, with or without
+ * an RQ of its own, or any srqn; chosen by bits of the type selector, so
+ * inputs keep their layout), SRQ doorbells and receive WQEs posted to an
+ * SRQ (WQE ctl bit 4).  The fake platform checks the engine's invariants
+ * after every step.
  *
  * Input: flags (1: no bring-up, 2: loopback cable, 4: link down,
  * 8: hostile guest), then operations (OP_*).
@@ -73,7 +79,7 @@ enum {
 #define F_LINK_DOWN     4
 #define F_HOSTILE       8
 
-enum { H_EQ, H_CQ, H_PD, H_UCTX, H_MR, H_QP, H_NUM };
+enum { H_EQ, H_CQ, H_PD, H_UCTX, H_MR, H_QP, H_SRQ, H_NUM };
 
 static const uint8_t my_mac[6] = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 };
 static const uint8_t my_gid[16] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff,
@@ -124,6 +130,8 @@ static struct {
     uint32_t nh[H_NUM];
     uint32_t scratch;
     uint64_t slot_iova[1u << AQ_LOG];  /* REG_MR in that AQ slot */
+    uint8_t slot_log[1u << AQ_LOG];     /* CREATE_SRQ in that AQ slot */
+    uint8_t srq_log[NH];                /* an SRQ handle's log depth */
     uint64_t eth_base[2];       /* tx, rx ring of the last ETH_SETUP */
     uint8_t eth_log[2];
 } st;
@@ -204,6 +212,9 @@ static void add_handle(int kind, uint32_t v, uint64_t iova)
     st.h[kind][i] = v;
     if (kind == H_MR) {
         st.mr_iova[i] = iova;
+    }
+    if (kind == H_SRQ) {
+        st.srq_log[i] = (uint8_t)iova;
     }
 }
 
@@ -290,6 +301,10 @@ static void collect(void)
                 add_handle(H_MR, r0, st.slot_iova[st.aq_ci &
                                                  ((1u << AQ_LOG) - 1)]);
                 break;
+            case QRNIC_CMD_CREATE_SRQ:
+                add_handle(H_SRQ, r0, st.slot_log[st.aq_ci &
+                                                  ((1u << AQ_LOG) - 1)]);
+                break;
             default:
                 break;
             }
@@ -306,6 +321,7 @@ static void admin(const uint8_t *cmd, uint8_t ctl)
 
     st.slot_iova[slot] = qrnic_ld64(cmd + offsetof(struct qrnic_cmd,
                                                    reg_mr.iova));
+    st.slot_log[slot] = cmd[offsetof(struct qrnic_cmd, create_srq.log_depth)];
     ram_write(AQ_SQ + slot * 64ull, cmd, 64);
     st.aq_pi++;
     qf_reg_write(&dev, QRNIC_REG_AQ_DB, st.aq_pi);
@@ -449,6 +465,50 @@ static void modify_attr(struct fz *f, uint8_t *a)
 static const uint8_t qp_types[4] = { QRNIC_QPT_RC, QRNIC_QPT_UD,
                                      QRNIC_QPT_GSI, QRNIC_QPT_UC };
 
+/*
+ * CREATE_QP's SRQ, from bits 2-6 of a type selector below 0x80 (bits 0-1
+ * pick the type): bits 2-3 SQ_NONE, SQ_ONLY (an SRQ handle, bits 4-6 pick
+ * it, and no RQ: rq_offset and log_rq_depth 0), SQ_WITH_RQ (the same, the
+ * RQ as the input says) or SQ_RAW (srqns[bits 4-6]).
+ */
+enum { SQ_NONE, SQ_ONLY, SQ_WITH_RQ, SQ_RAW };
+static const uint32_t srqns[8] = { 0x3ff, 0x400, 0xffffffffu, 0x1000001,
+                                   5, 0x401, 0x80000001u, 7 };
+
+static uint32_t srq_pick(uint8_t tsel)
+{
+    uint32_t n = st.nh[H_SRQ] < NH ? st.nh[H_SRQ] : NH;
+    uint8_t k = (uint8_t)((tsel >> 4) & 7);
+
+    if ((tsel >> 2) % 4 == SQ_RAW) {
+        return srqns[k];
+    }
+    return n ? st.h[H_SRQ][k % n] : 1u + k % 4;
+}
+
+/*
+ * An SRQ limit for an SRQ of 1 << log WQEs: none, one in range, the
+ * largest, the depth or more (refused); or (sel >= FZ_RAW) any.
+ */
+static uint32_t srq_limit(uint8_t sel, uint16_t v, uint8_t log)
+{
+    uint32_t depth = log < 31 ? 1u << log : 0x80000000u;
+
+    if (sel >= FZ_RAW) {
+        return (uint32_t)v << 16 | v;
+    }
+    switch (sel % 4) {
+    case 0:
+        return 0;
+    case 1:
+        return depth > 2 ? 1 + v % (depth - 1) : 1;
+    case 2:
+        return depth - 1;
+    default:
+        return depth + (sel & 4 ? v : 0);
+    }
+}
+
 static void op_admin(struct fz *f)
 {
     uint8_t c[QRNIC_CMD_SIZE], a[QRNIC_QP_ATTR_SIZE];
@@ -574,9 +634,9 @@ static void op_admin(struct fz *f)
         v8 = fz_u8(f);
         qrnic_st32(ARG(c, create_qp.rq_offset),
                    v8 < FZ_RAW ? (v8 % (QMEM_PAGES + 1)) * 4096u : v8 * 65u);
-        v8 = fz_u8(f);
-        *ARG(c, create_qp.qp_type) = v8 >= FZ_RAW ? v8 : v8 >= 0x80 ?
-                                     v8 & 0x0f : qp_types[v8 % 4];
+        s8 = fz_u8(f);
+        *ARG(c, create_qp.qp_type) = s8 >= FZ_RAW ? s8 : s8 >= 0x80 ?
+                                     s8 & 0x0f : qp_types[s8 % 4];
         *ARG(c, create_qp.flags) = fz_u8(f);
         v8 = fz_u8(f);
         *ARG(c, create_qp.log_sq_depth) = v8 < FZ_RAW ? v8 % 15 : v8;
@@ -586,6 +646,13 @@ static void op_admin(struct fz *f)
         *ARG(c, create_qp.log_rq_depth) = v8 < FZ_RAW ? v8 % 15 : v8;
         v8 = fz_u8(f);
         *ARG(c, create_qp.log_rq_stride) = v8 < FZ_RAW ? 4 + v8 % 5 : v8;
+        if (s8 < 0x80 && (s8 >> 2) % 4 != SQ_NONE) {
+            qrnic_st32(ARG(c, create_qp.srqn), srq_pick(s8));
+            if ((s8 >> 2) % 4 == SQ_ONLY) {
+                qrnic_st32(ARG(c, create_qp.rq_offset), 0);
+                *ARG(c, create_qp.log_rq_depth) = 0;
+            }
+        }
         break;
     case QRNIC_CMD_MODIFY_QP:
         qrnic_st32(ARG(c, modify_qp.qpn), f_handle(f, H_QP));
@@ -609,6 +676,36 @@ static void op_admin(struct fz *f)
         break;
     case QRNIC_CMD_DESTROY_QP:
         qrnic_st32(ARG(c, destroy_qp.qpn), f_handle(f, H_QP));
+        break;
+    case QRNIC_CMD_CREATE_SRQ:
+        qrnic_st32(ARG(c, create_srq.pdn), f_handle(f, H_PD));
+        qrnic_st32(ARG(c, create_srq.uctx), f_uctx(f));
+        v8 = fz_u8(f);
+        qrnic_st32(ARG(c, create_srq.offset),
+                   v8 < FZ_RAW ? (v8 % (QMEM_PAGES + 1)) * 4096u : v8 * 65u);
+        s8 = fz_u8(f);
+        s8 = s8 < FZ_RAW ? s8 % 16 : s8;
+        *ARG(c, create_srq.log_depth) = s8;
+        v8 = fz_u8(f);
+        *ARG(c, create_srq.log_stride) = v8 < FZ_RAW ? 4 + v8 % 5 : v8;
+        v8 = fz_u8(f);
+        v16 = fz_u16(f);
+        qrnic_st32(ARG(c, create_srq.limit), srq_limit(v8, v16, s8));
+        qrnic_st16(ARG(c, create_srq.rsvd), fz_u8(f) >= FZ_RAW);
+        break;
+    case QRNIC_CMD_MODIFY_SRQ: {
+        uint32_t slot;
+
+        qrnic_st32(ARG(c, modify_srq.srqn), handle(f, H_SRQ, &slot));
+        v8 = fz_u8(f);
+        v16 = fz_u16(f);
+        qrnic_st32(ARG(c, modify_srq.limit),
+                   srq_limit(v8, v16, slot < NH ? st.srq_log[slot] : 4));
+        break;
+    }
+    case QRNIC_CMD_QUERY_SRQ:
+    case QRNIC_CMD_DESTROY_SRQ:
+        qrnic_st32(ARG(c, destroy_srq.srqn), f_handle(f, H_SRQ));
         break;
     default:                        /* ALLOC_UCTX, ETH_TEARDOWN, unknown */
         break;
@@ -656,7 +753,7 @@ static void op_doorbell(struct fz *f)
 {
     static const uint16_t offs[] = {
         QRNIC_DB_SQ, QRNIC_DB_RQ, QRNIC_DB_CQ, QRNIC_DB_EQ, QRNIC_DB_ETH_TX,
-        QRNIC_DB_ETH_RX, 0x30, 0x14,
+        QRNIC_DB_ETH_RX, QRNIC_DB_SRQ, 0x14,
     };
     uint8_t psel = fz_u8(f), osel = fz_u8(f), flags = fz_u8(f);
     uint16_t idx = fz_u16(f), raw = fz_u16(f);
@@ -675,6 +772,9 @@ static void op_doorbell(struct fz *f)
         break;
     case QRNIC_DB_EQ:
         qn = f_handle(f, H_EQ);
+        break;
+    case QRNIC_DB_SRQ:
+        qn = f_handle(f, H_SRQ);
         break;
     default:
         f_handle(f, H_EQ);
@@ -850,18 +950,21 @@ static void op_frame(struct fz *f)
  * bits 0-1 the destination (the QP itself, QP 1, a QP handle (bits 8-10),
  * any QPN), 2-3 the Q_Key (the sender's own, the remote key, QP 1's, 0),
  * 4 an IPv6 GID (GID 1), 5-6 the source GID index, 7 a MAC not ours, 14 a
- * flow label wider than 20 bits.
+ * flow label wider than 20 bits.  With ctl bit 4 it is a receive WQE for
+ * an SRQ (stride 32) whose handle the QP handle's bytes pick, rung on
+ * DB_SRQ.
  */
 static void op_wqe(struct fz *f)
 {
     uint8_t ctl = fz_u8(f), page = fz_u8(f), slot = fz_u8(f);
-    uint32_t qpn = f_handle(f, H_QP), mslot;
+    bool srq = ctl & 0x10;
+    uint32_t qpn = f_handle(f, srq ? H_SRQ : H_QP), mslot;
     uint8_t opcode = fz_u8(f), flags = fz_u8(f), nsge = fz_u8(f);
     uint32_t key = handle(f, H_MR, &mslot), rslot;
     uint16_t off = fz_u16(f), len = fz_u16(f), roff = fz_u16(f);
     uint32_t rkey = handle(f, H_MR, &rslot);
     uint64_t riova = rslot < NH ? st.mr_iova[rslot] : 0;
-    bool rq = ctl & 1;
+    bool rq = (ctl & 1) || srq;
     uint32_t stride = rq ? 32 : 128;
     uint8_t *w = dev.qmem + (uint64_t)(page % QMEM_PAGES) * 4096 +
                  (uint64_t)slot * stride % 4096;
@@ -921,8 +1024,8 @@ static void op_wqe(struct fz *f)
         qrnic_st32(w + 76, key);
     }
     if (ctl & 2) {
-        qf_doorbell(&dev, 0, rq ? QRNIC_DB_RQ : QRNIC_DB_SQ,
-                    qpn | (uint64_t)(uint16_t)(slot + 1) << 32);
+        qf_doorbell(&dev, 0, srq ? QRNIC_DB_SRQ : rq ? QRNIC_DB_RQ :
+                    QRNIC_DB_SQ, qpn | (uint64_t)(uint16_t)(slot + 1) << 32);
     }
 }
 
@@ -1440,6 +1543,48 @@ static void connect(struct fzw *w, uint8_t qp, uint8_t dqp, uint8_t retry,
     a.max_rd = 4;
     c_modify(w, qp, 2, a);
 }
+
+/*
+ * CREATE_SRQ: PD handle, owner (-1: the kernel, else a context handle),
+ * queue memory page, log depth, stride (4 + n), limit (see srq_limit),
+ * reserved field (FZ_RAW and above: not 0).
+ */
+static void c_srq(struct fzw *w, uint8_t pd, int uc, uint8_t page,
+                  uint8_t log, uint8_t ls, uint8_t lsel, uint16_t lv,
+                  uint8_t rsvd)
+{
+    cmd(w, QRNIC_CMD_CREATE_SRQ, 0);
+    hd(w, pd);
+    uctx(w, uc);
+    fzw_u8(w, page);
+    fzw_u8(w, log);
+    fzw_u8(w, ls);
+    fzw_u8(w, lsel);
+    fzw_u16(w, lv);
+    fzw_u8(w, rsvd);
+}
+
+/* MODIFY_SRQ of the srq-th SRQ handle; the limit as srq_limit() says. */
+static void c_srq_limit(struct fzw *w, uint8_t srq, uint8_t lsel, uint16_t lv)
+{
+    cmd(w, QRNIC_CMD_MODIFY_SRQ, 0);
+    hd(w, srq);
+    fzw_u8(w, lsel);
+    fzw_u16(w, lv);
+}
+
+/* srq_limit() selectors */
+#define LIM_NONE        0
+#define LIM_IN          1           /* 1 + v % (depth - 1) */
+#define LIM_MAX         2           /* depth - 1 */
+#define LIM_DEPTH       3           /* depth: refused */
+#define LIM_RAW         FZ_RAW      /* v << 16 | v */
+/* A CREATE_QP type selector: type (0 RC, 1 UD, 2 GSI, 3 UC), SRQ mode
+ * (SQ_*) and which SRQ handle (or srqns[] entry). */
+#define TSRQ(t, mode, k) ((uint8_t)((t) | (mode) << 2 | (k) << 4))
+#define DB_SRQ_OFF      6           /* op_doorbell offs[] index */
+/* op_wqe ctl: a receive WQE for an SRQ, rung on DB_SRQ */
+#define WQE_SRQ_RING    0x13
 
 /* QP 0 (SQ page 0, RQ page 1) in RTS, connected to itself (dqp). */
 static void self_qp(struct fzw *w, uint8_t dqp, uint8_t retry, uint8_t mtu)
@@ -2382,4 +2527,224 @@ void fuzz_make_seeds(fz_emit_fn emit)
     BH(&w);
     c_query(&w, QRNIC_CMD_QUERY_STATS, GA_PAGE(30));
     emit("ud-self-traffic", &w);
+
+    /* ---- shared receive queues ---- */
+
+    /* SRQ commands: valid ones (kernel, user, with a limit, depth 1);
+     * refused: PD (none, a user's, the kernel's for a user), no such
+     * context, depth 2^15, a raw stride, limits at and past the depth,
+     * reserved bits, queue memory past the end, misaligned, on a QP's SQ,
+     * on another SRQ, too big; a QP on an SRQ's pages; MODIFY_SRQ and
+     * QUERY_SRQ of every kind; DESTROY_SRQ, DEALLOC_PD and DEALLOC_UCTX
+     * while in use; destroyed twice; a reset drops them. */
+    w.n = 0;
+    fzw_u8(&w, 0);
+    objects(&w);
+    cmd(&w, QRNIC_CMD_ALLOC_UCTX, 0);
+    c_pd(&w, 0);
+    c_cq(&w, 2, 25, 0, 1);
+    c_qp(&w, (struct qpargs){ .sq_page = 0, .rq_page = 1, .lsq = 4,
+                              .lss = 1, .lrq = 4, .lrs = 1 });
+    c_srq(&w, 0, -1, 8, 4, 1, LIM_NONE, 0, 0);              /* SRQ 0 */
+    c_srq(&w, 0, -1, 9, 3, 1, LIM_MAX, 0, 0);               /* 1: limit 7 */
+    c_srq(&w, 1, 0, 10, 2, 0, LIM_IN, 1, 0);                /* 2: user */
+    c_srq(&w, 0, -1, 11, 0, 0, LIM_NONE, 0, 0);             /* 3: depth 1 */
+    cmd(&w, QRNIC_CMD_CREATE_SRQ, 0);                       /* no such PD */
+    hd_raw(&w, 77);
+    uctx(&w, -1);
+    fzw_fill(&w, 0, 7);
+    c_srq(&w, 1, -1, 12, 2, 0, LIM_NONE, 0, 0);             /* a user's PD */
+    c_srq(&w, 0, 0, 12, 2, 0, LIM_NONE, 0, 0);              /* kernel PD */
+    cmd(&w, QRNIC_CMD_CREATE_SRQ, 0);                       /* no context */
+    hd(&w, 0);
+    fzw_u8(&w, 1);
+    hd_raw(&w, 9);
+    fzw_u8(&w, 12);
+    fzw_fill(&w, 0, 6);
+    c_srq(&w, 0, -1, 12, 15, 0, LIM_NONE, 0, 0);            /* 2^15 WQEs */
+    c_srq(&w, 0, -1, 12, 2, 0xf3, LIM_NONE, 0, 0);          /* stride */
+    c_srq(&w, 0, -1, 12, 2, 0, LIM_DEPTH, 0, 0);            /* limit 4 */
+    c_srq(&w, 0, -1, 12, 2, 0, LIM_DEPTH | 4, 100, 0);      /* limit 104 */
+    c_srq(&w, 0, -1, 12, 2, 0, LIM_RAW, 0x1234, 0);
+    c_srq(&w, 0, -1, 12, 2, 0, LIM_NONE, 0, 0xff);          /* reserved */
+    c_srq(&w, 0, -1, QMEM_PAGES, 2, 0, LIM_NONE, 0, 0);     /* past end */
+    c_srq(&w, 0, -1, 0xf1, 2, 0, LIM_NONE, 0, 0);           /* misaligned */
+    c_srq(&w, 0, -1, 0, 2, 0, LIM_NONE, 0, 0);              /* QP's SQ */
+    c_srq(&w, 0, -1, 8, 2, 0, LIM_NONE, 0, 0);              /* SRQ 0's */
+    c_srq(&w, 0, -1, 12, 14, 4, LIM_NONE, 0, 0);            /* 4 MiB */
+    c_qp(&w, (struct qpargs){ .sq_page = 9, .rq_page = 13, .lsq = 4,
+                              .lss = 1, .lrq = 4, .lrs = 1 });
+    c_srq_limit(&w, 0, LIM_IN, 5);                          /* 6 */
+    c_srq_limit(&w, 0, LIM_MAX, 0);                         /* 15 */
+    c_srq_limit(&w, 0, LIM_DEPTH, 0);                       /* 16 */
+    c_srq_limit(&w, 0, LIM_NONE, 0);
+    c_srq_limit(&w, 3, LIM_IN, 0);                          /* depth 1 */
+    c_srq_limit(&w, 3, LIM_MAX, 0);                         /* 0 */
+    c_srq_limit(&w, 0, LIM_RAW | 5, 3);
+    cmd(&w, QRNIC_CMD_MODIFY_SRQ, 0);
+    hd_raw(&w, 0x3ff);
+    fzw_fill(&w, 0, 3);
+    cmd(&w, QRNIC_CMD_MODIFY_SRQ, 0);
+    hd_raw(&w, 0);
+    fzw_fill(&w, 0, 3);
+    c_handle(&w, QRNIC_CMD_QUERY_SRQ, 1);
+    c_handle(&w, QRNIC_CMD_QUERY_SRQ, 2);
+    cmd(&w, QRNIC_CMD_QUERY_SRQ, 0);
+    hd_raw(&w, 0x400);
+    c_qp(&w, (struct qpargs){ .type = TSRQ(0, SQ_ONLY, 0), .sq_page = 2,
+                              .lsq = 4, .lss = 1, .lrs = 1 });  /* QP 1 */
+    c_handle(&w, QRNIC_CMD_DESTROY_SRQ, 0);                 /* in use */
+    c_handle(&w, QRNIC_CMD_DEALLOC_PD, 0);
+    c_handle(&w, QRNIC_CMD_DEALLOC_UCTX, 0);
+    c_query(&w, QRNIC_CMD_QUERY_RES, GA_PAGE(30));
+    c_handle(&w, QRNIC_CMD_DESTROY_QP, 1);
+    c_handle(&w, QRNIC_CMD_DESTROY_SRQ, 0);
+    c_handle(&w, QRNIC_CMD_DESTROY_SRQ, 0);                 /* twice */
+    c_handle(&w, QRNIC_CMD_DESTROY_SRQ, 2);
+    cmd(&w, QRNIC_CMD_DESTROY_SRQ, 0);
+    hd_raw(&w, 0xfffff);
+    c_query(&w, QRNIC_CMD_QUERY_RES, GA_PAGE(30));
+    RESET(&w, 1);
+    objects(&w);
+    c_srq(&w, 0, -1, 8, 4, 1, LIM_IN, 3, 0);
+    c_handle(&w, QRNIC_CMD_QUERY_SRQ, 0);
+    c_query(&w, QRNIC_CMD_QUERY_RES, GA_PAGE(30));
+    emit("srq-commands", &w);
+
+    /* CREATE_QP with an SRQ: RC, UD and UC on one (no RQ), GSI on one, an
+     * RQ as well (refused; with RQ offset and depth 0: taken), srqns
+     * nobody has, a user QP on the kernel's SRQ and the other way round, a
+     * user QP on its own; the RQ doorbell of a QP on an SRQ; SRQ doorbells:
+     * right, past the depth, any index, foreign and user pages, arm and
+     * high bits, 4 bytes; an SRQ destroyed under its QPs, then gone. */
+    w.n = 0;
+    fzw_u8(&w, 0);
+    objects(&w);
+    cmd(&w, QRNIC_CMD_ALLOC_UCTX, 0);
+    c_pd(&w, 0);
+    c_cq(&w, 2, 25, 0, 1);
+    c_srq(&w, 0, -1, 8, 4, 1, LIM_NONE, 0, 0);              /* SRQ 0 */
+    c_srq(&w, 1, 0, 9, 4, 1, LIM_NONE, 0, 0);               /* 1: user */
+    c_qp(&w, (struct qpargs){ .type = TSRQ(0, SQ_ONLY, 0), .sq_page = 0,
+                              .rq_page = 1, .lsq = 4, .lss = 1, .lrq = 4,
+                              .lrs = 1 });                  /* QP 0: RC */
+    c_qp(&w, (struct qpargs){ .type = TSRQ(1, SQ_ONLY, 0), .sq_page = 1,
+                              .lsq = 4, .lss = 1, .lrs = 1 });  /* 1: UD */
+    c_qp(&w, (struct qpargs){ .type = TSRQ(3, SQ_ONLY, 0), .sq_page = 2,
+                              .lsq = 4, .lss = 1, .lrs = 1 });  /* 2: UC */
+    c_qp(&w, (struct qpargs){ .type = TSRQ(2, SQ_ONLY, 0), .sq_page = 3,
+                              .lsq = 4, .lss = 1, .lrs = 1 });  /* GSI */
+    c_qp(&w, (struct qpargs){ .type = TSRQ(0, SQ_WITH_RQ, 0), .sq_page = 4,
+                              .rq_page = 5, .lsq = 2, .lrq = 2 });
+    c_qp(&w, (struct qpargs){ .type = TSRQ(0, SQ_WITH_RQ, 0), .sq_page = 4,
+                              .rq_page = 5, .lsq = 2 });        /* RQ off */
+    c_qp(&w, (struct qpargs){ .type = TSRQ(0, SQ_WITH_RQ, 0), .sq_page = 4,
+                              .lsq = 2, .lrq = 2 });            /* RQ log */
+    c_qp(&w, (struct qpargs){ .type = TSRQ(0, SQ_WITH_RQ, 0), .sq_page = 4,
+                              .lsq = 2, .lrs = 0xf1 });         /* stride */
+    c_qp(&w, (struct qpargs){ .type = TSRQ(0, SQ_WITH_RQ, 0), .sq_page = 4,
+                              .lsq = 2 });                      /* 3: taken */
+    for (i = 0; i < 8; i++) {
+        c_qp(&w, (struct qpargs){ .type = TSRQ(i % 4 == 2 ? 3 : 0, SQ_RAW, i),
+                                  .sq_page = 5, .lsq = 2 });
+    }
+    c_qp(&w, (struct qpargs){ .type = TSRQ(0, SQ_ONLY, 0), .pd = 1, .scq = 1,
+                              .rcq = 1, .uc = 1, .sq_page = 5,
+                              .lsq = 2 });          /* user QP, kernel SRQ */
+    c_qp(&w, (struct qpargs){ .type = TSRQ(0, SQ_ONLY, 1), .sq_page = 5,
+                              .lsq = 2 });          /* kernel QP, user SRQ */
+    c_qp(&w, (struct qpargs){ .type = TSRQ(3, SQ_ONLY, 1), .pd = 1, .scq = 1,
+                              .rcq = 1, .uc = 1, .sq_page = 5,
+                              .lsq = 2 });          /* 4: user UC on its own */
+    memset(&a, 0, sizeof(a));
+    a.state = QRNIC_QPS_INIT;
+    a.access = QRNIC_ACCESS_REMOTE_WRITE;
+    c_modify(&w, 0, 0, a);
+    o_db(&w, 0, 1, 0, 1, 0);                        /* RQ doorbell: none */
+    o_db(&w, 0, 0, 0, 1, 0);                        /* SQ doorbell: fine */
+    o_db(&w, 0, DB_SRQ_OFF, 0, 3, 0);               /* SRQ 0: 3 posted */
+    o_db(&w, 0, DB_SRQ_OFF, 0, 2, 0);               /* backwards */
+    o_db(&w, 0, DB_SRQ_OFF, 0, 20, 0);              /* past the depth */
+    o_db(&w, 0, DB_SRQ_OFF, 0, 19, 0);              /* exactly the depth */
+    o_db(&w, 0, DB_SRQ_OFF, 0, 0xffff, 0);
+    o_db(&w, 1, DB_SRQ_OFF, 0, 20, 0);              /* a user's page */
+    o_db(&w, 3, DB_SRQ_OFF, 0, 20, 0);              /* nobody's page */
+    o_db(&w, 1, DB_SRQ_OFF, 0, 4, 1);               /* user SRQ, its page */
+    o_db(&w, 0, DB_SRQ_OFF, 0, 5, 1);               /* ... page 0 */
+    o_db(&w, 0, DB_SRQ_OFF, 1, 20, 0);              /* arm bit */
+    o_db(&w, 0, DB_SRQ_OFF, 0xf0, 20, 0);           /* high bits */
+    o_db(&w, 0, DB_SRQ_OFF, 0xff, 20, 0);           /* 4 bytes */
+    fzw_u8(&w, OP_DOORBELL);                        /* SRQ nobody has */
+    fzw_u8(&w, 0);
+    fzw_u8(&w, DB_SRQ_OFF);
+    fzw_u8(&w, 0);
+    fzw_u16(&w, 1);
+    fzw_u16(&w, 0);
+    hd_raw(&w, 0x3ff);
+    c_handle(&w, QRNIC_CMD_DESTROY_SRQ, 0);         /* QPs 0-2 on it */
+    c_handle(&w, QRNIC_CMD_DESTROY_SRQ, 1);         /* QP 4 */
+    c_query(&w, QRNIC_CMD_QUERY_RES, GA_PAGE(30));
+    for (i = 0; i < 3; i++) {
+        c_handle(&w, QRNIC_CMD_DESTROY_QP, (uint8_t)i);
+    }
+    c_handle(&w, QRNIC_CMD_DESTROY_SRQ, 0);         /* QP 3 still on it */
+    c_handle(&w, QRNIC_CMD_DESTROY_QP, 3);
+    c_handle(&w, QRNIC_CMD_DESTROY_SRQ, 0);
+    c_qp(&w, (struct qpargs){ .type = TSRQ(0, SQ_ONLY, 0), .sq_page = 0,
+                              .lsq = 2 });          /* its SRQ is gone */
+    c_handle(&w, QRNIC_CMD_DEALLOC_PD, 0);          /* the MR uses it */
+    c_query(&w, QRNIC_CMD_QUERY_RES, GA_PAGE(30));
+    emit("srq-qps-doorbells", &w);
+
+    /* Traffic through an SRQ on the device's own receive path: an RC QP
+     * connected to itself and a UD QP on one SRQ of 8 (limit 3); a
+     * 3-packet SEND, a datagram to itself, WRITE_WITH_IMM (each takes a
+     * WQE: the limit event), more WQEs posted, the limit armed again,
+     * doorbells past the depth and on a wrong page, a SEND longer than its
+     * WQE (LOC_LEN_ERR, ERR: the SRQ's other WQEs stay for the UD QP), an
+     * empty SRQ (datagram dropped), ERR, then DESTROY_SRQ refused. */
+    w.n = 0;
+    fzw_u8(&w, 0);
+    objects(&w);
+    c_srq(&w, 0, -1, 8, 3, 1, LIM_IN, 2, 0);                /* limit 3 */
+    c_qp(&w, (struct qpargs){ .type = TSRQ(0, SQ_ONLY, 0), .sq_page = 0,
+                              .lsq = 4, .lss = 1, .lrs = 1 });  /* QP 0 */
+    c_qp(&w, (struct qpargs){ .type = TSRQ(1, SQ_ONLY, 0), .sq_page = 2,
+                              .lsq = 4, .lss = 1, .lrs = 1 });  /* QP 1 */
+    connect(&w, 0, 0, 3, 3, 0, 0);
+    ud_up(&w, 1, false, 0x11223344);
+    for (i = 0; i < 4; i++) {
+        o_wqe(&w, WQE_SRQ_RING, 8, (uint8_t)i, 0, 0, 0, 1, 0,
+              (uint16_t)(i * 4200), 4200, 0);
+    }
+    o_wqe(&w, 2, 0, 0, 0, QRNIC_WR_SEND, 3, 1, 0, 20000, 3000, 0);
+    BH(&w);
+    o_wqe(&w, 10, 2, 0, 1, QRNIC_WR_SEND_IMM, 1, 1, 0, 30000, 100, 0);
+    BH(&w);
+    o_wqe(&w, 2, 0, 1, 0, QRNIC_WR_RDMA_WRITE_IMM, 1, 1, 0, 0, 64, 200);
+    BH(&w);
+    c_handle(&w, QRNIC_CMD_QUERY_SRQ, 0);
+    for (i = 4; i < 8; i++) {
+        o_wqe(&w, WQE_SRQ_RING, 8, (uint8_t)i, 0, 0, 0, 1, 0,
+              (uint16_t)(i * 4200), 4200, 0);
+    }
+    c_srq_limit(&w, 0, LIM_IN, 3);                          /* 4 */
+    o_db(&w, 0, DB_SRQ_OFF, 0, 20, 0);              /* past the depth */
+    o_db(&w, 1, DB_SRQ_OFF, 0, 8, 0);               /* not its page */
+    o_wqe(&w, 10, 2, 1, 1, QRNIC_WR_SEND, 1, 1, 0, 30000, 200, 0);
+    BH(&w);
+    o_wqe(&w, 2, 0, 2, 0, QRNIC_WR_SEND, 1, 1, 0, 20000, 5000, 0);
+    BH(&w);
+    BH(&w);
+    for (i = 2; i < 6; i++) {
+        o_wqe(&w, 10, 2, (uint8_t)i, 1, QRNIC_WR_SEND, 1, 1, 0, 30000, 64, 0);
+    }
+    BH(&w);
+    c_handle(&w, QRNIC_CMD_QUERY_SRQ, 0);
+    c_handle(&w, QRNIC_CMD_DESTROY_SRQ, 0);
+    c_modify(&w, 1, MK_STATE, ud_attr(QRNIC_QPS_ERR, 0));
+    BH(&w);
+    TIMER(&w, 40);
+    c_query(&w, QRNIC_CMD_QUERY_RES, GA_PAGE(30));
+    emit("srq-self-traffic", &w);
 }
