@@ -40,8 +40,10 @@ $(B)/driver/%/qrnic.ko: $(DRIVER_SRC) $(HW_HEADERS)
 	@echo "== qrnic.ko for $*"
 	@$(MAKE) --no-print-directory -C driver KVER=$*
 
-$(B)/kmod/%/qrnic_kverbs_test.ko: tests/kmod/qrnic_kverbs_test.c tests/kmod/Kbuild tests/kmod/Makefile
-	@echo "== qrnic_kverbs_test.ko for $*"
+# The kernel self-test modules (tests/kmod), all built by one kbuild run.
+$(B)/kmod/%/qrnic_kverbs_test.ko $(B)/kmod/%/qrnic_kcm_test.ko: $(wildcard tests/kmod/*.c) \
+		tests/kmod/Kbuild tests/kmod/Makefile
+	@echo "== kernel test modules (tests/kmod) for $*"
 	@$(MAKE) --no-print-directory -C tests/kmod KVER=$*
 
 $(PROVIDER) $(B)/provider/qrnic.driver &: $(PROVIDER_SRC) $(HW_HEADERS)
@@ -59,7 +61,7 @@ $(B)/image/%/base.cpio.zst: vm-images/build-image.sh vm-images/init
 	@vm-images/build-image.sh $*
 
 $(B)/image/%/initrd.img: $(B)/image/%/base.cpio.zst $(B)/driver/%/qrnic.ko \
-		$(B)/kmod/%/qrnic_kverbs_test.ko \
+		$(B)/kmod/%/qrnic_kverbs_test.ko $(B)/kmod/%/qrnic_kcm_test.ko \
 		$(PROVIDER) $(B)/provider/qrnic.driver $(TOOLS) vm-images/pack-overlay.sh
 	@vm-images/pack-overlay.sh $*
 

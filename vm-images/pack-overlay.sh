@@ -4,6 +4,7 @@
 #
 #   build/driver/KVER/qrnic.ko          -> /lib/modules/KVER/updates/qrnic.ko
 #   build/kmod/KVER/qrnic_kverbs_test.ko -> the same (tests/kmod: kernel verbs test)
+#   build/kmod/KVER/qrnic_kcm_test.ko    -> the same (tests/kmod: rdma_cm consumer test)
 #   build/provider/libqrnic-rdmav34.so  -> /usr/lib/x86_64-linux-gnu/libibverbs/
 #   build/provider/qrnic.driver         -> /etc/libibverbs.d/
 #   build/tools/rc-check                -> /usr/local/bin/ (tests/tools: RC checks)
@@ -52,13 +53,16 @@ cp -a "$img/modules/lib/modules/$kver" "$stage/lib/modules/"
 mkdir -p "$mods/updates"
 # Debug info is 90% of the module: leave it on the host (build/driver).
 strip --strip-debug -o "$mods/updates/qrnic.ko" "$ko"
-# The kernel verbs self-test module (tests/kmod), loaded by tests/vm/kverbs.sh.
-ktest=$top/build/kmod/$kver/qrnic_kverbs_test.ko
-if [ -f "$ktest" ]; then
-	strip --strip-debug -o "$mods/updates/qrnic_kverbs_test.ko" "$ktest"
-else
-	echo "pack-overlay: warning: $ktest is missing (make); the image lacks it" >&2
-fi
+# The kernel self-test modules (tests/kmod), loaded by tests/vm/kverbs.sh
+# and tests/vm/kcm.sh.
+for m in qrnic_kverbs_test qrnic_kcm_test; do
+	ktest=$top/build/kmod/$kver/$m.ko
+	if [ -f "$ktest" ]; then
+		strip --strip-debug -o "$mods/updates/$m.ko" "$ktest"
+	else
+		echo "pack-overlay: warning: $ktest is missing (make); the image lacks it" >&2
+	fi
+done
 
 # Any dependency of qrnic.ko the base image lacks comes from the cached kernel.
 extra=()
