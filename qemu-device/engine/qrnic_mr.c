@@ -92,6 +92,23 @@ bool qrnic_mr_write(struct qrnic_engine *e, const struct qrnic_mr *mr,
     return mr_rw(e, mr, va, (uint8_t *)buf, len, true);
 }
 
+void qrnic_sgl_decode(struct qrnic_sgl *sgl, const uint8_t *p, uint32_t num)
+{
+    uint32_t i;
+
+    sgl->num = num;
+    sgl->total = 0;
+    for (i = 0; i < num; i++) {
+        const uint8_t *s = p + i * sizeof(struct qrnic_sge);
+
+        sgl->sge[i].addr = qrnic_ld64(s + offsetof(struct qrnic_sge, addr));
+        sgl->sge[i].length = qrnic_ld32(s + offsetof(struct qrnic_sge,
+                                                     length));
+        sgl->sge[i].lkey = qrnic_ld32(s + offsetof(struct qrnic_sge, lkey));
+        sgl->total += sgl->sge[i].length;
+    }
+}
+
 uint8_t qrnic_sgl_check(struct qrnic_engine *e, uint32_t pdn,
                         const struct qrnic_sgl *sgl, uint32_t access)
 {

@@ -149,27 +149,18 @@ uint8_t qrnic_rqe_read(const struct qrnic_engine *e, uint32_t off,
     uint32_t max = (stride - sizeof(struct qrnic_rq_wqe)) /
                    sizeof(struct qrnic_sge);
     uint32_t slot = idx & ((1u << log_depth) - 1);
-    uint32_t i;
+    uint8_t num;
 
     /* The guest may write the slot meanwhile: decode a private copy. */
     qrnic_qmem_read(e, off + ((uint64_t)slot << log_stride), w, stride);
     *wr_id = qrnic_ld64(w + offsetof(struct qrnic_rq_wqe, wr_id));
-    sgl->num = w[offsetof(struct qrnic_rq_wqe, num_sge)];
-    sgl->total = 0;
-    if (sgl->num > max || sgl->num > QRNIC_MAX_SGE) {
+    num = w[offsetof(struct qrnic_rq_wqe, num_sge)];
+    if (num > max || num > QRNIC_MAX_SGE) {
         sgl->num = 0;
+        sgl->total = 0;
         return QRNIC_VERR_BAD_SGE;
     }
-    for (i = 0; i < sgl->num; i++) {
-        const uint8_t *s = w + sizeof(struct qrnic_rq_wqe) +
-                           i * sizeof(struct qrnic_sge);
-
-        sgl->sge[i].addr = qrnic_ld64(s + offsetof(struct qrnic_sge, addr));
-        sgl->sge[i].length = qrnic_ld32(s + offsetof(struct qrnic_sge,
-                                                     length));
-        sgl->sge[i].lkey = qrnic_ld32(s + offsetof(struct qrnic_sge, lkey));
-        sgl->total += sgl->sge[i].length;
-    }
+    qrnic_sgl_decode(sgl, w + sizeof(struct qrnic_rq_wqe), num);
     return QRNIC_VERR_NONE;
 }
 

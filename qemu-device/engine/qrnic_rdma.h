@@ -130,6 +130,8 @@ struct qrnic_sgl {
     } sge[QRNIC_MAX_SGE];
 };
 
+/* Decode num struct qrnic_sge entries at p (num <= QRNIC_MAX_SGE). */
+void qrnic_sgl_decode(struct qrnic_sgl *sgl, const uint8_t *p, uint32_t num);
 /* Check every SGE for the access; QRNIC_VERR_*. */
 uint8_t qrnic_sgl_check(struct qrnic_engine *e, uint32_t pdn,
                         const struct qrnic_sgl *sgl, uint32_t access);
@@ -373,11 +375,13 @@ void qrnic_srq_free_all(struct qrnic_engine *e);
 bool qrnic_recv_ready(const struct qrnic_qp *qp);
 uint8_t qrnic_recv_take(struct qrnic_engine *e, struct qrnic_qp *qp);
 void qrnic_recv_done(struct qrnic_qp *qp);
-/* The CQE flags and index of the QP's active receive WQE. */
-static inline uint8_t qrnic_recv_cqe_flags(const struct qrnic_qp *qp)
-{
-    return qp->srq ? QRNIC_CQE_F_SRQ : 0;
-}
+/*
+ * Complete the active receive WQE for the packet rx (the message's last)
+ * with len bytes; verr goes into the CQE of a failure.
+ */
+void qrnic_recv_complete(struct qrnic_engine *e, struct qrnic_qp *qp,
+                         uint8_t opcode, uint8_t status, uint8_t verr,
+                         uint32_t len, const struct qrnic_rx *rx);
 
 /* ---- transport: requester, completer, responder -------------------------- */
 

@@ -136,7 +136,6 @@ static uint8_t fetch_wqe(struct qrnic_engine *e, struct qrnic_qp *qp,
     uint32_t room = stride - sizeof(struct qrnic_sq_wqe);
     uint32_t max_sge = room / sizeof(struct qrnic_sge);
     uint8_t num_sge, verr;
-    uint32_t i;
 
     qrnic_qp_sq_read(e, qp, idx, w, stride);
     q->wr_id = qrnic_ld64(WQE(wr_id));
@@ -174,17 +173,7 @@ static uint8_t fetch_wqe(struct qrnic_engine *e, struct qrnic_qp *qp,
     if (num_sge > max_sge || num_sge > QRNIC_MAX_SGE) {
         return QRNIC_VERR_BAD_SGE;
     }
-    for (i = 0; i < num_sge; i++) {
-        const uint8_t *s = w + sizeof(struct qrnic_sq_wqe) +
-                           i * sizeof(struct qrnic_sge);
-
-        q->sgl.sge[i].addr = qrnic_ld64(s + offsetof(struct qrnic_sge, addr));
-        q->sgl.sge[i].length = qrnic_ld32(s + offsetof(struct qrnic_sge,
-                                                       length));
-        q->sgl.sge[i].lkey = qrnic_ld32(s + offsetof(struct qrnic_sge, lkey));
-        q->sgl.total += q->sgl.sge[i].length;
-    }
-    q->sgl.num = num_sge;
+    qrnic_sgl_decode(&q->sgl, w + sizeof(struct qrnic_sq_wqe), num_sge);
     if (q->sgl.total > QRNIC_MAX_MSG_SIZE) {
         return QRNIC_VERR_MSG_TOO_LONG;
     }

@@ -73,41 +73,13 @@ static void fatal_nak(struct qrnic_engine *e, struct qrnic_qp *qp,
     qrnic_qp_error(e, qp, true);
 }
 
-static void complete_recv(struct qrnic_engine *e, struct qrnic_qp *qp,
-                          uint64_t wr_id, uint8_t opcode, uint8_t status,
-                          uint32_t len, const struct qrnic_rx *rx)
-{
-    struct qrnic_wc wc;
-
-    memset(&wc, 0, sizeof(wc));
-    wc.wr_id = wr_id;
-    wc.byte_len = len;
-    wc.qpn = qp->qpn;
-    wc.wqe_idx = qp->recv_idx;
-    wc.opcode = opcode;
-    wc.status = status;
-    wc.flags = qrnic_recv_cqe_flags(qp);
-    if (status == QRNIC_WC_SUCCESS) {
-        if (rx->opf & QRNIC_OPF_IMM) {
-            wc.imm = rx->imm;
-            wc.flags |= QRNIC_CQE_F_IMM;
-        }
-        if (rx->se) {
-            wc.flags |= QRNIC_CQE_F_SOLICITED;
-        }
-    } else {
-        wc.vendor_err = QRNIC_VERR_BAD_SGE;
-    }
-    qrnic_cq_post(e, qp->rcq, &wc);
-    qrnic_recv_done(qp);
-}
-
 /* A receive WQE it cannot use: complete it with status, NAK, error. */
 static void recv_error(struct qrnic_engine *e, struct qrnic_qp *qp,
                        const struct qrnic_rx *rx, uint8_t status,
                        uint8_t nak_code)
 {
-    complete_recv(e, qp, qp->recv_wr_id, QRNIC_CQE_OP_RECV, status, 0, rx);
+    qrnic_recv_complete(e, qp, QRNIC_CQE_OP_RECV, status, QRNIC_VERR_BAD_SGE, 0,
+                        rx);
     if (qp->type == QRNIC_QPT_UC) {
         qrnic_qp_error(e, qp, true);    /* no NAK to tell the requester */
         return;
@@ -161,8 +133,8 @@ static bool do_send(struct qrnic_engine *e, struct qrnic_qp *qp,
     }
     qp->recv_off += rx->paylen;
     if (rx->opf & QRNIC_OPF_LAST) {
-        complete_recv(e, qp, qp->recv_wr_id, QRNIC_CQE_OP_RECV,
-                      QRNIC_WC_SUCCESS, qp->recv_off, rx);
+        qrnic_recv_complete(e, qp, QRNIC_CQE_OP_RECV, QRNIC_WC_SUCCESS,
+                            QRNIC_VERR_NONE, qp->recv_off, rx);
     }
     return true;
 }
@@ -221,8 +193,9 @@ static bool do_write(struct qrnic_engine *e, struct qrnic_qp *qp,
         if (!qp->recv_active) {
             qrnic_recv_take(e, qp);
         }
-        complete_recv(e, qp, qp->recv_wr_id, QRNIC_CQE_OP_RECV_RDMA_IMM,
-                      QRNIC_WC_SUCCESS, qp->write_len, rx);
+        qrnic_recv_complete(e, qp, QRNIC_CQE_OP_RECV_RDMA_IMM,
+                            QRNIC_WC_SUCCESS, QRNIC_VERR_NONE, qp->write_len,
+                            rx);
     }
     return true;
 }

@@ -199,3 +199,37 @@ void qrnic_recv_done(struct qrnic_qp *qp)
     }
     qp->recv_active = false;
 }
+
+void qrnic_recv_complete(struct qrnic_engine *e, struct qrnic_qp *qp,
+                         uint8_t opcode, uint8_t status, uint8_t verr,
+                         uint32_t len, const struct qrnic_rx *rx)
+{
+    struct qrnic_wc wc;
+
+    memset(&wc, 0, sizeof(wc));
+    wc.wr_id = qp->recv_wr_id;
+    wc.byte_len = len;
+    wc.qpn = qp->qpn;
+    wc.wqe_idx = qp->recv_idx;
+    wc.opcode = opcode;
+    wc.status = status;
+    wc.flags = qp->srq ? QRNIC_CQE_F_SRQ : 0;
+    if (status != QRNIC_WC_SUCCESS) {
+        wc.vendor_err = verr;
+    } else {
+        if (rx->opf & QRNIC_OPF_IMM) {
+            wc.imm = rx->imm;
+            wc.flags |= QRNIC_CQE_F_IMM;
+        }
+        if (rx->se) {
+            wc.flags |= QRNIC_CQE_F_SOLICITED;
+        }
+        if (rx->opf & QRNIC_OPF_DETH) {
+            wc.src_qp = rx->src_qp;
+            wc.flags |= QRNIC_CQE_F_GRH |
+                        (rx->pkt.ipv6 ? 0 : QRNIC_CQE_F_IPV4);
+        }
+    }
+    qrnic_cq_post(e, qp->rcq, &wc);
+    qrnic_recv_done(qp);
+}

@@ -103,7 +103,7 @@ static uint8_t send_one(struct qrnic_engine *e, struct qrnic_qp *qp,
     uint8_t *f = e->roce_frame, opcode, num_sge;
     struct qrnic_sgl sgl;
     struct qrnic_av av;
-    uint32_t qkey, i, imm;
+    uint32_t qkey, imm;
     size_t pos;
 
     /* One private copy of the slot: the guest may rewrite it meanwhile. */
@@ -137,17 +137,7 @@ static uint8_t send_one(struct qrnic_engine *e, struct qrnic_qp *qp,
             num_sge > QRNIC_MAX_SGE) {
             return QRNIC_WC_LOC_LEN_ERR;
         }
-        for (i = 0; i < num_sge; i++) {
-            const uint8_t *s = w + sizeof(struct qrnic_sq_wqe) +
-                               i * sizeof(struct qrnic_sge);
-
-            sgl.sge[i].addr = qrnic_ld64(s + offsetof(struct qrnic_sge, addr));
-            sgl.sge[i].length = qrnic_ld32(s + offsetof(struct qrnic_sge,
-                                                         length));
-            sgl.sge[i].lkey = qrnic_ld32(s + offsetof(struct qrnic_sge, lkey));
-            sgl.total += sgl.sge[i].length;
-        }
-        sgl.num = num_sge;
+        qrnic_sgl_decode(&sgl, w + sizeof(struct qrnic_sq_wqe), num_sge);
     }
     if (sgl.total > qrnic_ud_mtu(e)) {
         *verr = QRNIC_VERR_MSG_TOO_LONG;
@@ -221,35 +211,6 @@ static void build_grh(const struct qrnic_rx *rx, const uint8_t *frame,
     }
 }
 
-static void complete_recv(struct qrnic_engine *e, struct qrnic_qp *qp,
-                          uint64_t wr_id, uint8_t status, uint8_t verr,
-                          uint32_t len, const struct qrnic_rx *rx)
-{
-    struct qrnic_wc wc;
-
-    memset(&wc, 0, sizeof(wc));
-    wc.wr_id = wr_id;
-    wc.byte_len = len;
-    wc.qpn = qp->qpn;
-    wc.wqe_idx = qp->recv_idx;
-    wc.opcode = QRNIC_CQE_OP_RECV;
-    wc.status = status;
-    wc.vendor_err = verr;
-    wc.flags = qrnic_recv_cqe_flags(qp);
-    if (status == QRNIC_WC_SUCCESS) {
-        wc.src_qp = rx->src_qp;
-        wc.flags |= QRNIC_CQE_F_GRH |
-                   (rx->pkt.ipv6 ? 0 : QRNIC_CQE_F_IPV4) |
-                   (rx->se ? QRNIC_CQE_F_SOLICITED : 0);
-        if (rx->opf & QRNIC_OPF_IMM) {
-            wc.imm = rx->imm;
-            wc.flags |= QRNIC_CQE_F_IMM;
-        }
-    }
-    qrnic_cq_post(e, qp->rcq, &wc);
-    qrnic_recv_done(qp);
-}
-
 void qrnic_ud_rx(struct qrnic_engine *e, struct qrnic_qp *qp,
                  const struct qrnic_rx *rx)
 {
@@ -288,10 +249,10 @@ void qrnic_ud_rx(struct qrnic_engine *e, struct qrnic_qp *qp,
                               (void *)rx->payload, rx->paylen, true);
     }
     if (verr) {
-        complete_recv(e, qp, qp->recv_wr_id, status, verr, 0, rx);
+        qrnic_recv_complete(e, qp, QRNIC_CQE_OP_RECV, status, verr, 0, rx);
         qrnic_qp_error(e, qp, false);
         return;
     }
-    complete_recv(e, qp, qp->recv_wr_id, QRNIC_WC_SUCCESS, QRNIC_VERR_NONE,
-                  QRNIC_GRH_LEN + rx->paylen, rx);
+    qrnic_recv_complete(e, qp, QRNIC_CQE_OP_RECV, QRNIC_WC_SUCCESS,
+                        QRNIC_VERR_NONE, QRNIC_GRH_LEN + rx->paylen, rx);
 }
