@@ -7,6 +7,7 @@
 #include "fuzz_common.h"
 #include "qrnic_hw.h"
 #include "qrnic_le.h"
+#include "qrnic_rdma.h"
 #include "qrnic_roce.h"
 #include "rc_harness.h"
 
@@ -203,6 +204,246 @@ uint8_t fz_ud_up(struct hqp *qp, uint32_t qkey, bool gsi, uint8_t state)
     a.qp_state = QRNIC_QPS_RTS;
     a.sq_psn = qkey & 0xffffff;
     return qp_modify(qp, QRNIC_QP_ATTR_STATE | QRNIC_QP_ATTR_SQ_PSN, &a);
+}
+
+uint8_t fz_uc_connect(struct hqp *qp, const struct hqp *peer,
+                      uint8_t path_mtu)
+{
+    struct qrnic_qp_attr a;
+    uint8_t st;
+
+    memset(&a, 0, sizeof(a));
+    a.qp_state = QRNIC_QPS_INIT;
+    a.port_num = 1;
+    a.access_flags = QRNIC_ACCESS_REMOTE_WRITE;
+    st = qp_modify(qp, QRNIC_QP_ATTR_STATE | QRNIC_QP_ATTR_PKEY_INDEX |
+                   QRNIC_QP_ATTR_PORT | QRNIC_QP_ATTR_ACCESS_FLAGS, &a);
+    if (st) {
+        return st;
+    }
+    a.qp_state = QRNIC_QPS_RTR;
+    a.path_mtu = path_mtu;
+    a.dest_qpn = peer->qpn;
+    a.rq_psn = (0x7654 + peer->qpn * 1000) & 0xffffff;
+    a.hop_limit = 64;
+    memcpy(a.dgid, peer->n->gid, 16);
+    memcpy(a.dmac, peer->n->mac, 6);
+    st = qp_modify(qp, QRNIC_QP_ATTR_STATE | QRNIC_QP_ATTR_AV |
+                   QRNIC_QP_ATTR_PATH_MTU | QRNIC_QP_ATTR_DEST_QPN |
+                   QRNIC_QP_ATTR_RQ_PSN, &a);
+    if (st) {
+        return st;
+    }
+    a.qp_state = QRNIC_QPS_RTS;
+    a.sq_psn = (0x7654 + qp->qpn * 1000) & 0xffffff;
+    return qp_modify(qp, QRNIC_QP_ATTR_STATE | QRNIC_QP_ATTR_SQ_PSN, &a);
+}
+
+/* ---- SRQ bookkeeping ----------------------------------------------------- */
+
+static struct qrnic_engine *srq_engine(const struct fz_srq *s)
+{
+    return &s->srq->n->d.e;
+}
+
+static const struct qrnic_srq *srq_of(const struct fz_srq *s)
+{
+    const struct qrnic_srq *q = qrnic_srq_get(srq_engine(s), s->srq->srqn);
+
+    if (!q) {
+        fz_fail("SRQ %u is gone", s->srq->srqn);
+    }
+    return q;
+}
+
+static bool srq_done(const struct fz_srq *s, uint16_t idx)
+{
+    return s->done[idx >> 3] & (1u << (idx & 7));
+}
+
+/* Taken by the device: below its take index (no input takes 2^15). */
+static bool srq_taken(const struct qrnic_srq *q, uint16_t idx)
+{
+    return (uint16_t)(q->ci - 1 - idx) < 0x8000;
+}
+
+void fz_srq_init(struct fz_srq *s, struct hsrq *srq, uint32_t limit)
+{
+    memset(s, 0, sizeof(*s));
+    s->srq = srq;
+    s->armed = limit;
+    s->eq_overflow = srq_engine(s)->stats.eq_overflow;
+}
+
+void fz_srq_add_qp(struct fz_srq *s, const struct hqp *qp)
+{
+    if (s->nqp == FZ_SRQ_QPS) {
+        fz_fail("more than %d QPs on an SRQ", FZ_SRQ_QPS);
+    }
+    s->qpn[s->nqp++] = qp->qpn;
+}
+
+bool fz_srq_has_qp(const struct fz_srq *s, uint32_t qpn)
+{
+    int i;
+
+    for (i = 0; i < s->nqp; i++) {
+        if (s->qpn[i] == qpn) {
+            return true;
+        }
+    }
+    return false;
+}
+
+void fz_srq_cqe(struct fz_srq *s, const struct hwc *wc)
+{
+    const struct qrnic_srq *q = srq_of(s);
+    uint16_t idx = wc->wqe_idx;
+
+    if (!fz_srq_has_qp(s, wc->qpn)) {
+        fz_fail("SRQ %u: receive completion of QP 0x%x, which is not on it",
+                q->srqn, wc->qpn);
+    }
+    if (!(wc->flags & QRNIC_CQE_F_SRQ) || (wc->flags & QRNIC_CQE_F_SEND)) {
+        fz_fail("SRQ %u, QP 0x%x: receive completion with flags 0x%x",
+                q->srqn, wc->qpn, wc->flags);
+    }
+    if (!srq_taken(q, idx)) {
+        fz_fail("SRQ %u, QP 0x%x: completion of slot %u, the device took "
+                "%u", q->srqn, wc->qpn, idx, q->ci);
+    }
+    if (srq_done(s, idx)) {
+        fz_fail("SRQ %u, QP 0x%x: slot %u completed twice", q->srqn,
+                wc->qpn, idx);
+    }
+    s->done[idx >> 3] |= (uint8_t)(1u << (idx & 7));
+    s->completed++;
+}
+
+/* The WQEs the SRQ's QPs hold: taken, not completed, one QP each. */
+static void srq_held(const struct fz_srq *s, const struct qrnic_srq *q)
+{
+    struct qrnic_engine *e = srq_engine(s);
+    int i, j;
+
+    for (i = 0; i < s->nqp; i++) {
+        const struct qrnic_qp *a = qrnic_qp_get(e, s->qpn[i]);
+
+        if (!a || !a->recv_active) {
+            continue;
+        }
+        if (a->srq != q) {
+            fz_fail("QP 0x%x is not on SRQ %u", a->qpn, q->srqn);
+        }
+        if (!srq_taken(q, a->recv_idx) || srq_done(s, a->recv_idx)) {
+            fz_fail("SRQ %u: QP 0x%x holds slot %u (taken up to %u%s)",
+                    q->srqn, a->qpn, a->recv_idx, q->ci,
+                    srq_done(s, a->recv_idx) ? ", completed" : "");
+        }
+        for (j = i + 1; j < s->nqp; j++) {
+            const struct qrnic_qp *b = qrnic_qp_get(e, s->qpn[j]);
+
+            if (b && b->recv_active && b->recv_idx == a->recv_idx) {
+                fz_fail("SRQ %u: QPs 0x%x and 0x%x both hold slot %u",
+                        q->srqn, a->qpn, b->qpn, a->recv_idx);
+            }
+        }
+    }
+}
+
+void fz_srq_step(struct fz_srq *s)
+{
+    struct qrnic_engine *e = srq_engine(s);
+    const struct qrnic_srq *q = srq_of(s);
+    uint32_t n = node_async_events(s->srq->n, QRNIC_EVENT_SRQ_LIMIT,
+                                   q->srqn);
+    uint16_t posted = (uint16_t)(q->pi - q->ci);
+
+    s->events += n;
+    if (e->stats.eq_overflow != s->eq_overflow) {
+        s->eq_overflow = e->stats.eq_overflow;  /* an event may be lost */
+        s->armed = q->limit;
+    } else if (n > 1 || (n && !s->armed)) {
+        fz_fail("SRQ %u: %u limit events, limit %u armed", q->srqn, n,
+                s->armed);
+    } else if (n) {
+        if (q->limit || posted >= s->armed) {
+            fz_fail("SRQ %u: limit event (limit %u) with %u WQEs posted, "
+                    "limit now %u", q->srqn, s->armed, posted, q->limit);
+        }
+        s->armed = 0;
+    } else if (q->limit != s->armed) {
+        fz_fail("SRQ %u: limit %u without an event, %u armed", q->srqn,
+                q->limit, s->armed);
+    }
+    srq_held(s, q);
+}
+
+uint8_t fz_srq_arm(struct fz_srq *s, uint32_t limit)
+{
+    struct qrnic_cmd c = harness_cmd(QRNIC_CMD_MODIFY_SRQ);
+    const struct qrnic_srq *q;
+    uint8_t st;
+
+    fz_srq_step(s);
+    c.modify_srq.srqn = s->srq->srqn;
+    c.modify_srq.limit = limit;
+    st = node_cmd(s->srq->n, &c, NULL);
+    q = srq_of(s);
+    if ((st == QRNIC_ST_OK) != (limit < (1u << q->log_depth))) {
+        fz_fail("SRQ %u of depth %u: MODIFY_SRQ limit %u: status %u",
+                q->srqn, 1u << q->log_depth, limit, st);
+    }
+    /* Its bottom half may have taken WQEs, before or after the command. */
+    s->events += node_async_events(s->srq->n, QRNIC_EVENT_SRQ_LIMIT,
+                                   q->srqn);
+    s->eq_overflow = srq_engine(s)->stats.eq_overflow;
+    s->armed = q->limit;
+    return st;
+}
+
+uint8_t fz_srq_query(struct fz_srq *s)
+{
+    struct qrnic_cmd c = harness_cmd(QRNIC_CMD_QUERY_SRQ);
+    uint32_t before = srq_of(s)->limit, r0 = 0;
+    uint8_t st;
+
+    c.query_srq.srqn = s->srq->srqn;
+    st = node_cmd(s->srq->n, &c, &r0);
+    if (st != QRNIC_ST_OK || (r0 != before && r0 != srq_of(s)->limit)) {
+        fz_fail("SRQ %u: QUERY_SRQ status %u, limit %u (armed %u, now %u)",
+                s->srq->srqn, st, r0, before, srq_of(s)->limit);
+    }
+    return st;
+}
+
+void fz_srq_check_idle(const struct fz_srq *s)
+{
+    struct qrnic_engine *e = srq_engine(s);
+    const struct qrnic_srq *q = srq_of(s);
+    uint32_t held = 0, pending = 0;
+    uint16_t idx;
+    int i;
+
+    srq_held(s, q);                 /* each held one taken, open, once */
+    for (i = 0; i < s->nqp; i++) {
+        const struct qrnic_qp *a = qrnic_qp_get(e, s->qpn[i]);
+
+        if (a && a->recv_active) {
+            if (a->state == QRNIC_QPS_ERR) {
+                fz_fail("SRQ %u: QP 0x%x in ERR still holds slot %u",
+                        q->srqn, a->qpn, a->recv_idx);
+            }
+            held++;
+        }
+    }
+    for (idx = 0; idx != q->ci; idx++) {
+        pending += !srq_done(s, idx);
+    }
+    if (pending != held) {
+        fz_fail("SRQ %u: %u WQEs taken (up to %u) and not completed, %u "
+                "held by its QPs", q->srqn, pending, q->ci, held);
+    }
 }
 
 void fz_fail(const char *fmt, ...)

@@ -94,6 +94,58 @@ uint8_t fz_add_v6_gid(struct node *n);
  */
 uint8_t fz_ud_up(struct hqp *qp, uint32_t qkey, bool gsi, uint8_t state);
 
+/* ---- SRQs and UC QPs on the rc harness (fuzz_rx, fuzz_wqe) ------------- */
+
+struct hsrq;
+struct hwc;
+
+/*
+ * A UC QP from RESET through INIT (remote write), RTR (towards peer, this
+ * path MTU, RQ PSN from the peer's QPN) to RTS (SQ PSN from its own); the
+ * status of the first transition that failed, or QRNIC_ST_OK.
+ */
+uint8_t fz_uc_connect(struct hqp *qp, const struct hqp *peer,
+                      uint8_t path_mtu);
+
+/*
+ * What a target checks of an SRQ, besides the engine's invariants: every
+ * receive completion of a QP on it carries F_SRQ, names one of its QPs and
+ * a slot the device took and did not complete before; completions of
+ * other QPs have no F_SRQ; each WQE the device took is, when the node is
+ * idle, completed or held by exactly one QP of the SRQ (none in ERR); the
+ * limit event comes once per arming, when a take leaves fewer WQEs posted
+ * than the limit, and the limit is disarmed then and only then.
+ */
+#define FZ_SRQ_QPS      4
+
+struct fz_srq {
+    struct hsrq *srq;
+    uint32_t qpn[FZ_SRQ_QPS];   /* the QPs receiving from it */
+    int nqp;
+    uint32_t armed;             /* the limit the target believes armed */
+    uint64_t eq_overflow;       /* the engine's count when last looked */
+    uint32_t events;            /* limit events seen */
+    uint32_t completed;         /* receive completions of its WQEs */
+    uint8_t done[65536 / 8];    /* completed, by free-running slot index */
+};
+
+void fz_srq_init(struct fz_srq *s, struct hsrq *srq, uint32_t limit);
+void fz_srq_add_qp(struct fz_srq *s, const struct hqp *qp);
+bool fz_srq_has_qp(const struct fz_srq *s, uint32_t qpn);
+/* A receive completion of a QP on s (fails if it is not one). */
+void fz_srq_cqe(struct fz_srq *s, const struct hwc *wc);
+/*
+ * After every operation: the node's async events (all of them are
+ * consumed), the limit, the WQEs the SRQ's QPs hold.
+ */
+void fz_srq_step(struct fz_srq *s);
+/* MODIFY_SRQ of the limit; the status. */
+uint8_t fz_srq_arm(struct fz_srq *s, uint32_t limit);
+/* QUERY_SRQ: its results must match the engine; the status. */
+uint8_t fz_srq_query(struct fz_srq *s);
+/* When the node is idle: every WQE taken is completed or held. */
+void fz_srq_check_idle(const struct fz_srq *s);
+
 /* ---- the interface of a target ------------------------------------------ */
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -25,9 +25,26 @@
  * they go through their state machine (ERR, RESET and up again, INIT or
  * RTR only, SQD, a new Q_Key, a MODIFY_QP with any mask) and the port's
  * MTU (the UD MTU follows it) changes.
+ * Node 1 also has a shared receive queue with three QPs on it (QP C, RC,
+ * connected to an RC QP of node 0; QP F, UC; QP V, UD, in RTS with a Q_Key
+ * of its own) and QP E, UC with a receive queue of its own (QPs E and F
+ * connected to a UC QP of node 0), with a CQ of their own.  Frames go to
+ * them (a selector value the seeds before them never used): UC opcodes
+ * (the RC SEND and WRITE ones plus 0x20) to the UC QPs, or with a flag RC
+ * opcodes to them and UC opcodes to the RC QPs; PSN steps make gaps in
+ * the middle of messages; datagrams go to QP V or the other three.
+ * Receive WQEs are posted to the SRQ (one or a batch) and to QP E, SRQ
+ * doorbells of any index or page are rung, the SRQ limit is armed (any
+ * value) and queried, the QPs go to ERR (holding an SRQ WQE, maybe) or
+ * through ERR and RESET up again.
  * The fake platform checks the engine's invariants after every step; a
  * successful UD receive completion must name a UD QP, carry the GRH flag
- * and a length of at least the GRH.
+ * and a length of at least the GRH.  A receive completion of a QP on the
+ * SRQ carries F_SRQ and names a slot the device took and did not complete
+ * before (no other has F_SRQ); the limit event comes once per arming when
+ * a take leaves fewer WQEs than the limit; when the nodes end idle every
+ * WQE taken from the SRQ is completed or held by one QP not in ERR, and
+ * QP E's receive completions came in order (all of them in ERR).
  *
  * Input: mtu, flags (1: peer live, 2: hub, 4: QP B max_dest_rd_atomic
  * 1), retry (retry_cnt | rnr_retry << 3), then operations (OP_*).
@@ -62,6 +79,7 @@ enum {
     OP_DGRAM = 12,              /* 12, 13 */
     OP_UDRECV = 14,
     OP_UDCTL,
+    OP_SRQCTL,
     OP_COUNT
 };
 
@@ -97,6 +115,12 @@ enum {
 #define DPAY_MTU_PLUS(n)        (0x80 | (n))        /* UD MTU + 1 + n */
 #define DPAY_BIG(k)             (0xc0 | (k))        /* k * 160 */
 
+/* op_frame's QP selector: qsel % 4 == Q_NEW, then (qsel >> 2) % 4 */
+#define Q_NEW           1
+enum { QN_C, QN_E, QN_F, QN_A };
+
+#define FZ_UD_SRQ_QKEY  0x5566aa77u     /* QP V's */
+
 static struct {
     uint8_t path_mtu;
     uint32_t mtu;
@@ -104,8 +128,15 @@ static struct {
     struct hcq *cq0, *cqa, *cqb, *cqu;
     struct hqp *qp0, *qpa, *qpb, *qpu, *gsi;
     struct hmr *mr0, *mra, *mrb;
-    uint32_t qkey[2];           /* the UD QP's and the GSI QP's */
+    uint32_t qkey[3];           /* the UD QP's, the GSI QP's, QP V's */
     uint64_t wr_id;
+    /* The SRQ and UC fixture (node 1 unless it says node 0). */
+    struct hcq *cqx, *cq0x;
+    struct hsrq *srq;
+    struct hqp *qpc, *qpe, *qpf, *qpv;  /* RC, UC, UC, UD; not E on the SRQ */
+    struct hqp *qp0c, *qp0e;    /* node 0's RC and UC peers */
+    uint16_t e_recv_next;       /* QP E's next receive completion */
+    struct fz_srq sk;
 } fx;
 
 static void connect_b(bool rd)
@@ -163,6 +194,47 @@ static void setup_ud(void)
     }
 }
 
+/* After the UD fixture, for the same reason. */
+static void setup_srq_uc(void)
+{
+    struct node *n0 = &nodes[0], *n1 = &nodes[1];
+    uint8_t st[6];
+
+    fx.cqx = node_create_cq(n1, 10);
+    fx.cq0x = node_create_cq(n0, 10);
+    fx.srq = node_create_srq(n1, 4, 6, 0, &st[0]);
+    if (!fx.cqx || !fx.cq0x || !fx.srq) {
+        fz_fail("fixture: SRQ, CQs");
+    }
+    fx.qpc = node_create_qp_srq(n1, QRNIC_QPT_RC, fx.cqx, fx.cqx, 6, 8, fx.srq,
+                                &st[0]);
+    fx.qpf = node_create_qp_srq(n1, QRNIC_QPT_UC, fx.cqx, fx.cqx, 6, 8, fx.srq,
+                                &st[1]);
+    fx.qpv = node_create_qp_srq(n1, QRNIC_QPT_UD, fx.cqx, fx.cqx, 4, 7, fx.srq,
+                                &st[2]);
+    fx.qpe = node_create_qp_type(n1, QRNIC_QPT_UC, fx.cqx, fx.cqx, 6, 8, 6, 6,
+                                 &st[3]);
+    fx.qp0c = node_create_qp(n0, fx.cq0x, fx.cq0x, 6, 8, 6, 6);
+    fx.qp0e = node_create_qp_type(n0, QRNIC_QPT_UC, fx.cq0x, fx.cq0x, 6, 8,
+                                  6, 6, &st[4]);
+    fx.qkey[2] = FZ_UD_SRQ_QKEY;
+    if (!fx.qpc || !fx.qpf || !fx.qpv || !fx.qpe || !fx.qp0c || !fx.qp0e ||
+        !qp_connect(fx.qp0c, fx.qpc, fx.path_mtu, 8, 7, 6, 1) ||
+        !qp_connect(fx.qpc, fx.qp0c, fx.path_mtu, 8, fx.retry & 7,
+                    (fx.retry >> 3) & 7, 1) ||
+        fz_uc_connect(fx.qp0e, fx.qpe, fx.path_mtu) ||
+        fz_uc_connect(fx.qpe, fx.qp0e, fx.path_mtu) ||
+        fz_uc_connect(fx.qpf, fx.qp0e, fx.path_mtu) ||
+        fz_ud_up(fx.qpv, fx.qkey[2], false, QRNIC_QPS_RTS)) {
+        fz_fail("fixture: QPs on the SRQ, UC QPs");
+    }
+    fx.e_recv_next = 0;
+    fz_srq_init(&fx.sk, fx.srq, 0);
+    fz_srq_add_qp(&fx.sk, fx.qpc);
+    fz_srq_add_qp(&fx.sk, fx.qpf);
+    fz_srq_add_qp(&fx.sk, fx.qpv);
+}
+
 static void setup(struct fz *f)
 {
     struct node *n0 = &nodes[0], *n1 = &nodes[1];
@@ -193,6 +265,7 @@ static void setup(struct fz *f)
     }
     connect_b(flags & F_QPB_RD);
     setup_ud();
+    setup_srq_uc();
     wire.cut = !(flags & F_PEER_LIVE);
     harness_hub(flags & F_HUB);
 }
@@ -250,6 +323,24 @@ static uint32_t pay_len(uint8_t psel, uint32_t opf)
     }
 }
 
+/* Frame flag in the mutation byte: a UC opcode to an RC QP or v.v. */
+#define FR_CROSS        0x04
+
+/* op_frame's destination: QP A, QP B, any QPN (NULL) or a newer one. */
+static struct hqp *frame_qp(uint8_t qsel)
+{
+    static struct hqp **const newer[4] = { &fx.qpc, &fx.qpe, &fx.qpf,
+                                           &fx.qpa };
+
+    if (qsel >= FZ_RAW || qsel % 4 == 3) {
+        return NULL;
+    }
+    if (qsel % 4 == Q_NEW) {
+        return *newer[(qsel >> 2) % 4];
+    }
+    return qsel % 4 == 2 ? fx.qpb : fx.qpa;
+}
+
 static void op_frame(struct fz *f)
 {
     static uint8_t fr[QRNIC_ETH_MAX_FRAME + 64];
@@ -265,9 +356,9 @@ static void op_frame(struct fz *f)
     uint16_t msn = fz_u16(f);
     uint8_t psel = fz_u8(f), pfill = fz_u8(f), mut = fz_u8(f);
     uint8_t opcode = opsel < FZ_RAW ? opsel % 21 : rawop;
-    uint32_t opf = qrnic_op_flags(opcode);
-    struct hqp *qp = qsel >= FZ_RAW || qsel % 4 == 3 ? NULL :
-                     qsel % 4 == 2 ? fx.qpb : fx.qpa;
+    struct hqp *qp = frame_qp(qsel);
+    bool uc = qp && (qp == fx.qpe || qp == fx.qpf);
+    uint32_t opf;
     struct hmr *mr = key_mr(ksel);
     struct fz_l3 l3 = { fl & FL_IPV6, fl & FL_VLAN, nodes[0].gid,
                         nodes[1].gid };
@@ -275,6 +366,12 @@ static void op_frame(struct fz *f)
     uint64_t va;
     size_t pos, bth, len;
 
+    /* A UC QP gets UC opcodes, the others RC ones; mut bit 2 swaps that. */
+    if (opsel < FZ_RAW && opcode <= QRNIC_OP_WRITE_ONLY_IMM &&
+        uc != !!(mut & FR_CROSS)) {
+        opcode += QRNIC_OP_UC_BASE;
+    }
+    opf = qrnic_op_flags(opcode);
     psn = qp ? psn_base(qp, !(opf & QRNIC_OPF_VALID) ||
                             (opf & QRNIC_OPF_REQ)) : 0;
     psn = (psn + (uint32_t)(int32_t)dpsn) & 0xffffff;
@@ -368,7 +465,7 @@ static void op_dgram(struct fz *f)
     uint8_t fl = fz_u8(f), fl2 = fz_u8(f);
     uint8_t psel = fz_u8(f), pfill = fz_u8(f), mut = fz_u8(f);
     uint32_t udmtu = qrnic_ud_mtu(&nodes[1].d.e), v = psel & 0x3fu;
-    uint32_t opf, qpn, qkey, held = fx.qkey[0], other = fx.qkey[1];
+    uint32_t opf, qpn = 0, qkey, held = fx.qkey[0], other = fx.qkey[1];
     uint32_t paylen, i, pad;
     uint8_t opcode, sgid[16], dgid[16];
     struct fz_l3 l3 = { fl & FL_IPV6, fl & FL_VLAN, sgid, dgid };
@@ -389,8 +486,25 @@ static void op_dgram(struct fz *f)
     switch (dsel >= FZ_RAW ? 7 : dsel % 8) {
     case 0:
     case 1:
-    case 2:
         qpn = fx.qpu->qpn;
+        break;
+    case 2:                         /* QP V, or (bits 3-4) C, E, F */
+        switch ((dsel >> 3) % 4) {
+        case 0:
+            qpn = fx.qpv->qpn;
+            held = fx.qkey[2];
+            other = fx.qkey[0];
+            break;
+        case 1:
+            qpn = fx.qpc->qpn;
+            break;
+        case 2:
+            qpn = fx.qpe->qpn;
+            break;
+        default:
+            qpn = fx.qpf->qpn;
+            break;
+        }
         break;
     case 3:
     case 4:
@@ -520,13 +634,17 @@ static void op_dgram(struct fz *f)
     qf_receive(&nodes[1].d, fr, len);
 }
 
-/* A receive WQE of up to three SGEs from the input on qp, rung. */
+/*
+ * A receive WQE of up to three SGEs from the input on qp, or on the SRQ
+ * (qp NULL), rung.
+ */
 static void post_recv(struct fz *f, struct hqp *qp)
 {
     uint8_t nsge = fz_u8(f);
+    struct hsrq *srq = fx.srq;
     struct hsge s[3];
     uint8_t *slot;
-    int i;
+    int i, n;
 
     for (i = 0; i < 3; i++) {
         uint8_t ksel = fz_u8(f);
@@ -536,21 +654,47 @@ static void post_recv(struct fz *f, struct hqp *qp)
         s[i].addr = key_mr(ksel)->iova + off;
         s[i].len = fz_u16(f);
     }
-    slot = qp->n->d.qmem + qp->rq_off +
-           ((uint32_t)(qp->rq_pi & ((1u << qp->log_rq) - 1)) << qp->log_rs);
-    qp_post_recv(qp, fx.wr_id++, s, nsge < FZ_RAW ? nsge % 4 : 0, false);
+    n = nsge < FZ_RAW ? nsge % 4 : 0;
+    if (!qp) {
+        slot = nodes[1].d.qmem + srq->off +
+               ((uint32_t)(srq->pi & ((1u << srq->log) - 1)) <<
+                srq->log_stride);
+        srq_post_recv(srq, fx.wr_id++, s, n, false);
+    } else {
+        slot = qp->n->d.qmem + qp->rq_off +
+               ((uint32_t)(qp->rq_pi & ((1u << qp->log_rq) - 1)) <<
+                qp->log_rs);
+        qp_post_recv(qp, fx.wr_id++, s, n, false);
+    }
     if (nsge >= FZ_RAW) {
         slot[offsetof(struct qrnic_rq_wqe, num_sge)] = nsge;
     }
-    qf_doorbell(&nodes[1].d, 0, QRNIC_DB_RQ,
-                qp->qpn | (uint64_t)qp->rq_pi << 32);
+    if (!qp) {
+        qf_doorbell(&nodes[1].d, 0, QRNIC_DB_SRQ,
+                    srq->srqn | (uint64_t)srq->pi << 32);
+    } else {
+        qf_doorbell(&nodes[1].d, 0, QRNIC_DB_RQ,
+                    qp->qpn | (uint64_t)qp->rq_pi << 32);
+    }
 }
 
+/* QP A or B (qsel bit 0); bits 1-2: 1 or 3 the SRQ, 2 QP E. */
 static void op_recv(struct fz *f)
 {
     uint8_t qsel = fz_u8(f);
 
-    post_recv(f, qsel & 1 ? fx.qpb : fx.qpa);
+    switch ((qsel >> 1) % 4) {
+    case 1:
+    case 3:
+        post_recv(f, NULL);
+        break;
+    case 2:
+        post_recv(f, fx.qpe);
+        break;
+    default:
+        post_recv(f, qsel & 1 ? fx.qpb : fx.qpa);
+        break;
+    }
 }
 
 /* On the UD QP (qsel bit 0 clear) or the GSI QP. */
@@ -582,14 +726,49 @@ static void op_send(struct fz *f)
     qp_post_send(fx.qpa, &wr, true);
 }
 
+/*
+ * QP C, E or F through ERR and RESET (the SRQ WQE it may hold completes
+ * first) to RTS again.
+ */
+static void restart_new(struct hqp *qp)
+{
+    struct qrnic_qp_attr a;
+    bool ok;
+
+    memset(&a, 0, sizeof(a));
+    a.qp_state = QRNIC_QPS_ERR;
+    qp_modify(qp, A(STATE), &a);
+    a.qp_state = QRNIC_QPS_RESET;
+    qp_modify(qp, A(STATE), &a);
+    qp->sq_pi = qp->rq_pi = 0;
+    if (qp == fx.qpc) {
+        ok = qp_connect(fx.qpc, fx.qp0c, fx.path_mtu, 8, fx.retry & 7,
+                        (fx.retry >> 3) & 7, 1);
+    } else {
+        ok = !fz_uc_connect(qp, fx.qp0e, fx.path_mtu);
+    }
+    if (qp == fx.qpe) {
+        fx.e_recv_next = 0;
+    }
+    if (!ok) {
+        fz_fail("QP 0x%x: RESET and up again", qp->qpn);
+    }
+}
+
 static void op_qpctl(struct fz *f)
 {
     uint8_t sel = fz_u8(f), arg = fz_u8(f);
+    static struct hqp **const newer[4] = { NULL, &fx.qpc, &fx.qpe, &fx.qpf };
+    struct hqp **q = newer[(arg >> 1) % 4];
     struct qrnic_qp_attr a;
 
     memset(&a, 0, sizeof(a));
     switch (sel % 4) {
     case 0:                         /* start over: RESET, then RTS */
+        if (q) {
+            restart_new(*q);
+            break;
+        }
         a.qp_state = QRNIC_QPS_RESET;
         qp_modify(fx.qpa, A(STATE), &a);
         fx.qpa->sq_pi = fx.qpa->rq_pi = 0;
@@ -597,7 +776,7 @@ static void op_qpctl(struct fz *f)
         break;
     case 1:
         a.qp_state = QRNIC_QPS_ERR;
-        qp_modify(arg & 1 ? fx.qpb : fx.qpa, A(STATE), &a);
+        qp_modify(q ? *q : arg & 1 ? fx.qpb : fx.qpa, A(STATE), &a);
         break;
     case 2:
         a.qp_state = QRNIC_QPS_SQD;
@@ -621,9 +800,11 @@ static void op_udctl(struct fz *f)
     static const uint16_t mtus[8] = { 68, 256, 600, 1024, 1500, 2048, 4200,
                                       9000 };
     uint8_t sel = fz_u8(f), arg = fz_u8(f);
-    int g = arg & 1;
-    struct hqp *qp = g ? fx.gsi : fx.qpu;
-    uint32_t qkey = arg & 2 ? fx.qkey[!g] : g ? FZ_GSI_QKEY : FZ_UD_QKEY;
+    bool v = sel & 8;               /* QP V instead */
+    int g = v ? 2 : arg & 1;
+    struct hqp *qp = v ? fx.qpv : g ? fx.gsi : fx.qpu;
+    uint32_t qkey = arg & 2 ? fx.qkey[!(g & 1)] :
+                    v ? FZ_UD_SRQ_QKEY : g ? FZ_GSI_QKEY : FZ_UD_QKEY;
     struct qrnic_qp_attr a;
     struct qrnic_cmd c;
     uint32_t mask;
@@ -642,12 +823,12 @@ static void op_udctl(struct fz *f)
         st = qp_modify(qp, A(STATE), &a);
         qp->sq_pi = qp->rq_pi = 0;
         if (!st) {
-            st = fz_ud_up(qp, qkey, g, sel % 8 == 1 ? QRNIC_QPS_RTS :
+            st = fz_ud_up(qp, qkey, g == 1, sel % 8 == 1 ? QRNIC_QPS_RTS :
                           sel % 8 == 2 ? QRNIC_QPS_INIT : QRNIC_QPS_RTR);
         }
         if (st) {
             fz_fail("%s QP: RESET and up again: status %u",
-                    g ? "GSI" : "UD", st);
+                    g == 1 ? "GSI" : "UD", st);
         }
         fx.qkey[g] = qkey;
         break;
@@ -688,6 +869,59 @@ static void op_udctl(struct fz *f)
 }
 
 /*
+ * The SRQ: arm its limit (arg: any below 18 - the depth is 16 -, or raw),
+ * query it, ring its doorbell (the producer index the harness keeps, any,
+ * on a page that does not own it, with bits beyond the fields), or post a
+ * batch of arg % 8 + 1 WQEs of 4 KiB (MR A) rung once.
+ */
+static void op_srqctl(struct fz *f)
+{
+    uint8_t sel = fz_u8(f), arg = fz_u8(f);
+    uint16_t v = fz_u16(f);
+    struct hsrq *srq = fx.srq;
+    struct hsge s;
+    int i;
+
+    switch (sel % 4) {
+    case 0:
+        fz_srq_arm(&fx.sk, arg < FZ_RAW ? arg % 18u : v);
+        break;
+    case 1:
+        fz_srq_query(&fx.sk);
+        break;
+    case 2:
+        switch (arg % 4) {
+        case 0:
+            qf_doorbell(&nodes[1].d, 0, QRNIC_DB_SRQ,
+                        srq->srqn | (uint64_t)srq->pi << 32);
+            break;
+        case 1:
+            qf_doorbell(&nodes[1].d, 0, QRNIC_DB_SRQ,
+                        srq->srqn | (uint64_t)v << 32);
+            break;
+        case 2:
+            qf_doorbell(&nodes[1].d, 1 + v % 3, QRNIC_DB_SRQ,
+                        srq->srqn | (uint64_t)srq->pi << 32);
+            break;
+        default:
+            qf_doorbell(&nodes[1].d, 0, QRNIC_DB_SRQ,
+                        srq->srqn | (uint64_t)v << 48 |
+                        (uint64_t)srq->pi << 32);
+            break;
+        }
+        break;
+    default:
+        for (i = 0; i <= arg % 8; i++) {
+            s.addr = fx.mra->iova + (uint64_t)(v + i * 4096u) % MR_A_BYTES;
+            s.len = 4096;
+            s.lkey = fx.mra->key;
+            srq_post_recv(srq, fx.wr_id++, &s, 1, i == arg % 8);
+        }
+        break;
+    }
+}
+
+/*
  * A UD receive completion must be a receive of the UD or GSI QP; when it
  * succeeded, with the GRH flag and at least the GRH.
  */
@@ -702,6 +936,9 @@ static void check_ud_wc(const struct hwc *wc)
     if (wc->qpn != fx.qpu->qpn && wc->qpn != QRNIC_GSI_QPN) {
         fz_fail("UD CQ: completion for QP 0x%x", wc->qpn);
     }
+    if (wc->flags & QRNIC_CQE_F_SRQ) {
+        fz_fail("UD CQ: F_SRQ, the QP has no SRQ");
+    }
     if (wc->status != QRNIC_WC_SUCCESS) {
         return;
     }
@@ -714,19 +951,58 @@ static void check_ud_wc(const struct hwc *wc)
     }
 }
 
+/*
+ * The CQ of QPs C, E, F and V: receives only; those of the SRQ's QPs with
+ * F_SRQ and a slot taken once (QP V's with the GRH when they succeed);
+ * QP E's in order, without F_SRQ.
+ */
+static void check_x_wc(const struct hwc *wc)
+{
+    if (debug) {
+        fprintf(stderr, "  SRQ/UC CQE qpn %x wr_id %llu idx %u status %u "
+                "verr %u len %u flags %x op %u\n", wc->qpn,
+                (unsigned long long)wc->wr_id, wc->wqe_idx, wc->status,
+                wc->vendor_err, wc->byte_len, wc->flags, wc->opcode);
+    }
+    if (wc->flags & QRNIC_CQE_F_SEND) {
+        fz_fail("SRQ/UC CQ: a send completion of QP 0x%x, none was posted",
+                wc->qpn);
+    }
+    if (wc->qpn == fx.qpe->qpn) {
+        if ((wc->flags & QRNIC_CQE_F_SRQ) || wc->wqe_idx != fx.e_recv_next) {
+            fz_fail("UC QP E: receive completion of RQ index %u (expected "
+                    "%u), flags 0x%x", wc->wqe_idx, fx.e_recv_next,
+                    wc->flags);
+        }
+        fx.e_recv_next++;
+        return;
+    }
+    fz_srq_cqe(&fx.sk, wc);
+    if (wc->qpn == fx.qpv->qpn && wc->status == QRNIC_WC_SUCCESS &&
+        (!(wc->flags & QRNIC_CQE_F_GRH) || wc->byte_len < QRNIC_GRH_LEN)) {
+        fz_fail("UD QP V receive: flags 0x%x, byte_len %u", wc->flags,
+                wc->byte_len);
+    }
+}
+
 static void drain_cqs(void)
 {
-    struct hcq *cqs[] = { fx.cq0, fx.cqa, fx.cqb };
+    struct hcq *cqs[] = { fx.cq0, fx.cqa, fx.cqb, fx.cq0x };
     struct hwc wc;
     unsigned int i;
 
     for (i = 0; i < sizeof(cqs) / sizeof(cqs[0]); i++) {
         while (cq_poll(cqs[i], &wc)) {
-            continue;
+            if (wc.flags & QRNIC_CQE_F_SRQ) {
+                fz_fail("QP 0x%x without an SRQ: a CQE with F_SRQ", wc.qpn);
+            }
         }
     }
     while (cq_poll(fx.cqu, &wc)) {
         check_ud_wc(&wc);
+    }
+    while (cq_poll(fx.cqx, &wc)) {
+        check_x_wc(&wc);
     }
     node_cq_events(&nodes[0], fx.cq0->cqn);
     node_cq_events(&nodes[1], fx.cqa->cqn);
@@ -736,6 +1012,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct fz f = { data, size };
     unsigned int ops = 0;
+    bool idle;
 
     if (debug < 0) {
         debug = getenv("FUZZ_DEBUG") != NULL;
@@ -780,14 +1057,29 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         case OP_UDCTL:
             op_udctl(&f);
             break;
+        case OP_SRQCTL:
+            op_srqctl(&f);
+            break;
         default:
             op_frame(&f);
             break;
         }
         drain_cqs();
+        fz_srq_step(&fx.sk);
     }
-    harness_run_steps(now_ns + 200 * MS, 200000);
+    idle = harness_run_steps(now_ns + 200 * MS, 200000);
     drain_cqs();
+    fz_srq_step(&fx.sk);
+    if (idle) {
+        const struct qrnic_qp *e = qrnic_qp_get(&nodes[1].d.e, fx.qpe->qpn);
+
+        fz_srq_check_idle(&fx.sk);
+        if (e->state == QRNIC_QPS_ERR &&
+            (e->rq_ci != e->rq_pi || fx.e_recv_next != e->rq_pi)) {
+            fz_fail("UC QP E in ERR: receive WQEs %u..%u, completions up "
+                    "to %u", e->rq_ci, e->rq_pi, fx.e_recv_next);
+        }
+    }
     qf_check(&nodes[0].d, "fuzz_rx end");
     qf_check(&nodes[1].d, "fuzz_rx end");
     return 0;
@@ -944,6 +1236,37 @@ static void w_op(struct fzw *w, uint8_t op, int nargs, uint8_t a0, uint8_t a1)
 #define DG(...)         ((struct dgf){ __VA_ARGS__ })
 #define UDCTL(w, s, a)  w_op(w, OP_UDCTL, 2, s, a)
 #define UD_RESET_UP(w, gsi)     UDCTL(w, 1, gsi)
+
+/* The SRQ and UC fixture: frame destinations (rxf.q), receive queues
+ * (w_recv's q), datagram destinations, QP control (QPCTL's arg), QP V
+ * (UDCTL's selector) */
+#define Q_C             (Q_NEW | QN_C << 2)
+#define Q_E             (Q_NEW | QN_E << 2)
+#define Q_F             (Q_NEW | QN_F << 2)
+#define R_SRQ           2
+#define R_E             4
+#define DG_TO_V         2
+#define DG_TO_C         (2 | 1 << 3)
+#define DG_TO_E         (2 | 2 << 3)
+#define DG_TO_F         (2 | 3 << 3)
+#define QC_C            2
+#define QC_E            4
+#define QC_F            6
+#define QP_ERR(w, q)    QPCTL(w, 1, q)
+#define QP_RESTART(w, q) QPCTL(w, 0, q)
+#define UD_V            8
+
+static void w_srqctl(struct fzw *w, uint8_t sel, uint8_t arg, uint16_t v)
+{
+    w_op(w, OP_SRQCTL, 2, sel, arg);
+    fzw_u16(w, v);
+}
+
+#define SRQ_ARM(w, l)   w_srqctl(w, 0, l, 0)        /* l < 18 */
+#define SRQ_QUERY(w)    w_srqctl(w, 1, 0, 0)
+#define SRQ_DB(w, k, v) w_srqctl(w, 2, k, v)        /* k: right, any, page,
+                                                       high bits */
+#define SRQ_POST(w, n, off) w_srqctl(w, 3, (uint8_t)((n) - 1), off)
 
 /* Seeds assume path MTU 1024 (mtu byte 2) unless they say otherwise. */
 void fuzz_make_seeds(fz_emit_fn emit)
@@ -1526,4 +1849,236 @@ void fuzz_make_seeds(fz_emit_fn emit)
     w_dgram(&w, DG(.fl = FL_BCAST | FL_ACKREQ, .pay = DPAY_N(8)));
     w_dgram(&w, DG(.pay = DPAY_N(8)));
     emit("ud-malformed", &w);
+
+    /* ---- UC and SRQs (QP C: RC on the SRQ, E: UC, F: UC on the SRQ, V:
+     * UD on the SRQ) ---- */
+
+    /* UC SEND and WRITE to QP E: one packet, several, with immediate and
+     * solicited; WRITE_WITH_IMM without a receive WQE (the message is
+     * dropped, the QP stays), again with one; an earlier PSN starting a
+     * message is a new message (no duplicates in UC). */
+    w_head(&w, 2, 0, 0x3f);
+    for (i = 0; i < 3; i++) {
+        w_recv(&w, R_E, 1, 0, (uint16_t)(i * 4096), 4096);
+    }
+    w_frame(&w, F(.op = QRNIC_OP_SEND_ONLY, .q = Q_E, .fl = FL_ACKREQ,
+                  .pay = PAY_N(32)));
+    w_frame(&w, F(.op = QRNIC_OP_SEND_FIRST, .q = Q_E, .pay = PAY_MTU));
+    w_frame(&w, F(.op = QRNIC_OP_SEND_MIDDLE, .q = Q_E, .pay = PAY_MTU));
+    w_frame(&w, F(.op = QRNIC_OP_SEND_LAST_IMM, .q = Q_E, .fl = FL_SE,
+                  .pay = PAY_N(10)));
+    w_frame(&w, F(.op = QRNIC_OP_WRITE_ONLY, .q = Q_E, .off = 64, .len = 40,
+                  .pay = PAY_N(40)));
+    w_frame(&w, F(.op = QRNIC_OP_WRITE_FIRST, .q = Q_E, .off = 100,
+                  .len = 2055, .pay = PAY_MTU));
+    w_frame(&w, F(.op = QRNIC_OP_WRITE_MIDDLE, .q = Q_E, .pay = PAY_MTU));
+    w_frame(&w, F(.op = QRNIC_OP_WRITE_LAST_IMM, .q = Q_E, .pay = PAY_N(7)));
+    w_frame(&w, F(.op = QRNIC_OP_WRITE_ONLY_IMM, .q = Q_E, .len = 8,
+                  .pay = PAY_N(8)));
+    w_recv(&w, R_E, 1, 0, 0, 64);
+    w_frame(&w, F(.op = QRNIC_OP_WRITE_ONLY_IMM, .q = Q_E, .len = 8,
+                  .pay = PAY_N(8)));
+    w_recv(&w, R_E, 1, 0, 0, 64);
+    w_frame(&w, F(.op = QRNIC_OP_SEND_ONLY, .q = Q_E, .dpsn = -1,
+                  .pay = PAY_N(16)));
+    w_frame(&w, F(.op = QRNIC_OP_WRITE_ONLY, .q = Q_E, .len = 0,
+                  .pay = PAY_N(0)));
+    emit("uc-send-write", &w);
+
+    /* PSN gaps in the middle of UC messages: the message is dropped (its
+     * receive WQE serves the next one), packets up to the next first one
+     * too, whatever their PSN; a FIRST inside a SEND drops it as well. */
+    w_head(&w, 2, 0, 0x3f);
+    w_recv(&w, R_E, 1, 0, 0, 8192);
+    w_recv(&w, R_E, 1, 0, 8192, 8192);
+    w_frame(&w, F(.op = QRNIC_OP_SEND_FIRST, .q = Q_E, .pay = PAY_MTU));
+    w_frame(&w, F(.op = QRNIC_OP_SEND_MIDDLE, .q = Q_E, .dpsn = 1,
+                  .pay = PAY_MTU));
+    w_frame(&w, F(.op = QRNIC_OP_SEND_MIDDLE, .q = Q_E, .pay = PAY_MTU));
+    w_frame(&w, F(.op = QRNIC_OP_SEND_LAST, .q = Q_E, .pay = PAY_N(8)));
+    w_frame(&w, F(.op = QRNIC_OP_SEND_ONLY, .q = Q_E, .dpsn = 5,
+                  .pay = PAY_N(16)));
+    w_frame(&w, F(.op = QRNIC_OP_WRITE_FIRST, .q = Q_E, .len = 3000,
+                  .pay = PAY_MTU));
+    w_frame(&w, F(.op = QRNIC_OP_WRITE_LAST, .q = Q_E, .dpsn = 2,
+                  .pay = PAY_MTU_MINUS(71)));
+    w_frame(&w, F(.op = QRNIC_OP_WRITE_MIDDLE, .q = Q_E, .pay = PAY_MTU));
+    w_frame(&w, F(.op = QRNIC_OP_WRITE_ONLY, .q = Q_E, .dpsn = -3, .len = 8,
+                  .pay = PAY_N(8)));
+    w_frame(&w, F(.op = QRNIC_OP_SEND_FIRST, .q = Q_E, .pay = PAY_MTU));
+    w_frame(&w, F(.op = QRNIC_OP_SEND_FIRST, .q = Q_E, .pay = PAY_MTU));
+    w_frame(&w, F(.op = QRNIC_OP_SEND_LAST, .q = Q_E, .pay = PAY_N(4)));
+    w_frame(&w, F(.op = QRNIC_OP_SEND_MIDDLE, .q = Q_E, .dpsn = -100,
+                  .pay = PAY_MTU));
+    w_frame(&w, F(.op = QRNIC_OP_SEND_FIRST, .q = Q_E, .dpsn = 9,
+                  .pay = PAY_MTU));
+    w_frame(&w, F(.op = QRNIC_OP_SEND_LAST, .q = Q_E, .pay = PAY_MTU_MINUS(0)));
+    w_frame(&w, F(.op = QRNIC_OP_SEND_ONLY, .q = Q_E, .pay = PAY_N(0)));
+    emit("uc-psn-gaps", &w);
+
+    /* UC refusals: no receive WQE, a stale key, no right (MR B), out of
+     * bounds, longer than the RETH, WRITE_WITH_IMM without a WQE (all
+     * dropped, the QP stays); RC READ, atomic and ACK opcodes; a WQE too
+     * small (LOC_LEN_ERR, ERR), the QP back up, a bad lkey (ERR). */
+    w_head(&w, 2, 0, 0x3f);
+    w_frame(&w, F(.op = QRNIC_OP_SEND_ONLY, .q = Q_E, .pay = PAY_N(8)));
+    w_frame(&w, F(.op = QRNIC_OP_WRITE_ONLY, .q = Q_E, .k = 2, .len = 8,
+                  .pay = PAY_N(8)));
+    w_frame(&w, F(.op = QRNIC_OP_WRITE_ONLY, .q = Q_E, .k = 1, .len = 8,
+                  .pay = PAY_N(8)));
+    w_frame(&w, F(.op = QRNIC_OP_WRITE_ONLY, .q = Q_E, .v = 0x40, .off = 4,
+                  .len = 8, .pay = PAY_N(8)));
+    w_frame(&w, F(.op = QRNIC_OP_WRITE_ONLY, .q = Q_E, .len = 8,
+                  .pay = PAY_N(12)));
+    w_frame(&w, F(.op = QRNIC_OP_WRITE_ONLY_IMM, .q = Q_E, .len = 8,
+                  .pay = PAY_N(8)));
+    w_frame(&w, F(.op = QRNIC_OP_READ_REQ, .q = Q_E, .len = 8));
+    w_frame(&w, F(.op = QRNIC_OP_FETCH_ADD, .q = Q_E));
+    w_frame(&w, F(.op = QRNIC_OP_ACK, .q = Q_E, .syn = 0x1f));
+    w_recv(&w, R_E, 1, 0, 0, 16);
+    w_frame(&w, F(.op = QRNIC_OP_SEND_ONLY, .q = Q_E, .pay = PAY_N(40)));
+    w_frame(&w, F(.op = QRNIC_OP_SEND_ONLY, .q = Q_E, .pay = PAY_N(8)));
+    QP_RESTART(&w, QC_E);
+    w_recv(&w, R_E, 1, 0xf1, 0, 64);
+    w_frame(&w, F(.op = QRNIC_OP_SEND_ONLY, .q = Q_E, .pay = PAY_N(8)));
+    emit("uc-refused", &w);
+
+    /* UC opcodes to RC QPs (A, B, C, any QPN) and RC opcodes to the UC
+     * QPs: dropped; datagrams to C, E and F: dropped; then the right ones
+     * go through. */
+    w_head(&w, 2, 0, 0x3f);
+    w_recv(&w, 0, 1, 0, 0, 4096);
+    w_recv(&w, R_E, 1, 0, 0, 4096);
+    SRQ_POST(&w, 2, 0);
+    w_frame(&w, F(.op = QRNIC_OP_SEND_ONLY, .mut = FR_CROSS, .pay = PAY_N(8)));
+    w_frame(&w, F(.op = QRNIC_OP_WRITE_ONLY, .q = 2, .mut = FR_CROSS,
+                  .len = 4, .pay = PAY_N(4)));
+    w_frame(&w, F(.op = QRNIC_OP_SEND_FIRST, .q = Q_C, .mut = FR_CROSS,
+                  .pay = PAY_MTU));
+    w_frame(&w, F(.op = QRNIC_OP_SEND_ONLY, .q = 3, .mut = FR_CROSS,
+                  .pay = PAY_N(8)));
+    w_frame(&w, F(.op = QRNIC_OP_SEND_ONLY, .q = Q_E, .mut = FR_CROSS,
+                  .pay = PAY_N(8)));
+    w_frame(&w, F(.op = QRNIC_OP_WRITE_FIRST, .q = Q_F, .mut = FR_CROSS,
+                  .len = 2048, .pay = PAY_MTU));
+    w_dgram(&w, DG(.d = DG_TO_C, .pay = DPAY_N(8)));
+    w_dgram(&w, DG(.d = DG_TO_E, .pay = DPAY_N(8)));
+    w_dgram(&w, DG(.d = DG_TO_F, .op = DG_SEND_IMM, .pay = DPAY_N(8)));
+    w_frame(&w, F(.op = QRNIC_OP_SEND_ONLY, .fl = FL_ACKREQ, .pay = PAY_N(8)));
+    w_frame(&w, F(.op = QRNIC_OP_SEND_ONLY, .q = Q_E, .pay = PAY_N(8)));
+    w_frame(&w, F(.op = QRNIC_OP_SEND_ONLY, .q = Q_C, .pay = PAY_N(8)));
+    w_frame(&w, F(.op = QRNIC_OP_SEND_ONLY, .q = Q_F, .pay = PAY_N(8)));
+    emit("uc-rc-crossed", &w);
+
+    /* Three QPs on one SRQ: multi-packet SENDs of C (RC) and F (UC)
+     * interleaved, datagrams to V in between, WRITE_WITH_IMM to C (one
+     * packet) and to F (several: the WQE is taken at the last), with the
+     * peer live (C's ACKs reach node 0). */
+    w_head(&w, 2, F_PEER_LIVE, 0x3f);
+    SRQ_POST(&w, 8, 0);
+    w_frame(&w, F(.op = QRNIC_OP_SEND_FIRST, .q = Q_C, .pay = PAY_MTU));
+    w_dgram(&w, DG(.d = DG_TO_V, .src = 0x42, .pay = DPAY_N(32)));
+    w_frame(&w, F(.op = QRNIC_OP_SEND_FIRST, .q = Q_F, .pay = PAY_MTU));
+    w_frame(&w, F(.op = QRNIC_OP_SEND_MIDDLE, .q = Q_C, .pay = PAY_MTU));
+    w_frame(&w, F(.op = QRNIC_OP_SEND_LAST, .q = Q_F, .pay = PAY_N(20)));
+    w_frame(&w, F(.op = QRNIC_OP_SEND_LAST_IMM, .q = Q_C, .fl = FL_ACKREQ,
+                  .pay = PAY_N(5)));
+    w_frame(&w, F(.op = QRNIC_OP_WRITE_ONLY_IMM, .q = Q_C, .fl = FL_ACKREQ,
+                  .len = 8, .pay = PAY_N(8)));
+    w_frame(&w, F(.op = QRNIC_OP_WRITE_FIRST, .q = Q_F, .len = 2048,
+                  .pay = PAY_MTU));
+    w_dgram(&w, DG(.d = DG_TO_V, .op = DG_SEND_IMM, .fl = FL_IPV6,
+                   .pay = DPAY_MTU_MINUS(0)));
+    w_frame(&w, F(.op = QRNIC_OP_WRITE_LAST_IMM, .q = Q_F, .pay = PAY_MTU));
+    w_frame(&w, F(.op = QRNIC_OP_SEND_ONLY, .q = Q_C, .fl = FL_ACKREQ,
+                  .dpsn = -1, .pay = PAY_N(8)));
+    RUN(&w, 31, 255);
+    SRQ_QUERY(&w);
+    emit("srq-interleaved", &w);
+
+    /* An empty SRQ: RNR NAK for C, the datagram and F's SEND dropped; the
+     * limit armed (3 of 4: the second take fires it), refused at and past
+     * the depth, armed again, disarmed; doorbells past the depth, on a
+     * foreign page, with high bits; a raw num_sge that fails V's take. */
+    w_head(&w, 2, F_PEER_LIVE, 0x3f);
+    w_frame(&w, F(.op = QRNIC_OP_SEND_ONLY, .q = Q_C, .pay = PAY_N(8)));
+    w_dgram(&w, DG(.d = DG_TO_V, .pay = DPAY_N(8)));
+    w_frame(&w, F(.op = QRNIC_OP_SEND_ONLY, .q = Q_F, .pay = PAY_N(8)));
+    RUN(&w, 3, 3);
+    SRQ_POST(&w, 4, 0);
+    SRQ_ARM(&w, 3);
+    w_frame(&w, F(.op = QRNIC_OP_SEND_ONLY, .q = Q_C, .pay = PAY_N(8)));
+    w_dgram(&w, DG(.d = DG_TO_V, .pay = DPAY_N(8)));
+    SRQ_QUERY(&w);
+    SRQ_ARM(&w, 17);
+    SRQ_ARM(&w, 16);
+    SRQ_ARM(&w, 15);
+    w_frame(&w, F(.op = QRNIC_OP_SEND_ONLY, .q = Q_F, .pay = PAY_N(8)));
+    w_srqctl(&w, 0, FZ_RAW, 0);
+    SRQ_DB(&w, 1, 200);
+    SRQ_DB(&w, 2, 0);
+    SRQ_DB(&w, 3, 1);
+    SRQ_DB(&w, 0, 0);
+    SRQ_POST(&w, 8, 8192);
+    SRQ_ARM(&w, 8);
+    w_recv(&w, R_SRQ, 0xf7, 0, 0, 64);
+    for (i = 0; i < 10; i++) {
+        w_dgram(&w, DG(.d = DG_TO_V, .src = (uint32_t)i, .pay = DPAY_N(8)));
+    }
+    RUN(&w, 31, 255);
+    emit("srq-empty-limit", &w);
+
+    /* SRQ WQEs a QP holds when it fails: C in ERR in the middle of a SEND
+     * (flushed), F keeps its WQE over a PSN gap for the next message, F
+     * and C through ERR and RESET; WQEs too small for C (NAK, ERR) and V
+     * (ERR), a bad lkey for F (ERR); V back up. */
+    w_head(&w, 2, 0, 0x3f);
+    SRQ_POST(&w, 4, 0);
+    w_frame(&w, F(.op = QRNIC_OP_SEND_FIRST, .q = Q_C, .pay = PAY_MTU));
+    QP_ERR(&w, QC_C);
+    w_frame(&w, F(.op = QRNIC_OP_SEND_FIRST, .q = Q_F, .pay = PAY_MTU));
+    w_frame(&w, F(.op = QRNIC_OP_SEND_LAST, .q = Q_F, .dpsn = 2,
+                  .pay = PAY_N(8)));
+    w_frame(&w, F(.op = QRNIC_OP_SEND_ONLY, .q = Q_F, .dpsn = 7,
+                  .pay = PAY_N(16)));
+    w_frame(&w, F(.op = QRNIC_OP_SEND_FIRST, .q = Q_F, .pay = PAY_MTU));
+    QP_RESTART(&w, QC_F);
+    QP_RESTART(&w, QC_C);
+    w_frame(&w, F(.op = QRNIC_OP_SEND_ONLY, .q = Q_C, .pay = PAY_N(8)));
+    w_recv(&w, R_SRQ, 1, 0, 0, 16);
+    w_frame(&w, F(.op = QRNIC_OP_SEND_ONLY, .q = Q_C, .pay = PAY_N(40)));
+    w_recv(&w, R_SRQ, 1, 0xf1, 0, 64);
+    w_frame(&w, F(.op = QRNIC_OP_SEND_ONLY, .q = Q_F, .pay = PAY_N(8)));
+    w_recv(&w, R_SRQ, 1, 0, 0, 16);
+    w_dgram(&w, DG(.d = DG_TO_V, .pay = DPAY_N(8)));
+    UDCTL(&w, UD_V | 1, 0);
+    w_dgram(&w, DG(.d = DG_TO_V, .pay = DPAY_N(8)));
+    SRQ_POST(&w, 2, 0);
+    w_dgram(&w, DG(.d = DG_TO_V, .k = DG_QKEY_OTHER, .pay = DPAY_N(8)));
+    w_dgram(&w, DG(.d = DG_TO_V, .pay = DPAY_N(8)));
+    UDCTL(&w, UD_V | 0, 0);
+    w_dgram(&w, DG(.d = DG_TO_V, .pay = DPAY_N(8)));
+    emit("srq-held-errors", &w);
+
+    /* RC on the SRQ: a duplicate SEND (no second take), a PSN ahead (one
+     * sequence NAK), a multi-packet SEND with a gap in the middle (NAK,
+     * then the right packets), the SRQ emptied mid-way (RNR only at the
+     * first packet), a WRITE with a stale key (NAK, ERR: C held nothing). */
+    w_head(&w, 2, 0, 0x3f);
+    SRQ_POST(&w, 3, 0);
+    w_frame(&w, F(.op = QRNIC_OP_SEND_ONLY, .q = Q_C, .pay = PAY_N(8)));
+    w_frame(&w, F(.op = QRNIC_OP_SEND_ONLY, .q = Q_C, .dpsn = -1,
+                  .pay = PAY_N(8)));
+    w_frame(&w, F(.op = QRNIC_OP_SEND_ONLY, .q = Q_C, .dpsn = 3,
+                  .pay = PAY_N(8)));
+    w_frame(&w, F(.op = QRNIC_OP_SEND_FIRST, .q = Q_C, .pay = PAY_MTU));
+    w_frame(&w, F(.op = QRNIC_OP_SEND_LAST, .q = Q_C, .dpsn = 1,
+                  .pay = PAY_N(8)));
+    w_dgram(&w, DG(.d = DG_TO_V, .pay = DPAY_N(8)));
+    w_frame(&w, F(.op = QRNIC_OP_SEND_MIDDLE, .q = Q_C, .pay = PAY_MTU));
+    w_frame(&w, F(.op = QRNIC_OP_SEND_LAST, .q = Q_C, .pay = PAY_N(8)));
+    w_frame(&w, F(.op = QRNIC_OP_SEND_ONLY, .q = Q_C, .pay = PAY_N(8)));
+    w_frame(&w, F(.op = QRNIC_OP_WRITE_ONLY, .q = Q_C, .k = 2, .len = 8,
+                  .pay = PAY_N(8)));
+    emit("srq-rc-sequence", &w);
 }
