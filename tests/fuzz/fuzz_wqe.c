@@ -32,6 +32,28 @@
  * for them, and every successful UD receive names one of the UD-type QPs
  * as its source and carries the GRH.
  *
+ * Each node also has a shared receive queue (64 WQEs) with three QPs on
+ * it: an RC QP and a UC QP, each connected to its twin on the other node,
+ * and a UD QP (with the UD and GSI QPs); and a UC QP with a receive queue
+ * of its own, connected to the other node's.  Send WQEs go to any of the
+ * connected QPs (selector bits the seeds before them never set): on UC,
+ * READ and atomics must fail; receive WQEs to the SRQ or the UC QP's RQ;
+ * the SRQ's limit is armed (any value) and queried, its doorbell rung
+ * with any index or page, batches of WQEs posted; the QPs go to ERR
+ * (maybe holding an SRQ WQE), to SQD and back, change rights, and the UC
+ * ones through ERR and RESET to RTS again; UD WQEs come from and go to the
+ * UD QPs on the SRQs.  Traffic is the same as above: lossy, hub, hostile.
+ * At the end (and for some after every step): every send WQE a doorbell
+ * posted completed or was flushed, in order, on these QPs too; a UC QP
+ * never resends (no retransmission timer, its transmit PSN never behind
+ * the highest sent) and never completes with a status only ACKs or NAKs
+ * give; every receive completion of a QP on an SRQ carries F_SRQ, names a
+ * QP on that SRQ and a slot the device took and did not complete before
+ * (no other CQE has F_SRQ); the limit event comes once per arming, below
+ * the limit; every WQE taken from an SRQ is completed or held by one of
+ * its QPs not in ERR; the UC QP's receives complete in order, all of them
+ * in ERR.
+ *
  * Input: mtu, flags (1: hub, 2: hostile guest), retry (retry_cnt |
  * rnr_retry << 3, rnr_retry kept below 7: "forever" never ends), timeout,
  * then operations (OP_*).
@@ -73,6 +95,7 @@ enum {
     OP_UDSQ,                    /* 8, 9 */
     OP_UDRQ = 10,
     OP_UDCTL,
+    OP_SRQCTL,
     OP_COUNT
 };
 
@@ -84,6 +107,12 @@ enum {
 #define W_RING          2
 #define W_RAW           4
 #define W_GSI           8       /* UD WQEs: on the GSI QP, not the UD QP */
+#define W_UDS           0x10    /* UD WQEs: on the UD QP on the SRQ */
+/* op_sq/op_rq ctl bits 3-4: which connected QP (W_QP(X_*)) */
+#define W_QP(x)         ((uint8_t)((1 + (x)) << 3))
+
+#define LOG_SRQ         6
+#define FZ_UD_SRQ_QKEY  0x5566aa77u     /* the UD QPs on the SRQs */
 
 /* A UD-type QP of a node and what its completions must follow. */
 struct udq {
@@ -94,6 +123,18 @@ struct udq {
     bool sqd;
 };
 
+/* A connected QP of the SRQ and UC fixture and what its CQEs follow. */
+struct xq {
+    struct hqp *qp;
+    bool uc;
+    bool on_srq;
+    uint16_t send_done;
+    uint16_t recv_next;         /* its own RQ */
+    bool sqd;
+};
+
+enum { X_RC, X_UCS, X_UC, NX };     /* RC and UC on the SRQ, UC with an RQ */
+
 struct side {
     struct hcq *cq;
     struct hqp *qp;
@@ -102,12 +143,17 @@ struct side {
     uint16_t recv_next;         /* RQ index the next receive CQE must have */
     bool sqd;
     struct hcq *ucq;            /* the UD and GSI QPs' */
-    struct udq u[2];            /* the UD QP, the GSI QP */
+    struct udq u[3];            /* the UD QP, the GSI QP, UD on the SRQ */
+    struct hcq *xcq;            /* the QPs of x[] */
+    struct hsrq *srq;
+    struct xq x[NX];
+    struct fz_srq sk;
 };
 
 static struct {
     struct side s[2];
     uint64_t wr_id;
+    uint8_t path_mtu;
 } fx;
 
 /* After the RC fixture, so its QPNs, keys and addresses stay as they were. */
@@ -133,6 +179,60 @@ static void setup_ud(void)
             if (!u->qp || fz_ud_up(u->qp, u->qkey, g, QRNIC_QPS_RTS)) {
                 fz_fail("fixture: UD and GSI QPs");
             }
+        }
+    }
+}
+
+/* After the UD fixture, for the same reason. */
+static void setup_x(uint8_t path_mtu, uint8_t timeout, uint8_t retry,
+                    uint8_t rnr)
+{
+    int i, k;
+
+    for (i = 0; i < 2; i++) {
+        struct side *s = &fx.s[i];
+        struct node *n = &nodes[i];
+        uint8_t st[4];
+
+        s->xcq = node_create_cq(n, 10);
+        s->srq = node_create_srq(n, LOG_SRQ, LOG_RS, 0, &st[0]);
+        if (!s->xcq || !s->srq) {
+            fz_fail("fixture: SRQ");
+        }
+        s->x[X_RC].qp = node_create_qp_srq(n, QRNIC_QPT_RC, s->xcq, s->xcq,
+                                           LOG_SQ, LOG_SS, s->srq, &st[0]);
+        s->x[X_UCS].qp = node_create_qp_srq(n, QRNIC_QPT_UC, s->xcq, s->xcq,
+                                            LOG_SQ, LOG_SS, s->srq, &st[1]);
+        s->x[X_UC].qp = node_create_qp_type(n, QRNIC_QPT_UC, s->xcq, s->xcq,
+                                            LOG_SQ, LOG_SS, LOG_RQ, LOG_RS,
+                                            &st[2]);
+        s->u[2].qp = node_create_qp_srq(n, QRNIC_QPT_UD, s->ucq, s->ucq,
+                                        LOG_SQ, LOG_SS, s->srq, &st[3]);
+        s->u[2].qkey = FZ_UD_SRQ_QKEY;
+        s->x[X_UCS].uc = s->x[X_UC].uc = true;
+        s->x[X_RC].on_srq = s->x[X_UCS].on_srq = true;
+        for (k = 0; k < NX; k++) {
+            if (!s->x[k].qp) {
+                fz_fail("fixture: QP %d on node %d: status %u", k, i, st[k]);
+            }
+        }
+        if (!s->u[2].qp ||
+            fz_ud_up(s->u[2].qp, FZ_UD_SRQ_QKEY, false, QRNIC_QPS_RTS)) {
+            fz_fail("fixture: UD QP on the SRQ");
+        }
+        fz_srq_init(&s->sk, s->srq, 0);
+        fz_srq_add_qp(&s->sk, s->x[X_RC].qp);
+        fz_srq_add_qp(&s->sk, s->x[X_UCS].qp);
+        fz_srq_add_qp(&s->sk, s->u[2].qp);
+    }
+    for (i = 0; i < 2; i++) {
+        struct side *s = &fx.s[i], *p = &fx.s[!i];
+
+        if (!qp_connect(s->x[X_RC].qp, p->x[X_RC].qp, path_mtu, timeout,
+                        retry, rnr, 1) ||
+            fz_uc_connect(s->x[X_UCS].qp, p->x[X_UCS].qp, path_mtu) ||
+            fz_uc_connect(s->x[X_UC].qp, p->x[X_UC].qp, path_mtu)) {
+            fz_fail("fixture: connect the SRQ and UC QPs");
         }
     }
 }
@@ -165,6 +265,8 @@ static void setup(struct fz *f)
         fz_fail("fixture: connect");
     }
     setup_ud();
+    fx.path_mtu = path_mtu;
+    setup_x(path_mtu, timeout, retry & 7, rnr);
     harness_hub(flags & F_HUB);
     if (flags & F_HOSTILE) {
         nodes[0].d.hostile_rng = 0x1234567;
@@ -191,11 +293,19 @@ static void sge_at(uint8_t *p, int node, uint8_t ksel, uint16_t off,
     qrnic_st32(p + 12, key);
 }
 
+/* The connected QP ctl bits 3-4 name: the RC QP, or x[(ctl >> 3) - 1]. */
+static struct hqp *conn_qp(int node, uint8_t ctl)
+{
+    uint8_t k = (ctl >> 3) & 3;
+
+    return k ? fx.s[node].x[k - 1].qp : fx.s[node].qp;
+}
+
 static void op_sq(struct fz *f)
 {
     uint8_t ctl = fz_u8(f);
     int node = ctl & W_NODE1, i;
-    struct hqp *qp = fx.s[node].qp;
+    struct hqp *qp = conn_qp(node, ctl);
     uint8_t *slot = nodes[node].d.qmem + qp->sq_off +
                     ((uint32_t)(qp->sq_pi & ((1u << LOG_SQ) - 1)) << LOG_SS);
 
@@ -245,12 +355,20 @@ static void op_sq(struct fz *f)
     }
 }
 
+/*
+ * A receive WQE (ctl bits 3-4: on the RC QP, the SRQ, the UC QP's RQ, the
+ * SRQ), from the input or raw.
+ */
 static void op_rq(struct fz *f)
 {
     uint8_t ctl = fz_u8(f);
     int node = ctl & W_NODE1, i;
-    struct hqp *qp = fx.s[node].qp;
-    uint8_t *slot = nodes[node].d.qmem + qp->rq_off +
+    uint8_t k = (ctl >> 3) & 3;
+    struct hsrq *srq = k % 2 ? fx.s[node].srq : NULL;
+    struct hqp *qp = k == 2 ? fx.s[node].x[X_UC].qp : fx.s[node].qp;
+    uint8_t *slot = srq ? nodes[node].d.qmem + srq->off +
+                    ((uint32_t)(srq->pi & ((1u << LOG_SRQ) - 1)) << LOG_RS) :
+                    nodes[node].d.qmem + qp->rq_off +
                     ((uint32_t)(qp->rq_pi & ((1u << LOG_RQ) - 1)) << LOG_RS);
 
     memset(slot, 0, 1u << LOG_RS);
@@ -267,6 +385,14 @@ static void op_rq(struct fz *f)
 
             sge_at(slot + 16 + i * 16, node, ksel, off, len);
         }
+    }
+    if (srq) {
+        srq->pi++;
+        if (ctl & W_RING) {
+            qf_doorbell(&nodes[node].d, 0, QRNIC_DB_SRQ,
+                        srq->srqn | (uint64_t)srq->pi << 32);
+        }
+        return;
     }
     qp->rq_pi++;
     if (ctl & W_RING) {
@@ -292,7 +418,7 @@ static void op_udsq(struct fz *f)
     static const uint8_t nobody[6] = { 0x02, 0, 0, 0, 0, 0x99 };
     uint8_t ctl = fz_u8(f);
     int node = ctl & W_NODE1, i;
-    struct udq *u = &fx.s[node].u[!!(ctl & W_GSI)];
+    struct udq *u = &fx.s[node].u[ctl & W_UDS ? 2 : !!(ctl & W_GSI)];
     struct hqp *qp = u->qp;
     uint8_t *slot = nodes[node].d.qmem + qp->sq_off +
                     ((uint32_t)(qp->sq_pi & ((1u << LOG_SQ) - 1)) << LOG_SS);
@@ -310,7 +436,8 @@ static void op_udsq(struct fz *f)
         uint8_t opcode = opsel >= FZ_RAW ? opsel : opsel % 8 < 4 ?
                          QRNIC_WR_SEND : opsel % 8 < 7 ? QRNIC_WR_SEND_IMM :
                          (uint8_t)((opsel >> 3) % 7);
-        int dn = dsel < FZ_RAW && (dsel % 8 == 4 || dsel % 8 == 5) ? node :
+        int dn = dsel < FZ_RAW && (dsel % 8 == 4 || dsel % 8 == 5 ||
+                                    (dsel % 8 == 2 && (dsel & 8))) ? node :
                  !node;
         const struct udq *to = &fx.s[dn].u[0];
         struct qrnic_ud_av av;
@@ -318,9 +445,12 @@ static void op_udsq(struct fz *f)
 
         memset(&av, 0, sizeof(av));
         switch (dsel >= FZ_RAW ? 8 : dsel % 8) {
+        case 2:                     /* UD on the SRQ (bit 3: our own) */
+            to = &fx.s[dn].u[2];
+            av.dest_qpn = to->qp->qpn;
+            break;
         case 0:
         case 1:
-        case 2:
         case 4:                     /* our own: loopback */
             av.dest_qpn = to->qp->qpn;
             break;
@@ -463,10 +593,10 @@ static void op_udctl(struct fz *f)
     static const uint16_t mtus[8] = { 68, 256, 600, 1024, 1500, 2048, 4200,
                                       9000 };
     uint8_t sel = fz_u8(f), arg = fz_u8(f);
-    int node = arg & 1, g = (arg >> 1) & 1;
+    int node = arg & 1, g = arg & 0x40 ? 2 : (arg >> 1) & 1;
     struct udq *u = &fx.s[node].u[g];
-    uint32_t qkey = arg & 4 ? fx.s[node].u[!g].qkey :
-                    g ? FZ_GSI_QKEY : FZ_UD_QKEY;
+    uint32_t qkey = arg & 4 ? fx.s[node].u[!(g & 1)].qkey :
+                    g == 2 ? FZ_UD_SRQ_QKEY : g ? FZ_GSI_QKEY : FZ_UD_QKEY;
     struct qrnic_qp_attr a;
     struct qrnic_cmd c;
     uint32_t mask;
@@ -485,11 +615,11 @@ static void op_udctl(struct fz *f)
         st = qp_modify(u->qp, A(STATE), &a);
         ud_was_reset(u);
         if (!st) {
-            st = fz_ud_up(u->qp, qkey, g, QRNIC_QPS_RTS);
+            st = fz_ud_up(u->qp, qkey, g == 1, QRNIC_QPS_RTS);
         }
         if (st) {
             fz_fail("node %d %s QP: RESET and up again: status %u", node,
-                    g ? "GSI" : "UD", st);
+                    g == 1 ? "GSI" : "UD", st);
         }
         u->qkey = qkey;
         break;
@@ -541,7 +671,8 @@ static int debug = -1;
 static bool ud_qpn(uint32_t qpn)
 {
     return qpn == QRNIC_GSI_QPN || qpn == fx.s[0].u[0].qp->qpn ||
-           qpn == fx.s[1].u[0].qp->qpn;
+           qpn == fx.s[1].u[0].qp->qpn || qpn == fx.s[0].u[2].qp->qpn ||
+           qpn == fx.s[1].u[2].qp->qpn;
 }
 
 /* The UD CQ: completions in order per QP, receives from UD-type QPs. */
@@ -551,7 +682,8 @@ static void poll_ud(int node)
     struct hwc wc;
 
     while (cq_poll(s->ucq, &wc)) {
-        int g = wc.qpn == QRNIC_GSI_QPN;
+        int g = wc.qpn == QRNIC_GSI_QPN ? 1 :
+                wc.qpn == s->u[2].qp->qpn ? 2 : 0;
         struct udq *u = &s->u[g];
         const struct qrnic_qp *q = qrnic_qp_get(&nodes[node].d.e, wc.qpn);
 
@@ -576,11 +708,16 @@ static void poll_ud(int node)
             u->send_done = (uint16_t)(wc.wqe_idx + 1);
             continue;
         }
-        if (wc.wqe_idx != u->recv_next) {
+        if (g == 2) {
+            fz_srq_cqe(&s->sk, &wc);
+        } else if (wc.wqe_idx != u->recv_next ||
+                   (wc.flags & QRNIC_CQE_F_SRQ)) {
             fz_fail("node %d QP 0x%x: receive CQE for RQ index %u, "
-                    "expected %u", node, wc.qpn, wc.wqe_idx, u->recv_next);
+                    "expected %u, flags 0x%x", node, wc.qpn, wc.wqe_idx,
+                    u->recv_next, wc.flags);
+        } else {
+            u->recv_next++;
         }
-        u->recv_next++;
         if (wc.status == QRNIC_WC_SUCCESS &&
             (!(wc.flags & QRNIC_CQE_F_GRH) ||
              wc.byte_len < QRNIC_GRH_LEN || !ud_qpn(wc.src_qp))) {
@@ -591,17 +728,55 @@ static void poll_ud(int node)
     }
 }
 
+/*
+ * An SRQ doorbell: the producer index the harness keeps, any, on a page
+ * that does not own the SRQ, with bits beyond the fields.
+ */
+static void srq_doorbell(int node, uint8_t kind, uint16_t v)
+{
+    struct hsrq *srq = fx.s[node].srq;
+    uint64_t val = srq->srqn | (uint64_t)srq->pi << 32;
+
+    switch (kind % 4) {
+    case 1:
+        val = srq->srqn | (uint64_t)v << 32;
+        break;
+    case 2:
+        qf_doorbell(&nodes[node].d, 1 + v % 3, QRNIC_DB_SRQ, val);
+        return;
+    case 3:
+        val |= (uint64_t)v << 48 | (uint32_t)(v & 0xff) << 24;
+        break;
+    default:
+        break;
+    }
+    qf_doorbell(&nodes[node].d, 0, QRNIC_DB_SRQ, val);
+}
+
+/*
+ * ctl: bit 0 node, 1 RQ, 2-3 the kind (see the cases), 4-5 the QP (the
+ * RC, UD or GSI QP), 6-7: 1 the QP bits 4-5 pick among the connected QPs
+ * of the SRQ fixture and its UD QP, 2 and 3 the SRQ.
+ */
 static void op_doorbell(struct fz *f)
 {
     uint8_t ctl = fz_u8(f);
     uint16_t v = fz_u16(f);
     int node = ctl & 1;
     bool rq = ctl & 2;
-    struct hqp *qp = (ctl >> 4) % 4 == 1 ? fx.s[node].u[0].qp :
-                     (ctl >> 4) % 4 == 2 ? fx.s[node].u[1].qp :
-                     fx.s[node].qp;
+    struct side *s = &fx.s[node];
+    struct hqp *const newer[4] = { s->x[X_RC].qp, s->x[X_UCS].qp,
+                                   s->u[2].qp, s->x[X_UC].qp };
+    struct hqp *qp = ctl >> 6 == 1 ? newer[(ctl >> 4) % 4] :
+                     (ctl >> 4) % 4 == 1 ? s->u[0].qp :
+                     (ctl >> 4) % 4 == 2 ? s->u[1].qp : s->qp;
     uint16_t pi = rq ? qp->rq_pi : qp->sq_pi;
     uint64_t val;
+
+    if (ctl >> 6 >= 2) {
+        srq_doorbell(node, (uint8_t)(ctl >> 2), v);
+        return;
+    }
 
     switch ((ctl >> 2) & 3) {
     case 0:
@@ -656,9 +831,9 @@ static void poll_side(int node)
     struct hwc wc;
 
     while (cq_poll(s->cq, &wc)) {
-        if (wc.qpn != s->qp->qpn) {
-            fz_fail("node %d: CQE for QP 0x%x, not 0x%x", node, wc.qpn,
-                    s->qp->qpn);
+        if (wc.qpn != s->qp->qpn || (wc.flags & QRNIC_CQE_F_SRQ)) {
+            fz_fail("node %d: CQE for QP 0x%x (not 0x%x?), flags 0x%x", node,
+                    wc.qpn, s->qp->qpn, wc.flags);
         }
         if (wc.flags & QRNIC_CQE_F_SEND) {
             uint16_t ahead = (uint16_t)(wc.wqe_idx - s->send_done);
@@ -679,35 +854,200 @@ static void poll_side(int node)
     }
 }
 
+/* The x[] QP of a node a CQE names, or NULL. */
+static struct xq *xq_of(struct side *s, uint32_t qpn)
+{
+    int k;
+
+    for (k = 0; k < NX; k++) {
+        if (s->x[k].qp->qpn == qpn) {
+            return &s->x[k];
+        }
+    }
+    return NULL;
+}
+
+/* A status only an ACK or a NAK gives: never for a UC send. */
+static bool acked_status(uint8_t status)
+{
+    return status == QRNIC_WC_RETRY_EXC_ERR ||
+           status == QRNIC_WC_RNR_RETRY_EXC_ERR ||
+           status == QRNIC_WC_REM_INV_REQ_ERR ||
+           status == QRNIC_WC_REM_ACCESS_ERR ||
+           status == QRNIC_WC_REM_OP_ERR || status == QRNIC_WC_BAD_RESP_ERR;
+}
+
+/*
+ * The CQ of the SRQ fixture's connected QPs: sends in order per QP (UC
+ * ones without an ACK's status), receives of the QPs on the SRQ with
+ * F_SRQ and a slot taken once, the UC QP's own in order.
+ */
+static void poll_x(int node)
+{
+    struct side *s = &fx.s[node];
+    struct hwc wc;
+
+    while (cq_poll(s->xcq, &wc)) {
+        struct xq *x = xq_of(s, wc.qpn);
+        const struct qrnic_qp *q = qrnic_qp_get(&nodes[node].d.e, wc.qpn);
+
+        if (debug) {
+            fprintf(stderr, "n%d X CQE qpn %x %s idx %u wr_id %llu status "
+                    "%u verr %u len %u flags %x\n", node, wc.qpn,
+                    wc.flags & QRNIC_CQE_F_SEND ? "send" : "recv",
+                    wc.wqe_idx, (unsigned long long)wc.wr_id, wc.status,
+                    wc.vendor_err, wc.byte_len, wc.flags);
+        }
+        if (!x || !q) {
+            fz_fail("node %d: SRQ/UC CQE for QP 0x%x", node, wc.qpn);
+        }
+        if (wc.flags & QRNIC_CQE_F_SEND) {
+            uint16_t ahead = (uint16_t)(wc.wqe_idx - x->send_done);
+
+            if (ahead >= (uint16_t)(q->sq_pi - x->send_done)) {
+                fz_fail("node %d QP 0x%x: send CQE for SQ index %u, "
+                        "completed up to %u, posted up to %u", node, wc.qpn,
+                        wc.wqe_idx, x->send_done, q->sq_pi);
+            }
+            if (x->uc && acked_status(wc.status)) {
+                fz_fail("node %d UC QP 0x%x: send completion with status "
+                        "%u (verr %u)", node, wc.qpn, wc.status,
+                        wc.vendor_err);
+            }
+            x->send_done = (uint16_t)(wc.wqe_idx + 1);
+        } else if (x->on_srq) {
+            fz_srq_cqe(&s->sk, &wc);
+        } else if (wc.wqe_idx != x->recv_next ||
+                   (wc.flags & QRNIC_CQE_F_SRQ)) {
+            fz_fail("node %d QP 0x%x: receive CQE for RQ index %u, "
+                    "expected %u, flags 0x%x", node, wc.qpn, wc.wqe_idx,
+                    x->recv_next, wc.flags);
+        } else {
+            x->recv_next++;
+        }
+    }
+}
+
+/* A UC QP never resends: no timer, its transmit PSN never goes back. */
+static void check_uc(int node)
+{
+    int k;
+
+    for (k = X_UCS; k <= X_UC; k++) {
+        const struct qrnic_qp *q = qrnic_qp_get(&nodes[node].d.e,
+                                                fx.s[node].x[k].qp->qpn);
+
+        if (q->rto_deadline || q->probe_deadline || q->rnr_deadline ||
+            q->rnr_wait || psn_diff(q->tx_psn, q->sent_psn) < 0) {
+            fz_fail("node %d UC QP 0x%x resends: timers %llu %llu %llu, "
+                    "RNR wait %d, transmit PSN %06x, sent up to %06x", node,
+                    q->qpn, (unsigned long long)q->rto_deadline,
+                    (unsigned long long)q->probe_deadline,
+                    (unsigned long long)q->rnr_deadline, q->rnr_wait,
+                    q->tx_psn, q->sent_psn);
+        }
+    }
+}
+
+/* The harness's and the checks' view of a connected QP just reset. */
+static void x_was_reset(struct xq *x)
+{
+    x->qp->sq_pi = x->qp->rq_pi = 0;
+    x->send_done = x->recv_next = 0;
+    x->sqd = false;
+}
+
+/*
+ * arg bit 0: the node; bits 4-5: the RC QP or x[(arg >> 4) - 1]; bit 6
+ * with sel 0 on a UC QP: through ERR (its completions taken) and RESET up
+ * to RTS again.
+ */
 static void op_qpctl(struct fz *f)
 {
     uint8_t sel = fz_u8(f), arg = fz_u8(f);
-    struct side *s = &fx.s[arg & 1];
+    int node = arg & 1;
+    struct side *s = &fx.s[node];
+    uint8_t k = (arg >> 4) & 3;
+    struct xq *x = k ? &s->x[k - 1] : NULL;
+    struct hqp *qp = x ? x->qp : s->qp;
+    bool *sqd = x ? &x->sqd : &s->sqd;
     struct qrnic_qp_attr a;
 
     memset(&a, 0, sizeof(a));
     switch (sel % 4) {
     case 0:
         a.qp_state = QRNIC_QPS_ERR;
-        qp_modify(s->qp, A(STATE), &a);
+        qp_modify(qp, A(STATE), &a);
+        *sqd = false;
+        if (!(arg & 0x40) || !x || !x->uc) {
+            break;
+        }
+        poll_x(node);
+        fz_srq_step(&s->sk);        /* the flushed WQE it held */
+        a.qp_state = QRNIC_QPS_RESET;
+        if (qp_modify(qp, A(STATE), &a) ||
+            fz_uc_connect(qp, fx.s[!node].x[k - 1].qp, fx.path_mtu)) {
+            fz_fail("node %d UC QP 0x%x: RESET and up again", node,
+                    qp->qpn);
+        }
+        x_was_reset(x);
         break;
     case 1:                         /* rights change under traffic */
         a.qp_state = QRNIC_QPS_RTS;
         a.access_flags = arg & 0x0e;
-        qp_modify(s->qp, A(STATE) | A(ACCESS_FLAGS), &a);
-        s->sqd = false;
+        qp_modify(qp, A(STATE) | A(ACCESS_FLAGS), &a);
+        *sqd = false;
         break;
     case 2:
         a.qp_state = QRNIC_QPS_SQD;
-        if (qp_modify(s->qp, A(STATE) | A(EN_SQD_ASYNC), &a) ==
+        if (qp_modify(qp, A(STATE) | A(EN_SQD_ASYNC), &a) ==
             QRNIC_ST_OK) {
-            s->sqd = true;
+            *sqd = true;
         }
         break;
     default:
         a.qp_state = QRNIC_QPS_RTS;
-        if (qp_modify(s->qp, A(STATE), &a) == QRNIC_ST_OK) {
-            s->sqd = false;
+        if (qp_modify(qp, A(STATE), &a) == QRNIC_ST_OK) {
+            *sqd = false;
+        }
+        break;
+    }
+}
+
+/*
+ * The SRQ of node arg & 1: arm its limit (arg >> 1: any below 66 - the
+ * depth is 64 -; raw: v), query it, post a batch of (arg >> 1) % 8 + 1
+ * WQEs of one SGE (MR A, 1 KiB << v % 4; or MR B, 64 bytes) rung once.
+ */
+static void op_srqctl(struct fz *f)
+{
+    uint8_t sel = fz_u8(f), arg = fz_u8(f);
+    uint16_t v = fz_u16(f);
+    int node = arg & 1, i, n = (arg >> 1) % 8 + 1;
+    struct side *s = &fx.s[node];
+
+    switch (sel % 4) {
+    case 0:
+        fz_srq_arm(&s->sk, arg < FZ_RAW ? (arg >> 1) % 66u : v);
+        break;
+    case 1:
+        fz_srq_query(&s->sk);
+        break;
+    default:
+        for (i = 0; i < n; i++) {
+            struct hsge g;
+
+            if (sel % 4 == 2) {
+                g.len = 1024u << (v % 4);
+                g.addr = s->mra->iova + (v + (uint32_t)i * g.len) %
+                         (MR_A_BYTES - g.len + 1);
+                g.lkey = s->mra->key;
+            } else {
+                g.len = 64;
+                g.addr = s->mrb->iova + (uint32_t)i * 64;
+                g.lkey = s->mrb->key;
+            }
+            srq_post_recv(s->srq, fx.wr_id++, &g, 1, i == n - 1);
         }
         break;
     }
@@ -765,11 +1105,35 @@ static void check_ud(int node, const struct udq *u)
     }
 }
 
+/*
+ * Idle: a connected QP of the SRQ fixture completed every send WQE (or
+ * is in RESET); in ERR its own RQ is flushed, in order.
+ */
+static void check_x(int node, const struct xq *x)
+{
+    const struct qrnic_qp *q = qrnic_qp_get(&nodes[node].d.e, x->qp->qpn);
+
+    if (q->state == QRNIC_QPS_RESET) {
+        return;
+    }
+    if (q->sq_tail != q->sq_pi) {
+        fz_fail("node %d: %s QP 0x%x in state %u is idle with send WQEs "
+                "%u..%u not completed (head %u, PSN una %06x next %06x)",
+                node, x->uc ? "UC" : "RC", q->qpn, q->state, q->sq_tail,
+                q->sq_pi, q->sq_head, q->una_psn, q->next_psn);
+    }
+    if (q->state == QRNIC_QPS_ERR &&
+        (q->rq_ci != q->rq_pi || x->recv_next != q->rq_pi)) {
+        fz_fail("node %d: QP 0x%x in ERR: receive WQEs %u..%u, completions "
+                "up to %u", node, q->qpn, q->rq_ci, q->rq_pi, x->recv_next);
+    }
+}
+
 /* Clean wire, SQD back to RTS, run until idle, then the checks. */
 static void drain_and_check(void)
 {
     struct qrnic_qp_attr a;
-    int i;
+    int i, k;
 
     wire.drop_pct = wire.dup_pct = wire.reorder_pct = 0;
     wire.cut = false;
@@ -782,6 +1146,15 @@ static void drain_and_check(void)
         }
         ud_to_rts(i, &fx.s[i].u[0]);
         ud_to_rts(i, &fx.s[i].u[1]);
+        ud_to_rts(i, &fx.s[i].u[2]);
+        for (k = 0; k < NX; k++) {
+            if (fx.s[i].x[k].sqd) {
+                memset(&a, 0, sizeof(a));
+                a.qp_state = QRNIC_QPS_RTS;
+                qp_modify(fx.s[i].x[k].qp, A(STATE), &a);
+                fx.s[i].x[k].sqd = false;
+            }
+        }
     }
     if (!harness_run_steps(now_ns + DRAIN_NS, DRAIN_STEPS)) {
         fz_fail("not idle after %llu s of virtual time or %u steps",
@@ -791,11 +1164,20 @@ static void drain_and_check(void)
     poll_side(1);
     poll_ud(0);
     poll_ud(1);
+    poll_x(0);
+    poll_x(1);
     for (i = 0; i < 2; i++) {
         const uint64_t *v = nodes[i].d.e.stats.v;
 
+        fz_srq_step(&fx.s[i].sk);
+        fz_srq_check_idle(&fx.s[i].sk);
+        check_uc(i);
         check_ud(i, &fx.s[i].u[0]);
         check_ud(i, &fx.s[i].u[1]);
+        check_ud(i, &fx.s[i].u[2]);
+        for (k = 0; k < NX; k++) {
+            check_x(i, &fx.s[i].x[k]);
+        }
         if (debug) {
             fprintf(stderr, "n%d drops: bad packet %llu, Q_Key %llu, no "
                     "receive WQE %llu\n", i,
@@ -876,6 +1258,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         case OP_UDCTL:
             op_udctl(&f);
             break;
+        case OP_SRQCTL:
+            op_srqctl(&f);
+            break;
         default:
             op_sq(&f);
             break;
@@ -884,6 +1269,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         poll_side(1);
         poll_ud(0);
         poll_ud(1);
+        poll_x(0);
+        poll_x(1);
+        fz_srq_step(&fx.s[0].sk);
+        fz_srq_step(&fx.s[1].sk);
+        check_uc(0);
+        check_uc(1);
     }
     drain_and_check();
     return 0;
@@ -1076,6 +1467,35 @@ static void w_udmask(struct fzw *w, uint8_t arg, uint8_t state,
     UDCTL(w, 4, (uint8_t)(arg | state << 3));
     fzw_u32(w, mask);
 }
+
+/* The SRQ fixture: op_rq's queues, op_udsq's destinations, op_qpctl's QP
+ * (arg), op_udctl's QP on the SRQ (arg), op_doorbell's groups */
+#define R_SRQ           (1 << 3)
+#define R_UC            (2 << 3)
+#define D_PEER_SRQ      2                   /* the peer's UD QP on its SRQ */
+#define D_SELF_SRQ      (2 | 8)
+#define Q_X(x)          ((uint8_t)((1 + (x)) << 4))
+#define Q_RESTART       0x40                /* UC: ERR, RESET, up again */
+#define U_SRQ           0x40
+#define DB_X(q)         ((uint8_t)(1 << 6 | (q) << 4))  /* RC, UCS, UD, UC */
+#define DB_SRQQ         (2 << 6)
+#define QP_ERR(w, a)    QPCTL(w, 0, a)
+
+static void w_srqctl(struct fzw *w, uint8_t sel, uint8_t arg, uint16_t v)
+{
+    fzw_u8(w, OP_SRQCTL);
+    fzw_u8(w, sel);
+    fzw_u8(w, arg);
+    fzw_u16(w, v);
+}
+
+/* n WQEs (1..8) of 1 KiB << sz on node's SRQ, rung once; limit l (< 66) */
+#define SRQ_POST(w, node, n, sz) \
+    w_srqctl(w, 2, (uint8_t)((node) | ((n) - 1) << 1), sz)
+#define SRQ_POST_SMALL(w, node, n) \
+    w_srqctl(w, 3, (uint8_t)((node) | ((n) - 1) << 1), 0)
+#define SRQ_ARM(w, node, l) w_srqctl(w, 0, (uint8_t)((node) | (l) << 1), 0)
+#define SRQ_QUERY(w, node) w_srqctl(w, 1, node, 0)
 
 void fuzz_make_seeds(fz_emit_fn emit)
 {
@@ -1598,4 +2018,274 @@ void fuzz_make_seeds(fz_emit_fn emit)
         }
     }
     emit("ud-many-small", &w);
+
+    /* ---- SRQs and UC (X: the RC and UC QPs on the SRQ and the UC QP with
+     * an RQ, each connected to its twin) ---- */
+
+    /* Node 1's SRQ fed from node 0: multi-packet SENDs of the RC and the
+     * UC QP interleaved, SEND_WITH_IMM, WRITE_WITH_IMM of one and of three
+     * packets (taken at the last), datagrams from node 0's UD QP and from
+     * its UD QP on the SRQ; node 1 answers the same way.  Path MTU 256:
+     * the RC QP's window (16 packets) ends in the middle of its second
+     * message, which completes after the UC QP's. */
+    w_head(&w, 0, 0, 0x37, 8);
+    SRQ_POST(&w, 1, 8, 2);
+    SRQ_POST(&w, 0, 4, 2);
+    w_sq(&w, SQ(.ctl = W_QP(X_RC), .op = QRNIC_WR_SEND, .flags = SIG,
+                .nsge = 1, .sge = { SG(0, 0, 3000) }));
+    w_sq(&w, SQ(.ctl = W_QP(X_UCS), .op = QRNIC_WR_SEND, .flags = SIG,
+                .nsge = 1, .sge = { SG(0, 4096, 3000) }));
+    w_sq(&w, SQ(.ctl = W_QP(X_RC), .op = QRNIC_WR_SEND_IMM,
+                .flags = SIG | QRNIC_WQE_F_SOLICITED, .nsge = 2,
+                .sge = { SG(0, 0, 1500), SG(0, 8192, 1000) }));
+    w_sq(&w, SQ(.ctl = W_QP(X_UCS), .op = QRNIC_WR_RDMA_WRITE_IMM,
+                .flags = SIG, .nsge = 1, .roff = 100,
+                .sge = { SG(0, 0, 2500) }));
+    w_sq(&w, SQ(.ctl = W_QP(X_RC), .op = QRNIC_WR_RDMA_WRITE_IMM,
+                .flags = SIG, .nsge = 1, .roff = 300,
+                .sge = { SG(0, 0, 100) }));
+    w_udsq(&w, UD(.flags = SIG, .nsge = 1, .d = D_PEER_SRQ, .k = K_RIGHT,
+                  .sge = { SG(0, 0, 200) }));
+    w_udsq(&w, UD(.ctl = W_UDS, .flags = SIG, .nsge = 1, .d = D_PEER_SRQ,
+                  .k = K_OWN, .sge = { SG(0, 0, 300) }));
+    w_db(&w, DB_X(0), 0);
+    w_db(&w, DB_X(1), 0);
+    w_db(&w, 0, 0);
+    w_db(&w, DB_X(2), 0);
+    w_db(&w, 0x10, 0);
+    w_sq(&w, SQ(.ctl = W_QP(X_RC) | W_NODE1 | W_RING, .op = QRNIC_WR_SEND,
+                .flags = SIG, .nsge = 1, .sge = { SG(0, 0, 2100) }));
+    w_sq(&w, SQ(.ctl = W_QP(X_UCS) | W_NODE1 | W_RING, .op = QRNIC_WR_SEND,
+                .flags = SIG, .nsge = 1, .sge = { SG(0, 0, 2100) }));
+    w_udsq(&w, UD(.ctl = W_UDS | W_NODE1 | W_RING, .flags = SIG, .nsge = 1,
+                  .d = D_PEER_SRQ, .sge = { SG(0, 0, 64) }));
+    RUN(&w, 255, 255);
+    SRQ_QUERY(&w, 1);
+    emit("srq-interleaved", &w);
+
+    /* UC both ways over a lossy wire (drops, duplicates, reordering): the
+     * UC QPs' SENDs, WRITEs and WRITE_WITH_IMMs of several packets
+     * complete once on the wire, nothing is resent; receive WQEs on the
+     * UC QP's RQ and on the SRQ; RC on the SRQ alongside. */
+    for (i = 0; i < 2; i++) {
+        int k;
+
+        w_head(&w, 2, i ? F_HUB | F_HOSTILE : 0, 0x37, 8);
+        WIRE(&w, 0, 15);
+        WIRE(&w, 1, 15);
+        WIRE(&w, 2, 25);
+        for (k = 0; k < 4; k++) {
+            w_rq(&w, (uint8_t)(R_UC | W_NODE1 | W_RING), 1, 8192);
+            w_rq(&w, (uint8_t)(R_UC | W_RING), 1, 8192);
+        }
+        SRQ_POST(&w, 1, 8, 3);
+        for (k = 0; k < 3; k++) {
+            w_sq(&w, SQ(.ctl = W_QP(X_UC) | W_RING, .op = QRNIC_WR_SEND,
+                        .flags = SIG, .nsge = 1,
+                        .sge = { SG(0, 0, 5000) }));
+            w_sq(&w, SQ(.ctl = W_QP(X_UC) | W_NODE1 | W_RING,
+                        .op = QRNIC_WR_RDMA_WRITE, .nsge = 1, .roff = 1000,
+                        .sge = { SG(0, 0, 7000) }));
+            w_sq(&w, SQ(.ctl = W_QP(X_UCS) | W_RING,
+                        .op = QRNIC_WR_RDMA_WRITE_IMM, .flags = SIG,
+                        .nsge = 1, .sge = { SG(0, 0, 4000) }));
+            w_sq(&w, SQ(.ctl = W_QP(X_RC) | W_RING, .op = QRNIC_WR_SEND,
+                        .flags = SIG, .nsge = 1,
+                        .sge = { SG(0, 0, 3000) }));
+        }
+        w_sq(&w, SQ(.ctl = W_QP(X_UC) | W_NODE1 | W_RING,
+                    .op = QRNIC_WR_SEND_IMM, .flags = SIG, .nsge = 1,
+                    .sge = { SG(0, 0, 6000) }));
+        RUN(&w, 50, 30);
+        WIRE(&w, 4, 0x0b);
+        RUN(&w, 255, 255);
+        emit(i ? "uc-lossy-hub-hostile" : "uc-lossy", &w);
+    }
+
+    /* UC refuses READ and atomics (LOC_QP_OP_ERR, ERR, what follows
+     * flushed), also a bad opcode and inline data too long; each time the
+     * QP goes through ERR and RESET up again and sends once more. */
+    w_head(&w, 2, 0, 0x37, 8);
+    for (i = 0; i < 8; i++) {
+        w_rq(&w, (uint8_t)(R_UC | W_NODE1 | W_RING), 1, 4096);
+    }
+    SRQ_POST(&w, 1, 8, 2);
+    for (i = 0; i < 5; i++) {
+        static const struct wsq bad[5] = {
+            { .op = QRNIC_WR_RDMA_READ, .flags = SIG, .nsge = 1,
+              .sge = { { 0, 0, 64 } } },
+            { .op = QRNIC_WR_ATOMIC_FETCH_AND_ADD, .flags = SIG, .nsge = 1,
+              .sge = { { 0, 0, 8 } } },
+            { .op = QRNIC_WR_ATOMIC_CMP_AND_SWP, .flags = SIG, .nsge = 1,
+              .sge = { { 0, 0, 8 } } },
+            { .op = 0xf8, .flags = SIG, .nsge = 1, .sge = { { 0, 0, 8 } } },
+            { .op = QRNIC_WR_SEND, .flags = SIG | QRNIC_WQE_F_INLINE,
+              .ilen = 300 },
+        };
+        struct wsq b = bad[i];
+        uint8_t x = i % 2 ? X_UCS : X_UC;
+
+        b.ctl = W_QP(x);
+        w_sq(&w, SQ(.ctl = W_QP(x), .op = QRNIC_WR_SEND, .flags = SIG,
+                    .nsge = 1, .sge = { SG(0, 0, 100) }));
+        w_sq(&w, b);
+        w_sq(&w, SQ(.ctl = W_QP(x) | W_RING, .op = QRNIC_WR_RDMA_WRITE,
+                    .flags = SIG, .nsge = 1, .sge = { SG(0, 0, 100) }));
+        RUN(&w, 20, 20);
+        QP_ERR(&w, (uint8_t)(Q_X(x) | Q_RESTART));
+        w_sq(&w, SQ(.ctl = W_QP(x) | W_RING, .op = QRNIC_WR_SEND_IMM,
+                    .flags = SIG, .nsge = 1, .sge = { SG(0, 0, 100) }));
+        RUN(&w, 20, 20);
+    }
+    RUN(&w, 255, 255);
+    emit("uc-read-refused", &w);
+
+    /* QPs that fail while they hold an SRQ WQE: node 1's RC QP in ERR in
+     * the middle of an 8-packet SEND (its WQE flushed, the peer's retries
+     * run out), its UC QP through ERR and RESET in the middle of one, the
+     * UC QP's twin in ERR with SENDs queued; a WQE too small, one of MR B
+     * (no room), both on the SRQ. */
+    w_head(&w, 3, 0, 0x32, 4);
+    SRQ_POST(&w, 1, 4, 3);
+    w_sq(&w, SQ(.ctl = W_QP(X_RC) | W_RING, .op = QRNIC_WR_SEND,
+                .flags = SIG, .nsge = 1, .sge = { SG(0, 0, 8000) }));
+    RUN(&w, 2, 0);
+    QP_ERR(&w, Q_X(X_RC) | 1);
+    w_sq(&w, SQ(.ctl = W_QP(X_UCS) | W_RING, .op = QRNIC_WR_SEND,
+                .flags = SIG, .nsge = 1, .sge = { SG(0, 0, 8000) }));
+    RUN(&w, 2, 0);
+    QP_ERR(&w, Q_X(X_UCS) | 1 | Q_RESTART);
+    w_sq(&w, SQ(.ctl = W_QP(X_UCS) | W_RING, .op = QRNIC_WR_SEND,
+                .flags = SIG, .nsge = 1, .sge = { SG(0, 0, 8000) }));
+    w_sq(&w, SQ(.ctl = W_QP(X_UCS) | W_RING, .op = QRNIC_WR_SEND,
+                .flags = SIG, .nsge = 1, .sge = { SG(0, 0, 100) }));
+    QP_ERR(&w, Q_X(X_UCS));
+    RUN(&w, 255, 255);
+    QP_ERR(&w, Q_X(X_UCS) | Q_RESTART);
+    w_rq(&w, (uint8_t)(R_SRQ | W_NODE1 | W_RING), 1, 16);
+    SRQ_POST_SMALL(&w, 1, 2);
+    w_sq(&w, SQ(.ctl = W_QP(X_UCS) | W_RING, .op = QRNIC_WR_SEND,
+                .flags = SIG, .nsge = 1, .sge = { SG(0, 0, 300) }));
+    w_udsq(&w, UD(.ctl = W_RING, .flags = SIG, .nsge = 1, .d = D_PEER_SRQ,
+                  .sge = { SG(0, 0, 100) }));
+    w_udsq(&w, UD(.ctl = W_RING, .flags = SIG, .nsge = 1, .d = D_PEER_SRQ,
+                  .sge = { SG(0, 0, 10) }));
+    RUN(&w, 255, 255);
+    emit("srq-held-errors", &w);
+
+    /* The limit: armed at 5 of 8 (the 4th take fires it), refused at the
+     * depth (64) and past it, armed at 63 with fewer posted (the next take
+     * fires it), at 0; an empty SRQ: RNR for the RC QP until WQEs come,
+     * the UC message and the datagram dropped. */
+    w_head(&w, 2, 0, 0x37, 8);
+    SRQ_POST(&w, 1, 8, 1);
+    SRQ_ARM(&w, 1, 5);
+    for (i = 0; i < 4; i++) {
+        w_sq(&w, SQ(.ctl = W_QP(i % 2 ? X_UCS : X_RC) | W_RING,
+                    .op = QRNIC_WR_SEND, .flags = SIG, .nsge = 1,
+                    .sge = { SG(0, 0, 1500) }));
+    }
+    RUN(&w, 255, 255);
+    SRQ_QUERY(&w, 1);
+    SRQ_ARM(&w, 1, 64);
+    SRQ_ARM(&w, 1, 65);
+    w_srqctl(&w, 0, FZ_RAW | 1, 1000);
+    SRQ_ARM(&w, 1, 63);
+    w_udsq(&w, UD(.ctl = W_RING, .flags = SIG, .nsge = 1, .d = D_PEER_SRQ,
+                  .sge = { SG(0, 0, 100) }));
+    RUN(&w, 255, 255);
+    SRQ_ARM(&w, 1, 2);
+    SRQ_ARM(&w, 1, 0);
+    for (i = 0; i < 5; i++) {
+        w_sq(&w, SQ(.ctl = W_QP(i % 2 ? X_UCS : X_RC) | W_RING,
+                    .op = QRNIC_WR_SEND, .flags = SIG, .nsge = 1,
+                    .sge = { SG(0, 0, 100) }));
+        w_udsq(&w, UD(.ctl = W_RING, .flags = SIG, .nsge = 1,
+                      .d = D_PEER_SRQ, .sge = { SG(0, 0, 100) }));
+    }
+    RUN(&w, 30, 30);
+    SRQ_ARM(&w, 1, 1);
+    SRQ_POST(&w, 1, 4, 0);
+    RUN(&w, 255, 255);
+    emit("srq-limit-empty", &w);
+
+    /* SRQ doorbells: right, any index (past the depth), foreign pages,
+     * reserved bits; raw SRQ WQEs; RQ doorbells of the QPs on the SRQ
+     * (refused), SQ doorbells of the new QPs with any index; SQD and back
+     * and rights revoked on them under traffic. */
+    w_head(&w, 2, 0, 0x37, 8);
+    w_rq(&w, (uint8_t)(R_SRQ | W_NODE1), 1, 4096);
+    w_db(&w, DB_SRQQ | 1, 0);
+    w_db(&w, DB_SRQQ | 1 | 1 << 2, 100);
+    w_db(&w, DB_SRQQ | 1 | 1 << 2, 0);
+    w_db(&w, DB_SRQQ | 1 | 2 << 2, 1);
+    w_db(&w, DB_SRQQ | 1 | 3 << 2, 1);
+    fzw_u8(&w, OP_RQ);
+    fzw_u8(&w, R_SRQ | W_RAW | W_NODE1 | W_RING);
+    for (i = 0; i < 64; i++) {
+        fzw_u8(&w, (uint8_t)(i < 8 ? i : i == 8 ? 2 : i * 13));
+    }
+    w_db(&w, DB_X(0) | 1 | 2, 1);
+    w_db(&w, DB_X(1) | 1 | 2, 1);
+    w_db(&w, DB_X(2) | 1 | 2, 1);
+    w_db(&w, DB_X(3) | 1 | 2, 0);
+    w_sq(&w, SQ(.ctl = W_QP(X_RC), .op = QRNIC_WR_SEND, .flags = SIG,
+                .nsge = 1, .sge = { SG(0, 0, 100) }));
+    w_db(&w, DB_X(0) | 1 << 2, 40);
+    w_db(&w, DB_X(0) | 2 << 2, 1);
+    w_db(&w, DB_X(0), 0);
+    w_sq(&w, SQ(.ctl = W_QP(X_UC), .op = QRNIC_WR_RDMA_WRITE, .flags = SIG,
+                .nsge = 1, .sge = { SG(0, 0, 100) }));
+    w_db(&w, DB_X(3) | 3 << 2, 7);
+    w_db(&w, DB_X(3), 0);
+    QPCTL(&w, 2, Q_X(X_UC));
+    w_sq(&w, SQ(.ctl = W_QP(X_UC) | W_RING, .op = QRNIC_WR_RDMA_WRITE,
+                .flags = SIG, .nsge = 1, .sge = { SG(0, 0, 5000) }));
+    QPCTL(&w, 1, (uint8_t)(Q_X(X_UC) | 1));
+    QPCTL(&w, 2, Q_X(X_RC));
+    SRQ_POST(&w, 1, 3, 0);
+    w_sq(&w, SQ(.ctl = W_QP(X_RC) | W_RING, .op = QRNIC_WR_SEND,
+                .flags = SIG, .nsge = 1, .sge = { SG(0, 0, 2000) }));
+    RUN(&w, 20, 20);
+    QPCTL(&w, 3, Q_X(X_RC));
+    QPCTL(&w, 3, Q_X(X_UC));
+    RUN(&w, 255, 255);
+    emit("srq-doorbells-raw-wqes", &w);
+
+    /* The UD QPs on the SRQs: datagrams to ours (loopback) and the peer's,
+     * from the UD QP and from QP 1, a wrong Q_Key, a WQE too small (ERR),
+     * the state machine (ERR, RESET and up, SQD, RTS with another Q_Key,
+     * a mask it refuses). */
+    w_head(&w, 2, 0, 0x37, 8);
+    SRQ_POST(&w, 0, 4, 1);
+    SRQ_POST(&w, 1, 4, 1);
+    w_udsq(&w, UD(.ctl = W_UDS | W_RING, .flags = SIG, .nsge = 1,
+                  .d = D_SELF_SRQ, .sge = { SG(0, 0, 500) }));
+    w_udsq(&w, UD(.ctl = W_GSI | W_RING, .flags = SIG, .nsge = 1,
+                  .d = D_PEER_SRQ, .k = K_RIGHT, .g = G_V6,
+                  .sge = { SG(0, 0, 256) }));
+    w_udsq(&w, UD(.ctl = W_UDS | W_RING, .op = UD_SEND_IMM, .flags = SIG,
+                  .nsge = 1, .d = D_PEER_SRQ, .k = K_WRONG,
+                  .sge = { SG(0, 0, 64) }));
+    w_udsq(&w, UD(.ctl = W_UDS | W_NODE1 | W_RING, .flags = SIG, .nsge = 1,
+                  .d = D_PEER, .sge = { SG(0, 0, 64) }));
+    RUN(&w, 50, 50);
+    UD_SQD(&w, U_SRQ | U_N1);
+    w_udsq(&w, UD(.ctl = W_UDS | W_NODE1 | W_RING, .flags = SIG, .nsge = 1,
+                  .d = D_PEER_SRQ, .sge = { SG(0, 0, 64) }));
+    RUN(&w, 20, 20);
+    UD_RTS(&w, U_SRQ | U_N1 | U_OTHER_QKEY);
+    w_udsq(&w, UD(.ctl = W_RING, .flags = SIG, .nsge = 1, .d = D_PEER_SRQ,
+                  .sge = { SG(0, 0, 64) }));
+    w_udmask(&w, U_SRQ | U_N1, QRNIC_QPS_RTS, A(STATE) | A(AV));
+    UD_ERR(&w, U_SRQ);
+    w_udsq(&w, UD(.ctl = W_NODE1 | W_RING, .flags = SIG, .nsge = 1,
+                  .d = D_PEER_SRQ, .sge = { SG(0, 0, 64) }));
+    RUN(&w, 20, 20);
+    UD_RESET_UP(&w, U_SRQ);
+    SRQ_POST_SMALL(&w, 0, 2);
+    w_udsq(&w, UD(.ctl = W_NODE1 | W_RING, .flags = SIG, .nsge = 1,
+                  .d = D_PEER_SRQ, .sge = { SG(0, 0, 64) }));
+    RUN(&w, 255, 255);
+    emit("srq-ud", &w);
 }
