@@ -27,7 +27,13 @@ esac
 [ -n "$kver" ] || die "cannot determine the kernel ABI for '$1'"
 
 # Guest user space.  Changing this list changes the cached root's key.
-GUEST_PKGS=mount,util-linux,rdma-core,ibverbs-providers,ibverbs-utils,rdmacm-utils,perftest,pciutils,iproute2,kmod,iputils-ping,procps,ethtool,netcat-openbsd,tcpdump,strace,iperf3,less,psmisc
+# python3-pyverbs brings Python and rdma-core's own test suite
+# (tests/vm/pyverbs.sh, `make pyverbs`).
+GUEST_PKGS=mount,util-linux,rdma-core,ibverbs-providers,ibverbs-utils,rdmacm-utils,perftest,pciutils,iproute2,kmod,iputils-ping,procps,ethtool,netcat-openbsd,tcpdump,strace,iperf3,less,psmisc,python3-pyverbs
+# Documentation is left out of the root, except rdma-core's test suite, which
+# python3-pyverbs installs as documentation (partly gzipped; unpacked below).
+# dpkg needs each directory on the way re-included too.
+GUEST_DOC_KEEP=/usr/share/doc/rdma-core/tests
 GUEST_SUITE=trixie
 # Modules the guests load (their dependencies come along).  Missing or
 # built-in ones are fine as long as modprobe can resolve them.
@@ -89,7 +95,7 @@ fi
 vmlinuz=$(ls "$kdir"/boot/vmlinuz-"$kver" 2>/dev/null) || die "no vmlinuz in linux-image-$kver"
 
 # --- guest root (cached tarball keyed by suite + package list) ----------------
-rkey=$(echo "$GUEST_SUITE $GUEST_PKGS" | sha256sum | cut -c1-16)
+rkey=$(echo "$GUEST_SUITE $GUEST_PKGS $GUEST_DOC_KEEP" | sha256sum | cut -c1-16)
 root_tar=$cache/roots/$GUEST_SUITE-$rkey.tar
 if [ ! -f "$root_tar" ]; then
 	log "building the $GUEST_SUITE guest root with mmdebstrap (a minute or two)"
@@ -97,6 +103,9 @@ if [ ! -f "$root_tar" ]; then
 		--dpkgopt='path-exclude=/usr/share/man/*' \
 		--dpkgopt='path-exclude=/usr/share/locale/*' \
 		--dpkgopt='path-exclude=/usr/share/doc/*' \
+		--dpkgopt="path-include=${GUEST_DOC_KEEP%/*}" \
+		--dpkgopt="path-include=$GUEST_DOC_KEEP" \
+		--dpkgopt="path-include=$GUEST_DOC_KEEP/*" \
 		--dpkgopt='path-exclude=/usr/share/info/*' \
 		"$GUEST_SUITE" "$cache/roots/partial-$rkey.tar" "$main_uri" ||
 		die "mmdebstrap failed"
@@ -114,6 +123,10 @@ rm -rf "$stage"/usr/lib/udev/hwdb.bin "$stage"/usr/lib/udev/hwdb.d \
 	"$stage"/usr/lib/x86_64-linux-gnu/systemd "$stage"/var/cache/debconf/*-old \
 	"$stage"/usr/share/zsh "$stage"/usr/share/lintian "$stage"/usr/share/bash-completion \
 	"$stage"/usr/share/common-licenses "$stage"/var/lib/apt/lists/* "$stage"/var/cache/apt/*
+# rdma-core's tests as Python can run them: dh_compress gzipped the larger
+# modules (run_tests.py imports every test_*.py).
+[ -f "$stage$GUEST_DOC_KEEP/run_tests.py" ] || die "no rdma-core test suite in $GUEST_DOC_KEEP"
+find "$stage$GUEST_DOC_KEEP" -name '*.gz' -exec gunzip -f {} +
 
 mdst=$stage/usr/lib/modules/$kver  # merged-/usr: /lib -> usr/lib
 mkdir -p "$mdst"
