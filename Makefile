@@ -20,7 +20,7 @@ TOOLS_SRC := $(wildcard tests/tools/*.c tests/tools/*.h tests/tools/Makefile)
 # Never delete built images or modules as "intermediate" files.
 .SECONDARY:
 
-.PHONY: all artifacts host-deps unit tools run vm test bench fuzz fuzz-qemu clean
+.PHONY: all artifacts host-deps unit tools run vm test bench pyverbs fuzz fuzz-qemu clean
 all: host-deps
 	@$(MAKE) --no-print-directory artifacts
 
@@ -77,6 +77,15 @@ test: all
 # A qrnic guest pair against an identical rdma_rxe pair; prints a table.
 bench: all
 	@tests/bench/run-bench
+
+# rdma-core's own test suite (pyverbs) in a qrnic guest and in an rdma_rxe
+# guest, compared (tests/vm/pyverbs.sh; not part of `make test`: qrnic does
+# not have everything rxe has yet).  PYVERBS_MODULES (default: all),
+# PYVERBS_TIMEOUT (per module, 300 s); results in build/pyverbs/share/.
+PYVERBS_TIMEOUT ?= 300
+pyverbs: all
+	@tests/vm/run-vms -k 6.12 -t 14400 -o $(B)/pyverbs qrnic virtio -- \
+		tests/vm/pyverbs.sh -t $(PYVERBS_TIMEOUT) $(PYVERBS_MODULES)
 
 # The engine's libFuzzer targets (tests/fuzz): each runs FUZZ_SECONDS (60)
 # with FUZZ_JOBS (1) processes, then engine line coverage of the checked-in
