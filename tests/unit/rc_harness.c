@@ -970,7 +970,7 @@ static void node_restart(struct node *n)
     d->wire = wire_tx;
     d->wire_opaque = n;
     n->qmem_brk = 0;
-    n->aq_pi = n->aq_ci = n->ceq_ci = 0;
+    n->aq_pi = n->aq_ci = n->ceq_ci = n->aeq_ci = 0;
     node_up(n);
 }
 
