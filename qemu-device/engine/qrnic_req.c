@@ -640,6 +640,10 @@ bool qrnic_req_work(struct qrnic_engine *e, struct qrnic_qp *qp,
             return false;
         }
         budget--;
+        if (qp->type == QRNIC_QPT_UC) {
+            /* Nothing is acknowledged: no window to wait for. */
+            qp->una_psn = qp->tx_psn;
+        }
         if (psn_diff(qp->tx_psn, psn_add(s->first_psn, s->npkts)) >= 0) {
             qp->sq_cur++;
             qp->cur_valid = false;
@@ -649,7 +653,6 @@ bool qrnic_req_work(struct qrnic_engine *e, struct qrnic_qp *qp,
             if (qp->type == QRNIC_QPT_UC) {
                 /* UC: done once on the wire, never resent. */
                 s->done = true;
-                qp->una_psn = qp->tx_psn;
                 qrnic_req_progress(e, qp);
             }
         }

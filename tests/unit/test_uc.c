@@ -135,6 +135,14 @@ static void test_transfers(void)
           stat(1, QRNIC_STAT_TX_ROCE_PKTS) == 0,
           "nothing came back: no ACKs on UC");
 
+    post_recv(3, 0, 65536);
+    post(14, QRNIC_WR_SEND, 0, 65536, 12);
+    CHECK(next_wc(0).status == QRNIC_WC_SUCCESS &&
+          (wc = next_wc(1)).wr_id == 3 && wc.byte_len == 65536 &&
+          !mr_verify(p.mr[1], p.mr[1]->iova, 65536, 12),
+          "a 64 KiB SEND (64 packets, more than a window) completes and "
+          "arrives intact");
+
     post(11, QRNIC_WR_RDMA_WRITE, 0, 3000, 2);
     wc = next_wc(0);
     harness_run(now_ns + 20 * MS);      /* done on the sender: on the wire */
