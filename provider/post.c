@@ -90,7 +90,7 @@ static int qrnic_build_inline(struct qrnic_qp *qp, const struct ibv_send_wr *wr,
 	return 0;
 }
 
-/* The RC header fields of wr; *can_inline when it carries a payload. */
+/* The RC/UC header fields of wr; *can_inline when it carries a payload. */
 static int qrnic_build_rc(const struct ibv_send_wr *wr,
 			  struct qrnic_sq_wqe *hdr, bool *can_inline)
 {
@@ -153,6 +153,10 @@ static int qrnic_build_send(struct qrnic_qp *qp, const struct ibv_send_wr *wr,
 	int ret;
 
 	if (wr->num_sge < 0)
+		return EINVAL;
+
+	/* UD: messages only; UC: no READ, no atomics. */
+	if (!qrnic_qp_op_ok(qp, wr->opcode))
 		return EINVAL;
 
 	memset(hdr, 0, sizeof(*hdr));

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 or OpenIB.org BSD (MIT) See COPYING file
 /*
- * libqrnic: RC and UD queue pairs.
+ * libqrnic: RC, UC and UD queue pairs.
  *
  * The kernel sizes the queues and hands back where they live in the QP's
  * queue memory (a write-combining mapping of its BAR4 slice); the provider
@@ -196,7 +196,7 @@ static struct ibv_qp *qrnic_create_qp_common(struct ibv_context *ibctx,
 	struct qrnic_context *ctx = to_qctx(ibctx);
 	struct qrnic_create_qp_resp resp = {};
 	struct qrnic_create_qp cmd = {};
-	uint64_t send_ops = 0;
+	uint64_t send_ops = 0, type_ops;
 	struct qrnic_qp *qp;
 	void *mem;
 	int ret;
@@ -206,17 +206,28 @@ static struct ibv_qp *qrnic_create_qp_common(struct ibv_context *ibctx,
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
-	/* RC and UD, and no shared receive queues. */
-	if ((attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UD) ||
-	    attr->srq) {
+	/* RC, UC and UD, no shared receive queues; the send ops each has. */
+	switch (attr->qp_type) {
+	case IBV_QPT_RC:
+		type_ops = QRNIC_SUPPORTED_SEND_OPS;
+		break;
+	case IBV_QPT_UC:
+		type_ops = QRNIC_UC_SEND_OPS;
+		break;
+	case IBV_QPT_UD:
+		type_ops = QRNIC_UD_SEND_OPS;
+		break;
+	default:
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (attr->srq) {
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
 		send_ops = attr->send_ops_flags;
-		if (send_ops & ~(uint64_t)(attr->qp_type == IBV_QPT_UD ?
-						   QRNIC_UD_SEND_OPS :
-						   QRNIC_SUPPORTED_SEND_OPS)) {
+		if (send_ops & ~type_ops) {
 			errno = EOPNOTSUPP;
 			return NULL;
 		}

@@ -252,6 +252,25 @@ static inline bool qrnic_qp_is_ud(struct qrnic_qp *qp)
 	return qp->vqp.qp.qp_type == IBV_QPT_UD;
 }
 
+/*
+ * Does a QP of this type take send opcode op (QRNIC_WR_*, the
+ * ibv_wr_opcode values)?  UD sends messages only; UC has no READ and no
+ * atomics; RC takes every opcode the device knows.
+ */
+static inline bool qrnic_qp_op_ok(struct qrnic_qp *qp, unsigned int op)
+{
+	switch (qp->vqp.qp.qp_type) {
+	case IBV_QPT_UD:
+		return op == QRNIC_WR_SEND || op == QRNIC_WR_SEND_IMM;
+	case IBV_QPT_UC:
+		return op == QRNIC_WR_SEND || op == QRNIC_WR_SEND_IMM ||
+		       op == QRNIC_WR_RDMA_WRITE ||
+		       op == QRNIC_WR_RDMA_WRITE_IMM;
+	default:
+		return true;
+	}
+}
+
 /* A UD WQE's address: the AH's vector, the WR's QP number and Q_Key. */
 static inline void qrnic_set_ud_av(struct qrnic_sq_wqe *hdr,
 				   struct ibv_ah *ah, uint32_t remote_qpn,
@@ -336,6 +355,10 @@ void qrnic_sq_ring(struct qrnic_qp *qp);
 	 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
 /* UD QPs send messages only. */
 #define QRNIC_UD_SEND_OPS (IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM)
+/* UC QPs send messages and RDMA writes. */
+#define QRNIC_UC_SEND_OPS                                                     \
+	(QRNIC_UD_SEND_OPS | IBV_QP_EX_WITH_RDMA_WRITE |                      \
+	 IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM)
 void qrnic_qp_init_wr_ops(struct qrnic_qp *qp, uint64_t send_ops_flags);
 
 #endif

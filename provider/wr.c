@@ -8,8 +8,9 @@
  * queue memory slot when the next builder or ibv_wr_complete comes; the
  * doorbell is rung once by ibv_wr_complete.  Any error (full queue, too
  * many SGEs, inline data too long, QP not ready, an RDMA or atomic builder
- * on a UD QP, a UD WQE without ibv_wr_set_ud_addr) drops the whole batch
- * and is returned by ibv_wr_complete.
+ * on a UD QP, a READ or atomic builder on a UC QP, a UD WQE without
+ * ibv_wr_set_ud_addr) drops the whole batch and is returned by
+ * ibv_wr_complete.
  */
 #include <errno.h>
 #include <string.h>
@@ -39,9 +40,8 @@ static struct qrnic_sq_wqe *qrnic_wr_begin(struct ibv_qp_ex *ibqpx,
 	qrnic_wr_commit(qp);
 	if (qp->wr_err)
 		return NULL;
-	/* A UD QP sends messages, nothing else. */
-	if (qrnic_qp_is_ud(qp) && opcode != QRNIC_WR_SEND &&
-	    opcode != QRNIC_WR_SEND_IMM) {
+	/* UD sends messages only, UC no READ and no atomics. */
+	if (!qrnic_qp_op_ok(qp, opcode)) {
 		qp->wr_err = EINVAL;
 		return NULL;
 	}
@@ -283,11 +283,13 @@ void qrnic_qp_init_wr_ops(struct qrnic_qp *qp, uint64_t send_ops_flags)
 	if (send_ops_flags & IBV_QP_EX_WITH_SEND_WITH_IMM)
 		qpx->wr_send_imm = qrnic_wr_send_imm;
 
-	if (qrnic_qp_is_ud(qp)) {
+	if (qrnic_qp_is_ud(qp))
 		qpx->wr_set_ud_addr = qrnic_wr_set_ud_addr;
+	if (qrnic_qp_is_ud(qp) || qp->vqp.qp.qp_type == IBV_QPT_UC) {
 		/*
-		 * Never requested on a UD QP (create refuses them), but
-		 * present: calling one fails the batch instead of crashing.
+		 * The builders a UD or UC QP lacks are never requested
+		 * (create refuses them), but present: calling one fails the
+		 * batch instead of crashing.
 		 */
 		send_ops_flags |= QRNIC_SUPPORTED_SEND_OPS;
 	}

@@ -1058,7 +1058,7 @@ static void test_ud_create_checks(struct qrnic_context *ctx)
 	struct ibv_qp_init_attr a = {
 		.send_cq = &cq->vcq.cq,
 		.recv_cq = &cq->vcq.cq,
-		.qp_type = IBV_QPT_UC,
+		.qp_type = IBV_QPT_RAW_PACKET,
 	};
 	struct ibv_ah_attr ah_attr;
 	uint64_t bad_ops[] = {
@@ -1076,12 +1076,13 @@ static void test_ud_create_checks(struct qrnic_context *ctx)
 		CHECK(!qrnic_create_qp_ex(&ctx->ibv_ctx.context, &ax) &&
 		      errno == EOPNOTSUPP);
 	}
-	/* No SRQ, no UC, no raw packet, no XRC through create_qp. */
+	/* No SRQ, no raw packet, no XRC through create_qp. */
 	ax.send_ops_flags = QRNIC_UD_SEND_OPS;
 	ax.srq = &srq;
 	errno = 0;
 	CHECK(!qrnic_create_qp_ex(&ctx->ibv_ctx.context, &ax) &&
 	      errno == EOPNOTSUPP);
+	a.qp_type = IBV_QPT_XRC_SEND;
 	errno = 0;
 	CHECK(!qrnic_create_qp(&pd, &a) && errno == EOPNOTSUPP);
 	a.qp_type = IBV_QPT_RAW_PACKET;
@@ -1097,6 +1098,187 @@ static void test_ud_create_checks(struct qrnic_context *ctx)
 	ah_attr.is_global = 0;
 	errno = 0;
 	CHECK(!qrnic_create_ah(&pd, &ah_attr) && errno == EINVAL);
+}
+
+/* ---- UC ------------------------------------------------------------------- */
+
+static void test_uc_send(struct qrnic_context *ctx)
+{
+	struct qrnic_cq *cq = fake_cq(ctx, 8, 50);
+	struct fake_cq dev = { .cq = cq };
+	struct qrnic_qp *qp = fake_qp(ctx, 0x3c3, cq, cq, 3, 7, 1, 5);
+	struct ibv_qp *ibqp = &qp->vqp.qp;
+	char payload[] = "inline over UC";
+	struct ibv_sge sg[2] = {
+		{ .addr = 0x4000, .length = 4000, .lkey = 0x301 },
+		{ .addr = (uintptr_t)payload, .length = sizeof(payload) },
+	};
+	static const int good_ops[] = {
+		IBV_WR_SEND, IBV_WR_SEND_WITH_IMM, IBV_WR_RDMA_WRITE,
+		IBV_WR_RDMA_WRITE_WITH_IMM,
+	};
+	static const int bad_ops[] = {
+		IBV_WR_RDMA_READ, IBV_WR_ATOMIC_CMP_AND_SWP,
+		IBV_WR_ATOMIC_FETCH_AND_ADD, IBV_WR_LOCAL_INV,
+		IBV_WR_BIND_MW, IBV_WR_SEND_WITH_INV, IBV_WR_TSO,
+	};
+	struct ibv_send_wr wr[5], *bad;
+	struct qrnic_sq_wqe *w;
+	struct ibv_wc wc[4];
+	unsigned int i;
+
+	qp->vqp.qp.qp_type = IBV_QPT_UC;
+	atomic_store(&qp->state, IBV_QPS_RTS);
+	memset(wr, 0, sizeof(wr));
+	for (i = 0; i < 4; i++) {
+		wr[i].wr_id = 0x600 + i;
+		wr[i].opcode = good_ops[i];
+		wr[i].sg_list = &sg[i == 3];
+		wr[i].num_sge = 1;
+		wr[i].send_flags = i == 3 ? IBV_SEND_INLINE | IBV_SEND_SIGNALED :
+				   IBV_SEND_SIGNALED;
+		wr[i].imm_data = htobe32(0x100 + i);
+		wr[i].wr.rdma.remote_addr = 0x7000000 + i;
+		wr[i].wr.rdma.rkey = 0x88 + i;
+		wr[i].next = i < 3 ? &wr[i + 1] : NULL;
+	}
+	db_clear(ctx);
+	bad = NULL;
+	CHECK(qrnic_post_send(ibqp, wr, &bad) == 0 && !bad);
+	CHECK(db_read(ctx, QRNIC_DB_SQ) == (0x3c3ull | 4ull << 32));
+	for (i = 0; i < 4; i++) {
+		w = sq_wqe(qp, i);
+		CHECK(le64toh(w->wr_id) == 0x600 + i && w->opcode == good_ops[i]);
+	}
+	w = sq_wqe(qp, 1);
+	CHECK(w->imm_data == (__force uint32_t)htobe32(0x101) &&
+	      w->num_sge == 1 && !w->rkey && !w->remote_addr);
+	w = sq_wqe(qp, 2);
+	CHECK(le64toh(w->remote_addr) == 0x7000002 && le32toh(w->rkey) == 0x8a &&
+	      w->imm_data == 0);
+	w = sq_wqe(qp, 3);
+	CHECK(le64toh(w->remote_addr) == 0x7000003 &&
+	      w->imm_data == (__force uint32_t)htobe32(0x103) &&
+	      w->flags == (QRNIC_WQE_F_INLINE | QRNIC_WQE_F_SIGNALED) &&
+	      le32toh(w->inline_len) == sizeof(payload) &&
+	      !memcmp(w + 1, payload, sizeof(payload)));
+
+	/* No READ, no atomics, nothing else: EINVAL, nothing rung. */
+	wr[4] = wr[2];
+	wr[4].next = NULL;
+	for (i = 0; i < N_ELEMS(bad_ops); i++) {
+		wr[4].opcode = bad_ops[i];
+		wr[4].wr.atomic.remote_addr = 0x8000;
+		db_clear(ctx);
+		bad = NULL;
+		CHECK(qrnic_post_send(ibqp, &wr[4], &bad) == EINVAL &&
+		      bad == &wr[4]);
+		CHECK(qp->sq.pi == 4 && db_read(ctx, QRNIC_DB_SQ) == 0);
+	}
+	/* A good WR before a bad one still goes. */
+	wr[0].next = &wr[4];
+	wr[4].opcode = IBV_WR_RDMA_READ;
+	bad = NULL;
+	CHECK(qrnic_post_send(ibqp, wr, &bad) == EINVAL && bad == &wr[4]);
+	CHECK(qp->sq.pi == 5 &&
+	      db_read(ctx, QRNIC_DB_SQ) == (0x3c3ull | 5ull << 32));
+
+	/* UC completions are RC's: send ones free the SQ. */
+	dev_write_cqe(&dev, 0x603, 0x3c3, 3, QRNIC_CQE_OP_RDMA_WRITE, 0,
+		      QRNIC_CQE_F_SEND, sizeof(payload), 0);
+	CHECK(qrnic_poll_cq(&cq->vcq.cq, 4, wc) == 1);
+	CHECK(wc[0].wr_id == 0x603 && wc[0].opcode == IBV_WC_RDMA_WRITE &&
+	      wc[0].qp_num == 0x3c3);
+	CHECK(atomic_load(&qp->sq.tail) == 4);
+}
+
+static void test_uc_wr_api(struct qrnic_context *ctx)
+{
+	struct qrnic_cq *cq = fake_cq(ctx, 8, 51);
+	struct qrnic_cq *cq2 = fake_cq(ctx, 2, 52);
+	struct qrnic_qp *qp = fake_qp(ctx, 0x3c4, cq, cq, 3, 7, 0, 4);
+	struct ibv_qp_ex *qpx = &qp->vqp.qp_ex;
+	struct ibv_pd pd = { .context = &ctx->ibv_ctx.context };
+	struct ibv_qp_init_attr_ex ax = {
+		.send_cq = &cq2->vcq.cq,
+		.recv_cq = &cq2->vcq.cq,
+		.qp_type = IBV_QPT_UC,
+		.comp_mask = IBV_QP_INIT_ATTR_PD |
+			     IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+		.pd = &pd,
+	};
+	uint64_t bad_ops[] = {
+		IBV_QP_EX_WITH_RDMA_READ, IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP,
+		IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD,
+		QRNIC_UC_SEND_OPS | IBV_QP_EX_WITH_LOCAL_INV,
+		QRNIC_UC_SEND_OPS | IBV_QP_EX_WITH_RDMA_READ,
+	};
+	char data[] = "uc inline";
+	struct qrnic_sq_wqe *w;
+	unsigned int i;
+
+	/* Create takes the UC send ops only. */
+	for (i = 0; i < N_ELEMS(bad_ops); i++) {
+		ax.send_ops_flags = bad_ops[i];
+		errno = 0;
+		CHECK(!qrnic_create_qp_ex(&ctx->ibv_ctx.context, &ax) &&
+		      errno == EOPNOTSUPP);
+	}
+
+	qp->vqp.qp.qp_type = IBV_QPT_UC;
+	qrnic_qp_init_wr_ops(qp, QRNIC_UC_SEND_OPS);
+	qp->vqp.comp_mask |= VERBS_QP_EX;
+	atomic_store(&qp->state, IBV_QPS_RTS);
+	CHECK(qpx->wr_send && qpx->wr_send_imm && qpx->wr_rdma_write &&
+	      qpx->wr_rdma_write_imm && !qpx->wr_set_ud_addr);
+	/* Present although refused at create: they fail the batch. */
+	CHECK(qpx->wr_rdma_read && qpx->wr_atomic_cmp_swp &&
+	      qpx->wr_atomic_fetch_add);
+	db_clear(ctx);
+
+	ibv_wr_start(qpx);
+	qpx->wr_id = 30;
+	qpx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_rdma_write_imm(qpx, 0x99, 0xabc000, htobe32(3));
+	ibv_wr_set_sge(qpx, 4, 0x5000, 100);
+	qpx->wr_id = 31;
+	qpx->wr_flags = 0;
+	ibv_wr_rdma_write(qpx, 0x98, 0xabd000);
+	ibv_wr_set_inline_data(qpx, data, sizeof(data));
+	qpx->wr_id = 32;
+	ibv_wr_send_imm(qpx, htobe32(4));
+	qpx->wr_id = 33;
+	ibv_wr_send(qpx);
+	ibv_wr_set_sge(qpx, 4, 0x6000, 1);
+	CHECK(ibv_wr_complete(qpx) == 0 && qp->sq.pi == 4);
+	CHECK(db_read(ctx, QRNIC_DB_SQ) == (0x3c4ull | 4ull << 32));
+	w = sq_wqe(qp, 0);
+	CHECK(le64toh(w->wr_id) == 30 && w->opcode == QRNIC_WR_RDMA_WRITE_IMM &&
+	      le32toh(w->rkey) == 0x99 && le64toh(w->remote_addr) == 0xabc000 &&
+	      w->imm_data == (__force uint32_t)htobe32(3) && w->num_sge == 1 &&
+	      w->flags == QRNIC_WQE_F_SIGNALED);
+	w = sq_wqe(qp, 1);
+	CHECK(w->opcode == QRNIC_WR_RDMA_WRITE &&
+	      w->flags == QRNIC_WQE_F_INLINE &&
+	      !memcmp(w + 1, data, sizeof(data)));
+	CHECK(sq_wqe(qp, 2)->opcode == QRNIC_WR_SEND_IMM &&
+	      sq_wqe(qp, 3)->opcode == QRNIC_WR_SEND);
+
+	/* READ or an atomic fails the whole batch, good WQEs with it. */
+	ibv_wr_start(qpx);
+	ibv_wr_send(qpx);
+	ibv_wr_rdma_read(qpx, 1, 0x1000);
+	ibv_wr_set_sge(qpx, 1, 0xa000, 8);
+	CHECK(ibv_wr_complete(qpx) == EINVAL && qp->sq.pi == 4);
+	ibv_wr_start(qpx);
+	ibv_wr_atomic_cmp_swp(qpx, 1, 0x1000, 1, 2);
+	ibv_wr_set_sge(qpx, 1, 0xa000, 8);
+	CHECK(ibv_wr_complete(qpx) == EINVAL && qp->sq.pi == 4);
+	ibv_wr_start(qpx);
+	ibv_wr_rdma_write(qpx, 1, 0x1000);
+	ibv_wr_atomic_fetch_add(qpx, 1, 0x1000, 1);
+	CHECK(ibv_wr_complete(qpx) == EINVAL && qp->sq.pi == 4);
+	CHECK(db_read(ctx, QRNIC_DB_SQ) == (0x3c4ull | 4ull << 32));
 }
 
 /* ---- concurrency: poster, device and poller threads ----------------------- */
@@ -1227,6 +1409,8 @@ int main(void)
 	test_ud_cq_ex(ctx);
 	test_ud_wr_api(ctx);
 	test_ud_create_checks(ctx);
+	test_uc_send(ctx);
+	test_uc_wr_api(ctx);
 	test_stress(ctx);
 
 	if (failures) {
