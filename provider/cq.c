@@ -8,7 +8,8 @@
  * the sender's QP number above it) equals 1 on even passes through the ring
  * and 0 on odd ones.  Consuming an entry publishes the consumer index in the
  * record (the device reads it when the ring looks full) and frees the
- * send or receive queue slots the completion covers.
+ * send or receive queue slots the completion covers; a receive from a
+ * shared receive queue (QRNIC_CQE_F_SRQ) marks its SRQ slot completed.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -138,8 +139,10 @@ static int qrnic_cq_next(struct qrnic_cq *cq, struct qrnic_cqe *out)
 	if (qp) {
 		if (out->flags & QRNIC_CQE_F_SEND)
 			qrnic_wq_retire(&qp->sq, out->wqe_idx);
-		else
+		else if (!(out->flags & QRNIC_CQE_F_SRQ))
 			qrnic_wq_retire(&qp->rq, out->wqe_idx);
+		else if (qp->srq)
+			qrnic_srq_complete(qp->srq, out->wqe_idx);
 	}
 	return 0;
 }
@@ -219,9 +222,12 @@ int qrnic_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
  * Drop every completion of QP qpn still in the ring (the QP was destroyed
  * or reset), moving later entries of other QPs up so the ring stays
  * contiguous.  Only entries the device has already written are touched;
- * the device writes at or beyond the first invalid one.  CQ lock held.
+ * the device writes at or beyond the first invalid one.  The SRQ slots
+ * that dropped receive completions name are freed all the same (srq: the
+ * QP's SRQ, or NULL): the kernel moves such a QP to ERR first so that the
+ * WQE it holds is flushed into this ring.  CQ lock held.
  */
-void qrnic_cq_clean(struct qrnic_cq *cq, uint32_t qpn)
+void qrnic_cq_clean(struct qrnic_cq *cq, uint32_t qpn, struct qrnic_srq *srq)
 {
 	uint32_t prod, i, nfreed = 0;
 
@@ -238,6 +244,9 @@ void qrnic_cq_clean(struct qrnic_cq *cq, uint32_t qpn)
 		uint32_t owner;
 
 		if (le32toh(src->qpn) == qpn) {
+			if (srq && (src->flags & QRNIC_CQE_F_SRQ))
+				qrnic_srq_complete(srq,
+						   le16toh(src->wqe_idx));
 			nfreed++;
 			continue;
 		}

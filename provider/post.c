@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 or OpenIB.org BSD (MIT) See COPYING file
 /*
- * libqrnic: ibv_post_send / ibv_post_recv.
+ * libqrnic: ibv_post_send / ibv_post_recv / ibv_post_srq_recv.
  *
  * A WQE is built in a 64-byte aligned local buffer and then copied into
  * its slot of the queue memory with ordered 64-byte stores (the mapping is
@@ -222,16 +222,17 @@ out:
 }
 
 /*
- * Copy a receive WQE into slot pi.  Strides of 64 bytes and more take
- * 64-byte chunks; 16- and 32-byte slots take 8-byte stores.
+ * Copy a receive WQE into slot pi of a QP's RQ or an SRQ.  Strides of 64
+ * bytes and more take 64-byte chunks; 16- and 32-byte slots take 8-byte
+ * stores.
  */
-static void qrnic_rq_write(struct qrnic_qp *qp, union qrnic_rq_buf *wqe,
+static void qrnic_rq_write(struct qrnic_wq *wq, union qrnic_rq_buf *wqe,
 			   uint32_t len)
 {
-	uint8_t *slot = qrnic_wq_slot(&qp->rq, qp->rq.pi);
+	uint8_t *slot = qrnic_wq_slot(wq, wq->pi);
 	uint32_t i, n;
 
-	if (qp->rq.log_stride >= 6) {
+	if (wq->log_stride >= 6) {
 		n = align(len, 64);
 		if (n > len)
 			memset(wqe->bytes + len, 0, n - len);
@@ -243,16 +244,53 @@ static void qrnic_rq_write(struct qrnic_qp *qp, union qrnic_rq_buf *wqe,
 			mmio_write64_le(slot + i * 8,
 					(__force __le64)wqe->words[i]);
 	}
-	qp->rq.pi++;
+	wq->pi++;
+}
+
+/*
+ * Write the receive WRs of a list into wq (its lock held) until one fails;
+ * returns 0 or the error, with *bad_wr set.
+ */
+static int qrnic_rq_post_list(struct qrnic_wq *wq, struct ibv_recv_wr *wr,
+			      struct ibv_recv_wr **bad_wr)
+{
+	union qrnic_rq_buf wqe;
+	int ret = 0;
+
+	for (; wr; wr = wr->next) {
+		if (qrnic_wq_full(wq)) {
+			ret = ENOMEM;
+			break;
+		}
+		if (wr->num_sge < 0 || (uint32_t)wr->num_sge > wq->max_sge) {
+			ret = EINVAL;
+			break;
+		}
+		memset(&wqe.hdr, 0, sizeof(wqe.hdr));
+		wqe.hdr.wr_id = htole64(wr->wr_id);
+		wqe.hdr.num_sge = wr->num_sge;
+		qrnic_copy_sge((struct qrnic_sge *)(&wqe.hdr + 1), wr->sg_list,
+			       wr->num_sge);
+		qrnic_rq_write(wq, &wqe, sizeof(wqe.hdr) +
+				wr->num_sge * sizeof(struct qrnic_sge));
+	}
+	if (ret)
+		*bad_wr = wr;
+	return ret;
 }
 
 int qrnic_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		    struct ibv_recv_wr **bad_wr)
 {
 	struct qrnic_qp *qp = to_qqp(ibqp);
-	union qrnic_rq_buf wqe;
 	uint32_t start;
 	int ret = 0;
+
+	/* Its receives come from the SRQ: ibv_post_srq_recv. */
+	if (qp->srq) {
+		*bad_wr = wr;
+		return EINVAL;
+	}
 
 	pthread_spin_lock(&qp->rq.lock);
 	if (atomic_load_explicit(&qp->state, memory_order_relaxed) ==
@@ -263,26 +301,7 @@ int qrnic_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 	}
 
 	start = qp->rq.pi;
-	for (; wr; wr = wr->next) {
-		if (qrnic_wq_full(&qp->rq)) {
-			ret = ENOMEM;
-			break;
-		}
-		if (wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->rq.max_sge) {
-			ret = EINVAL;
-			break;
-		}
-		memset(&wqe.hdr, 0, sizeof(wqe.hdr));
-		wqe.hdr.wr_id = htole64(wr->wr_id);
-		wqe.hdr.num_sge = wr->num_sge;
-		qrnic_copy_sge((struct qrnic_sge *)(&wqe.hdr + 1), wr->sg_list,
-			       wr->num_sge);
-		qrnic_rq_write(qp, &wqe, sizeof(wqe.hdr) +
-				wr->num_sge * sizeof(struct qrnic_sge));
-	}
-	if (ret)
-		*bad_wr = wr;
-
+	ret = qrnic_rq_post_list(&qp->rq, wr, bad_wr);
 	if (qp->rq.pi != start) {
 		mmio_flush_writes();
 		qrnic_ring_db(to_qctx(ibqp->context), QRNIC_DB_RQ,
@@ -290,5 +309,30 @@ int qrnic_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 	}
 out:
 	pthread_spin_unlock(&qp->rq.lock);
+	return ret;
+}
+
+/*
+ * SRQ WQEs are RQ WQEs in the SRQ's ring, rung with DB_SRQ.  A slot is
+ * free again once it and all slots before it have completed
+ * (qrnic_srq_complete), so a ring whose oldest WQE is still out is full
+ * however many later ones have completed: ENOMEM.
+ */
+int qrnic_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
+			struct ibv_recv_wr **bad_wr)
+{
+	struct qrnic_srq *srq = to_qsrq(ibsrq);
+	uint32_t start;
+	int ret;
+
+	pthread_spin_lock(&srq->wq.lock);
+	start = srq->wq.pi;
+	ret = qrnic_rq_post_list(&srq->wq, wr, bad_wr);
+	if (srq->wq.pi != start) {
+		mmio_flush_writes();
+		qrnic_ring_db(to_qctx(ibsrq->context), QRNIC_DB_SRQ,
+			      qrnic_db_val(srq->srqn, 0, srq->wq.pi));
+	}
+	pthread_spin_unlock(&srq->wq.lock);
 	return ret;
 }

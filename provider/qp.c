@@ -5,6 +5,7 @@
  * The kernel sizes the queues and hands back where they live in the QP's
  * queue memory (a write-combining mapping of its BAR4 slice); the provider
  * maps it and keeps free running producer/tail indices for both queues.
+ * A QP created with an SRQ has no RQ: its receives come from the SRQ.
  * The context's qpn -> QP table lets pollers find the queue a completion
  * frees.
  */
@@ -97,27 +98,38 @@ static bool qrnic_wq_fits(uint32_t offset, uint32_t log_depth,
 	return !(offset % 64) && (uint64_t)offset + bytes <= len;
 }
 
+/* The RQ's part of the kernel's layout; a QP with an SRQ has none. */
+static bool qrnic_rq_layout_ok(const struct qrnic_create_qp_resp *resp,
+			       bool has_srq)
+{
+	if (has_srq)
+		return true;	/* rq_offset and log_rq_* are 0, unused */
+	return resp->log_rq_depth <= QRNIC_QP_MAX_LOG &&
+	       resp->log_rq_stride >= QRNIC_RQ_MIN_LOG_STRIDE &&
+	       resp->log_rq_stride <= QRNIC_RQ_MAX_LOG_STRIDE &&
+	       qrnic_wq_fits(resp->rq_offset, resp->log_rq_depth,
+			     resp->log_rq_stride, resp->qmem_len);
+}
+
 /*
- * Check the kernel's layout, map the queue memory and set up both queues.
- * The limits the provider enforces are the kernel's, clamped to what the
- * strides can hold.
+ * Check the kernel's layout, map the queue memory and set up both queues
+ * (the SQ only with an SRQ: the RQ then has depth 0).  The limits the
+ * provider enforces are the kernel's, clamped to what the strides can
+ * hold.
  */
 static int qrnic_qp_setup(struct ibv_context *ibctx, struct qrnic_qp *qp,
 			  const struct qrnic_create_qp_resp *resp)
 {
+	bool has_srq = qp->srq;
 	uint32_t sq_stride, rq_stride;
 	int ret;
 
 	if (resp->log_sq_depth > QRNIC_QP_MAX_LOG ||
-	    resp->log_rq_depth > QRNIC_QP_MAX_LOG ||
 	    resp->log_sq_stride < QRNIC_SQ_MIN_LOG_STRIDE ||
 	    resp->log_sq_stride > QRNIC_SQ_MAX_LOG_STRIDE ||
-	    resp->log_rq_stride < QRNIC_RQ_MIN_LOG_STRIDE ||
-	    resp->log_rq_stride > QRNIC_RQ_MAX_LOG_STRIDE ||
 	    !qrnic_wq_fits(resp->sq_offset, resp->log_sq_depth,
 			   resp->log_sq_stride, resp->qmem_len) ||
-	    !qrnic_wq_fits(resp->rq_offset, resp->log_rq_depth,
-			   resp->log_rq_stride, resp->qmem_len) ||
+	    !qrnic_rq_layout_ok(resp, has_srq) ||
 	    (resp->qpn & ~QRNIC_QPN_MASK)) {
 		verbs_err(verbs_get_ctx(ibctx),
 			  "qrnic: bad QP layout from the kernel: qpn %#x len %u sq %u/%u/%u rq %u/%u/%u\n",
@@ -149,19 +161,27 @@ static int qrnic_qp_setup(struct ibv_context *ibctx, struct qrnic_qp *qp,
 			    resp->log_sq_depth, resp->log_sq_stride);
 	if (ret)
 		goto err_unmap;
-	ret = qrnic_wq_init(&qp->rq, qp->qmem, resp->rq_offset,
-			    resp->log_rq_depth, resp->log_rq_stride);
+	if (has_srq) {
+		/* No RQ of its own (fields still 0): depth 0, never posted. */
+		ret = pthread_spin_init(&qp->rq.lock, PTHREAD_PROCESS_PRIVATE);
+	} else {
+		ret = qrnic_wq_init(&qp->rq, qp->qmem, resp->rq_offset,
+				    resp->log_rq_depth, resp->log_rq_stride);
+	}
 	if (ret)
 		goto err_sq;
 
 	sq_stride = 1u << resp->log_sq_stride;
-	rq_stride = 1u << resp->log_rq_stride;
 	qp->sq.max_sge = min_u32(min_u32(resp->max_send_sge, QRNIC_MAX_SGE),
 				 (sq_stride - sizeof(struct qrnic_sq_wqe)) /
 					 sizeof(struct qrnic_sge));
-	qp->rq.max_sge = min_u32(min_u32(resp->max_recv_sge, QRNIC_MAX_SGE),
-				 (rq_stride - sizeof(struct qrnic_rq_wqe)) /
-					 sizeof(struct qrnic_sge));
+	if (!has_srq) {
+		rq_stride = 1u << resp->log_rq_stride;
+		qp->rq.max_sge =
+			min_u32(min_u32(resp->max_recv_sge, QRNIC_MAX_SGE),
+				(rq_stride - sizeof(struct qrnic_rq_wqe)) /
+					sizeof(struct qrnic_sge));
+	}
 	qp->max_inline = min_u32(min_u32(resp->max_inline, QRNIC_MAX_INLINE),
 				 sq_stride - sizeof(struct qrnic_sq_wqe));
 	return 0;
@@ -206,7 +226,7 @@ static struct ibv_qp *qrnic_create_qp_common(struct ibv_context *ibctx,
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
-	/* RC, UC and UD, no shared receive queues; the send ops each has. */
+	/* RC, UC and UD, each with or without an SRQ; the send ops each has. */
 	switch (attr->qp_type) {
 	case IBV_QPT_RC:
 		type_ops = QRNIC_SUPPORTED_SEND_OPS;
@@ -218,10 +238,6 @@ static struct ibv_qp *qrnic_create_qp_common(struct ibv_context *ibctx,
 		type_ops = QRNIC_UD_SEND_OPS;
 		break;
 	default:
-		errno = EOPNOTSUPP;
-		return NULL;
-	}
-	if (attr->srq) {
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
@@ -246,6 +262,7 @@ static struct ibv_qp *qrnic_create_qp_common(struct ibv_context *ibctx,
 	}
 	qp = mem;
 	memset(qp, 0, sizeof(*qp));
+	qp->srq = attr->srq ? to_qsrq(attr->srq) : NULL;
 
 	ret = ibv_cmd_create_qp_ex(ibctx, &qp->vqp, attr, &cmd.ibv_cmd,
 				   sizeof(cmd), &resp.ibv_resp, sizeof(resp));
@@ -323,9 +340,9 @@ static void qrnic_qp_lock_clean_cqs(struct qrnic_qp *qp, struct qrnic_cq *scq,
 				    struct qrnic_cq *rcq)
 {
 	qrnic_cq_lock_pair(scq, rcq);
-	qrnic_cq_clean(scq, qp->qpn);
+	qrnic_cq_clean(scq, qp->qpn, qp->srq);
 	if (rcq != scq)
-		qrnic_cq_clean(rcq, qp->qpn);
+		qrnic_cq_clean(rcq, qp->qpn, qp->srq);
 }
 
 /*

@@ -12,7 +12,7 @@
 static void qrnic_free_context(struct ibv_context *ibctx);
 
 /*
- * Verbs not listed here (SRQ, MW, resize_cq, parent domains, ...) are
+ * Verbs not listed here (XRC, MW, resize_cq, parent domains, ...) are
  * not supported; libibverbs answers them with EOPNOTSUPP.  cq_event and
  * async_event keep libibverbs' defaults: the provider has no per-event
  * state to update.
@@ -24,19 +24,25 @@ static const struct verbs_context_ops qrnic_ctx_ops = {
 	.create_cq_ex = qrnic_create_cq_ex,
 	.create_qp = qrnic_create_qp,
 	.create_qp_ex = qrnic_create_qp_ex,
+	.create_srq = qrnic_create_srq,
+	.create_srq_ex = qrnic_create_srq_ex,
 	.dealloc_pd = qrnic_dealloc_pd,
 	.dereg_mr = qrnic_dereg_mr,
 	.destroy_ah = qrnic_destroy_ah,
 	.destroy_cq = qrnic_destroy_cq,
 	.destroy_qp = qrnic_destroy_qp,
+	.destroy_srq = qrnic_destroy_srq,
 	.free_context = qrnic_free_context,
 	.modify_qp = qrnic_modify_qp,
+	.modify_srq = qrnic_modify_srq,
 	.poll_cq = qrnic_poll_cq,
 	.post_recv = qrnic_post_recv,
 	.post_send = qrnic_post_send,
+	.post_srq_recv = qrnic_post_srq_recv,
 	.query_device_ex = qrnic_query_device_ex,
 	.query_port = qrnic_query_port,
 	.query_qp = qrnic_query_qp,
+	.query_srq = qrnic_query_srq,
 	.reg_mr = qrnic_reg_mr,
 	.req_notify_cq = qrnic_req_notify_cq,
 };

@@ -12,9 +12,14 @@
  *   ctx->lock   the qpn -> QP table (insert/remove); taken before CQ locks
  *   cq->lock    the CQ ring (poll, arm, clean); pollers also advance the
  *               SQ/RQ tails of the QPs whose completions they consume
- *   wq->lock    one per work queue (post_send / post_recv, new post API)
+ *   wq->lock    one per work queue (post_send / post_recv, new post API,
+ *               post_srq_recv for an SRQ's ring)
+ *   srq->done_lock  an SRQ's completed-slot bitmap and the tail it moves:
+ *               the QPs of one SRQ may complete into several CQs, so their
+ *               pollers (each under its own CQ lock) serialise here
  * Order: ctx->lock -> cq->lock (send CQ and receive CQ by address) ->
- * sq.lock -> rq.lock.  Nothing takes a CQ lock while holding a WQ lock.
+ * sq.lock -> rq.lock, and cq->lock -> srq->done_lock.  Nothing takes a CQ
+ * lock while holding a WQ lock; done_lock is never held with a WQ lock.
  */
 #ifndef QRNIC_PROV_H
 #define QRNIC_PROV_H
@@ -103,8 +108,9 @@ struct qrnic_cq {
 /*
  * A work queue in queue memory.  pi is the producer index (free running,
  * under lock); tail is the index of the oldest WQE not known complete,
- * advanced by whoever polls the queue's CQ.  Slots in [tail, pi) belong to
- * the device.
+ * advanced by whoever polls the queue's CQ (for an SRQ: under its
+ * done_lock).  Slots in [tail, pi) belong to the device.  Depth 0: no
+ * queue (the RQ of a QP with an SRQ).
  */
 struct qrnic_wq {
 	uint8_t *buf;			/* slot 0, inside the qmem mapping */
@@ -124,6 +130,26 @@ union qrnic_sq_buf {
 	uint64_t words[(1u << QRNIC_SQ_MAX_LOG_STRIDE) / 8];
 } __attribute__((aligned(64)));
 
+/*
+ * A shared receive queue: a receive ring (RQ WQE format) in queue memory
+ * of its own, rung with DB_SRQ.  wq.pi and the slots are the posters'
+ * (wq.lock).  Receives of different QPs complete in any order, so a slot
+ * is free again only when it and every slot before it have completed:
+ * pollers set the slot's bit in done[] and advance wq.tail over the
+ * consecutive completed slots (done_lock).  The CQE carries the WQE's
+ * wr_id, so nothing else is kept per slot.
+ */
+struct qrnic_srq {
+	struct ibv_srq ibv_srq;
+	uint32_t srqn;
+	struct qrnic_wq wq;
+	pthread_spinlock_t done_lock;
+	uint64_t *done;			/* wq.depth bits, slot-indexed */
+
+	void *qmem;			/* the SRQ's queue memory mapping */
+	size_t qmem_len;
+};
+
 union qrnic_rq_buf {
 	struct qrnic_rq_wqe hdr;
 	uint8_t bytes[1u << QRNIC_RQ_MAX_LOG_STRIDE];
@@ -140,7 +166,8 @@ struct qrnic_qp {
 	_Atomic(int) state;
 
 	struct qrnic_wq sq;
-	struct qrnic_wq rq;
+	struct qrnic_wq rq;		/* depth 0 with an SRQ */
+	struct qrnic_srq *srq;		/* receives from it, or NULL */
 
 	void *qmem;			/* the QP's queue memory mapping */
 	size_t qmem_len;
@@ -170,6 +197,11 @@ static inline struct qrnic_pd *to_qpd(struct ibv_pd *ibpd)
 static inline struct qrnic_ah *to_qah(struct ibv_ah *ibah)
 {
 	return container_of(ibah, struct qrnic_ah, ibv_ah);
+}
+
+static inline struct qrnic_srq *to_qsrq(struct ibv_srq *ibsrq)
+{
+	return container_of(ibsrq, struct qrnic_srq, ibv_srq);
 }
 
 static inline struct qrnic_cq *to_qcq(struct ibv_cq *ibcq)
@@ -323,7 +355,7 @@ int qrnic_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc);
 int qrnic_req_notify_cq(struct ibv_cq *ibcq, int solicited_only);
 void qrnic_cq_lock_pair(struct qrnic_cq *a, struct qrnic_cq *b);
 void qrnic_cq_unlock_pair(struct qrnic_cq *a, struct qrnic_cq *b);
-void qrnic_cq_clean(struct qrnic_cq *cq, uint32_t qpn);
+void qrnic_cq_clean(struct qrnic_cq *cq, uint32_t qpn, struct qrnic_srq *srq);
 
 /* qp.c */
 struct ibv_qp *qrnic_create_qp(struct ibv_pd *pd,
@@ -342,10 +374,23 @@ int qrnic_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		    struct ibv_send_wr **bad_wr);
 int qrnic_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		    struct ibv_recv_wr **bad_wr);
+int qrnic_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
+			struct ibv_recv_wr **bad_wr);
 bool qrnic_qp_can_send(struct qrnic_qp *qp);
 void qrnic_sq_write(struct qrnic_qp *qp, union qrnic_sq_buf *wqe,
 		    uint32_t len);
 void qrnic_sq_ring(struct qrnic_qp *qp);
+
+/* srq.c */
+struct ibv_srq *qrnic_create_srq(struct ibv_pd *pd,
+				 struct ibv_srq_init_attr *attr);
+struct ibv_srq *qrnic_create_srq_ex(struct ibv_context *ibctx,
+				    struct ibv_srq_init_attr_ex *attr);
+int qrnic_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
+		     int attr_mask);
+int qrnic_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr);
+int qrnic_destroy_srq(struct ibv_srq *ibsrq);
+void qrnic_srq_complete(struct qrnic_srq *srq, uint16_t wqe_idx);
 
 /* wr.c */
 #define QRNIC_SUPPORTED_SEND_OPS                                              \

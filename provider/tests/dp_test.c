@@ -9,11 +9,13 @@
 #include "../cq.c"
 #include "../post.c"
 #include "../qp.c"
+#include "../srq.c"
 #include "../verbs.c"
 #include "../wr.c"
 
 #include <sched.h>
 #include <stdio.h>
+#include <time.h>
 
 static int failures;
 
@@ -90,8 +92,13 @@ static struct qrnic_sq_wqe *sq_wqe(struct qrnic_qp *qp, uint32_t idx)
 
 static struct qrnic_context *fake_ctx(void)
 {
+	static struct ibv_device dev = { .name = "qrnic_test" };
 	struct qrnic_context *ctx = calloc(1, sizeof(*ctx));
 	void *db;
+
+	/* What verbs_err() reaches through, for the refusals tested. */
+	ctx->ibv_ctx.context.device = &dev;
+	ctx->ibv_ctx.context.abi_compat = __VERBS_ABI_IS_EXTENDED;
 
 	if (posix_memalign(&db, 4096, QRNIC_DB_PAGE_SIZE))
 		abort();
@@ -462,7 +469,7 @@ static void test_cq_clean(struct qrnic_context *ctx)
 			dev_write_cqe(&dev, 100 * round + i,
 				      (i % 3 == 1) ? 0xa : 0xb, 0,
 				      QRNIC_CQE_OP_RECV, 0, 0, i, 0);
-		qrnic_cq_clean(cq, 0xa);
+		qrnic_cq_clean(cq, 0xa, NULL);
 		n = qrnic_poll_cq(&cq->vcq.cq, 16, wc);
 		CHECK(n == 5);
 		for (i = 0; i < n; i++)
@@ -479,7 +486,7 @@ static void test_cq_clean(struct qrnic_context *ctx)
 			dev_write_cqe(&dev, i, 0xa, 0, QRNIC_CQE_OP_RECV, 0,
 				      0, 0, 0);
 		CHECK(qrnic_poll_cq(&cq->vcq.cq, 1, wc) == 1);
-		qrnic_cq_clean(cq, 0xa);
+		qrnic_cq_clean(cq, 0xa, NULL);
 		CHECK(qrnic_poll_cq(&cq->vcq.cq, 16, wc) == 0);
 		CHECK(cq->ci == dev.pi);
 	}
@@ -885,7 +892,7 @@ static void test_ud_cq_clean(struct qrnic_context *ctx)
 				  QRNIC_CQE_F_GRH, 42, 0, 0x123456);
 		dev_write_cqe(&dev, 3, 0xb, 0, QRNIC_CQE_OP_SEND, 0,
 			      QRNIC_CQE_F_SEND, 0, 0);
-		qrnic_cq_clean(cq, 0xb);
+		qrnic_cq_clean(cq, 0xb, NULL);
 		n = qrnic_poll_cq(&cq->vcq.cq, 8, wc);
 		CHECK(n == 2);
 		CHECK(n == 2 && wc[0].wr_id == 1 && wc[0].src_qp == 0xffffff &&
@@ -1076,28 +1083,530 @@ static void test_ud_create_checks(struct qrnic_context *ctx)
 		CHECK(!qrnic_create_qp_ex(&ctx->ibv_ctx.context, &ax) &&
 		      errno == EOPNOTSUPP);
 	}
-	/* No SRQ, no raw packet, no XRC through create_qp. */
-	ax.send_ops_flags = QRNIC_UD_SEND_OPS;
+	/* With an SRQ as well (checked before the SRQ is looked at). */
+	ax.send_ops_flags = IBV_QP_EX_WITH_RDMA_WRITE;
 	ax.srq = &srq;
 	errno = 0;
 	CHECK(!qrnic_create_qp_ex(&ctx->ibv_ctx.context, &ax) &&
 	      errno == EOPNOTSUPP);
-	a.qp_type = IBV_QPT_XRC_SEND;
-	errno = 0;
-	CHECK(!qrnic_create_qp(&pd, &a) && errno == EOPNOTSUPP);
+	/* No raw packet, no XRC through create_qp. */
 	a.qp_type = IBV_QPT_RAW_PACKET;
 	errno = 0;
 	CHECK(!qrnic_create_qp(&pd, &a) && errno == EOPNOTSUPP);
-	a.qp_type = IBV_QPT_UD;
+	a.qp_type = IBV_QPT_XRC_SEND;
 	a.srq = &srq;
 	errno = 0;
 	CHECK(!qrnic_create_qp(&pd, &a) && errno == EOPNOTSUPP);
+	ax.qp_type = IBV_QPT_XRC_RECV;
+	ax.send_ops_flags = 0;
+	errno = 0;
+	CHECK(!qrnic_create_qp_ex(&ctx->ibv_ctx.context, &ax) &&
+	      errno == EOPNOTSUPP);
 
 	/* RoCE AHs carry a GRH. */
 	ud_attr(&ah_attr, 1, 0, 0, 0);
 	ah_attr.is_global = 0;
 	errno = 0;
 	CHECK(!qrnic_create_ah(&pd, &ah_attr) && errno == EINVAL);
+}
+
+/* ---- shared receive queues ----------------------------------------------- */
+
+/* A file standing in for the uverbs fd: the provider mmaps "queue memory". */
+static int fake_cmd_fd(size_t len)
+{
+	FILE *f = tmpfile();
+	int fd;
+
+	if (!f)
+		abort();
+	fd = dup(fileno(f));
+	fclose(f);
+	if (fd < 0 || ftruncate(fd, len))
+		abort();
+	return fd;
+}
+
+/*
+ * An SRQ set up by the provider's own code from a kernel answer, its ring
+ * in a file mapping like the real write-combining one.
+ */
+static struct qrnic_srq *fake_srq(struct qrnic_context *ctx, uint32_t srqn,
+				  uint32_t log_depth, uint32_t log_stride,
+				  uint32_t max_sge)
+{
+	struct qrnic_create_srq_resp resp = {};
+	struct ibv_context *ibctx = &ctx->ibv_ctx.context;
+	struct qrnic_srq *srq = calloc(1, sizeof(*srq));
+
+	if (!srq)
+		abort();
+	resp.srqn = srqn;
+	resp.log_depth = log_depth;
+	resp.log_stride = log_stride;
+	resp.max_sge = max_sge;
+	resp.qmem_len = align(1u << (log_depth + log_stride), 4096);
+	ibctx->cmd_fd = fake_cmd_fd(resp.qmem_len);
+	CHECK(qrnic_srq_setup(ibctx, srq, &resp) == 0);
+	close(ibctx->cmd_fd);
+	ibctx->cmd_fd = -1;
+	memset(srq->qmem, 0xa5, srq->qmem_len);
+	srq->ibv_srq.context = ibctx;
+	return srq;
+}
+
+/* A QP of type on srq, set up by qrnic_qp_setup from a kernel answer. */
+static struct qrnic_qp *fake_srq_qp(struct qrnic_context *ctx, uint32_t qpn,
+				    struct qrnic_cq *scq, struct qrnic_cq *rcq,
+				    struct qrnic_srq *srq, enum ibv_qp_type type)
+{
+	struct qrnic_create_qp_resp resp = {};
+	struct ibv_context *ibctx = &ctx->ibv_ctx.context;
+	struct qrnic_qp *qp;
+	void *mem;
+
+	if (posix_memalign(&mem, 64, sizeof(*qp)))
+		abort();
+	qp = mem;
+	memset(qp, 0, sizeof(*qp));
+	qp->srq = srq;
+	qp->vqp.qp.qp_num = qpn;
+
+	/* What the kernel answers for a QP with an SRQ: no RQ. */
+	resp.qpn = qpn;
+	resp.log_sq_depth = 2;
+	resp.log_sq_stride = 7;
+	resp.qmem_len = 4096;
+	resp.max_send_sge = 4;
+	resp.max_inline = 64;
+	ibctx->cmd_fd = fake_cmd_fd(resp.qmem_len);
+	CHECK(qrnic_qp_setup(ibctx, qp, &resp) == 0);
+	close(ibctx->cmd_fd);
+	ibctx->cmd_fd = -1;
+
+	qp->vqp.qp.context = ibctx;
+	qp->vqp.qp.send_cq = &scq->vcq.cq;
+	qp->vqp.qp.recv_cq = &rcq->vcq.cq;
+	qp->vqp.qp.srq = &srq->ibv_srq;
+	qp->vqp.qp.qp_type = type;
+	atomic_init(&qp->state, IBV_QPS_RESET);
+	CHECK(!qrnic_qp_table_insert(ctx, qp));
+	return qp;
+}
+
+static struct qrnic_rq_wqe *srq_wqe(struct qrnic_srq *srq, uint32_t idx)
+{
+	return qrnic_wq_slot(&srq->wq, idx);
+}
+
+/* The kernel's SRQ and SRQ-QP layouts, checked and mapped. */
+static void test_srq_setup(struct qrnic_context *ctx)
+{
+	struct qrnic_create_srq_resp good = {
+		.qmem_len = 4096, .srqn = 3, .log_depth = 3,
+		.log_stride = 6, .max_sge = 16,
+	};
+	struct qrnic_create_srq_resp r;
+	struct ibv_context *ibctx = &ctx->ibv_ctx.context;
+	struct qrnic_create_qp_resp qr = {};
+	struct qrnic_cq *cq = fake_cq(ctx, 2, 40);
+	struct qrnic_srq *srq;
+	struct qrnic_qp *qp;
+	struct ibv_qp_cap cap;
+
+	CHECK(qrnic_srq_layout_ok(&good));
+	r = good;
+	r.log_depth = QRNIC_QP_MAX_LOG + 1;
+	r.qmem_len = 1u << 24;
+	CHECK(!qrnic_srq_layout_ok(&r));
+	r = good;
+	r.log_stride = QRNIC_RQ_MIN_LOG_STRIDE - 1;
+	CHECK(!qrnic_srq_layout_ok(&r));
+	r.log_stride = QRNIC_RQ_MAX_LOG_STRIDE + 1;
+	CHECK(!qrnic_srq_layout_ok(&r));
+	r = good;
+	r.qmem_len = 511;		/* 8 x 64 bytes do not fit */
+	CHECK(!qrnic_srq_layout_ok(&r));
+	r.qmem_len = 512;
+	CHECK(qrnic_srq_layout_ok(&r));
+	r = good;
+	r.srqn = 0;
+	CHECK(!qrnic_srq_layout_ok(&r));
+	r.srqn = QRNIC_DB_QN_MASK + 1;
+	CHECK(!qrnic_srq_layout_ok(&r));
+
+	/* max_sge: the kernel's, at most what a stride holds. */
+	srq = fake_srq(ctx, 3, 3, 6, 16);
+	CHECK(srq->srqn == 3 && srq->wq.depth == 8 && srq->wq.max_sge == 3);
+	CHECK(srq->wq.buf == srq->qmem && srq->done && !srq->done[0]);
+	qrnic_srq_teardown(srq);
+	free(srq);
+	srq = fake_srq(ctx, 4, 0, 8, 2);
+	CHECK(srq->wq.depth == 1 && srq->wq.max_sge == 2);
+
+	/* A QP on it has no RQ: depth 0, no receive caps. */
+	qp = fake_srq_qp(ctx, 0xc01, cq, cq, srq, IBV_QPT_RC);
+	CHECK(qp->srq == srq && qp->rq.depth == 0 && qp->rq.max_sge == 0 &&
+	      !qp->rq.buf);
+	CHECK(qp->sq.depth == 4 && qp->sq.max_sge == 4 &&
+	      qp->max_inline == 64);
+	qrnic_qp_caps(qp, &cap);
+	CHECK(cap.max_recv_wr == 0 && cap.max_recv_sge == 0 &&
+	      cap.max_send_wr == 4);
+
+	/* The same answer is no layout for a QP with an RQ of its own. */
+	qr.qpn = 0xc02;
+	qr.log_sq_depth = 2;
+	qr.log_sq_stride = 7;
+	qr.qmem_len = 4096;
+	CHECK(!qrnic_rq_layout_ok(&qr, false) && qrnic_rq_layout_ok(&qr, true));
+	qp = calloc(1, sizeof(*qp));
+	qp->vqp.qp.qp_num = 0xc02;
+	CHECK(qrnic_qp_setup(ibctx, qp, &qr) == EINVAL && !qp->qmem);
+	free(qp);
+}
+
+static void test_srq_post(struct qrnic_context *ctx, uint32_t log_stride)
+{
+	uint32_t srqn = 0x150 + log_stride;
+	struct qrnic_srq *srq = fake_srq(ctx, srqn, 2, log_stride, 16);
+	struct ibv_srq *ibsrq = &srq->ibv_srq;
+	uint32_t max_sge = ((1u << log_stride) - 16) / 16;
+	struct ibv_recv_wr wr[6], *bad;
+	struct ibv_sge sg[16];
+	struct qrnic_rq_wqe *w;
+	struct qrnic_sge *s;
+	int i;
+
+	CHECK(srq->wq.max_sge == max_sge);
+	for (i = 0; i < 16; i++) {
+		sg[i].addr = 0x20000 * (i + 1);
+		sg[i].length = 100 + i;
+		sg[i].lkey = 0x700 + i;
+	}
+	memset(wr, 0, sizeof(wr));
+	for (i = 0; i < 6; i++) {
+		wr[i].wr_id = 0xe00 + i;
+		wr[i].sg_list = sg;
+		wr[i].num_sge = i ? 0 : max_sge;
+		wr[i].next = i < 5 ? &wr[i + 1] : NULL;
+	}
+	db_clear(ctx);
+
+	/* Too many SGEs: what came before still goes. */
+	wr[1].num_sge = max_sge + 1;
+	bad = NULL;
+	CHECK(qrnic_post_srq_recv(ibsrq, wr, &bad) == EINVAL && bad == &wr[1]);
+	CHECK(db_read(ctx, QRNIC_DB_SRQ) == ((uint64_t)srqn | 1ull << 32));
+	CHECK(db_read(ctx, QRNIC_DB_RQ) == 0);
+	wr[1].num_sge = -1;
+	CHECK(qrnic_post_srq_recv(ibsrq, &wr[1], &bad) == EINVAL &&
+	      bad == &wr[1] && srq->wq.pi == 1);
+
+	/* Three more fit, the fifth WR finds the ring full. */
+	wr[1].num_sge = max_sge ? 1 : 0;
+	db_clear(ctx);
+	bad = NULL;
+	CHECK(qrnic_post_srq_recv(ibsrq, &wr[1], &bad) == ENOMEM &&
+	      bad == &wr[4]);
+	CHECK(srq->wq.pi == 4);
+	CHECK(db_read(ctx, QRNIC_DB_SRQ) == ((uint64_t)srqn | 4ull << 32));
+	db_clear(ctx);
+	CHECK(qrnic_post_srq_recv(ibsrq, &wr[5], &bad) == ENOMEM &&
+	      bad == &wr[5]);
+	CHECK(db_read(ctx, QRNIC_DB_SRQ) == 0);
+
+	/* The RQ WQE format, slot by slot. */
+	w = srq_wqe(srq, 0);
+	CHECK(le64toh(w->wr_id) == 0xe00 && w->num_sge == max_sge);
+	s = (struct qrnic_sge *)(w + 1);
+	for (i = 0; i < (int)max_sge; i++)
+		CHECK(le64toh(s[i].addr) == sg[i].addr &&
+		      le32toh(s[i].length) == sg[i].length &&
+		      le32toh(s[i].lkey) == sg[i].lkey);
+	w = srq_wqe(srq, 1);
+	CHECK(le64toh(w->wr_id) == 0xe01 && w->num_sge == (max_sge ? 1 : 0));
+	s = (struct qrnic_sge *)(w + 1);
+	if (max_sge)
+		CHECK(le64toh(s[0].addr) == 0x20000 && le32toh(s[0].lkey) == 0x700);
+	w = srq_wqe(srq, 3);
+	CHECK(le64toh(w->wr_id) == 0xe03);
+	/* Small strides take 8-byte stores: bytes past the WQE untouched. */
+	if (log_stride == 5)
+		CHECK(((uint8_t *)srq_wqe(srq, 2))[16] == 0xa5);
+}
+
+/*
+ * Receives of two QPs (one CQ each) complete out of order: a slot is
+ * reusable only once it and all before it completed.
+ */
+static void test_srq_order(struct qrnic_context *ctx)
+{
+	struct qrnic_cq *scq = fake_cq(ctx, 2, 41);
+	struct qrnic_cq *rcq_a = fake_cq(ctx, 8, 42);
+	struct qrnic_cq *rcq_b = fake_cq(ctx, 8, 43);
+	struct fake_cq dev_a = { .cq = rcq_a }, dev_b = { .cq = rcq_b };
+	struct qrnic_srq *srq = fake_srq(ctx, 9, 2, 5, 1);
+	struct ibv_srq *ibsrq = &srq->ibv_srq;
+	struct qrnic_qp *a = fake_srq_qp(ctx, 0xa01, scq, rcq_a, srq,
+					 IBV_QPT_RC);
+	struct qrnic_qp *b = fake_srq_qp(ctx, 0xb01, scq, rcq_b, srq,
+					 IBV_QPT_UC);
+	struct ibv_sge sge = { .addr = 0x1000, .length = 64, .lkey = 5 };
+	struct ibv_recv_wr wr = { .sg_list = &sge, .num_sge = 1 }, *bad;
+	struct ibv_wc wc[4];
+	uint32_t i;
+
+	for (i = 0; i < 4; i++) {
+		wr.wr_id = 100 + i;
+		CHECK(qrnic_post_srq_recv(ibsrq, &wr, &bad) == 0);
+	}
+	bad = NULL;
+	CHECK(qrnic_post_srq_recv(ibsrq, &wr, &bad) == ENOMEM && bad == &wr);
+
+	/* A took slot 0, B slot 1, A slot 2 (A's message 0 still running). */
+	dev_write_cqe(&dev_b, 101, 0xb01, 1, QRNIC_CQE_OP_RECV, 0,
+		      QRNIC_CQE_F_SRQ, 64, 0);
+	memset(wc, 0, sizeof(wc));
+	CHECK(qrnic_poll_cq(&rcq_b->vcq.cq, 4, wc) == 1);
+	CHECK(wc[0].wr_id == 101 && wc[0].qp_num == 0xb01 &&
+	      wc[0].opcode == IBV_WC_RECV && wc[0].status == IBV_WC_SUCCESS &&
+	      wc[0].byte_len == 64 && wc[0].wc_flags == 0 &&
+	      wc[0].src_qp == 0);
+	CHECK(atomic_load(&srq->wq.tail) == 0);
+	CHECK(qrnic_post_srq_recv(ibsrq, &wr, &bad) == ENOMEM);
+
+	dev_write_cqe(&dev_a, 102, 0xa01, 2, QRNIC_CQE_OP_RECV_RDMA_IMM, 0,
+		      QRNIC_CQE_F_SRQ | QRNIC_CQE_F_IMM, 0,
+		      (__force uint32_t)htobe32(7));
+	CHECK(qrnic_poll_cq(&rcq_a->vcq.cq, 4, wc) == 1);
+	CHECK(wc[0].wr_id == 102 && wc[0].qp_num == 0xa01 &&
+	      wc[0].opcode == IBV_WC_RECV_RDMA_WITH_IMM &&
+	      wc[0].wc_flags == IBV_WC_WITH_IMM &&
+	      wc[0].imm_data == htobe32(7));
+	CHECK(atomic_load(&srq->wq.tail) == 0);
+	CHECK(qrnic_post_srq_recv(ibsrq, &wr, &bad) == ENOMEM);
+	/* The QPs' own RQs are untouched (they have none). */
+	CHECK(atomic_load(&a->rq.tail) == 0 && atomic_load(&b->rq.tail) == 0);
+
+	/* The earliest completes: slots 0..2 are free at once. */
+	dev_write_cqe(&dev_a, 100, 0xa01, 0, QRNIC_CQE_OP_RECV, 0,
+		      QRNIC_CQE_F_SRQ, 10, 0);
+	CHECK(qrnic_poll_cq(&rcq_a->vcq.cq, 4, wc) == 1);
+	CHECK(wc[0].wr_id == 100 && wc[0].qp_num == 0xa01);
+	CHECK(atomic_load(&srq->wq.tail) == 3);
+	for (i = 4; i < 7; i++) {
+		wr.wr_id = 100 + i;
+		CHECK(qrnic_post_srq_recv(ibsrq, &wr, &bad) == 0);
+	}
+	CHECK(qrnic_post_srq_recv(ibsrq, &wr, &bad) == ENOMEM);
+	CHECK(db_read(ctx, QRNIC_DB_SRQ) == (9ull | 7ull << 32));
+	CHECK(le64toh(srq_wqe(srq, 4)->wr_id) == 104 &&
+	      srq_wqe(srq, 4) == srq_wqe(srq, 0));
+
+	/* A stale or repeated completion changes nothing. */
+	dev_write_cqe(&dev_a, 100, 0xa01, 0, QRNIC_CQE_OP_RECV, 0,
+		      QRNIC_CQE_F_SRQ, 10, 0);
+	dev_write_cqe(&dev_b, 101, 0xb01, 1, QRNIC_CQE_OP_RECV, 0,
+		      QRNIC_CQE_F_SRQ, 10, 0);
+	CHECK(qrnic_poll_cq(&rcq_a->vcq.cq, 4, wc) == 1);
+	CHECK(qrnic_poll_cq(&rcq_b->vcq.cq, 4, wc) == 1);
+	CHECK(atomic_load(&srq->wq.tail) == 3);
+
+	/*
+	 * B goes to ERR: the slot it holds (3) is flushed with F_SRQ and
+	 * frees like a good completion; A's slot 4 is not done yet.
+	 */
+	dev_write_cqe(&dev_b, 103, 0xb01, 3, QRNIC_CQE_OP_RECV,
+		      QRNIC_WC_WR_FLUSH_ERR, QRNIC_CQE_F_SRQ, 0, 0);
+	CHECK(qrnic_poll_cq(&rcq_b->vcq.cq, 4, wc) == 1);
+	CHECK(wc[0].wr_id == 103 && wc[0].qp_num == 0xb01 &&
+	      wc[0].status == IBV_WC_WR_FLUSH_ERR);
+	CHECK(atomic_load(&srq->wq.tail) == 4);
+	wr.wr_id = 107;
+	CHECK(qrnic_post_srq_recv(ibsrq, &wr, &bad) == 0);
+	CHECK(qrnic_post_srq_recv(ibsrq, &wr, &bad) == ENOMEM);
+	CHECK(db_read(ctx, QRNIC_DB_SRQ) == (9ull | 8ull << 32));
+
+	/* A's send completions still free its SQ, not the SRQ. */
+	atomic_store(&a->state, IBV_QPS_RTS);
+	{
+		struct ibv_send_wr swr = { .wr_id = 1, .opcode = IBV_WR_SEND };
+		struct ibv_send_wr *sbad;
+		struct fake_cq dev_s = { .cq = scq };
+
+		CHECK(qrnic_post_send(&a->vqp.qp, &swr, &sbad) == 0);
+		dev_write_cqe(&dev_s, 1, 0xa01, 0, QRNIC_CQE_OP_SEND, 0,
+			      QRNIC_CQE_F_SEND, 0, 0);
+		CHECK(qrnic_poll_cq(&scq->vcq.cq, 4, wc) == 1);
+		CHECK(atomic_load(&a->sq.tail) == 1 &&
+		      atomic_load(&srq->wq.tail) == 4);
+	}
+}
+
+/* A small deterministic generator for the orders below. */
+static uint32_t lcg(uint32_t *state)
+{
+	*state = *state * 1103515245u + 12345u;
+	return *state >> 16;
+}
+
+/*
+ * Many laps through a ring (past the 16-bit index wrap), every completion
+ * order among the outstanding slots: posting succeeds exactly while the
+ * ring holds fewer than depth WQEs not freed in order, and the tail is
+ * always the oldest slot not completed.  The model keeps its own tail.
+ */
+static void test_srq_random_order(struct qrnic_context *ctx,
+				  uint32_t log_depth)
+{
+	struct qrnic_cq *scq = fake_cq(ctx, 2, 44);
+	struct qrnic_cq *rcq[2] = { fake_cq(ctx, 64, 45),
+				    fake_cq(ctx, 64, 46) };
+	struct fake_cq dev[2] = { { .cq = rcq[0] }, { .cq = rcq[1] } };
+	struct qrnic_srq *srq = fake_srq(ctx, 11 + log_depth, log_depth, 4, 0);
+	uint32_t depth = 1u << log_depth, qpn[2];
+	struct ibv_recv_wr wr = {}, *bad;
+	uint32_t seed = 1 + log_depth, pi = 0, tail = 0, i, k, n;
+	bool *done = calloc(depth, sizeof(*done));
+	struct ibv_wc wc[4];
+	uint64_t errs = 0;
+	int ret;
+
+	qpn[0] = 0xd00 + log_depth;
+	qpn[1] = 0xe00 + log_depth;
+	fake_srq_qp(ctx, qpn[0], scq, rcq[0], srq, IBV_QPT_RC);
+	fake_srq_qp(ctx, qpn[1], scq, rcq[1], srq, IBV_QPT_UD);
+
+	while (pi < 70000 && errs < 10) {
+		/* Post a few; the one that does not fit must say ENOMEM. */
+		for (n = lcg(&seed) % (depth + 1); n; n--) {
+			wr.wr_id = pi;
+			ret = qrnic_post_srq_recv(&srq->ibv_srq, &wr, &bad);
+			if (pi - tail == depth) {
+				errs += ret != ENOMEM;
+				break;
+			}
+			errs += ret != 0;
+			pi++;
+		}
+		if (srq->wq.pi != pi)
+			errs++;
+		/* The device took them all; complete one, on either CQ. */
+		if (tail == pi)
+			continue;
+		do {
+			k = tail + lcg(&seed) % (pi - tail);
+		} while (done[k % depth]);
+		done[k % depth] = true;
+		i = lcg(&seed) & 1;
+		dev_write_cqe(&dev[i], k, qpn[i], (uint16_t)k,
+			      QRNIC_CQE_OP_RECV, 0, QRNIC_CQE_F_SRQ, 0, 0);
+		if (qrnic_poll_cq(&rcq[i]->vcq.cq, 4, wc) != 1 ||
+		    wc[0].wr_id != k || wc[0].qp_num != qpn[i])
+			errs++;
+		for (; tail != pi && done[tail % depth]; tail++)
+			done[tail % depth] = false;
+		if (atomic_load(&srq->wq.tail) != tail) {
+			if (!errs)
+				fprintf(stderr, "SRQ tail %u, model %u\n",
+					atomic_load(&srq->wq.tail), tail);
+			errs++;
+		}
+	}
+	CHECK(errs == 0);
+	CHECK(pi >= 70000);
+	free(done);
+}
+
+/*
+ * A QP reset or destroyed with SRQ completions still in its CQ: cleaning
+ * them out frees their slots; another QP's completions stay.
+ */
+static void test_srq_clean(struct qrnic_context *ctx)
+{
+	struct qrnic_cq *cq = fake_cq(ctx, 8, 47);
+	struct fake_cq dev = { .cq = cq };
+	struct qrnic_srq *srq = fake_srq(ctx, 20, 2, 4, 0);
+	struct qrnic_qp *a = fake_srq_qp(ctx, 0xa20, cq, cq, srq, IBV_QPT_RC);
+	struct ibv_recv_wr wr = {}, *bad;
+	struct ibv_wc wc[8];
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		wr.wr_id = 200 + i;
+		CHECK(qrnic_post_srq_recv(&srq->ibv_srq, &wr, &bad) == 0);
+	}
+	/* Slot 1 went to another QP (0xb20, its completion not polled yet). */
+	dev_write_cqe(&dev, 200, 0xa20, 0, QRNIC_CQE_OP_RECV, 0,
+		      QRNIC_CQE_F_SRQ, 1, 0);
+	dev_write_cqe(&dev, 201, 0xb20, 1, QRNIC_CQE_OP_RECV, 0,
+		      QRNIC_CQE_F_SRQ, 1, 0);
+	dev_write_cqe(&dev, 202, 0xa20, 2, QRNIC_CQE_OP_RECV,
+		      QRNIC_WC_WR_FLUSH_ERR, QRNIC_CQE_F_SRQ, 0, 0);
+	dev_write_cqe(&dev, 9, 0xa20, 0, QRNIC_CQE_OP_SEND,
+		      QRNIC_WC_WR_FLUSH_ERR, QRNIC_CQE_F_SEND, 0, 0);
+	qrnic_qp_reset_queues(a);
+	/* Slots 0 and 2 freed, 1 not yet: the tail stops at 1. */
+	CHECK(atomic_load(&srq->wq.tail) == 1);
+	CHECK(qrnic_poll_cq(&cq->vcq.cq, 8, wc) == 1);
+	CHECK(wc[0].wr_id == 201 && wc[0].qp_num == 0xb20);
+	/* 0xb20 is not in this context's table: nothing to free through it. */
+	CHECK(atomic_load(&srq->wq.tail) == 1);
+	qrnic_srq_complete(srq, 1);
+	CHECK(atomic_load(&srq->wq.tail) == 3);
+}
+
+/* A QP on an SRQ takes no receive WRs of its own. */
+static void test_srq_qp_post_recv(struct qrnic_context *ctx)
+{
+	struct qrnic_cq *cq = fake_cq(ctx, 2, 48);
+	struct qrnic_srq *srq = fake_srq(ctx, 21, 1, 4, 0);
+	struct qrnic_qp *qp = fake_srq_qp(ctx, 0xa21, cq, cq, srq, IBV_QPT_UD);
+	struct ibv_recv_wr wr[2] = { { .wr_id = 1, .next = &wr[1] },
+				     { .wr_id = 2 } };
+	struct ibv_recv_wr *bad;
+	int state;
+
+	db_clear(ctx);
+	for (state = IBV_QPS_RESET; state <= IBV_QPS_ERR; state++) {
+		atomic_store(&qp->state, state);
+		bad = NULL;
+		CHECK(qrnic_post_recv(&qp->vqp.qp, wr, &bad) == EINVAL &&
+		      bad == wr);
+	}
+	CHECK(qp->rq.pi == 0 && srq->wq.pi == 0);
+	CHECK(db_read(ctx, QRNIC_DB_RQ) == 0 && db_read(ctx, QRNIC_DB_SRQ) == 0);
+	/* The SRQ itself takes them. */
+	CHECK(qrnic_post_srq_recv(&srq->ibv_srq, wr, &bad) == 0 &&
+	      srq->wq.pi == 2);
+	CHECK(db_read(ctx, QRNIC_DB_SRQ) == (21ull | 2ull << 32));
+}
+
+/* Create-time checks of SRQs that answer before the kernel. */
+static void test_srq_create_checks(struct qrnic_context *ctx)
+{
+	struct ibv_pd pd = { .context = &ctx->ibv_ctx.context };
+	struct ibv_srq_init_attr_ex ax = {
+		.attr = { .max_wr = 16, .max_sge = 1 },
+		.comp_mask = IBV_SRQ_INIT_ATTR_PD | IBV_SRQ_INIT_ATTR_TYPE,
+		.pd = &pd,
+	};
+	struct ibv_context *ibctx = &ctx->ibv_ctx.context;
+
+	ax.srq_type = IBV_SRQT_XRC;
+	errno = 0;
+	CHECK(!qrnic_create_srq_ex(ibctx, &ax) && errno == EOPNOTSUPP);
+	ax.srq_type = IBV_SRQT_TM;
+	errno = 0;
+	CHECK(!qrnic_create_srq_ex(ibctx, &ax) && errno == EOPNOTSUPP);
+	ax.srq_type = IBV_SRQT_BASIC;
+	ax.comp_mask |= IBV_SRQ_INIT_ATTR_CQ;
+	errno = 0;
+	CHECK(!qrnic_create_srq_ex(ibctx, &ax) && errno == EOPNOTSUPP);
+	ax.comp_mask = IBV_SRQ_INIT_ATTR_TYPE;
+	errno = 0;
+	CHECK(!qrnic_create_srq_ex(ibctx, &ax) && errno == EINVAL);
 }
 
 /* ---- UC ------------------------------------------------------------------- */
@@ -1390,6 +1899,151 @@ static void test_stress(struct qrnic_context *ctx)
 	CHECK(full > 0);
 }
 
+/*
+ * An SRQ shared by two QPs with a CQ each: this thread posts, a device
+ * thread takes WQEs in ring order and completes them in a scrambled order
+ * on either CQ, and one poller per CQ frees the slots (done_lock).
+ */
+#define SRQ_STRESS_WQES 40000
+
+struct srq_stress {
+	struct qrnic_context *ctx;
+	struct qrnic_srq *srq;
+	uint32_t qpn[2];
+	struct fake_cq dev[2];
+	_Atomic(uint32_t) polled;
+	_Atomic(uint32_t) bad;
+	_Atomic(uint8_t) *seen;
+	volatile int stop;
+	time_t deadline;	/* a lost WQE fails the test, not hangs it */
+};
+
+static void *srq_stress_device(void *arg)
+{
+	struct srq_stress *st = arg;
+	struct qrnic_srq *srq = st->srq;
+	uint32_t depth = srq->wq.depth, nheld = 0, seed = 77, i, k;
+	uint64_t held_wr[64];
+	uint16_t held_idx[64];
+	uint16_t ci = 0;
+
+	while (!st->stop) {
+		uint64_t db = le64toh(__atomic_load_n(
+			(uint64_t *)((uint8_t *)st->ctx->db + QRNIC_DB_SRQ),
+			__ATOMIC_ACQUIRE));
+		uint16_t pi = db >> 32;
+
+		/* Take what was posted, in ring order, reading the WQE. */
+		while (ci != pi && nheld < depth) {
+			struct qrnic_rq_wqe *w = srq_wqe(srq, ci);
+
+			held_wr[nheld] = le64toh(w->wr_id);
+			held_idx[nheld++] = ci++;
+		}
+		if (!nheld) {
+			sched_yield();
+			continue;
+		}
+		/* Complete one held WQE, any of them, on either QP. */
+		k = lcg(&seed) % nheld;
+		i = lcg(&seed) & 1;
+		while (st->dev[i].pi - le32toh(__atomic_load_n(
+				&st->dev[i].cq->rec->ci, __ATOMIC_ACQUIRE)) >=
+		       st->dev[i].cq->depth)
+			if (st->stop)
+				return NULL;
+		dev_write_cqe(&st->dev[i], held_wr[k], st->qpn[i], held_idx[k],
+			      QRNIC_CQE_OP_RECV, 0, QRNIC_CQE_F_SRQ, 1, 0);
+		held_wr[k] = held_wr[nheld - 1];
+		held_idx[k] = held_idx[--nheld];
+	}
+	return NULL;
+}
+
+struct srq_poller {
+	struct srq_stress *st;
+	int i;
+};
+
+static void *srq_stress_poller(void *arg)
+{
+	struct srq_poller *p = arg;
+	struct srq_stress *st = p->st;
+	struct ibv_cq *ibcq = &st->dev[p->i].cq->vcq.cq;
+	struct ibv_wc wc[8];
+	int j, n;
+
+	while (atomic_load(&st->polled) < SRQ_STRESS_WQES &&
+	       time(NULL) < st->deadline) {
+		n = qrnic_poll_cq(ibcq, 8, wc);
+		for (j = 0; j < n; j++) {
+			if (wc[j].wr_id >= SRQ_STRESS_WQES ||
+			    wc[j].qp_num != st->qpn[p->i] ||
+			    atomic_fetch_add(&st->seen[wc[j].wr_id], 1))
+				atomic_fetch_add(&st->bad, 1);
+		}
+		atomic_fetch_add(&st->polled, n);
+		if (!n)
+			sched_yield();
+	}
+	return NULL;
+}
+
+static void test_srq_stress(struct qrnic_context *ctx)
+{
+	struct qrnic_cq *scq = fake_cq(ctx, 2, 60);
+	struct srq_stress st = {
+		.ctx = ctx,
+		.qpn = { 0x5a1, 0x5a2 },
+		.dev = { { .cq = fake_cq(ctx, 8, 61) },
+			 { .cq = fake_cq(ctx, 8, 62) } },
+	};
+	struct srq_poller p[2] = { { &st, 0 }, { &st, 1 } };
+	struct ibv_recv_wr wr = {}, *bad;
+	pthread_t dev, poll[2];
+	uint32_t posted = 0, full = 0, i;
+	int ret;
+
+	db_clear(ctx);
+	st.deadline = time(NULL) + 60;
+	st.srq = fake_srq(ctx, 30, 4, 4, 0);
+	st.seen = calloc(SRQ_STRESS_WQES, sizeof(*st.seen));
+	fake_srq_qp(ctx, st.qpn[0], scq, st.dev[0].cq, st.srq, IBV_QPT_RC);
+	fake_srq_qp(ctx, st.qpn[1], scq, st.dev[1].cq, st.srq, IBV_QPT_UC);
+
+	pthread_create(&dev, NULL, srq_stress_device, &st);
+	for (i = 0; i < 2; i++)
+		pthread_create(&poll[i], NULL, srq_stress_poller, &p[i]);
+	while (posted < SRQ_STRESS_WQES) {
+		wr.wr_id = posted;
+		ret = qrnic_post_srq_recv(&st.srq->ibv_srq, &wr, &bad);
+		if (ret == ENOMEM) {
+			if (time(NULL) >= st.deadline)
+				break;
+			full++;
+			sched_yield();
+			continue;
+		}
+		CHECK(ret == 0);
+		posted++;
+	}
+	for (i = 0; i < 2; i++)
+		pthread_join(poll[i], NULL);
+	st.stop = 1;
+	pthread_join(dev, NULL);
+
+	CHECK(atomic_load(&st.polled) == SRQ_STRESS_WQES);
+	CHECK(atomic_load(&st.bad) == 0);
+	for (i = 0; i < SRQ_STRESS_WQES; i++)
+		if (atomic_load(&st.seen[i]) != 1)
+			break;
+	CHECK(i == SRQ_STRESS_WQES);
+	CHECK(atomic_load(&st.srq->wq.tail) == SRQ_STRESS_WQES &&
+	      st.srq->wq.pi == SRQ_STRESS_WQES);
+	CHECK(full > 0);
+	free(st.seen);
+}
+
 int main(void)
 {
 	struct qrnic_context *ctx = fake_ctx();
@@ -1409,9 +2063,22 @@ int main(void)
 	test_ud_cq_ex(ctx);
 	test_ud_wr_api(ctx);
 	test_ud_create_checks(ctx);
+	test_srq_setup(ctx);
+	test_srq_post(ctx, 4);
+	test_srq_post(ctx, 5);
+	test_srq_post(ctx, 6);
+	test_srq_post(ctx, 8);
+	test_srq_order(ctx);
+	test_srq_random_order(ctx, 0);
+	test_srq_random_order(ctx, 3);
+	test_srq_random_order(ctx, 6);
+	test_srq_clean(ctx);
+	test_srq_qp_post_recv(ctx);
+	test_srq_create_checks(ctx);
 	test_uc_send(ctx);
 	test_uc_wr_api(ctx);
 	test_stress(ctx);
+	test_srq_stress(ctx);
 
 	if (failures) {
 		fprintf(stderr, "dp_test: %d check(s) failed\n", failures);

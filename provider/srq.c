@@ -1,0 +1,277 @@
+// SPDX-License-Identifier: GPL-2.0 or OpenIB.org BSD (MIT) See COPYING file
+/*
+ * libqrnic: shared receive queues (basic SRQs only; no XRC, no tag
+ * matching).
+ *
+ * The kernel sizes the ring and maps its queue memory write-combining; the
+ * provider writes receive WQEs into it (post.c) and rings DB_SRQ.  The
+ * device hands the WQEs to the SRQ's QPs in ring order, but the messages
+ * of different QPs complete in any order, so a slot is reusable only when
+ * it and every slot before it have completed: qrnic_srq_complete() marks
+ * a completed slot and moves the tail over the consecutive completed ones.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "qrnic.h"
+#include "qrnic_abi.h"
+
+static inline uint64_t qrnic_srq_bit(uint32_t slot)
+{
+	return 1ull << (slot % 64);
+}
+
+/*
+ * The receive WQE in SRQ slot wqe_idx (16 bits of its free running index)
+ * completed, successfully or flushed.  Pollers call this under their CQ
+ * lock; done_lock serialises pollers of different CQs.
+ */
+void qrnic_srq_complete(struct qrnic_srq *srq, uint16_t wqe_idx)
+{
+	struct qrnic_wq *wq = &srq->wq;
+	uint32_t mask = wq->depth - 1;
+	uint32_t tail, slot, n;
+
+	pthread_spin_lock(&srq->done_lock);
+	tail = atomic_load_explicit(&wq->tail, memory_order_relaxed);
+
+	/* Outside [tail, tail + depth): not a WQE the device holds. */
+	if ((uint16_t)(wqe_idx - tail) >= wq->depth)
+		goto out;
+	slot = wqe_idx & mask;
+	srq->done[slot / 64] |= qrnic_srq_bit(slot);
+
+	/* Free the completed run at the tail, clearing its bits. */
+	for (n = 0; n < wq->depth; n++) {
+		slot = (tail + n) & mask;
+		if (!(srq->done[slot / 64] & qrnic_srq_bit(slot)))
+			break;
+		srq->done[slot / 64] &= ~qrnic_srq_bit(slot);
+	}
+	if (n)
+		atomic_store_explicit(&wq->tail, tail + n,
+				      memory_order_release);
+out:
+	pthread_spin_unlock(&srq->done_lock);
+}
+
+/* ---- creation ------------------------------------------------------------ */
+
+static bool qrnic_srq_layout_ok(const struct qrnic_create_srq_resp *resp)
+{
+	return resp->log_depth <= QRNIC_QP_MAX_LOG &&
+	       resp->log_stride >= QRNIC_RQ_MIN_LOG_STRIDE &&
+	       resp->log_stride <= QRNIC_RQ_MAX_LOG_STRIDE &&
+	       (1ull << (resp->log_depth + resp->log_stride)) <=
+		       resp->qmem_len &&
+	       resp->srqn && !(resp->srqn & ~QRNIC_DB_QN_MASK);
+}
+
+/* Set up the ring at the start of qmem from the kernel's answer. */
+static int qrnic_srq_init(struct qrnic_srq *srq, uint8_t *qmem,
+			  const struct qrnic_create_srq_resp *resp)
+{
+	struct qrnic_wq *wq = &srq->wq;
+	uint32_t stride = 1u << resp->log_stride;
+	uint32_t max_sge;
+	int ret;
+
+	srq->srqn = resp->srqn;
+	wq->buf = qmem;
+	wq->log_depth = resp->log_depth;
+	wq->depth = 1u << resp->log_depth;
+	wq->log_stride = resp->log_stride;
+	wq->pi = 0;
+	atomic_init(&wq->tail, 0);
+
+	max_sge = (stride - sizeof(struct qrnic_rq_wqe)) /
+		  sizeof(struct qrnic_sge);
+	if (max_sge > QRNIC_MAX_SGE)
+		max_sge = QRNIC_MAX_SGE;
+	if (max_sge > resp->max_sge)
+		max_sge = resp->max_sge;
+	wq->max_sge = max_sge;
+
+	srq->done = calloc((wq->depth + 63) / 64, sizeof(*srq->done));
+	if (!srq->done)
+		return ENOMEM;
+	ret = pthread_spin_init(&wq->lock, PTHREAD_PROCESS_PRIVATE);
+	if (ret)
+		goto err_done;
+	ret = pthread_spin_init(&srq->done_lock, PTHREAD_PROCESS_PRIVATE);
+	if (ret)
+		goto err_lock;
+	return 0;
+
+err_lock:
+	pthread_spin_destroy(&wq->lock);
+err_done:
+	free(srq->done);
+	srq->done = NULL;
+	return ret;
+}
+
+static void qrnic_srq_uninit(struct qrnic_srq *srq)
+{
+	pthread_spin_destroy(&srq->done_lock);
+	pthread_spin_destroy(&srq->wq.lock);
+	free(srq->done);
+}
+
+/* Check the kernel's layout, map the queue memory, set up the ring. */
+static int qrnic_srq_setup(struct ibv_context *ibctx, struct qrnic_srq *srq,
+			   const struct qrnic_create_srq_resp *resp)
+{
+	int ret;
+
+	if (!qrnic_srq_layout_ok(resp)) {
+		verbs_err(verbs_get_ctx(ibctx),
+			  "qrnic: bad SRQ layout from the kernel: srqn %#x len %u depth %u/%u\n",
+			  resp->srqn, resp->qmem_len, resp->log_depth,
+			  resp->log_stride);
+		return EINVAL;
+	}
+
+	srq->qmem_len = resp->qmem_len;
+	srq->qmem = mmap(NULL, srq->qmem_len, PROT_READ | PROT_WRITE,
+			 MAP_SHARED, ibctx->cmd_fd, resp->qmem_mmap_key);
+	if (srq->qmem == MAP_FAILED) {
+		ret = errno;
+		verbs_err(verbs_get_ctx(ibctx),
+			  "qrnic: mapping queue memory of SRQ %u failed: %d\n",
+			  resp->srqn, ret);
+		srq->qmem = NULL;
+		return ret;
+	}
+
+	ret = qrnic_srq_init(srq, srq->qmem, resp);
+	if (ret) {
+		munmap(srq->qmem, srq->qmem_len);
+		srq->qmem = NULL;
+	}
+	return ret;
+}
+
+static void qrnic_srq_teardown(struct qrnic_srq *srq)
+{
+	qrnic_srq_uninit(srq);
+	munmap(srq->qmem, srq->qmem_len);
+}
+
+struct ibv_srq *qrnic_create_srq(struct ibv_pd *pd,
+				 struct ibv_srq_init_attr *attr)
+{
+	struct qrnic_create_srq_resp resp = {};
+	struct qrnic_create_srq cmd = {};
+	struct qrnic_srq *srq;
+	int ret;
+
+	srq = calloc(1, sizeof(*srq));
+	if (!srq)
+		return NULL;
+
+	ret = ibv_cmd_create_srq(pd, &srq->ibv_srq, attr, &cmd.ibv_cmd,
+				 sizeof(cmd), &resp.ibv_resp, sizeof(resp));
+	if (ret)
+		goto err_free;
+
+	ret = qrnic_srq_setup(pd->context, srq, &resp);
+	if (ret)
+		goto err_destroy;
+
+	/* What the ring really holds: every slot is usable. */
+	attr->attr.max_wr = srq->wq.depth;
+	attr->attr.max_sge = srq->wq.max_sge;
+	return &srq->ibv_srq;
+
+err_destroy:
+	ibv_cmd_destroy_srq(&srq->ibv_srq);
+err_free:
+	free(srq);
+	errno = ret;
+	return NULL;
+}
+
+/*
+ * libibverbs sends basic SRQs with only a PD (and type) to create_srq;
+ * what reaches this is a basic SRQ with more in comp_mask, or another
+ * type.
+ */
+struct ibv_srq *qrnic_create_srq_ex(struct ibv_context *ibctx,
+				    struct ibv_srq_init_attr_ex *attr)
+{
+	struct ibv_srq_init_attr basic;
+	struct ibv_srq *ibsrq;
+
+	if ((attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE) &&
+	    attr->srq_type != IBV_SRQT_BASIC) {
+		errno = EOPNOTSUPP;	/* XRC, tag matching */
+		return NULL;
+	}
+	if (attr->comp_mask & ~(uint32_t)(IBV_SRQ_INIT_ATTR_PD |
+					  IBV_SRQ_INIT_ATTR_TYPE)) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (!(attr->comp_mask & IBV_SRQ_INIT_ATTR_PD) || !attr->pd) {
+		errno = EINVAL;
+		return NULL;
+	}
+
+	basic.srq_context = attr->srq_context;
+	basic.attr = attr->attr;
+	ibsrq = qrnic_create_srq(attr->pd, &basic);
+	if (!ibsrq)
+		return NULL;
+	/* What libibverbs' ibv_create_srq() does after create_srq. */
+	ibsrq->context = ibctx;
+	ibsrq->srq_context = attr->srq_context;
+	ibsrq->pd = attr->pd;
+	ibsrq->events_completed = 0;
+	attr->attr = basic.attr;
+	return ibsrq;
+}
+
+/*
+ * IBV_SRQ_LIMIT arms the limit event; the ring's size is fixed, so the
+ * kernel refuses IBV_SRQ_MAX_WR.
+ */
+int qrnic_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
+		     int attr_mask)
+{
+	struct ibv_modify_srq cmd;
+
+	return ibv_cmd_modify_srq(ibsrq, attr, attr_mask, &cmd, sizeof(cmd));
+}
+
+int qrnic_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr)
+{
+	struct qrnic_srq *srq = to_qsrq(ibsrq);
+	struct ibv_query_srq cmd;
+	int ret;
+
+	ret = ibv_cmd_query_srq(ibsrq, attr, &cmd, sizeof(cmd));
+	if (ret)
+		return ret;
+
+	attr->max_wr = srq->wq.depth;
+	attr->max_sge = srq->wq.max_sge;
+	return 0;
+}
+
+int qrnic_destroy_srq(struct ibv_srq *ibsrq)
+{
+	struct qrnic_srq *srq = to_qsrq(ibsrq);
+	int ret;
+
+	/* The kernel refuses while a QP still uses the SRQ. */
+	ret = ibv_cmd_destroy_srq(ibsrq);
+	if (ret)
+		return ret;
+
+	qrnic_srq_teardown(srq);
+	free(srq);
+	return 0;
+}
