@@ -47,6 +47,37 @@ struct qrnic_uresp_create_cq {
 };
 
 /*
+ * RESIZE_CQ (the device has QRNIC_CAP0_RESIZE_CQ): the provider allocates
+ * the new buffer as for CREATE_CQ, for 1 << log_depth CQEs (at least the
+ * rule's depth for the requested cqe), and with its CQ lock held until it
+ * has switched:
+ *  - writes its free running consumer index ci into the new record;
+ *  - makes every CQE of the new ring look unwritten for the index it will
+ *    hold next: for i in [ci, ci + depth), entry i % depth gets
+ *    QRNIC_CQE_PHASE = (i >> log_depth) & 1 (a zeroed ring is right only
+ *    while those indexes are in an even pass of the new depth);
+ *  - calls resize_cq.  The kernel pins the new buffer and issues
+ *    QRNIC_CMD_RESIZE_CQ; pi is the producer index at the switch;
+ *  - copies CQEs ci..pi-1 from the old ring to entry i % depth of the new
+ *    one, with QRNIC_CQE_PHASE = !((i >> log_depth) & 1), then polls the
+ *    new ring.
+ * On success the kernel has let go of the old buffer (the provider frees
+ * it after the copy).  On failure nothing changed: the device still writes
+ * the old buffer, the new one is unpinned; a depth below the CQEs not yet
+ * consumed is EINVAL.
+ */
+struct qrnic_ureq_resize_cq {
+	__aligned_u64 buf_addr;
+	__u32 buf_size;			/* bytes, a multiple of the page size */
+	__u32 log_depth;		/* 1..QRNIC_CQ_MAX_LOG */
+};
+
+struct qrnic_uresp_resize_cq {
+	__u32 pi;			/* producer index at the switch, mod 2^16 */
+	__u32 log_depth;		/* echoes the request */
+};
+
+/*
  * CREATE_QP: the kernel sizes the queues from the requested caps and maps
  * the QP's queue memory (SQ then RQ, sq_offset/rq_offset bytes from the
  * start of the mapping) write-combining at qmem_mmap_key.  Each queue

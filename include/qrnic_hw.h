@@ -495,7 +495,11 @@ QRNIC_HW_SIZE(qrnic_eth_desc, QRNIC_ETH_DESC_SIZE);
  * buffer with the new depth's phase.  result0 is pi at the switch: the
  * CQEs from the consumer index up to it are still in the old buffer, and
  * software copies them to their places in the new one (phase rewritten for
- * the new depth) before it polls there.
+ * the new depth) before it polls there.  The device never reads phases:
+ * before the command software also makes each entry of the new ring look
+ * unwritten for the index it will hold next (PHASE = (i >> log_depth) & 1
+ * for i from the consumer index on), as a zeroed ring does only while
+ * those indexes are in an even pass.
  */
 #define QRNIC_CQ_MAX_LOG		15
 #define QRNIC_CQE_SIZE			32
