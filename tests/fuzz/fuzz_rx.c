@@ -45,6 +45,15 @@
  * a take leaves fewer WQEs than the limit; when the nodes end idle every
  * WQE taken from the SRQ is completed or held by one QP not in ERR, and
  * QP E's receive completions came in order (all of them in ERR).
+ * Multicast: node 1 also has QP W (UD, its own CQ and Q_Key); OP_MCAST
+ * attaches and detaches QPs U (the UD QP), V and W - and refused ones:
+ * the GSI QP, RC QPs, no QP, a reserved field set, unicast GIDs - to and
+ * from IPv4 and IPv6 multicast GIDs, the status checked against a model
+ * of the groups; datagrams go to QPN 0xffffff and a GID (a group U, V, W
+ * may be in, one nobody joined, the port's unicast GIDs), under the
+ * group's MAC, the port's or broadcast, with U's, W's or V's Q_Key or
+ * another.  W's receives complete in order, the successful ones no more
+ * often than datagrams that could reach it were sent.
  *
  * Input: mtu, flags (1: peer live, 2: hub, 4: QP B max_dest_rd_atomic
  * 1), retry (retry_cnt | rnr_retry << 3), then operations (OP_*).
@@ -80,6 +89,7 @@ enum {
     OP_UDRECV = 14,
     OP_UDCTL,
     OP_SRQCTL,
+    OP_MCAST,
     OP_COUNT
 };
 
@@ -120,6 +130,26 @@ enum {
 enum { QN_C, QN_E, QN_F, QN_A };
 
 #define FZ_UD_SRQ_QKEY  0x5566aa77u     /* QP V's */
+#define FZ_MC_QKEY      0x0badcafeu     /* QP W's */
+
+/*
+ * Multicast: op_dgram's destination selector 1 (no seed before them used
+ * it) sends to QPN 0xffffff and the GID mc_gids[(dsel >> 3) % 8]; OP_MCAST
+ * attaches or detaches QP U, V, W (or the GSI QP, an RC QP, no QP) to or
+ * from one of them.  All but 4 and 7 are multicast GIDs.
+ */
+#define MC_NGID         8
+#define MC_QPS          3               /* U, V, W */
+static const uint8_t mc_gids[MC_NGID][16] = {
+    { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 239, 1, 2, 3 },
+    { 0xff, 0x0e, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x0d, 0xb8, 1 },
+    { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 224, 0, 0, 1 },
+    { 0xff, 0x02, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1 },
+    { 0 },                              /* node 1's IPv4 GID (unicast) */
+    { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 239, 9, 9, 9 },
+    { 0xff, 0x0e, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xde, 0xad },
+    { 0 },                              /* node 1's IPv6 GID (unicast) */
+};
 
 static struct {
     uint8_t path_mtu;
@@ -137,6 +167,13 @@ static struct {
     struct hqp *qp0c, *qp0e;    /* node 0's RC and UC peers */
     uint16_t e_recv_next;       /* QP E's next receive completion */
     struct fz_srq sk;
+    /* Multicast: QP W (UD, own CQ, own Q_Key) and what is attached. */
+    struct hcq *cqw;
+    struct hqp *qpw;
+    uint8_t mc_att[MC_QPS];     /* U, V, W: bit g, attached to mc_gids[g] */
+    uint32_t w_may;             /* datagrams W may have received */
+    uint32_t w_ok;              /* W's successful receive completions */
+    uint16_t w_recv_next;       /* W's next receive completion */
 } fx;
 
 static void connect_b(bool rd)
@@ -235,6 +272,34 @@ static void setup_srq_uc(void)
     fz_srq_add_qp(&fx.sk, fx.qpv);
 }
 
+/* After the SRQ and UC fixture, for the same reason: QP W. */
+static void setup_mcast(void)
+{
+    struct node *n1 = &nodes[1];
+    uint8_t st;
+
+    fx.cqw = node_create_cq(n1, 10);
+    fx.qpw = fx.cqw ? node_create_qp_type(n1, QRNIC_QPT_UD, fx.cqw, fx.cqw,
+                                          4, 7, 5, 6, &st) : NULL;
+    if (!fx.qpw || fz_ud_up(fx.qpw, FZ_MC_QKEY, false, QRNIC_QPS_RTS)) {
+        fz_fail("fixture: multicast QP W");
+    }
+    memset(fx.mc_att, 0, sizeof(fx.mc_att));
+    fx.w_may = fx.w_ok = 0;
+    fx.w_recv_next = 0;
+}
+
+static void mc_gid(int g, uint8_t *gid)
+{
+    if (g == 4) {
+        memcpy(gid, nodes[1].gid, 16);
+    } else if (g == 7) {
+        fz_v6_gid(1, gid);
+    } else {
+        memcpy(gid, mc_gids[g], 16);
+    }
+}
+
 static void setup(struct fz *f)
 {
     struct node *n0 = &nodes[0], *n1 = &nodes[1];
@@ -266,6 +331,7 @@ static void setup(struct fz *f)
     connect_b(flags & F_QPB_RD);
     setup_ud();
     setup_srq_uc();
+    setup_mcast();
     wire.cut = !(flags & F_PEER_LIVE);
     harness_hub(flags & F_HUB);
 }
@@ -372,6 +438,9 @@ static void op_frame(struct fz *f)
         opcode += QRNIC_OP_UC_BASE;
     }
     opf = qrnic_op_flags(opcode);
+    if (opf & QRNIC_OPF_DETH) {     /* a datagram too, for all we know */
+        fx.w_may++;
+    }
     psn = qp ? psn_base(qp, !(opf & QRNIC_OPF_VALID) ||
                             (opf & QRNIC_OPF_REQ)) : 0;
     psn = (psn + (uint32_t)(int32_t)dpsn) & 0xffffff;
@@ -467,9 +536,10 @@ static void op_dgram(struct fz *f)
     uint32_t udmtu = qrnic_ud_mtu(&nodes[1].d.e), v = psel & 0x3fu;
     uint32_t opf, qpn = 0, qkey, held = fx.qkey[0], other = fx.qkey[1];
     uint32_t paylen, i, pad;
-    uint8_t opcode, sgid[16], dgid[16];
+    uint8_t opcode, sgid[16], dgid[16], dmac[6];
     struct fz_l3 l3 = { fl & FL_IPV6, fl & FL_VLAN, sgid, dgid };
     size_t pos, bth, len;
+    int mc = -1;                    /* the multicast GID, or none */
 
     if (opsel >= FZ_RAW) {
         opcode = rawop;
@@ -485,8 +555,12 @@ static void op_dgram(struct fz *f)
     opf = qrnic_op_flags(opcode);
     switch (dsel >= FZ_RAW ? 7 : dsel % 8) {
     case 0:
-    case 1:
         qpn = fx.qpu->qpn;
+        break;
+    case 1:                         /* multicast: QPN 0xffffff, a GID */
+        qpn = QRNIC_MCAST_QPN;
+        mc = (dsel >> 3) % MC_NGID;
+        other = dsel & 0x40 ? fx.qkey[2] : FZ_MC_QKEY;
         break;
     case 2:                         /* QP V, or (bits 3-4) C, E, F */
         switch ((dsel >> 3) % 4) {
@@ -546,7 +620,32 @@ static void op_dgram(struct fz *f)
     if (fl2 & D_STRANGER) {
         sgid[15] = 0x77;
     }
-    if (fl2 & D_FOREIGN) {
+    memcpy(dmac, fl & FL_BCAST ? bcast : nodes[1].mac, 6);
+    if (mc >= 0) {                  /* the GID's version decides */
+        mc_gid(mc, dgid);
+        l3.ipv6 = !(dgid[10] == 0xff && dgid[11] == 0xff && !dgid[0]);
+        if (l3.ipv6) {
+            fz_v6_gid(0, sgid);
+        } else {
+            memcpy(sgid, nodes[0].gid, 16);
+        }
+        if (fl2 & D_STRANGER) {
+            sgid[15] = 0x77;
+        }
+        if (!(fl & FL_BCAST) && !(fl2 & D_FOREIGN)) {   /* the group's MAC */
+            static const uint8_t v4[3] = { 0x01, 0x00, 0x5e };
+
+            if (l3.ipv6) {
+                dmac[0] = dmac[1] = 0x33;
+                memcpy(dmac + 2, dgid + 12, 4);
+            } else {
+                memcpy(dmac, v4, 3);
+                dmac[3] = dgid[13] & 0x7f;
+                dmac[4] = dgid[14];
+                dmac[5] = dgid[15];
+            }
+        }
+    } else if (fl2 & D_FOREIGN) {
         dgid[14] ^= 1;
     }
     if (!(opf & QRNIC_OPF_PAYLOAD) && (opf & QRNIC_OPF_VALID)) {
@@ -556,8 +655,7 @@ static void op_dgram(struct fz *f)
                  (psel >> 6) == 2 ? udmtu + 1 + v : v * 160;
     }
 
-    pos = bth = fz_roce_begin(fr, fl & FL_BCAST ? bcast : nodes[1].mac,
-                              nodes[0].mac, &l3);
+    pos = bth = fz_roce_begin(fr, dmac, nodes[0].mac, &l3);
     fr[pos] = opcode;
     fr[pos + 1] = (fl & FL_SE ? QRNIC_BTH_SE : 0) | (fl & FL_TVER ? 1 : 0);
     qrnic_st16_be(fr + pos + 2, fl & FL_BAD_PKEY ? 0x1234 : 0xffff);
@@ -616,6 +714,12 @@ static void op_dgram(struct fz *f)
         fz_icrc_fix(fr, len);
     }
     len -= (mut >> 4) < len ? (mut >> 4) : 0;
+    /* What QP W may receive: to its QPN, to a group it is in with its
+     * Q_Key, or anything after byte changes. */
+    if ((mut & 3) || qpn == fx.qpw->qpn ||
+        (mc >= 0 && (fx.mc_att[2] & 1u << mc) && qkey == FZ_MC_QKEY)) {
+        fx.w_may++;
+    }
     if (debug) {
         uint64_t icrc = stat1(QRNIC_STAT_RX_ICRC_ERR);
         uint64_t bad = stat1(QRNIC_STAT_RX_BAD_PKT);
@@ -702,7 +806,56 @@ static void op_udrecv(struct fz *f)
 {
     uint8_t qsel = fz_u8(f);
 
-    post_recv(f, qsel & 1 ? fx.gsi : fx.qpu);
+    post_recv(f, qsel & 2 ? fx.qpw : qsel & 1 ? fx.gsi : fx.qpu);
+}
+
+/*
+ * ATTACH_MCAST (sel bit 0 clear) or DETACH_MCAST of QP U, V, W, the GSI
+ * QP, QP A (RC), QP C (RC on the SRQ), no QP or W (sel bits 1-3) and
+ * mc_gids[arg % 8]; sel bit 7: the reserved field set.  The status must
+ * be the one the model of the groups says.
+ */
+static void op_mcast(struct fz *f)
+{
+    uint8_t sel = fz_u8(f), arg = fz_u8(f);
+    struct hqp *qps[8] = { fx.qpu, fx.qpv, fx.qpw, fx.gsi, fx.qpa, fx.qpc,
+                           NULL, fx.qpw };
+    int q = (sel >> 1) % 8, g = arg % MC_NGID, m = q == 7 ? 2 : q;
+    bool attach = !(sel & 1);
+    struct qrnic_cmd c = harness_cmd(attach ? QRNIC_CMD_ATTACH_MCAST :
+                                     QRNIC_CMD_DETACH_MCAST);
+    uint8_t st, want;
+
+    c.mcast.qpn = qps[q] ? qps[q]->qpn : 0x777777u;
+    c.mcast.rsvd = sel & 0x80 ? (uint32_t)arg << 8 | 1 : 0;
+    mc_gid(g, c.mcast.gid);
+    if (!qps[q]) {
+        want = QRNIC_ST_BAD_HANDLE;
+    } else if (m >= MC_QPS || g == 4 || g == 7 || (sel & 0x80)) {
+        want = QRNIC_ST_BAD_PARAM;
+    } else if (attach) {
+        want = QRNIC_ST_OK;
+    } else {
+        want = fx.mc_att[m] & 1u << g ? QRNIC_ST_OK : QRNIC_ST_BAD_PARAM;
+    }
+    st = node_cmd(&nodes[1], &c, NULL);
+    if (debug) {
+        fprintf(stderr, "%s qpn %x gid %d rsvd %x: status %u\n",
+                attach ? "attach" : "detach", c.mcast.qpn, g, c.mcast.rsvd,
+                st);
+    }
+    if (st != want) {
+        fz_fail("%s_MCAST of QP 0x%x to GID %d (rsvd 0x%x): status %u, "
+                "expected %u", attach ? "ATTACH" : "DETACH", c.mcast.qpn, g,
+                c.mcast.rsvd, st, want);
+    }
+    if (st == QRNIC_ST_OK) {
+        if (attach) {
+            fx.mc_att[m] |= (uint8_t)(1u << g);
+        } else {
+            fx.mc_att[m] &= (uint8_t)~(1u << g);
+        }
+    }
 }
 
 static void op_send(struct fz *f)
@@ -985,6 +1138,35 @@ static void check_x_wc(const struct hwc *wc)
     }
 }
 
+/*
+ * QP W's CQ: its receives, in order, the successful ones (with the GRH)
+ * no more than the datagrams that could reach it.
+ */
+static void check_w_wc(const struct hwc *wc)
+{
+    if (debug) {
+        fprintf(stderr, "  W CQE wr_id %llu idx %u status %u len %u flags "
+                "%x src_qp %x\n", (unsigned long long)wc->wr_id, wc->wqe_idx,
+                wc->status, wc->byte_len, wc->flags, wc->src_qp);
+    }
+    if (wc->qpn != fx.qpw->qpn || (wc->flags & (QRNIC_CQE_F_SEND |
+                                                QRNIC_CQE_F_SRQ)) ||
+        wc->wqe_idx != fx.w_recv_next) {
+        fz_fail("QP W's CQ: completion of QP 0x%x, RQ index %u (expected "
+                "%u), flags 0x%x", wc->qpn, wc->wqe_idx, fx.w_recv_next,
+                wc->flags);
+    }
+    fx.w_recv_next++;
+    if (wc->status != QRNIC_WC_SUCCESS) {
+        return;
+    }
+    if (++fx.w_ok > fx.w_may || !(wc->flags & QRNIC_CQE_F_GRH) ||
+        wc->byte_len < QRNIC_GRH_LEN) {
+        fz_fail("QP W: receive %u of %u possible, flags 0x%x, byte_len %u",
+                fx.w_ok, fx.w_may, wc->flags, wc->byte_len);
+    }
+}
+
 static void drain_cqs(void)
 {
     struct hcq *cqs[] = { fx.cq0, fx.cqa, fx.cqb, fx.cq0x };
@@ -1003,6 +1185,9 @@ static void drain_cqs(void)
     }
     while (cq_poll(fx.cqx, &wc)) {
         check_x_wc(&wc);
+    }
+    while (cq_poll(fx.cqw, &wc)) {
+        check_w_wc(&wc);
     }
     node_cq_events(&nodes[0], fx.cq0->cqn);
     node_cq_events(&nodes[1], fx.cqa->cqn);
@@ -1059,6 +1244,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             break;
         case OP_SRQCTL:
             op_srqctl(&f);
+            break;
+        case OP_MCAST:
+            op_mcast(&f);
             break;
         default:
             op_frame(&f);
@@ -1267,6 +1455,14 @@ static void w_srqctl(struct fzw *w, uint8_t sel, uint8_t arg, uint16_t v)
 #define SRQ_DB(w, k, v) w_srqctl(w, 2, k, v)        /* k: right, any, page,
                                                        high bits */
 #define SRQ_POST(w, n, off) w_srqctl(w, 3, (uint8_t)((n) - 1), off)
+
+/* Multicast: OP_MCAST's QPs (U, V, W, GSI, QP A, QP C, none), datagrams
+ * to mc_gids[g] (with DG_MC_V the "other" Q_Key is V's, not W's) */
+enum { MC_U, MC_V, MC_W, MC_GSI, MC_QPA, MC_QPC, MC_NONE };
+#define MC_ATTACH(w, q, g)      w_op(w, OP_MCAST, 2, (q) << 1, g)
+#define MC_DETACH(w, q, g)      w_op(w, OP_MCAST, 2, (q) << 1 | 1, g)
+#define DG_TO_MC(g)             (1 | (g) << 3)
+#define DG_MC_V                 0x40
 
 /* Seeds assume path MTU 1024 (mtu byte 2) unless they say otherwise. */
 void fuzz_make_seeds(fz_emit_fn emit)
@@ -2081,4 +2277,102 @@ void fuzz_make_seeds(fz_emit_fn emit)
     w_frame(&w, F(.op = QRNIC_OP_WRITE_ONLY, .q = Q_C, .k = 2, .len = 8,
                   .pay = PAY_N(8)));
     emit("srq-rc-sequence", &w);
+
+    /* Multicast: U, V (on the SRQ) and W attached to an IPv4 group with
+     * three Q_Keys: a datagram with each key reaches its QP only; U and W
+     * in an IPv6 group too; attaching twice is fine; U detached, then
+     * only W receives. */
+    w_head(&w, 2, 0, 0x3f);
+    MC_ATTACH(&w, MC_U, 0);
+    MC_ATTACH(&w, MC_V, 0);
+    MC_ATTACH(&w, MC_W, 0);
+    MC_ATTACH(&w, MC_W, 0);
+    MC_ATTACH(&w, MC_U, 1);
+    MC_ATTACH(&w, MC_W, 1);
+    SRQ_POST(&w, 4, 0);
+    for (i = 0; i < 4; i++) {
+        w_udrecv(&w, 0, 1, 0, (uint16_t)(i * 2048), 2048);
+        w_udrecv(&w, 2, 1, 0, (uint16_t)(8192 + i * 2048), 2048);
+    }
+    w_dgram(&w, DG(.d = DG_TO_MC(0), .src = 0x21, .pay = DPAY_N(40)));
+    w_dgram(&w, DG(.d = DG_TO_MC(0), .k = DG_QKEY_OTHER, .src = 0x22,
+                   .op = DG_SEND_IMM, .pay = DPAY_MTU_MINUS(0)));
+    w_dgram(&w, DG(.d = DG_TO_MC(0) | DG_MC_V, .k = DG_QKEY_OTHER,
+                   .src = 0x23, .pay = DPAY_N(8)));
+    w_dgram(&w, DG(.d = DG_TO_MC(1), .src = 0x24, .pay = DPAY_N(16)));
+    w_dgram(&w, DG(.d = DG_TO_MC(1), .k = DG_QKEY_OTHER, .src = 0x25,
+                   .pay = DPAY_N(16)));
+    w_dgram(&w, DG(.d = DG_TO_MC(0), .k = DG_QKEY_RAW, .key = FZ_MC_QKEY,
+                   .fl = FL_VLAN, .pay = DPAY_N(4)));
+    MC_DETACH(&w, MC_U, 0);
+    w_dgram(&w, DG(.d = DG_TO_MC(0), .src = 0x26, .pay = DPAY_N(40)));
+    w_dgram(&w, DG(.d = DG_TO_MC(0), .k = DG_QKEY_OTHER, .src = 0x27,
+                   .pay = DPAY_N(40)));
+    RUN(&w, 31, 255);
+    emit("mcast-attached-qkeys", &w);
+
+    /* Refused: the GSI QP, an RC QP (plain and on the SRQ), no QP, a
+     * reserved field, unicast GIDs; detaching what is not attached.
+     * Datagrams to a multicast group nobody joined, to the port's unicast
+     * GIDs with QPN 0xffffff, to a group under the port's unicast MAC or
+     * broadcast, from a stranger. */
+    w_head(&w, 2, 0, 0x3f);
+    MC_ATTACH(&w, MC_GSI, 0);
+    MC_ATTACH(&w, MC_QPA, 0);
+    MC_ATTACH(&w, MC_QPC, 1);
+    MC_ATTACH(&w, MC_NONE, 0);
+    MC_DETACH(&w, MC_NONE, 0);
+    w_op(&w, OP_MCAST, 2, MC_U << 1 | 0x80, 0);
+    MC_ATTACH(&w, MC_U, 4);
+    MC_ATTACH(&w, MC_W, 7);
+    MC_DETACH(&w, MC_W, 2);
+    MC_ATTACH(&w, MC_W, 2);
+    MC_DETACH(&w, MC_W, 3);
+    MC_DETACH(&w, MC_U, 2);
+    w_udrecv(&w, 0, 1, 0, 0, 2048);
+    w_udrecv(&w, 2, 1, 0, 8192, 2048);
+    w_dgram(&w, DG(.d = DG_TO_MC(5), .pay = DPAY_N(8)));
+    w_dgram(&w, DG(.d = DG_TO_MC(6), .k = DG_QKEY_OTHER, .pay = DPAY_N(8)));
+    w_dgram(&w, DG(.d = DG_TO_MC(4), .pay = DPAY_N(8)));
+    w_dgram(&w, DG(.d = DG_TO_MC(7), .k = DG_QKEY_OTHER, .pay = DPAY_N(8)));
+    w_dgram(&w, DG(.d = DG_TO_MC(2), .k = DG_QKEY_OTHER, .fl2 = D_FOREIGN,
+                   .pay = DPAY_N(8)));
+    w_dgram(&w, DG(.d = DG_TO_MC(2), .k = DG_QKEY_OTHER, .fl = FL_BCAST,
+                   .fl2 = D_STRANGER, .pay = DPAY_N(8)));
+    MC_DETACH(&w, MC_W, 2);
+    MC_DETACH(&w, MC_W, 2);
+    w_dgram(&w, DG(.d = DG_TO_MC(2), .k = DG_QKEY_OTHER, .pay = DPAY_N(8)));
+    RUN(&w, 31, 255);
+    emit("mcast-refused-unjoined", &w);
+
+    /* Receive WQEs missing on some: U and W in one group, W without a
+     * WQE, then with one too small (an error completion, W in ERR), U
+     * with one; wrong Q_Keys (one bit, bit 31); U reset (still attached)
+     * and the GSI Q_Key; datagrams cut in the DETH, with a bad pad, a bad
+     * ICRC, an RC opcode to QPN 0xffffff, over the UD MTU. */
+    w_head(&w, 2, 0, 0x3f);
+    MC_ATTACH(&w, MC_U, 3);
+    MC_ATTACH(&w, MC_W, 3);
+    w_udrecv(&w, 0, 1, 0, 0, 2048);
+    w_dgram(&w, DG(.d = DG_TO_MC(3), .k = DG_QKEY_OTHER, .pay = DPAY_N(8)));
+    w_dgram(&w, DG(.d = DG_TO_MC(3), .pay = DPAY_N(8)));
+    w_udrecv(&w, 2, 1, 0, 8192, 16);
+    w_dgram(&w, DG(.d = DG_TO_MC(3), .k = DG_QKEY_OTHER, .pay = DPAY_N(60)));
+    w_udrecv(&w, 2, 1, 0, 8192, 2048);
+    w_udrecv(&w, 0, 1, 0, 0, 2048);
+    w_dgram(&w, DG(.d = DG_TO_MC(3), .k = DG_QKEY_BIT(3), .pay = DPAY_N(8)));
+    w_dgram(&w, DG(.d = DG_TO_MC(3), .k = DG_QKEY_BIT(31), .pay = DPAY_N(8)));
+    UD_RESET_UP(&w, 0);
+    w_udrecv(&w, 0, 1, 0, 0, 2048);
+    w_dgram(&w, DG(.d = DG_TO_MC(3), .pay = DPAY_N(8)));
+    w_dgram(&w, DG(.d = DG_TO_MC(3), .fl2 = D_TRUNC | 0x50,
+                   .pay = DPAY_N(8)));
+    w_dgram(&w, DG(.d = DG_TO_MC(3), .fl2 = D_BADPAD | 0x20,
+                   .pay = DPAY_N(9)));
+    w_dgram(&w, DG(.d = DG_TO_MC(3), .fl = FL_BAD_ICRC, .pay = DPAY_N(8)));
+    w_dgram(&w, DG(.d = DG_TO_MC(3), .op = DG_RC(4), .pay = DPAY_N(8)));
+    w_dgram(&w, DG(.d = DG_TO_MC(3), .pay = DPAY_MTU_PLUS(0)));
+    w_dgram(&w, DG(.d = DG_TO_MC(3), .op = DG_UDT(5), .pay = DPAY_N(8)));
+    RUN(&w, 31, 255);
+    emit("mcast-missing-wqes", &w);
 }
