@@ -54,6 +54,20 @@
  * its QPs not in ERR; the UC QP's receives complete in order, all of them
  * in ERR.
  *
+ * Multicast and CQ resizing: OP_MCAST attaches and detaches the UD QPs
+ * (and refused ones: the GSI and RC QPs, a unicast GID, a reserved field)
+ * to and from an IPv4 and an IPv6 group, statuses checked against a
+ * model; UD send WQEs go to QPN 0xffffff and a group (a selector value
+ * the seeds before them never used), to the peer's QPs and, by loopback,
+ * the node's own.  OP_RESIZE runs the nodes without polling, so
+ * completions pile up, then moves a CQ to a new buffer (512 to 4096
+ * CQEs: none ever smaller than what can be outstanding) with software's
+ * part done - its consumer index in the new record, the CQEs before the
+ * switch copied with the new phase -, or tries one too small for what is
+ * outstanding, a consumer index not software's, a short or unreadable
+ * page list, reserved bits, a depth past the largest (all refused); the
+ * checks above (every completion once, in order per QP) hold across it.
+ *
  * Input: mtu, flags (1: hub, 2: hostile guest), retry (retry_cnt |
  * rnr_retry << 3, rnr_retry kept below 7: "forever" never ends), timeout,
  * then operations (OP_*).
@@ -96,6 +110,8 @@ enum {
     OP_UDRQ = 10,
     OP_UDCTL,
     OP_SRQCTL,
+    OP_MCAST,
+    OP_RESIZE,
     OP_COUNT
 };
 
@@ -150,10 +166,29 @@ struct side {
     struct fz_srq sk;
 };
 
+/*
+ * Multicast groups: op_udsq's destination selector 1 (no seed before them
+ * used it) sends to QPN 0xffffff and mc_gids[(dsel >> 3) % 4]; OP_MCAST
+ * attaches the UD QPs (and refused ones) to them.  2 is no group: the
+ * node's own unicast GID.
+ */
+#define MC_NGID         4
+static const uint8_t mc_gids[MC_NGID][16] = {
+    { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 239, 1, 2, 3 },
+    { 0xff, 0x0e, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x0d, 0xb8, 1 },
+    { 0 },
+    { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 239, 9, 9, 9 },
+};
+
+/* The CQs OP_RESIZE moves: the RC QP's, the UD QPs', the SRQ fixture's. */
+#define NCQ             3
+
 static struct {
     struct side s[2];
     uint64_t wr_id;
     uint8_t path_mtu;
+    uint8_t mc_att[2][2];       /* node, u[0]/u[2]: bit g, attached */
+    uint64_t rbuf[2][NCQ][2];   /* RESIZE_CQ buffers, allocated at need */
 } fx;
 
 /* After the RC fixture, so its QPNs, keys and addresses stay as they were. */
@@ -441,16 +476,21 @@ static void op_udsq(struct fz *f)
                  !node;
         const struct udq *to = &fx.s[dn].u[0];
         struct qrnic_ud_av av;
+        int mc = -1;
         bool v6;
 
         memset(&av, 0, sizeof(av));
         switch (dsel >= FZ_RAW ? 8 : dsel % 8) {
+        case 1:                     /* a group (bit 6: Q_Key of u[2]) */
+            mc = (dsel >> 3) % MC_NGID;
+            to = &fx.s[dn].u[dsel & 0x40 ? 2 : 0];
+            av.dest_qpn = QRNIC_MCAST_QPN;
+            break;
         case 2:                     /* UD on the SRQ (bit 3: our own) */
             to = &fx.s[dn].u[2];
             av.dest_qpn = to->qp->qpn;
             break;
         case 0:
-        case 1:
         case 4:                     /* our own: loopback */
             av.dest_qpn = to->qp->qpn;
             break;
@@ -484,7 +524,10 @@ static void op_udsq(struct fz *f)
             break;
         }
         v6 = gsel >= FZ_RAW ? false : gsel % 2;
-        if (v6) {
+        if (mc >= 0 && mc != 2) {
+            memcpy(av.dgid, mc_gids[mc], 16);
+            v6 = mc == 1;
+        } else if (v6) {
             fz_v6_gid(dn, av.dgid);
         } else {
             gid_v4(dn, av.dgid);
@@ -492,7 +535,7 @@ static void op_udsq(struct fz *f)
         if (gsel >= FZ_RAW) {
             qrnic_st32(av.dgid, flow);
             qrnic_st32(av.dgid + 12, raw);
-        } else if (gsel % 4 >= 2) {
+        } else if (gsel % 4 >= 2 && mc < 0) {
             av.dgid[13] ^= 0x40;    /* nobody's */
         }
         if (sgsel >= FZ_RAW) {
@@ -507,6 +550,19 @@ static void op_udsq(struct fz *f)
         memcpy(av.dmac, msel % 4 == 0 ? nodes[dn].mac :
                         msel % 4 == 1 ? nodes[!dn].mac :
                         msel % 4 == 2 ? bcast : nobody, 6);
+        if (mc >= 0 && msel % 4 == 0) {     /* the group's MAC */
+            if (v6) {
+                av.dmac[0] = av.dmac[1] = 0x33;
+                memcpy(av.dmac + 2, av.dgid + 12, 4);
+            } else {
+                av.dmac[0] = 0x01;
+                av.dmac[1] = 0x00;
+                av.dmac[2] = 0x5e;
+                av.dmac[3] = av.dgid[13] & 0x7f;
+                av.dmac[4] = av.dgid[14];
+                av.dmac[5] = av.dgid[15];
+            }
+        }
         switch ((msel >> 2) & 3) {
         case 0:
             av.flow_label = 0;
@@ -1129,6 +1185,176 @@ static void check_x(int node, const struct xq *x)
     }
 }
 
+/*
+ * ATTACH_MCAST (sel bit 1 clear) or DETACH_MCAST on node sel & 1 of its
+ * UD QP, its UD QP on the SRQ, the GSI QP or the RC QP (sel bits 2-3) and
+ * mc_gids[arg % 4] (2: the node's own unicast GID); sel bit 7: the
+ * reserved field set.  The status must be the one the model says.
+ */
+static void op_mcast(struct fz *f)
+{
+    uint8_t sel = fz_u8(f), arg = fz_u8(f);
+    int node = sel & 1, q = (sel >> 2) % 4, g = arg % MC_NGID;
+    struct side *s = &fx.s[node];
+    struct hqp *qps[4] = { s->u[0].qp, s->u[2].qp, s->u[1].qp, s->qp };
+    bool attach = !(sel & 2);
+    struct qrnic_cmd c = harness_cmd(attach ? QRNIC_CMD_ATTACH_MCAST :
+                                     QRNIC_CMD_DETACH_MCAST);
+    uint8_t st, want;
+
+    c.mcast.qpn = qps[q]->qpn;
+    c.mcast.rsvd = sel & 0x80 ? (uint32_t)arg << 24 | 0x80 : 0;
+    if (g == 2) {
+        gid_v4(node, c.mcast.gid);
+    } else {
+        memcpy(c.mcast.gid, mc_gids[g], 16);
+    }
+    if (q >= 2 || g == 2 || (sel & 0x80)) {
+        want = QRNIC_ST_BAD_PARAM;
+    } else if (attach) {
+        want = QRNIC_ST_OK;
+    } else {
+        want = fx.mc_att[node][q] & 1u << g ? QRNIC_ST_OK :
+               QRNIC_ST_BAD_PARAM;
+    }
+    st = node_cmd(&nodes[node], &c, NULL);
+    if (st != want) {
+        fz_fail("node %d: %s_MCAST of QP 0x%x to GID %d (rsvd 0x%x): "
+                "status %u, expected %u", node, attach ? "ATTACH" : "DETACH",
+                c.mcast.qpn, g, c.mcast.rsvd, st, want);
+    }
+    if (st == QRNIC_ST_OK && attach) {
+        fx.mc_att[node][q] |= (uint8_t)(1u << g);
+    } else if (st == QRNIC_ST_OK) {
+        fx.mc_att[node][q] &= (uint8_t)~(1u << g);
+    }
+}
+
+/*
+ * RESIZE_CQ of one CQ to a buffer of 1 << log CQEs, software's part done
+ * as the hardware interface says: its consumer index in the new record
+ * first, then the CQEs [ci, pi) copied to the new ring with the phase of
+ * the new depth.  kind 0: right (refused only when what is outstanding
+ * does not fit), 1: a consumer index in the record that is not
+ * software's, 2: a page list one page short, 3: an unreadable page list,
+ * 4: reserved bits, 5: a depth past the largest.  On success result0 must
+ * be the producer index.
+ */
+static uint8_t resize_cq(struct hcq *cq, uint64_t *buf, uint8_t log,
+                         uint8_t kind)
+{
+    struct node *n = cq->n;
+    const struct qrnic_cq *ec = qrnic_cq_get(&n->d.e, cq->cqn);
+    uint32_t bytes = (32u << (log <= 12 ? log : 12)) + 64;
+    uint32_t npages = (bytes + 4095) / 4096;
+    uint64_t nb = buf[0] == cq->base ? buf[1] : buf[0];
+    uint16_t pi = ec->pi, pi2, ci = (uint16_t)cq->ci;
+    struct qrnic_cmd c = harness_cmd(QRNIC_CMD_RESIZE_CQ);
+    uint32_t r0 = 0, i;
+    uint8_t st, want;
+
+    memset(node_ptr(n, nb), 0, npages * 4096ull);
+    qrnic_st32(node_ptr(n, nb + (32u << (log <= 12 ? log : 12))),
+               kind == 1 ? (uint32_t)(ci + 1 + (pi - ci)) : ci);
+    c.resize_cq.pbl.addr = nb;
+    c.resize_cq.pbl.npages = kind == 2 ? npages - 1 : npages;
+    c.resize_cq.pbl.levels = QRNIC_PBL_CONTIG;
+    c.resize_cq.pbl.page_shift = 12;
+    c.resize_cq.cqn = cq->cqn;
+    c.resize_cq.log_depth = kind == 5 ? QRNIC_CQ_MAX_LOG + 1 : log;
+    if (kind == 3) {
+        c.resize_cq.pbl.levels = QRNIC_PBL_LEVEL1;
+        c.resize_cq.pbl.npages = npages + 1;
+        c.resize_cq.pbl.addr = 0x1000;          /* not guest RAM */
+    }
+    if (kind == 4) {
+        c.resize_cq.rsvd[1] = 1;
+    }
+    /* The command's bottom half may complete more first: the producer
+     * index at the switch is between the one before and the one after. */
+    st = node_cmd(n, &c, &r0);
+    pi2 = ec->pi;
+    want = kind == 3 ? QRNIC_ST_DMA_ERROR : kind != 0 ? QRNIC_ST_BAD_PARAM :
+           st == QRNIC_ST_OK ? QRNIC_ST_OK :
+           (uint16_t)(pi2 - ci) > 1u << log ? QRNIC_ST_BAD_PARAM :
+           QRNIC_ST_OK;
+    if (debug) {
+        fprintf(stderr, "n%d RESIZE_CQ %u to log %u kind %u, ci %u pi %u..%u: "
+                "status %u r0 %u\n", (int)(n - nodes), cq->cqn, log, kind,
+                ci, pi, pi2, st, r0);
+    }
+    if (st != want || (st == QRNIC_ST_OK &&
+                       ((uint16_t)(r0 - pi) > (uint16_t)(pi2 - pi) ||
+                        (uint16_t)(r0 - ci) > 1u << log))) {
+        fz_fail("RESIZE_CQ of CQ %u to %u CQEs (kind %u) with %u..%u of %u "
+                "outstanding: status %u (expected %u), result0 %u", cq->cqn,
+                1u << log, kind, (uint16_t)(pi - ci), (uint16_t)(pi2 - ci),
+                1u << cq->log, st, want, r0);
+    }
+    if (st != QRNIC_ST_OK) {
+        return st;
+    }
+    for (i = ci; (uint16_t)i != (uint16_t)r0; i++) {
+        uint8_t *from = node_ptr(n, cq->base +
+                                 (i & ((1u << cq->log) - 1)) * 32ull);
+        uint8_t *to = node_ptr(n, nb + (i & ((1u << log) - 1)) * 32ull);
+        uint32_t owner = qrnic_ld32(from + offsetof(struct qrnic_cqe,
+                                                    owner));
+
+        memcpy(to, from, 32);
+        owner = (owner & ~QRNIC_CQE_PHASE) |
+                (((uint16_t)i >> log) & 1 ? 0 : QRNIC_CQE_PHASE);
+        qrnic_st32(to + offsetof(struct qrnic_cqe, owner), owner);
+    }
+    cq->base = nb;
+    cq->log = log;
+    return st;
+}
+
+/*
+ * Run the nodes (CQEs pile up, nobody polls), then RESIZE_CQ of the RC
+ * QP's, the UD QPs' or the SRQ fixture's CQ of a node (sel bits 1-2), of
+ * a kind (bits 3-5, see resize_cq()): to 512..4096 CQEs (arg bits 0-1;
+ * no CQ is ever smaller than what its QPs can have outstanding between
+ * two polls), or (bit 2) to 2..256 but fewer than are outstanding (none
+ * when fewer than two are), which must be refused.
+ */
+static void op_resize(struct fz *f)
+{
+    uint8_t sel = fz_u8(f), arg = fz_u8(f), steps = fz_u8(f);
+    int node = sel & 1, k = (sel >> 1) % 4 % NCQ, i;
+    struct side *s = &fx.s[node];
+    struct hcq *cqs[NCQ] = { s->cq, s->ucq, s->xcq };
+    struct hcq *cq = cqs[k];
+    uint64_t *buf = fx.rbuf[node][k];
+    uint8_t kind = (uint8_t)((sel >> 3) % 8);
+
+    if (!buf[0]) {
+        for (i = 0; i < 2; i++) {
+            buf[i] = node_alloc(&nodes[node], ((32u << 12) + 64 + 4095) &
+                                ~4095u, 4096);
+        }
+    }
+    harness_run_steps(now_ns + (steps + 1ull) * 50 * US, steps * 2u + 1);
+    if (kind > 5) {
+        kind = 0;
+    }
+    if (arg & 4) {
+        const struct qrnic_cq *ec = qrnic_cq_get(&nodes[node].d.e, cq->cqn);
+        uint16_t o = (uint16_t)(ec->pi - cq->ci);
+        uint8_t log = (uint8_t)(1 + (arg >> 3) % 8);
+
+        while (log > 1 && 1u << log >= o) {
+            log--;
+        }
+        if (o >= 2 && 1u << log < o) {
+            resize_cq(cq, buf, log, kind);
+        }
+    } else {
+        resize_cq(cq, buf, (uint8_t)(9 + arg % 4), kind);
+    }
+}
+
 /* Clean wire, SQD back to RTS, run until idle, then the checks. */
 static void drain_and_check(void)
 {
@@ -1260,6 +1486,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             break;
         case OP_SRQCTL:
             op_srqctl(&f);
+            break;
+        case OP_MCAST:
+            op_mcast(&f);
+            break;
+        case OP_RESIZE:
+            op_resize(&f);
             break;
         default:
             op_sq(&f);
@@ -1496,6 +1728,27 @@ static void w_srqctl(struct fzw *w, uint8_t sel, uint8_t arg, uint16_t v)
     w_srqctl(w, 3, (uint8_t)((node) | ((n) - 1) << 1), 0)
 #define SRQ_ARM(w, node, l) w_srqctl(w, 0, (uint8_t)((node) | (l) << 1), 0)
 #define SRQ_QUERY(w, node) w_srqctl(w, 1, node, 0)
+
+/* Multicast: op_mcast's QPs (sel bits 2-3), op_udsq's destination */
+#define MC_UD           0
+#define MC_UDS          1                   /* the UD QP on the SRQ */
+#define MC_GSI          2
+#define MC_RC           3
+#define MC_ATTACH(w, node, q, g) w_op2(w, OP_MCAST, (node) | (q) << 2, g)
+#define MC_DETACH(w, node, q, g) \
+    w_op2(w, OP_MCAST, (node) | 2 | (q) << 2, g)
+#define D_MC(g)         (1 | (g) << 3)      /* K_RIGHT: the UD QPs' key */
+#define D_MC_UDS        0x40                /* K_RIGHT: the SRQ UD QPs' */
+
+/* op_resize: node, CQ (0 the RC QP's, 1 the UD QPs', 2 the SRQ QPs'),
+ * kind (resize_cq()), arg (bits 0-1: 512 << n CQEs; bit 2: too small) */
+#define RESIZE(w, node, cq, kind, arg, steps) \
+    do { \
+        w_op2(w, OP_RESIZE, (uint8_t)((node) | (cq) << 1 | (kind) << 3), \
+              arg); \
+        fzw_u8(w, steps); \
+    } while (0)
+#define RS_SMALL(log)   (4 | ((log) - 1) << 3)
 
 void fuzz_make_seeds(fz_emit_fn emit)
 {
@@ -2288,4 +2541,123 @@ void fuzz_make_seeds(fz_emit_fn emit)
                   .d = D_PEER_SRQ, .sge = { SG(0, 0, 64) }));
     RUN(&w, 255, 255);
     emit("srq-ud", &w);
+
+    /* Multicast: node 1's UD QP and UD QP on the SRQ and node 0's own UD
+     * QP in an IPv4 group; node 0 sends to it with each Q_Key (the
+     * attached QP of that key receives, node 0's own by loopback), to an
+     * IPv6 group, over the broadcast MAC; detached, then only the others
+     * receive; sends from node 1 to the group it is in itself. */
+    w_head(&w, 2, 0, 0x37, 8);
+    MC_ATTACH(&w, 1, MC_UD, 0);
+    MC_ATTACH(&w, 1, MC_UDS, 0);
+    MC_ATTACH(&w, 0, MC_UD, 0);
+    MC_ATTACH(&w, 0, MC_UD, 0);
+    MC_ATTACH(&w, 1, MC_UD, 1);
+    MC_ATTACH(&w, 0, MC_UDS, 1);
+    SRQ_POST(&w, 0, 8, 0);
+    SRQ_POST(&w, 1, 8, 0);
+    for (i = 0; i < 6; i++) {
+        w_udrq(&w, W_RING, 1, 0, (uint16_t)(i * 2048), 2048);
+        w_udrq(&w, W_NODE1 | W_RING, 1, 0, (uint16_t)(i * 2048), 2048);
+    }
+    w_udsq(&w, UD(.ctl = W_RING, .flags = SIG, .nsge = 1, .d = D_MC(0),
+                  .sge = { SG(0, 0, 500) }));
+    w_udsq(&w, UD(.ctl = W_RING, .op = UD_SEND_IMM, .flags = SIG, .nsge = 1,
+                  .d = D_MC(0) | D_MC_UDS, .sge = { SG(0, 512, 100) }));
+    w_udsq(&w, UD(.ctl = W_UDS | W_RING, .flags = SIG, .nsge = 1,
+                  .d = D_MC(1), .g = G_V6, .sg = 1,
+                  .sge = { SG(0, 0, 64) }));
+    w_udsq(&w, UD(.ctl = W_RING, .flags = SIG, .nsge = 1,
+                  .d = D_MC(1) | D_MC_UDS, .g = G_V6, .sg = 1,
+                  .sge = { SG(0, 0, 64) }));
+    w_udsq(&w, UD(.ctl = W_RING, .flags = SIG, .nsge = 1, .d = D_MC(0),
+                  .m = M_BCAST, .sge = { SG(0, 0, 32) }));
+    RUN(&w, 60, 60);
+    MC_DETACH(&w, 1, MC_UD, 0);
+    w_udsq(&w, UD(.ctl = W_RING, .flags = SIG, .nsge = 1, .d = D_MC(0),
+                  .sge = { SG(0, 0, 40) }));
+    w_udsq(&w, UD(.ctl = W_NODE1 | W_RING, .flags = SIG, .nsge = 1,
+                  .d = D_MC(1), .g = G_V6, .sg = 1,
+                  .sge = { SG(0, 0, 40) }));
+    w_udsq(&w, UD(.ctl = W_NODE1 | W_GSI | W_RING, .flags = SIG,
+                  .nsge = 1, .d = D_MC(0), .sge = { SG(0, 0, 40) }));
+    RUN(&w, 255, 255);
+    emit("mcast-loopback", &w);
+
+    /* Refused: the GSI and RC QPs, a unicast GID, the reserved field,
+     * detaching what is not attached; sends to a group nobody is in, to
+     * QPN 0xffffff at a unicast GID, with a wrong Q_Key, the wrong IP
+     * version's source GID, no receive WQE; an attached QP through ERR,
+     * RESET and up again (still attached). */
+    w_head(&w, 2, 0, 0x37, 8);
+    MC_ATTACH(&w, 0, MC_GSI, 0);
+    MC_ATTACH(&w, 1, MC_RC, 1);
+    MC_ATTACH(&w, 1, MC_UD, 2);
+    w_op2(&w, OP_MCAST, 1 | 0x80, 0);
+    MC_DETACH(&w, 1, MC_UD, 0);
+    MC_ATTACH(&w, 1, MC_UD, 3);
+    MC_DETACH(&w, 1, MC_UD, 3);
+    MC_ATTACH(&w, 1, MC_UD, 0);
+    w_udsq(&w, UD(.ctl = W_RING, .flags = SIG, .nsge = 1, .d = D_MC(0),
+                  .sge = { SG(0, 0, 64) }));
+    w_udrq(&w, W_NODE1 | W_RING, 1, 0, 0, 2048);
+    w_udsq(&w, UD(.ctl = W_RING, .flags = SIG, .nsge = 1, .d = D_MC(3),
+                  .sge = { SG(0, 0, 64) }));
+    w_udsq(&w, UD(.ctl = W_RING, .flags = SIG, .nsge = 1, .d = D_MC(2),
+                  .sge = { SG(0, 0, 64) }));
+    w_udsq(&w, UD(.ctl = W_RING, .flags = SIG, .nsge = 1, .d = D_MC(0),
+                  .k = K_WRONG, .sge = { SG(0, 0, 64) }));
+    w_udsq(&w, UD(.ctl = W_RING, .flags = SIG, .nsge = 1, .d = D_MC(0),
+                  .sg = SG_OTHER, .sge = { SG(0, 0, 64) }));
+    w_udsq(&w, UD(.ctl = W_RING, .flags = SIG, .nsge = 1, .d = D_MC(0),
+                  .m = M_OWN, .sge = { SG(0, 0, 64) }));
+    RUN(&w, 60, 60);
+    UD_ERR(&w, U_N1);
+    UD_RESET_UP(&w, U_N1);
+    w_udrq(&w, W_NODE1 | W_RING, 1, 0, 0, 2048);
+    w_udsq(&w, UD(.ctl = W_RING, .flags = SIG, .nsge = 1, .d = D_MC(0),
+                  .sge = { SG(0, 0, 64) }));
+    RUN(&w, 255, 255);
+    emit("mcast-refused", &w);
+
+    /* RESIZE_CQ in the middle of traffic, unpolled completions copied by
+     * software: node 1's RC CQ grown to 4096 with SENDs completing, shrunk
+     * to 512, a shrink below what is outstanding refused; every refused
+     * kind; the UD CQ and the SRQ fixture's CQ moved while datagrams and
+     * UC SENDs complete. */
+    w_head(&w, 2, 0, 0x37, 8);
+    for (i = 0; i < 12; i++) {
+        w_rq(&w, W_NODE1 | W_RING, 1, 1024);
+        w_sq(&w, SQ(.ctl = W_RING, .op = QRNIC_WR_SEND_IMM, .flags = SIG,
+                    .nsge = 1, .sge = { SG(0, (uint16_t)(i * 64), 64) }));
+    }
+    RESIZE(&w, 1, 0, 0, 3, 40);
+    RESIZE(&w, 0, 0, 0, 0, 10);
+    for (i = 0; i < 12; i++) {
+        w_rq(&w, W_NODE1 | W_RING, 1, 1024);
+        w_sq(&w, SQ(.ctl = W_RING, .op = QRNIC_WR_SEND, .flags = SIG,
+                    .nsge = 1, .sge = { SG(0, (uint16_t)(i * 64), 900) }));
+    }
+    RESIZE(&w, 1, 0, 0, RS_SMALL(3), 60);
+    RESIZE(&w, 1, 0, 0, 0, 30);
+    RESIZE(&w, 1, 0, 1, 1, 1);
+    RESIZE(&w, 1, 0, 2, 1, 1);
+    RESIZE(&w, 1, 0, 3, 1, 1);
+    RESIZE(&w, 1, 0, 4, 1, 1);
+    RESIZE(&w, 1, 0, 5, 1, 1);
+    for (i = 0; i < 8; i++) {
+        w_udrq(&w, W_NODE1 | W_RING, 1, 0, (uint16_t)(i * 2048), 2048);
+        w_udsq(&w, UD(.ctl = W_RING, .flags = SIG, .nsge = 1, .d = D_PEER,
+                      .sge = { SG(0, 0, (uint16_t)(100 + i)) }));
+        w_rq(&w, W_NODE1 | W_RING | R_UC, 1, 1024);
+        w_sq(&w, SQ(.ctl = W_RING | W_QP(X_UC), .op = QRNIC_WR_SEND,
+                    .flags = SIG, .nsge = 1, .sge = { SG(0, 0, 200) }));
+    }
+    RESIZE(&w, 1, 2, 0, RS_SMALL(2), 30);
+    RESIZE(&w, 1, 1, 0, 2, 30);
+    RESIZE(&w, 0, 2, 0, 1, 30);
+    RESIZE(&w, 0, 1, 0, 0, 30);
+    RESIZE(&w, 1, 2, 0, 0, 255);
+    RUN(&w, 255, 255);
+    emit("resize-cq-mid-traffic", &w);
 }
