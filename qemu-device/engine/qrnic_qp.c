@@ -391,6 +391,7 @@ uint8_t qrnic_cmd_destroy_qp(struct qrnic_engine *e, const uint8_t *cmd)
     if (!qp) {
         return QRNIC_ST_BAD_HANDLE;
     }
+    qrnic_qp_flush_srq_wqe(e, qp);     /* not lost with the QP */
     qp_free(e, qp);
     return QRNIC_ST_OK;
 }
@@ -475,6 +476,26 @@ uint8_t qrnic_cqe_opcode(uint8_t wr_opcode)
     }
 }
 
+void qrnic_qp_flush_srq_wqe(struct qrnic_engine *e, struct qrnic_qp *qp)
+{
+    struct qrnic_wc wc;
+
+    if (!qp->srq || !qp->recv_active) {
+        return;
+    }
+    /* The SRQ WQE it had taken is its own; the SRQ's others stay. */
+    memset(&wc, 0, sizeof(wc));
+    wc.wr_id = qp->recv_wr_id;
+    wc.qpn = qp->qpn;
+    wc.wqe_idx = qp->recv_idx;
+    wc.opcode = QRNIC_CQE_OP_RECV;
+    wc.status = QRNIC_WC_WR_FLUSH_ERR;
+    wc.vendor_err = QRNIC_VERR_FLUSH;
+    wc.flags = QRNIC_CQE_F_SRQ;
+    qrnic_cq_post(e, qp->rcq, &wc);
+    qp->recv_active = false;
+}
+
 void qrnic_qp_flush(struct qrnic_engine *e, struct qrnic_qp *qp)
 {
     struct qrnic_wc wc;
@@ -511,14 +532,7 @@ void qrnic_qp_flush(struct qrnic_engine *e, struct qrnic_qp *qp)
 
     wc.flags = 0;
     wc.opcode = QRNIC_CQE_OP_RECV;
-    if (qp->srq && qp->recv_active) {
-        /* The SRQ WQE it had taken is its own; the SRQ's others stay. */
-        wc.wr_id = qp->recv_wr_id;
-        wc.wqe_idx = qp->recv_idx;
-        wc.flags = QRNIC_CQE_F_SRQ;
-        qrnic_cq_post(e, qp->rcq, &wc);
-        wc.flags = 0;
-    }
+    qrnic_qp_flush_srq_wqe(e, qp);
     while (qp->rq_ci != qp->rq_pi) {
         wc.wr_id = qrnic_qp_rqe_wr_id(e, qp, qp->rq_ci);
         wc.wqe_idx = qp->rq_ci;
@@ -659,6 +673,7 @@ static uint8_t modify(struct qrnic_engine *e, struct qrnic_qp *qp,
             return QRNIC_ST_BAD_PARAM;
         }
         if (to == QRNIC_QPS_RESET) {
+            qrnic_qp_flush_srq_wqe(e, qp);
             qrnic_sched_unlink(e, qp);
             qp_reset_state(qp);
         } else {

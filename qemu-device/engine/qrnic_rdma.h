@@ -319,6 +319,8 @@ void qrnic_qp_error(struct qrnic_engine *e, struct qrnic_qp *qp,
                     bool async_event);
 /* The CQE opcode (ibv_wc_opcode) for a send WQE opcode. */
 uint8_t qrnic_cqe_opcode(uint8_t wr_opcode);
+/* Complete the SRQ WQE the QP holds (if any) with WR_FLUSH_ERR. */
+void qrnic_qp_flush_srq_wqe(struct qrnic_engine *e, struct qrnic_qp *qp);
 /* Complete WQEs of a QP in ERR with WR_FLUSH_ERR. */
 void qrnic_qp_flush(struct qrnic_engine *e, struct qrnic_qp *qp);
 /* Copy the first len bytes of send WQE idx (mod depth) from queue memory. */

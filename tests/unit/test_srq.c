@@ -327,6 +327,39 @@ static void test_bad_args(void)
     CHECK(x != NULL, "its queue memory and number can be used again");
 }
 
+/* RESET and DESTROY_QP also complete the SRQ WQE a QP holds. */
+static void test_reset_destroy_flush(void)
+{
+    struct qrnic_qp_attr a;
+    struct qrnic_cmd c;
+    struct hwc wc;
+    int k, flushed = 0;
+
+    setup(46, 7);
+    for (k = 0; k < 4; k++) {
+        srq_post(700 + k, k);
+    }
+    for (k = 0; k < 2; k++) {
+        send_from(k, 70 + k, 4096, 3);
+        qf_run_bh(&nodes[0].d);
+        harness_deliver_one();      /* the first packet: a WQE is taken */
+        wire.count = 0;
+    }
+    memset(&a, 0, sizeof(a));
+    a.qp_state = QRNIC_QPS_RESET;
+    qp_modify(rcv[0], QRNIC_QP_ATTR_STATE, &a);
+    c = harness_cmd(QRNIC_CMD_DESTROY_QP);
+    c.destroy_qp.qpn = rcv[1]->qpn;
+    node_cmd(&nodes[1], &c, NULL);
+    while (cq_poll(p.cq[1], &wc)) {
+        flushed += wc.status == QRNIC_WC_WR_FLUSH_ERR &&
+                   (wc.flags & QRNIC_CQE_F_SRQ) &&
+                   (wc.wr_id == 700 || wc.wr_id == 701);
+    }
+    CHECK(flushed == 2, "an RTS->RESET QP and a destroyed QP each complete "
+          "the SRQ WQE they held with WR_FLUSH_ERR (%d)", flushed);
+}
+
 int main(void)
 {
     test_shared();
@@ -334,6 +367,7 @@ int main(void)
     test_error_flush();
     test_ud_on_srq();
     test_bad_args();
+    test_reset_destroy_flush();
     harness_fini();
     return tap_failures ? 1 : 0;
 }
