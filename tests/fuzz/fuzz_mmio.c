@@ -24,7 +24,15 @@
  * limit), CREATE_QP with an SRQ (one CREATE_SRQ returned, with or without
  * an RQ of its own, or any srqn; chosen by bits of the type selector, so
  * inputs keep their layout), SRQ doorbells and receive WQEs posted to an
- * SRQ (WQE ctl bit 4).  The fake platform checks the engine's invariants
+ * SRQ (WQE ctl bit 4).  UD multicast: ATTACH_MCAST and DETACH_MCAST of
+ * any QP handle with IPv4 and IPv6 multicast GIDs (many groups: the table
+ * fills), unicast and near-multicast ones or raw bytes, the reserved
+ * field set; UD WQEs to a group (ctl bit 5) loop back through the
+ * device's own receive path.  RESIZE_CQ of a CQ handle with a depth,
+ * page list and reserved bits from the input and a consumer index
+ * written into the new buffer's record (the device's, its producer
+ * index, some CQEs before it, any), while traffic fills the CQ (nobody
+ * polls it here).  The fake platform checks the engine's invariants
  * after every step.
  *
  * Input: flags (1: no bring-up, 2: loopback cable, 4: link down,
@@ -36,6 +44,7 @@
 #include "fuzz_common.h"
 #include "qfake.h"
 #include "qrnic_le.h"
+#include "qrnic_rdma.h"
 #include "qrnic_roce.h"
 
 const char fuzz_target_name[] = "fuzz_mmio";
@@ -509,6 +518,114 @@ static uint32_t srq_limit(uint8_t sel, uint16_t v, uint8_t log)
     }
 }
 
+/*
+ * An ATTACH_MCAST/DETACH_MCAST GID: sel % 8 0-1 IPv4 multicast
+ * (239.<sel >> 3>.<v>.<v>: one of many groups), 2-3 IPv6 multicast
+ * (ff0<sel >> 3>::<v>), 4 our unicast GID, 5 an IPv6 link-local one, 6
+ * just outside 224/4 (223.255.255.v, 240.0.0.v), 7 an IPv4-mapped prefix
+ * one bit off with a multicast address; sel >= FZ_RAW: 16 raw bytes.
+ */
+static void mcast_gid(struct fz *f, uint8_t *gid)
+{
+    uint8_t sel = fz_u8(f), v = fz_u8(f);
+
+    memset(gid, 0, 16);
+    if (sel >= FZ_RAW) {
+        fz_bytes(f, gid, 16);
+        return;
+    }
+    gid[10] = gid[11] = 0xff;
+    switch (sel % 8) {
+    case 0:
+    case 1:
+        gid[12] = 239;
+        gid[13] = (uint8_t)(sel >> 3);
+        gid[14] = gid[15] = v;
+        break;
+    case 2:
+    case 3:
+        gid[10] = gid[11] = 0;
+        gid[0] = 0xff;
+        gid[1] = (uint8_t)((sel >> 3) & 0x0f);
+        gid[15] = v;
+        break;
+    case 4:
+        memcpy(gid, my_gid, 16);
+        break;
+    case 5:
+        gid[10] = gid[11] = 0;
+        gid[0] = 0xfe;
+        gid[1] = 0x80;
+        gid[15] = v;
+        break;
+    case 6:
+        gid[12] = sel & 8 ? 240 : 223;
+        gid[13] = gid[14] = sel & 8 ? 0 : 255;
+        gid[15] = v;
+        break;
+    default:
+        gid[10] = 0xfe;
+        gid[12] = 224;
+        gid[15] = v;
+        break;
+    }
+}
+
+/*
+ * RESIZE_CQ's consumer index, written into the new buffer's record where
+ * the page list (CONTIG, or LEVEL1 in RAM) puts it: sel % 4 0 the CQ's
+ * consumer index as the device has it, 1 its producer index (everything
+ * consumed), 2 v % 64 CQEs before it (outstanding, maybe more than fit),
+ * 3 v; sel >= FZ_RAW: nothing written.
+ */
+static void resize_record(struct fz *f, const uint8_t *c)
+{
+    uint8_t sel = fz_u8(f);
+    uint16_t v = fz_u16(f);
+    const uint8_t *pl = ARG(c, resize_cq.pbl);
+    uint8_t log = *ARG(c, resize_cq.log_depth);
+    const struct qrnic_cq *cq =
+        qrnic_cq_get(&dev.e, qrnic_ld32(ARG(c, resize_cq.cqn)));
+    uint64_t addr = qrnic_ld64(pl), rec;
+    uint32_t off, ci;
+    uint8_t b[4];
+
+    if (sel >= FZ_RAW || log > QRNIC_CQ_MAX_LOG) {
+        return;
+    }
+    off = 32u << log;
+    switch (pl[12]) {
+    case QRNIC_PBL_CONTIG:
+        rec = addr + off;
+        break;
+    case QRNIC_PBL_LEVEL1:
+        if (!in_ram(addr + off / 4096 * 8, 8)) {
+            return;
+        }
+        rec = qrnic_ld64(qf_ram(&dev, addr + off / 4096 * 8, 8)) +
+              off % 4096;
+        break;
+    default:
+        return;
+    }
+    switch (sel % 4) {
+    case 0:
+        ci = cq ? cq->ci : v;
+        break;
+    case 1:
+        ci = cq ? cq->pi : v;
+        break;
+    case 2:
+        ci = (uint16_t)((cq ? cq->pi : 0) - v % 64);
+        break;
+    default:
+        ci = v;
+        break;
+    }
+    qrnic_st32(b, ci);
+    ram_write(rec, b, 4);
+}
+
 static void op_admin(struct fz *f)
 {
     uint8_t c[QRNIC_CMD_SIZE], a[QRNIC_QP_ATTR_SIZE];
@@ -706,6 +823,27 @@ static void op_admin(struct fz *f)
     case QRNIC_CMD_QUERY_SRQ:
     case QRNIC_CMD_DESTROY_SRQ:
         qrnic_st32(ARG(c, destroy_srq.srqn), f_handle(f, H_SRQ));
+        break;
+    case QRNIC_CMD_ATTACH_MCAST:
+    case QRNIC_CMD_DETACH_MCAST:
+        qrnic_st32(ARG(c, mcast.qpn), f_handle(f, H_QP));
+        v8 = fz_u8(f);
+        qrnic_st32(ARG(c, mcast.rsvd), v8 >= FZ_RAW ? (uint32_t)v8 << 24 |
+                                                      v8 : 0);
+        mcast_gid(f, ARG(c, mcast.gid));
+        break;
+    case QRNIC_CMD_RESIZE_CQ:
+        qrnic_st32(ARG(c, resize_cq.cqn), f_handle(f, H_CQ));
+        v8 = fz_u8(f);
+        v8 = v8 < FZ_RAW ? v8 % 16 : v8;
+        *ARG(c, resize_cq.log_depth) = v8;
+        pbl(f, ARG(c, resize_cq.pbl), 0,
+            v8 <= QRNIC_CQ_MAX_LOG ? (32u << v8) + 64 : 64);
+        s8 = fz_u8(f);
+        if (s8 >= FZ_RAW) {
+            ARG(c, resize_cq.rsvd)[s8 % 3] = s8;
+        }
+        resize_record(f, c);
         break;
     default:                        /* ALLOC_UCTX, ETH_TEARDOWN, unknown */
         break;
@@ -993,6 +1131,28 @@ static void op_wqe(struct fz *f)
         av.dmac[5] ^= (uint8_t)(roff & 0x80 ? 1 : 0);
         av.flow_label = roff & 0x4000 ? 0x100000u : (roff >> 8) & 0x3f;
         av.hop_limit = 64;
+        if (ctl & 0x20) {           /* to a group: 239.1.x.x or ff0e::x */
+            av.dest_qpn = QRNIC_MCAST_QPN;
+            memset(av.dgid, 0, 16);
+            if (roff & 0x10) {
+                av.dgid[0] = 0xff;
+                av.dgid[1] = 0x0e;
+                av.dgid[15] = (uint8_t)(roff >> 8);
+                av.dmac[0] = av.dmac[1] = 0x33;
+                memcpy(av.dmac + 2, av.dgid + 12, 4);
+            } else {
+                av.dgid[10] = av.dgid[11] = 0xff;
+                av.dgid[12] = 239;
+                av.dgid[13] = 1;
+                av.dgid[14] = av.dgid[15] = (uint8_t)(roff >> 8);
+                av.dmac[0] = 0x01;
+                av.dmac[1] = 0x00;
+                av.dmac[2] = 0x5e;
+                av.dmac[3] = 1;
+                av.dmac[4] = av.dmac[5] = (uint8_t)(roff >> 8);
+            }
+            av.dmac[5] ^= (uint8_t)(roff & 0x80 ? 1 : 0);
+        }
         qrnic_st64(w, 0x5500u + slot);
         w[8] = opcode < FZ_RAW ? opcode % 7 : opcode;
         w[9] = flags < FZ_RAW ? flags & 0x0f : flags;
@@ -1592,6 +1752,46 @@ static void self_qp(struct fzw *w, uint8_t dqp, uint8_t retry, uint8_t mtu)
     c_qp(w, (struct qpargs){ .sq_page = 0, .rq_page = 1, .lsq = 4,
                              .lss = 1, .lrq = 4, .lrs = 1 });
     connect(w, 0, dqp, retry, mtu, 0, 0);
+}
+
+/* ATTACH_MCAST/DETACH_MCAST: a QP handle (or raw), rsvd selector, a GID
+ * (mcast_gid()'s sel and v). */
+#define MG_V4(x)        (uint8_t)(0 | (x) << 3)     /* 239.x.v.v */
+#define MG_V6(x)        (uint8_t)(2 | (x) << 3)     /* ff0x::v */
+#define MG_OURS         4
+#define MG_LINKLOCAL    5
+#define MG_223          6
+#define MG_240          (6 | 8)
+#define MG_PREFIX       7
+
+static void c_mcast(struct fzw *w, bool attach, int qp, uint8_t rsvd,
+                    uint8_t gsel, uint8_t v)
+{
+    cmd(w, attach ? QRNIC_CMD_ATTACH_MCAST : QRNIC_CMD_DETACH_MCAST, 0);
+    if (qp >= 0) {
+        hd(w, (uint8_t)qp);
+    } else {
+        hd_raw(w, (uint32_t)-qp);
+    }
+    fzw_u8(w, rsvd);
+    fzw_u8(w, gsel);
+    fzw_u8(w, v);
+}
+
+/* RESIZE_CQ of CQ handle cq to 1 << log CQEs CONTIG at RAM page page
+ * (count: pb()'s), rsvd selector, the record's consumer index (rsel:
+ * 0 the device's, 1 its producer index, 2 v % 64 before it, 3 v). */
+static void c_resize(struct fzw *w, uint8_t cq, uint8_t log, uint8_t levels,
+                     uint8_t count, uint8_t asel, uint16_t av, uint8_t rsvd,
+                     uint8_t rsel, uint16_t v)
+{
+    cmd(w, QRNIC_CMD_RESIZE_CQ, 0);
+    hd(w, cq);
+    fzw_u8(w, log);
+    pb(w, levels, 0, count, asel, av, 0, 1);
+    fzw_u8(w, rsvd);
+    fzw_u8(w, rsel);
+    fzw_u16(w, v);
 }
 
 void fuzz_make_seeds(fz_emit_fn emit)
@@ -2747,4 +2947,148 @@ void fuzz_make_seeds(fz_emit_fn emit)
     TIMER(&w, 40);
     c_query(&w, QRNIC_CMD_QUERY_RES, GA_PAGE(30));
     emit("srq-self-traffic", &w);
+
+    /* Multicast groups: UD QPs attached to IPv4 and IPv6 groups (twice is
+     * fine); refused: an RC QP, the GSI QP, no QP, reserved bits, unicast
+     * and link-local GIDs, 223.255.255.x and 240.0.0.x, a mapped prefix
+     * one bit off, raw bytes; detached twice; 64 groups and the 65th
+     * (NO_RESOURCES); an attached QP destroyed (out of every group), its
+     * handle attached again (BAD_HANDLE); a group freed and taken again. */
+    w.n = 0;
+    fzw_u8(&w, 0);
+    objects(&w);
+    c_gid(&w, 1, 0, 2);
+    c_qp(&w, (struct qpargs){ .type = 1, .sq_page = 0, .rq_page = 1,
+                              .lsq = 4, .lss = 1, .lrq = 4, .lrs = 1 });
+    c_qp(&w, (struct qpargs){ .type = 1, .sq_page = 2, .rq_page = 3,
+                              .lsq = 4, .lss = 1, .lrq = 4, .lrs = 1 });
+    c_qp(&w, (struct qpargs){ .type = 0, .sq_page = 4, .rq_page = 5,
+                              .lsq = 4, .lss = 1, .lrq = 4, .lrs = 1 });
+    c_qp(&w, (struct qpargs){ .type = 2, .sq_page = 6, .rq_page = 7,
+                              .lsq = 4, .lss = 1, .lrq = 4, .lrs = 1 });
+    c_mcast(&w, true, 0, 0, MG_V4(1), 7);
+    c_mcast(&w, true, 1, 0, MG_V4(1), 7);
+    c_mcast(&w, true, 1, 0, MG_V4(1), 7);
+    c_mcast(&w, true, 0, 0, MG_V6(14), 7);
+    c_mcast(&w, true, 2, 0, MG_V4(1), 7);
+    c_mcast(&w, true, 3, 0, MG_V4(1), 7);
+    c_mcast(&w, true, -0x3ff, 0, MG_V4(1), 7);
+    c_mcast(&w, true, 0, FZ_RAW, MG_V4(1), 7);
+    c_mcast(&w, true, 0, 0, MG_OURS, 0);
+    c_mcast(&w, true, 0, 0, MG_LINKLOCAL, 1);
+    c_mcast(&w, true, 0, 0, MG_223, 1);
+    c_mcast(&w, true, 0, 0, MG_240, 1);
+    c_mcast(&w, true, 0, 0, MG_PREFIX, 1);
+    c_mcast(&w, true, 0, 0, FZ_RAW, 0);
+    fzw_fill(&w, 0xff, 16);
+    c_mcast(&w, false, 1, 0, MG_V6(14), 7);
+    c_mcast(&w, false, 1, 0, MG_V4(1), 7);
+    c_mcast(&w, false, 1, 0, MG_V4(1), 7);
+    c_mcast(&w, false, 2, 0, MG_V4(1), 7);
+    c_mcast(&w, true, 1, 0, MG_V4(1), 7);
+    for (i = 0; i < 64; i++) {
+        c_mcast(&w, true, 1, 0, MG_V4(0), (uint8_t)i);
+    }
+    c_mcast(&w, false, 1, 0, MG_V4(0), 5);
+    c_mcast(&w, true, 0, 0, MG_V6(2), 1);
+    c_mcast(&w, true, 0, 0, MG_V6(5), 1);
+    c_handle(&w, QRNIC_CMD_DESTROY_QP, 1);
+    c_mcast(&w, true, 1, 0, MG_V4(1), 7);
+    c_mcast(&w, true, 0, 0, MG_V6(5), 1);
+    c_mcast(&w, true, 0, 0, MG_V6(5), 2);
+    c_handle(&w, QRNIC_CMD_DESTROY_QP, 0);
+    c_query(&w, QRNIC_CMD_QUERY_STATS, GA_PAGE(30));
+    emit("mcast-groups", &w);
+
+    /* Multicast through the device's own receive path: two UD QPs in
+     * 239.1.7.7 and ff0e::7 with receive WQEs, one of them only in the
+     * IPv4 group; datagrams to both groups, to one nobody joined, under a
+     * MAC one bit off; a member in ERR, then destroyed with datagrams to
+     * it still in the backlog. */
+    w.n = 0;
+    fzw_u8(&w, 0);
+    objects(&w);
+    c_gid(&w, 1, 0, 2);
+    c_qp(&w, (struct qpargs){ .type = 1, .sq_page = 0, .rq_page = 1,
+                              .lsq = 4, .lss = 1, .lrq = 4, .lrs = 1 });
+    c_qp(&w, (struct qpargs){ .type = 1, .sq_page = 2, .rq_page = 3,
+                              .lsq = 4, .lss = 1, .lrq = 4, .lrs = 1 });
+    ud_up(&w, 0, false, 0x11223344);
+    ud_up(&w, 1, false, 0x11223344);
+    c_mcast(&w, true, 0, 0, MG_V4(1), 7);
+    c_mcast(&w, true, 1, 0, MG_V4(1), 7);
+    c_mcast(&w, true, 0, 0, MG_V6(14), 7);
+    for (i = 0; i < 6; i++) {
+        o_wqe(&w, 3, 1, (uint8_t)i, 0, 0, 0, 1, 0, (uint16_t)(i * 4200),
+              4200, 0);
+        o_wqe(&w, 3, 3, (uint8_t)i, 1, 0, 0, 1, 0,
+              (uint16_t)(30000 + i * 4200), 4200, 0);
+    }
+    o_wqe(&w, 0x2a, 0, 0, 0, QRNIC_WR_SEND, 1, 1, 0, 0, 100, 7 << 8);
+    o_wqe(&w, 0x2a, 2, 0, 1, QRNIC_WR_SEND_IMM, 3, 1, 0, 0, 200,
+          0x10 | 1 << 5 | 7 << 8);
+    o_wqe(&w, 0x2a, 0, 1, 0, QRNIC_WR_SEND, 1, 1, 0, 0, 64, 9 << 8);
+    o_wqe(&w, 0x2a, 0, 2, 0, QRNIC_WR_SEND, 1, 1, 0, 0, 64, 0x80 | 7 << 8);
+    o_wqe(&w, 0x2a, 2, 1, 1, QRNIC_WR_SEND, 1, 1, 0, 0, 64, 0x10 | 7 << 8);
+    BH(&w);
+    BH(&w);
+    c_modify(&w, 1, MK_STATE, ud_attr(QRNIC_QPS_ERR, 0));
+    o_wqe(&w, 0x2a, 0, 3, 0, QRNIC_WR_SEND, 1, 1, 0, 0, 300, 7 << 8);
+    BH(&w);
+    o_wqe(&w, 0x2a, 0, 4, 0, QRNIC_WR_SEND, 1, 1, 0, 0, 300, 7 << 8);
+    o_wqe(&w, 0x2a, 0, 5, 0, QRNIC_WR_SEND, 1, 1, 0, 0, 300, 7 << 8);
+    c_handle(&w, QRNIC_CMD_DESTROY_QP, 0);
+    BH(&w);
+    BH(&w);
+    c_query(&w, QRNIC_CMD_QUERY_STATS, GA_PAGE(30));
+    emit("mcast-self-traffic", &w);
+
+    /* RESIZE_CQ while traffic fills the CQ (64 CQEs, nobody polls): UD
+     * datagrams to itself leave 12 unconsumed; refused: a depth below them
+     * (4), log 0 and 16, a page list one page short, LEVEL1 nowhere, a
+     * consumer index ahead of the producer's, reserved bits, no CQ; taken:
+     * 16 CQEs, with the record's consumer index the device's, then more
+     * traffic fills and overflows it, and it moves again (overflowed) to
+     * 256 with everything consumed, and through a LEVEL1 list. */
+    w.n = 0;
+    fzw_u8(&w, 0);
+    objects(&w);
+    c_qp(&w, (struct qpargs){ .type = 1, .sq_page = 0, .rq_page = 1,
+                              .lsq = 4, .lss = 1, .lrq = 4, .lrs = 1 });
+    ud_up(&w, 0, false, 0x11223344);
+    for (i = 0; i < 6; i++) {
+        o_wqe(&w, 3, 1, (uint8_t)i, 0, 0, 0, 1, 0, (uint16_t)(i * 4200),
+              4200, 0);
+        o_wqe(&w, 10, 0, (uint8_t)i, 0, QRNIC_WR_SEND, 1, 1, 0, 0, 100, 0);
+    }
+    BH(&w);
+    BH(&w);
+    c_resize(&w, 0, 2, QRNIC_PBL_CONTIG, 0, GA_PAGE(130), 0, 0, 0);
+    c_resize(&w, 0, 0, QRNIC_PBL_CONTIG, 0, GA_PAGE(130), 0, 0, 0);
+    c_resize(&w, 0, 16, QRNIC_PBL_CONTIG, 0, GA_PAGE(130), 0, 0, 0);
+    c_resize(&w, 0, 9, QRNIC_PBL_CONTIG, 3, GA_PAGE(130), 0, 0, 0);
+    c_resize(&w, 0, 9, QRNIC_PBL_LEVEL1, 0, GA_NONE, 0, 0, 0);
+    c_resize(&w, 0, 4, QRNIC_PBL_CONTIG, 0, GA_PAGE(130), 0, 3, 300);
+    c_resize(&w, 0, 4, QRNIC_PBL_CONTIG, 0, GA_PAGE(130), FZ_RAW + 1,
+             0, 0);
+    c_resize(&w, 0, 4, QRNIC_PBL_CONTIG, 0, GA_PAGE(130), 0, 2, 13);
+    cmd(&w, QRNIC_CMD_RESIZE_CQ, 0);
+    hd_raw(&w, 0x3ff);
+    fzw_u8(&w, 4);
+    pb(&w, QRNIC_PBL_CONTIG, 0, 0, GA_PAGE(130), 0, 1);
+    fzw_u8(&w, 0);
+    fzw_u8(&w, 0);
+    fzw_u16(&w, 0);
+    c_resize(&w, 0, 4, QRNIC_PBL_CONTIG, 0, GA_PAGE(130), 0, 0, 0);
+    for (i = 6; i < 16; i++) {
+        o_wqe(&w, 3, 1, (uint8_t)i, 0, 0, 0, 1, 0,
+              (uint16_t)((i - 6) * 4200), 4200, 0);
+        o_wqe(&w, 10, 0, (uint8_t)i, 0, QRNIC_WR_SEND, 1, 1, 0, 0, 64, 0);
+    }
+    BH(&w);
+    BH(&w);
+    c_resize(&w, 0, 8, QRNIC_PBL_CONTIG, 0, GA_PAGE(140), 0, 1, 0);
+    c_resize(&w, 0, 6, QRNIC_PBL_LEVEL1, 0, GA_PAGE(0), 0, 1, 0);
+    c_query(&w, QRNIC_CMD_QUERY_STATS, GA_PAGE(30));
+    emit("resize-cq-traffic", &w);
 }
