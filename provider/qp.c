@@ -71,6 +71,12 @@ void qrnic_qp_table_free(struct qrnic_context *ctx)
 
 /* ---- creation ------------------------------------------------------------ */
 
+/* The QP creation flags libibverbs defines (enum ibv_qp_create_flags). */
+#define QRNIC_KNOWN_CREATE_FLAGS                                               \
+	(IBV_QP_CREATE_BLOCK_SELF_MCAST_LB | IBV_QP_CREATE_SCATTER_FCS |      \
+	 IBV_QP_CREATE_CVLAN_STRIPPING | IBV_QP_CREATE_SOURCE_QPN |           \
+	 IBV_QP_CREATE_PCI_WRITE_END_PADDING)
+
 static uint32_t min_u32(uint32_t a, uint32_t b)
 {
 	return a < b ? a : b;
@@ -222,8 +228,21 @@ static struct ibv_qp *qrnic_create_qp_common(struct ibv_context *ibctx,
 	int ret;
 
 	if (attr->comp_mask & ~(uint64_t)(IBV_QP_INIT_ATTR_PD |
+					  IBV_QP_INIT_ATTR_CREATE_FLAGS |
 					  IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)) {
 		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	/*
+	 * The mask bit alone asks for nothing: create_flags 0 is a plain QP.
+	 * Flags libibverbs does not know are EINVAL; the ones it knows
+	 * (multicast loopback blocking, raw packet and source QPN options)
+	 * the device has none of.
+	 */
+	if ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) &&
+	    attr->create_flags) {
+		errno = attr->create_flags & ~(uint32_t)QRNIC_KNOWN_CREATE_FLAGS ?
+			EINVAL : EOPNOTSUPP;
 		return NULL;
 	}
 	/* RC, UC and UD, each with or without an SRQ; the send ops each has. */

@@ -6,6 +6,12 @@
  * doorbells, writes CQEs the way include/qrnic_hw.h says).  No kernel, no
  * device.  Build and run with provider/tests/run.sh.
  */
+/*
+ * Kernel commands the tests reach are this file's fakes: the provider's
+ * calls and libibverbs' prototypes are renamed before either is seen.
+ */
+#define ibv_cmd_create_qp_ex fake_cmd_create_qp_ex
+
 #include "../cq.c"
 #include "../post.c"
 #include "../qp.c"
@@ -178,6 +184,31 @@ static struct qrnic_qp *fake_qp(struct qrnic_context *ctx, uint32_t qpn,
 	atomic_init(&qp->state, IBV_QPS_RESET);
 	CHECK(!qrnic_qp_table_insert(ctx, qp));
 	return qp;
+}
+
+/* ---- the fake kernel ------------------------------------------------------ */
+
+/*
+ * CREATE_QP: records what reached it and fails with ENOTTY, an errno no
+ * check in the provider uses, so that a test can tell "refused by the
+ * provider" from "passed on to the kernel".
+ */
+static struct {
+	unsigned int calls;
+	uint32_t comp_mask;
+	uint32_t create_flags;
+} kcreate_qp;
+
+int fake_cmd_create_qp_ex(struct ibv_context *context, struct verbs_qp *qp,
+			  struct ibv_qp_init_attr_ex *attr_ex,
+			  struct ibv_create_qp *cmd, size_t cmd_size,
+			  struct ib_uverbs_create_qp_resp *resp,
+			  size_t resp_size)
+{
+	kcreate_qp.calls++;
+	kcreate_qp.comp_mask = attr_ex->comp_mask;
+	kcreate_qp.create_flags = attr_ex->create_flags;
+	return ENOTTY;
 }
 
 /* ---- tests ---------------------------------------------------------------- */
@@ -1108,6 +1139,96 @@ static void test_ud_create_checks(struct qrnic_context *ctx)
 	ah_attr.is_global = 0;
 	errno = 0;
 	CHECK(!qrnic_create_ah(&pd, &ah_attr) && errno == EINVAL);
+}
+
+/*
+ * IBV_QP_INIT_ATTR_CREATE_FLAGS with create_flags 0 asks for nothing (the
+ * pyverbs suite sets the bit at random): the QP goes to the kernel.  Any
+ * flag is refused before it: EOPNOTSUPP for the ones libibverbs defines,
+ * EINVAL for others.
+ */
+static void test_create_flags(struct qrnic_context *ctx)
+{
+	static const enum ibv_qp_type types[] = {
+		IBV_QPT_RC, IBV_QPT_UC, IBV_QPT_UD,
+	};
+	static const struct {
+		uint32_t flags;
+		int err;
+	} refused[] = {
+		{ IBV_QP_CREATE_BLOCK_SELF_MCAST_LB, EOPNOTSUPP },
+		{ IBV_QP_CREATE_SCATTER_FCS, EOPNOTSUPP },
+		{ IBV_QP_CREATE_CVLAN_STRIPPING, EOPNOTSUPP },
+		{ IBV_QP_CREATE_SOURCE_QPN, EOPNOTSUPP },
+		{ IBV_QP_CREATE_PCI_WRITE_END_PADDING, EOPNOTSUPP },
+		{ 1u << 0, EINVAL },
+		{ 1u << 31, EINVAL },
+		{ IBV_QP_CREATE_BLOCK_SELF_MCAST_LB | 1u << 20, EINVAL },
+	};
+	struct qrnic_cq *cq = fake_cq(ctx, 2, 37);
+	struct ibv_pd pd = { .context = &ctx->ibv_ctx.context };
+	struct ibv_qp_init_attr_ex ax = {
+		.send_cq = &cq->vcq.cq,
+		.recv_cq = &cq->vcq.cq,
+		.cap = { .max_send_wr = 1, .max_recv_wr = 1,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.pd = &pd,
+	};
+	struct ibv_context *ibctx = &ctx->ibv_ctx.context;
+	unsigned int t, i, calls;
+
+	for (t = 0; t < N_ELEMS(types); t++) {
+		ax.qp_type = types[t];
+
+		/* The bit with no flags, alone and with send ops. */
+		ax.comp_mask = IBV_QP_INIT_ATTR_PD |
+			       IBV_QP_INIT_ATTR_CREATE_FLAGS;
+		ax.create_flags = 0;
+		ax.send_ops_flags = 0;
+		calls = kcreate_qp.calls;
+		errno = 0;
+		CHECK(!qrnic_create_qp_ex(ibctx, &ax) && errno == ENOTTY);
+		CHECK(kcreate_qp.calls == calls + 1 &&
+		      kcreate_qp.comp_mask == ax.comp_mask &&
+		      kcreate_qp.create_flags == 0);
+
+		ax.comp_mask |= IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+		ax.send_ops_flags = IBV_QP_EX_WITH_SEND;
+		errno = 0;
+		CHECK(!qrnic_create_qp_ex(ibctx, &ax) && errno == ENOTTY);
+		CHECK(kcreate_qp.calls == calls + 2);
+
+		/* Flags: refused, the kernel never asked. */
+		for (i = 0; i < N_ELEMS(refused); i++) {
+			ax.create_flags = refused[i].flags;
+			errno = 0;
+			CHECK(!qrnic_create_qp_ex(ibctx, &ax) &&
+			      errno == refused[i].err);
+		}
+		CHECK(kcreate_qp.calls == calls + 2);
+
+		/* Flags without the mask bit are not looked at. */
+		ax.comp_mask &= ~IBV_QP_INIT_ATTR_CREATE_FLAGS;
+		ax.create_flags = IBV_QP_CREATE_SCATTER_FCS;
+		errno = 0;
+		CHECK(!qrnic_create_qp_ex(ibctx, &ax) && errno == ENOTTY);
+		CHECK(kcreate_qp.calls == calls + 3);
+	}
+
+	/* Other mask bits stay refused, with or without the flags bit. */
+	ax.qp_type = IBV_QPT_RC;
+	ax.create_flags = 0;
+	ax.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS |
+		       IBV_QP_INIT_ATTR_MAX_TSO_HEADER;
+	calls = kcreate_qp.calls;
+	errno = 0;
+	CHECK(!qrnic_create_qp_ex(ibctx, &ax) && errno == EOPNOTSUPP);
+	/* No other QP type gets through because of the bit. */
+	ax.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS;
+	ax.qp_type = IBV_QPT_RAW_PACKET;
+	errno = 0;
+	CHECK(!qrnic_create_qp_ex(ibctx, &ax) && errno == EOPNOTSUPP);
+	CHECK(kcreate_qp.calls == calls);
 }
 
 /* ---- shared receive queues ----------------------------------------------- */
@@ -2063,6 +2184,7 @@ int main(void)
 	test_ud_cq_ex(ctx);
 	test_ud_wr_api(ctx);
 	test_ud_create_checks(ctx);
+	test_create_flags(ctx);
 	test_srq_setup(ctx);
 	test_srq_post(ctx, 4);
 	test_srq_post(ctx, 5);
