@@ -185,6 +185,10 @@ void qrnic_aq_process(struct qrnic_dev *qdev);
 void qrnic_aq_set_irq_mode(struct qrnic_dev *qdev, bool use_irq);
 int qrnic_aq_exec(struct qrnic_dev *qdev, struct qrnic_cmd *cmd,
 		  u32 *result0, u32 *result1);
+int qrnic_aq_get_slot(struct qrnic_dev *qdev);
+void qrnic_aq_put_slot(struct qrnic_dev *qdev);
+int qrnic_aq_exec_atomic(struct qrnic_dev *qdev, struct qrnic_cmd *cmd,
+			 u32 *result0, u32 *result1);
 int qrnic_aq_exec_handle(struct qrnic_dev *qdev, u8 opcode, u32 handle);
 int qrnic_query_device(struct qrnic_dev *qdev);
 

@@ -5,10 +5,11 @@
  * byte: context index, high byte: sequence number, so a completion that
  * arrives after its waiter gave up is recognised and dropped).  Completions
  * are reaped from the vector 0 interrupt, or by polling before the
- * interrupt is set up.
+ * interrupt is set up and for commands issued under a spinlock.
  */
 #include <linux/delay.h>
 #include <linux/dma-mapping.h>
+#include <linux/ktime.h>
 
 #include "qrnic.h"
 
@@ -44,6 +45,9 @@ static const char * const qrnic_cmd_names[] = {
 	[QRNIC_CMD_MODIFY_SRQ]		= "MODIFY_SRQ",
 	[QRNIC_CMD_QUERY_SRQ]		= "QUERY_SRQ",
 	[QRNIC_CMD_DESTROY_SRQ]		= "DESTROY_SRQ",
+	[QRNIC_CMD_ATTACH_MCAST]	= "ATTACH_MCAST",
+	[QRNIC_CMD_DETACH_MCAST]	= "DETACH_MCAST",
+	[QRNIC_CMD_RESIZE_CQ]		= "RESIZE_CQ",
 };
 
 static const char *qrnic_cmd_name(u8 opcode)
@@ -267,31 +271,16 @@ static bool qrnic_aq_wait(struct qrnic_dev *qdev, struct qrnic_aq_ctx *ctx)
 }
 
 /*
- * Execute one admin command and wait for it.  Fills in the cookie.
- * Returns 0 or a negative errno mapped from the device status.
+ * A posted command is over: free its context and map its status.  done
+ * says whether its completion arrived; if not, the device is gone.
  */
-int qrnic_aq_exec(struct qrnic_dev *qdev, struct qrnic_cmd *cmd,
-		  u32 *result0, u32 *result1)
+static int qrnic_aq_finish(struct qrnic_dev *qdev, struct qrnic_cmd *cmd,
+			   struct qrnic_aq_ctx *ctx, bool done,
+			   u32 *result0, u32 *result1)
 {
 	struct qrnic_aq *aq = &qdev->aq;
-	struct qrnic_aq_ctx *ctx;
 	unsigned long flags;
-	bool done;
 	int ret;
-
-	might_sleep();
-	if (READ_ONCE(aq->dead))
-		return -EIO;
-	if (down_timeout(&aq->slots, msecs_to_jiffies(QRNIC_AQ_TIMEOUT_MS)))
-		return -ETIMEDOUT;
-
-	ctx = qrnic_aq_post(qdev, cmd);
-	if (!ctx) {
-		up(&aq->slots);
-		return -EIO;
-	}
-
-	done = qrnic_aq_wait(qdev, ctx);
 
 	spin_lock_irqsave(&aq->lock, flags);
 	done = done || completion_done(&ctx->done);
@@ -299,7 +288,6 @@ int qrnic_aq_exec(struct qrnic_dev *qdev, struct qrnic_cmd *cmd,
 	if (!done)
 		aq->dead = true;
 	spin_unlock_irqrestore(&aq->lock, flags);
-	up(&aq->slots);
 
 	if (!done) {
 		dev_err(&qdev->pdev->dev,
@@ -320,6 +308,83 @@ int qrnic_aq_exec(struct qrnic_dev *qdev, struct qrnic_cmd *cmd,
 	if (result1)
 		*result1 = ctx->cqe.result1;
 	return 0;
+}
+
+/*
+ * Take a command slot for qrnic_aq_exec_atomic(); may sleep.  0 or a
+ * negative errno; qrnic_aq_put_slot() gives it back.
+ */
+int qrnic_aq_get_slot(struct qrnic_dev *qdev)
+{
+	struct qrnic_aq *aq = &qdev->aq;
+
+	might_sleep();
+	if (READ_ONCE(aq->dead))
+		return -EIO;
+	if (down_timeout(&aq->slots, msecs_to_jiffies(QRNIC_AQ_TIMEOUT_MS)))
+		return -ETIMEDOUT;
+	return 0;
+}
+
+void qrnic_aq_put_slot(struct qrnic_dev *qdev)
+{
+	up(&qdev->aq.slots);
+}
+
+/*
+ * Execute one admin command and wait for it.  Fills in the cookie.
+ * Returns 0 or a negative errno mapped from the device status.
+ */
+int qrnic_aq_exec(struct qrnic_dev *qdev, struct qrnic_cmd *cmd,
+		  u32 *result0, u32 *result1)
+{
+	struct qrnic_aq_ctx *ctx;
+	bool done;
+	int ret;
+
+	ret = qrnic_aq_get_slot(qdev);
+	if (ret)
+		return ret;
+
+	ctx = qrnic_aq_post(qdev, cmd);
+	if (!ctx) {
+		qrnic_aq_put_slot(qdev);
+		return -EIO;
+	}
+
+	done = qrnic_aq_wait(qdev, ctx);
+	ret = qrnic_aq_finish(qdev, cmd, ctx, done, result0, result1);
+	qrnic_aq_put_slot(qdev);
+	return ret;
+}
+
+/*
+ * Execute one admin command without sleeping, on a slot the caller took
+ * with qrnic_aq_get_slot(): for a command that must run while the caller
+ * holds a spinlock.  Busy-waits for the completion, reaping the completion
+ * ring itself (the interrupt may be held off on this CPU).
+ */
+int qrnic_aq_exec_atomic(struct qrnic_dev *qdev, struct qrnic_cmd *cmd,
+			 u32 *result0, u32 *result1)
+{
+	ktime_t deadline = ktime_add_ms(ktime_get(), QRNIC_AQ_TIMEOUT_MS);
+	struct qrnic_aq_ctx *ctx;
+	bool done;
+
+	if (READ_ONCE(qdev->aq.dead))
+		return -EIO;
+	ctx = qrnic_aq_post(qdev, cmd);
+	if (!ctx)
+		return -EIO;
+
+	for (;;) {
+		qrnic_aq_process(qdev);
+		done = completion_done(&ctx->done);
+		if (done || ktime_after(ktime_get(), deadline))
+			break;
+		udelay(2);
+	}
+	return qrnic_aq_finish(qdev, cmd, ctx, done, result0, result1);
 }
 
 /* The commands whose one argument is a u32 handle: their arm is just that. */
