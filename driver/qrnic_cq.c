@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * qrnic completion queues: creation for user space (the provider's buffer,
- * pinned) and for kernel consumers (a coherent buffer), destruction, and
- * the lookups the event queues use to reach a CQ by number.
+ * pinned) and for kernel consumers (a coherent buffer), resizing (a new
+ * buffer of either kind, the CQEs not yet polled moved over), destruction,
+ * and the lookups the event queues use to reach a CQ by number.
  */
 #include <linux/dma-mapping.h>
 #include <rdma/ib_umem.h>
@@ -36,48 +37,75 @@ static int qrnic_cq_log_depth(struct qrnic_dev *qdev, int cqe)
 	return max_t(int, 1, order_base_2(cqe));
 }
 
+/*
+ * Copy a request laid out as struct qrnic_ureq_create_cq (create and
+ * resize), refusing trailing bytes that are not zero, and check that the
+ * response fits.
+ */
+static int qrnic_cq_ureq(struct ib_udata *udata, void *ureq, size_t len,
+			 size_t resp_len)
+{
+	if (udata->inlen < len || udata->outlen < resp_len)
+		return -EINVAL;
+	if (udata->inlen > len &&
+	    !ib_is_udata_cleared(udata, len, udata->inlen - len))
+		return -EOPNOTSUPP;
+	return ib_copy_from_udata(ureq, udata, len);
+}
+
+/*
+ * Pin the provider's buffer of 1 << log_depth CQEs for cqe entries and
+ * list its pages.  The provider may round up further, never below the
+ * request.
+ */
+static struct ib_umem *qrnic_cq_pin(struct qrnic_dev *qdev, int cqe,
+				    u64 buf_addr, u32 buf_size, u32 log_depth,
+				    struct qrnic_pbl *pbl,
+				    struct qrnic_pbl_buf *pbuf)
+{
+	int need = qrnic_cq_log_depth(qdev, cqe);
+	struct ib_umem *umem;
+	int ret;
+
+	if (need < 0)
+		return ERR_PTR(need);
+	if (log_depth < need || log_depth > QRNIC_CQ_MAX_LOG ||
+	    buf_size != qrnic_cq_buf_size(log_depth) ||
+	    !PAGE_ALIGNED(buf_addr))
+		return ERR_PTR(-EINVAL);
+
+	umem = ib_umem_get(&qdev->ibdev, buf_addr, buf_size,
+			   IB_ACCESS_LOCAL_WRITE);
+	if (IS_ERR(umem))
+		return umem;
+	ret = qrnic_pbl_build(qdev, umem, SZ_4K, pbl, pbuf);
+	if (ret) {
+		ib_umem_release(umem);
+		return ERR_PTR(ret);
+	}
+	return umem;
+}
+
 static int qrnic_cq_user_buf(struct qrnic_dev *qdev, struct qrnic_cq *cq,
 			     const struct ib_cq_init_attr *attr,
 			     struct ib_udata *udata, struct qrnic_pbl *pbl,
 			     struct qrnic_pbl_buf *pbuf)
 {
 	struct qrnic_ureq_create_cq ureq = {};
-	int need, ret;
+	struct ib_umem *umem;
+	int ret;
 
-	if (udata->inlen < sizeof(ureq) ||
-	    udata->outlen < sizeof(struct qrnic_uresp_create_cq))
-		return -EINVAL;
-	if (udata->inlen > sizeof(ureq) &&
-	    !ib_is_udata_cleared(udata, sizeof(ureq),
-				 udata->inlen - sizeof(ureq)))
-		return -EOPNOTSUPP;
-	ret = ib_copy_from_udata(&ureq, udata, sizeof(ureq));
+	ret = qrnic_cq_ureq(udata, &ureq, sizeof(ureq),
+			    sizeof(struct qrnic_uresp_create_cq));
 	if (ret)
 		return ret;
-
-	need = qrnic_cq_log_depth(qdev, attr->cqe);
-	if (need < 0)
-		return need;
-	/* The provider may round up further, never below the request. */
-	if (ureq.log_depth < need || ureq.log_depth > QRNIC_CQ_MAX_LOG ||
-	    ureq.buf_size != qrnic_cq_buf_size(ureq.log_depth) ||
-	    !PAGE_ALIGNED(ureq.buf_addr))
-		return -EINVAL;
+	umem = qrnic_cq_pin(qdev, attr->cqe, ureq.buf_addr, ureq.buf_size,
+			    ureq.log_depth, pbl, pbuf);
+	if (IS_ERR(umem))
+		return PTR_ERR(umem);
+	cq->umem = umem;
 	cq->log_depth = ureq.log_depth;
-
-	cq->umem = ib_umem_get(&qdev->ibdev, ureq.buf_addr, ureq.buf_size,
-			       IB_ACCESS_LOCAL_WRITE);
-	if (IS_ERR(cq->umem)) {
-		ret = PTR_ERR(cq->umem);
-		cq->umem = NULL;
-		return ret;
-	}
-	ret = qrnic_pbl_build(qdev, cq->umem, SZ_4K, pbl, pbuf);
-	if (ret) {
-		ib_umem_release(cq->umem);
-		cq->umem = NULL;
-	}
-	return ret;
+	return 0;
 }
 
 static int qrnic_cq_kernel_buf(struct qrnic_dev *qdev, struct qrnic_cq *cq,
@@ -134,6 +162,7 @@ int qrnic_create_cq_udata(struct ib_cq *ibcq,
 		return -EINVAL;
 
 	spin_lock_init(&cq->lock);
+	mutex_init(&cq->resize_mutex);
 	refcount_set(&cq->refcnt, 1);
 	init_completion(&cq->free);
 	cq->ci = 0;
@@ -209,7 +238,166 @@ int qrnic_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	wait_for_completion(&cq->free);
 
 	qrnic_cq_free_buf(qdev, cq);
+	mutex_destroy(&cq->resize_mutex);
 	return 0;
+}
+
+/*
+ * Resize a user CQ: the provider passes its new buffer and has written its
+ * consumer index into the record; it copies the CQEs itself, up to the
+ * producer index returned (include/qrnic-abi.h).  Called with
+ * resize_mutex held.
+ */
+static int qrnic_resize_user_cq(struct qrnic_dev *qdev, struct qrnic_cq *cq,
+				int cqe, struct ib_udata *udata)
+{
+	struct qrnic_cmd cmd = { .opcode = QRNIC_CMD_RESIZE_CQ };
+	struct qrnic_uresp_resize_cq resp = {};
+	struct qrnic_ureq_resize_cq ureq = {};
+	struct qrnic_pbl_buf pbuf = {};
+	struct ib_umem *umem;
+	u32 pi;
+	int ret;
+
+	ret = qrnic_cq_ureq(udata, &ureq, sizeof(ureq), sizeof(resp));
+	if (ret)
+		return ret;
+	umem = qrnic_cq_pin(qdev, cqe, ureq.buf_addr, ureq.buf_size,
+			    ureq.log_depth, &cmd.resize_cq.pbl, &pbuf);
+	if (IS_ERR(umem))
+		return PTR_ERR(umem);
+
+	cmd.resize_cq.cqn = cq->cqn;
+	cmd.resize_cq.log_depth = ureq.log_depth;
+	ret = qrnic_aq_exec(qdev, &cmd, &pi, NULL);
+	qrnic_pbl_release(qdev, &pbuf);
+	if (ret) {
+		/* The device still writes the old buffer. */
+		ib_umem_release(umem);
+		return ret;
+	}
+
+	/* The device writes the new buffer only: let go of the old one. */
+	ib_umem_release(cq->umem);
+	cq->umem = umem;
+	cq->log_depth = ureq.log_depth;
+	cq->ibcq.cqe = 1 << cq->log_depth;
+
+	resp.pi = pi;
+	resp.log_depth = cq->log_depth;
+	return ib_copy_to_udata(udata, &resp, sizeof(resp));
+}
+
+/*
+ * Resize a kernel CQ.  No poller may run between reading the consumer
+ * index for the new record and switching to the new ring, and the switch
+ * happens inside RESIZE_CQ, so the command is issued under the CQ lock
+ * (busy-waiting, interrupts off).  Called with resize_mutex held.
+ */
+static int qrnic_resize_kernel_cq(struct qrnic_dev *qdev, struct qrnic_cq *cq,
+				  u32 log)
+{
+	struct qrnic_cmd cmd = { .opcode = QRNIC_CMD_RESIZE_CQ };
+	size_t size = qrnic_cq_buf_size(log), old_size;
+	struct qrnic_cqe *ring, *from, *to;
+	u32 depth = 1U << log, i, n, pi;
+	dma_addr_t dma, old_dma;
+	struct qrnic_cq_rec *rec;
+	void *buf, *old_buf;
+	unsigned long flags;
+	int ret;
+
+	buf = dma_alloc_coherent(&qdev->pdev->dev, size, &dma, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	ring = buf;
+	rec = buf + ((size_t)QRNIC_CQE_SIZE << log);
+
+	cmd.resize_cq.pbl.addr = dma;
+	cmd.resize_cq.pbl.npages = size / SZ_4K;
+	cmd.resize_cq.pbl.levels = QRNIC_PBL_CONTIG;
+	cmd.resize_cq.pbl.page_shift = ilog2(SZ_4K);
+	cmd.resize_cq.cqn = cq->cqn;
+	cmd.resize_cq.log_depth = log;
+
+	ret = qrnic_aq_get_slot(qdev);
+	if (ret)
+		goto out_free;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	/* Each entry unwritten for the index it holds next, then the record. */
+	for (i = cq->ci; i != cq->ci + depth; i++)
+		ring[i & (depth - 1)].owner = (i >> log) & QRNIC_CQE_PHASE;
+	rec->ci = cq->ci;
+	ret = qrnic_aq_exec_atomic(qdev, &cmd, &pi, NULL);
+	if (ret) {
+		spin_unlock_irqrestore(&cq->lock, flags);
+		qrnic_aq_put_slot(qdev);
+		goto out_free;
+	}
+
+	/* CQEs ci..pi-1 are in the old ring: move them, phase for the new. */
+	n = (u16)(pi - cq->ci);
+	if (n > depth) {
+		ibdev_err(&qdev->ibdev,
+			  "RESIZE_CQ %u: switch at %u, %u CQEs past %u\n",
+			  cq->cqn, pi, n, cq->ci);
+		n = depth;
+	}
+	for (i = cq->ci; i != cq->ci + n; i++) {
+		from = &cq->ring[i & ((1U << cq->log_depth) - 1)];
+		to = &ring[i & (depth - 1)];
+		*to = *from;
+		to->owner = (from->owner & ~QRNIC_CQE_PHASE) |
+			    (((i >> log) & 1) ? 0 : QRNIC_CQE_PHASE);
+	}
+	old_buf = cq->buf;
+	old_dma = cq->dma;
+	old_size = cq->size;
+	cq->buf = buf;
+	cq->dma = dma;
+	cq->size = size;
+	cq->ring = ring;
+	cq->rec = rec;
+	cq->log_depth = log;
+	cq->ibcq.cqe = depth;
+	spin_unlock_irqrestore(&cq->lock, flags);
+	qrnic_aq_put_slot(qdev);
+
+	dma_free_coherent(&qdev->pdev->dev, old_size, old_buf, old_dma);
+	return 0;
+
+out_free:
+	dma_free_coherent(&qdev->pdev->dev, size, buf, dma);
+	return ret;
+}
+
+/*
+ * ib_resize_cq / ibv_resize_cq: the device moves the CQ to a new buffer of
+ * the depth cqe needs; fewer entries than are waiting to be polled is
+ * EINVAL (the device refuses it), and then nothing has changed.
+ */
+int qrnic_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
+{
+	struct qrnic_dev *qdev = to_qdev(ibcq->device);
+	struct qrnic_cq *cq = to_qcq(ibcq);
+	int log, ret;
+
+	if (udata ? !cq->umem : !cq->buf)
+		return -EINVAL;
+	log = qrnic_cq_log_depth(qdev, cqe);
+	if (log < 0)
+		return log;
+
+	mutex_lock(&cq->resize_mutex);
+	if (udata)
+		ret = qrnic_resize_user_cq(qdev, cq, cqe, udata);
+	else if (log == cq->log_depth)
+		ret = 0;
+	else
+		ret = qrnic_resize_kernel_cq(qdev, cq, log);
+	mutex_unlock(&cq->resize_mutex);
+	return ret;
 }
 
 static struct qrnic_cq *qrnic_cq_get(struct qrnic_dev *qdev, u32 cqn)

@@ -8,6 +8,7 @@
 
 #include <linux/refcount.h>
 #include <linux/completion.h>
+#include <linux/mutex.h>
 #include <rdma/ib_umem.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/uverbs_ioctl.h>
@@ -95,6 +96,13 @@ static inline bool qrnic_has_uc(const struct qrnic_dev *qdev)
 	return (qdev->cap0 & QRNIC_CAP0_RC) && (qdev->cap0 & QRNIC_CAP0_UC);
 }
 
+/* CQ resize: QRNIC_CAP0_RESIZE_CQ on top of the RC verbs. */
+static inline bool qrnic_has_resize_cq(const struct qrnic_dev *qdev)
+{
+	return (qdev->cap0 & QRNIC_CAP0_RC) &&
+	       (qdev->cap0 & QRNIC_CAP0_RESIZE_CQ);
+}
+
 enum qrnic_mmap_type {
 	QRNIC_MMAP_DB,		/* a doorbell page in BAR2, uncached */
 	QRNIC_MMAP_QMEM,	/* a QP's or SRQ's queue memory in BAR4, WC */
@@ -129,8 +137,9 @@ struct qrnic_cq {
 	size_t size;
 	struct qrnic_cqe *ring;		/* kernel CQ only */
 	struct qrnic_cq_rec *rec;	/* kernel CQ only */
-	spinlock_t lock;		/* ci, polling and arming */
+	spinlock_t lock;		/* ci, polling, arming, the ring */
 	u32 ci;				/* free running consumer index */
+	struct mutex resize_mutex;	/* one resize at a time */
 	refcount_t refcnt;		/* lookups from event handlers */
 	struct completion free;
 };
@@ -285,6 +294,7 @@ int qrnic_create_cq_udata(struct ib_cq *ibcq,
 			  const struct ib_cq_init_attr *attr,
 			  struct ib_udata *udata);
 int qrnic_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
+int qrnic_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
 void qrnic_cq_comp_event(struct qrnic_dev *qdev, u32 cqn);
 void qrnic_cq_async_event(struct qrnic_dev *qdev, u32 cqn);
 

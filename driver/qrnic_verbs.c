@@ -6,7 +6,8 @@
  * MR, QP, kernel data path, counters) live in their own files and are
  * offered when the device has QRNIC_CAP0_RC; UD and GSI QPs, AHs and with
  * them MADs and the CM when it has QRNIC_CAP0_UD as well; SRQs with
- * QRNIC_CAP0_SRQ, UC QPs with QRNIC_CAP0_UC.
+ * QRNIC_CAP0_SRQ, UC QPs with QRNIC_CAP0_UC, resize_cq with
+ * QRNIC_CAP0_RESIZE_CQ.
  */
 #include <linux/etherdevice.h>
 #include <net/addrconf.h>
@@ -426,6 +427,11 @@ static const struct ib_device_ops qrnic_srq_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_srq, qrnic_srq, ibsrq),
 };
 
+/* CQ resize, for devices with QRNIC_CAP0_RESIZE_CQ (qrnic_has_resize_cq()). */
+static const struct ib_device_ops qrnic_resize_cq_ops = {
+	.resize_cq		= qrnic_resize_cq,
+};
+
 /* Called with link_lock held whenever link, carrier or netdev state moved. */
 void qrnic_ib_port_event(struct qrnic_dev *qdev)
 {
@@ -468,6 +474,8 @@ int qrnic_ib_register(struct qrnic_dev *qdev)
 		ib_set_device_ops(ibdev, &qrnic_ud_ops);
 	if (qrnic_has_srq(qdev))
 		ib_set_device_ops(ibdev, &qrnic_srq_ops);
+	if (qrnic_has_resize_cq(qdev))
+		ib_set_device_ops(ibdev, &qrnic_resize_cq_ops);
 
 	ret = ib_device_set_netdev(ibdev, qdev->netdev, QRNIC_PORT);
 	if (ret) {
