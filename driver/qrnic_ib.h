@@ -96,6 +96,12 @@ static inline bool qrnic_has_uc(const struct qrnic_dev *qdev)
 	return (qdev->cap0 & QRNIC_CAP0_RC) && (qdev->cap0 & QRNIC_CAP0_UC);
 }
 
+/* UD multicast: QRNIC_CAP0_MCAST on top of UD QPs. */
+static inline bool qrnic_has_mcast(const struct qrnic_dev *qdev)
+{
+	return qrnic_has_ud(qdev) && (qdev->cap0 & QRNIC_CAP0_MCAST);
+}
+
 /* CQ resize: QRNIC_CAP0_RESIZE_CQ on top of the RC verbs. */
 static inline bool qrnic_has_resize_cq(const struct qrnic_dev *qdev)
 {
@@ -304,6 +310,10 @@ struct ib_mr *qrnic_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 				u64 virt_addr, int access,
 				struct ib_udata *udata);
 int qrnic_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+
+/* qrnic_mcast.c: UD multicast groups */
+int qrnic_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
+int qrnic_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
 
 /* qrnic_ah.c: address handles (software only) */
 int qrnic_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,

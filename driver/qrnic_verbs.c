@@ -6,8 +6,8 @@
  * MR, QP, kernel data path, counters) live in their own files and are
  * offered when the device has QRNIC_CAP0_RC; UD and GSI QPs, AHs and with
  * them MADs and the CM when it has QRNIC_CAP0_UD as well; SRQs with
- * QRNIC_CAP0_SRQ, UC QPs with QRNIC_CAP0_UC, resize_cq with
- * QRNIC_CAP0_RESIZE_CQ.
+ * QRNIC_CAP0_SRQ, UC QPs with QRNIC_CAP0_UC, UD multicast with
+ * QRNIC_CAP0_MCAST, resize_cq with QRNIC_CAP0_RESIZE_CQ.
  */
 #include <linux/etherdevice.h>
 #include <net/addrconf.h>
@@ -69,6 +69,12 @@ static int qrnic_query_device_verb(struct ib_device *ibdev,
 		attr->max_srq = QRNIC_MAX_SRQ;
 		attr->max_srq_wr = attr->max_qp_wr;
 		attr->max_srq_sge = attr->max_recv_sge;
+	}
+	if (qrnic_has_mcast(qdev)) {
+		attr->max_mcast_grp = QRNIC_MAX_MCAST_GROUPS;
+		attr->max_mcast_qp_attach = QRNIC_MAX_MCAST_QPS;
+		attr->max_total_mcast_qp_attach = QRNIC_MAX_MCAST_GROUPS *
+						  QRNIC_MAX_MCAST_QPS;
 	}
 	return 0;
 }
@@ -427,6 +433,12 @@ static const struct ib_device_ops qrnic_srq_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_srq, qrnic_srq, ibsrq),
 };
 
+/* UD multicast groups, for devices with qrnic_has_mcast(). */
+static const struct ib_device_ops qrnic_mcast_ops = {
+	.attach_mcast		= qrnic_attach_mcast,
+	.detach_mcast		= qrnic_detach_mcast,
+};
+
 /* CQ resize, for devices with QRNIC_CAP0_RESIZE_CQ (qrnic_has_resize_cq()). */
 static const struct ib_device_ops qrnic_resize_cq_ops = {
 	.resize_cq		= qrnic_resize_cq,
@@ -474,6 +486,8 @@ int qrnic_ib_register(struct qrnic_dev *qdev)
 		ib_set_device_ops(ibdev, &qrnic_ud_ops);
 	if (qrnic_has_srq(qdev))
 		ib_set_device_ops(ibdev, &qrnic_srq_ops);
+	if (qrnic_has_mcast(qdev))
+		ib_set_device_ops(ibdev, &qrnic_mcast_ops);
 	if (qrnic_has_resize_cq(qdev))
 		ib_set_device_ops(ibdev, &qrnic_resize_cq_ops);
 
