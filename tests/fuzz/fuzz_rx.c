@@ -52,8 +52,10 @@
  * of the groups; datagrams go to QPN 0xffffff and a GID (a group U, V, W
  * may be in, one nobody joined, the port's unicast GIDs), under the
  * group's MAC, the port's or broadcast, with U's, W's or V's Q_Key or
- * another.  W's receives complete in order, the successful ones no more
- * often than datagrams that could reach it were sent.
+ * another; a crowd of 16 more UD QPs (made at need) fills a group, so
+ * attaching past 16 QPs gets NO_RESOURCES.  W's receives complete in
+ * order, the successful ones no more often than datagrams that could
+ * reach it were sent.
  *
  * Input: mtu, flags (1: peer live, 2: hub, 4: QP B max_dest_rd_atomic
  * 1), retry (retry_cnt | rnr_retry << 3), then operations (OP_*).
@@ -174,6 +176,10 @@ static struct {
     uint32_t w_may;             /* datagrams W may have received */
     uint32_t w_ok;              /* W's successful receive completions */
     uint16_t w_recv_next;       /* W's next receive completion */
+    /* The crowd: UD QPs made at need to fill a group (16 QPs at most). */
+    struct hcq *cqc;
+    struct hqp *crowd[QRNIC_MAX_MCAST_QPS];
+    uint8_t crowd_att[MC_NGID]; /* crowd[0..n - 1] attached to mc_gids[g] */
 } fx;
 
 static void connect_b(bool rd)
@@ -285,6 +291,9 @@ static void setup_mcast(void)
         fz_fail("fixture: multicast QP W");
     }
     memset(fx.mc_att, 0, sizeof(fx.mc_att));
+    memset(fx.crowd, 0, sizeof(fx.crowd));
+    memset(fx.crowd_att, 0, sizeof(fx.crowd_att));
+    fx.cqc = NULL;
     fx.w_may = fx.w_ok = 0;
     fx.w_recv_next = 0;
 }
@@ -809,11 +818,92 @@ static void op_udrecv(struct fz *f)
     post_recv(f, qsel & 2 ? fx.qpw : qsel & 1 ? fx.gsi : fx.qpu);
 }
 
+/* QPs of U, V, W and the crowd attached to mc_gids[g]. */
+static unsigned int mc_members(int g)
+{
+    unsigned int n = fx.crowd_att[g];
+    int q;
+
+    for (q = 0; q < MC_QPS; q++) {
+        n += fx.mc_att[q] >> g & 1;
+    }
+    return n;
+}
+
+static void mc_expect(const struct qrnic_cmd *c, uint8_t st, uint8_t want)
+{
+    if (st != want) {
+        fz_fail("%s_MCAST of QP 0x%x (rsvd 0x%x), a group of %u: status "
+                "%u, expected %u", c->opcode == QRNIC_CMD_ATTACH_MCAST ?
+                "ATTACH" : "DETACH", c->mcast.qpn, c->mcast.rsvd,
+                mc_members(0), st, want);
+    }
+}
+
+/*
+ * The crowd (made the first time, UD QPs in RTS with W's Q_Key and no
+ * receive WQEs): all of them attached to mc_gids[g] (those past what the
+ * group holds: NO_RESOURCES), or (detach) all detached and one more
+ * (BAD_PARAM).
+ */
+static void mc_crowd(bool attach, int g)
+{
+    struct qrnic_cmd c;
+    uint8_t st, want;
+    int i;
+
+    if (!fx.cqc) {
+        fx.cqc = node_create_cq(&nodes[1], 4);
+        for (i = 0; fx.cqc && i < QRNIC_MAX_MCAST_QPS; i++) {
+            fx.crowd[i] = node_create_qp_type(&nodes[1], QRNIC_QPT_UD,
+                                              fx.cqc, fx.cqc, 0, 6, 0, 4,
+                                              &st);
+            if (!fx.crowd[i] ||
+                fz_ud_up(fx.crowd[i], FZ_MC_QKEY, false, QRNIC_QPS_RTS)) {
+                fz_fail("the multicast crowd: QP %d", i);
+            }
+        }
+        if (!fx.cqc) {
+            fz_fail("the multicast crowd: CQ");
+        }
+    }
+    mc_gid(g, c.mcast.gid);             /* g is a multicast GID */
+    for (i = 0; i < QRNIC_MAX_MCAST_QPS; i++) {
+        c = harness_cmd(attach ? QRNIC_CMD_ATTACH_MCAST :
+                        QRNIC_CMD_DETACH_MCAST);
+        mc_gid(g, c.mcast.gid);
+        c.mcast.qpn = fx.crowd[i]->qpn;
+        if (attach) {
+            if (i < fx.crowd_att[g]) {
+                continue;
+            }
+            want = mc_members(g) < QRNIC_MAX_MCAST_QPS ? QRNIC_ST_OK :
+                   QRNIC_ST_NO_RESOURCES;
+            st = node_cmd(&nodes[1], &c, NULL);
+            mc_expect(&c, st, want);
+            if (st == QRNIC_ST_OK) {
+                fx.crowd_att[g]++;
+            }
+            continue;
+        }
+        if (i > fx.crowd_att[g]) {
+            break;
+        }
+        st = node_cmd(&nodes[1], &c, NULL);
+        mc_expect(&c, st, i < fx.crowd_att[g] ? QRNIC_ST_OK :
+                  QRNIC_ST_BAD_PARAM);
+    }
+    if (!attach) {
+        fx.crowd_att[g] = 0;
+    }
+}
+
 /*
  * ATTACH_MCAST (sel bit 0 clear) or DETACH_MCAST of QP U, V, W, the GSI
  * QP, QP A (RC), QP C (RC on the SRQ), no QP or W (sel bits 1-3) and
- * mc_gids[arg % 8]; sel bit 7: the reserved field set.  The status must
- * be the one the model of the groups says.
+ * mc_gids[arg % 8]; sel bit 7: the reserved field set; sel bit 6: the
+ * crowd instead (mc_crowd(), a multicast GID).  The status must be the
+ * one the model of the groups says.
  */
 static void op_mcast(struct fz *f)
 {
@@ -826,6 +916,12 @@ static void op_mcast(struct fz *f)
                                      QRNIC_CMD_DETACH_MCAST);
     uint8_t st, want;
 
+    if (sel & 0x40) {
+        static const int mg[6] = { 0, 1, 2, 3, 5, 6 };
+
+        mc_crowd(attach, mg[arg % 6]);
+        return;
+    }
     c.mcast.qpn = qps[q] ? qps[q]->qpn : 0x777777u;
     c.mcast.rsvd = sel & 0x80 ? (uint32_t)arg << 8 | 1 : 0;
     mc_gid(g, c.mcast.gid);
@@ -834,7 +930,9 @@ static void op_mcast(struct fz *f)
     } else if (m >= MC_QPS || g == 4 || g == 7 || (sel & 0x80)) {
         want = QRNIC_ST_BAD_PARAM;
     } else if (attach) {
-        want = QRNIC_ST_OK;
+        want = (fx.mc_att[m] & 1u << g) ||
+               mc_members(g) < QRNIC_MAX_MCAST_QPS ? QRNIC_ST_OK :
+               QRNIC_ST_NO_RESOURCES;
     } else {
         want = fx.mc_att[m] & 1u << g ? QRNIC_ST_OK : QRNIC_ST_BAD_PARAM;
     }
@@ -1463,6 +1561,9 @@ enum { MC_U, MC_V, MC_W, MC_GSI, MC_QPA, MC_QPC, MC_NONE };
 #define MC_DETACH(w, q, g)      w_op(w, OP_MCAST, 2, (q) << 1 | 1, g)
 #define DG_TO_MC(g)             (1 | (g) << 3)
 #define DG_MC_V                 0x40
+/* the crowd: mc_gids[mg[g % 6]], mg = { 0, 1, 2, 3, 5, 6 } */
+#define MC_CROWD(w, att, g)     w_op(w, OP_MCAST, 2, 0x40 | !(att), \
+                                     (g) == 5 ? 4 : (g))
 
 /* Seeds assume path MTU 1024 (mtu byte 2) unless they say otherwise. */
 void fuzz_make_seeds(fz_emit_fn emit)
@@ -2375,4 +2476,31 @@ void fuzz_make_seeds(fz_emit_fn emit)
     w_dgram(&w, DG(.d = DG_TO_MC(3), .op = DG_UDT(5), .pay = DPAY_N(8)));
     RUN(&w, 31, 255);
     emit("mcast-missing-wqes", &w);
+
+    /* A full group: U and W in it, the crowd fills it (the last two get
+     * NO_RESOURCES), V then too; a datagram reaches all sixteen (W's Q_Key:
+     * the crowd has no receive WQE); U leaves, V joins; the crowd leaves
+     * (one more detach refused), and joins another group whole. */
+    w_head(&w, 2, 0, 0x3f);
+    MC_ATTACH(&w, MC_U, 1);
+    MC_ATTACH(&w, MC_W, 1);
+    MC_CROWD(&w, true, 1);
+    MC_ATTACH(&w, MC_V, 1);
+    MC_ATTACH(&w, MC_W, 1);
+    w_udrecv(&w, 2, 1, 0, 0, 2048);
+    w_udrecv(&w, 0, 1, 0, 4096, 2048);
+    SRQ_POST(&w, 2, 0);
+    w_dgram(&w, DG(.d = DG_TO_MC(1), .k = DG_QKEY_OTHER, .pay = DPAY_N(8)));
+    MC_DETACH(&w, MC_U, 1);
+    MC_ATTACH(&w, MC_V, 1);
+    MC_ATTACH(&w, MC_U, 1);
+    w_dgram(&w, DG(.d = DG_TO_MC(1) | DG_MC_V, .k = DG_QKEY_OTHER,
+                   .pay = DPAY_N(8)));
+    MC_CROWD(&w, false, 1);
+    MC_ATTACH(&w, MC_U, 1);
+    MC_CROWD(&w, true, 5);
+    MC_CROWD(&w, true, 5);
+    w_dgram(&w, DG(.d = DG_TO_MC(5), .k = DG_QKEY_OTHER, .pay = DPAY_N(8)));
+    RUN(&w, 31, 255);
+    emit("mcast-full-group", &w);
 }
