@@ -3091,4 +3091,18 @@ void fuzz_make_seeds(fz_emit_fn emit)
     c_resize(&w, 0, 6, QRNIC_PBL_LEVEL1, 0, GA_PAGE(0), 0, 1, 0);
     c_query(&w, QRNIC_CMD_QUERY_STATS, GA_PAGE(30));
     emit("resize-cq-traffic", &w);
+
+    /* RESIZE_CQ to a buffer whose record is past the end of RAM (the page
+     * list itself is fine: DMA_ERROR when the device reads the consumer
+     * index), onto queue memory and onto BAR0; then a good one. */
+    w.n = 0;
+    fzw_u8(&w, 0);
+    objects(&w);
+    c_resize(&w, 0, 4, QRNIC_PBL_CONTIG, 0, GA_END(0), 0, 0, 0);
+    c_resize(&w, 0, 7, QRNIC_PBL_CONTIG, 0, GA_END(0x1000), 0, 0, 0);
+    c_resize(&w, 0, 4, QRNIC_PBL_CONTIG, 0, GA_QMEM(15), 0, 0, 0);
+    c_resize(&w, 0, 4, QRNIC_PBL_CONTIG, 0, GA_BAR0(0), 0, 0, 0);
+    c_resize(&w, 0, 4, QRNIC_PBL_CONTIG, 0, GA_PAGE(150), 0, 0, 0);
+    c_query(&w, QRNIC_CMD_QUERY_STATS, GA_PAGE(30));
+    emit("resize-cq-record-nowhere", &w);
 }
