@@ -1232,7 +1232,8 @@ static void op_mcast(struct fz *f)
 
 /*
  * RESIZE_CQ of one CQ to a buffer of 1 << log CQEs, software's part done
- * as the hardware interface says: its consumer index in the new record
+ * as the hardware interface says: the new ring's entries unwritten for
+ * the indexes they hold next and its consumer index in the new record
  * first, then the CQEs [ci, pi) copied to the new ring with the phase of
  * the new depth.  kind 0: right (refused only when what is outstanding
  * does not fit), 1: a consumer index in the record that is not
@@ -1253,7 +1254,14 @@ static uint8_t resize_cq(struct hcq *cq, uint64_t *buf, uint8_t log,
     uint32_t r0 = 0, i;
     uint8_t st, want;
 
+    /* Every entry unwritten for the index it holds next (a zeroed one
+     * would look written in an odd pass of the new depth). */
     memset(node_ptr(n, nb), 0, npages * 4096ull);
+    for (i = ci; log <= 12 && i != ci + (1u << log); i++) {
+        qrnic_st32(node_ptr(n, nb + (i & ((1u << log) - 1)) * 32ull +
+                            offsetof(struct qrnic_cqe, owner)),
+                   ((uint16_t)i >> log) & 1 ? QRNIC_CQE_PHASE : 0);
+    }
     qrnic_st32(node_ptr(n, nb + (32u << (log <= 12 ? log : 12))),
                kind == 1 ? (uint32_t)(ci + 1 + (pi - ci)) : ci);
     c.resize_cq.pbl.addr = nb;
