@@ -28,7 +28,17 @@ static uint8_t resize(struct hcq *cq, uint8_t log, uint64_t *base,
     uint64_t nb = node_alloc(cq->n, (bytes + 4095) & ~4095u, 4096);
     struct qrnic_cmd c = harness_cmd(QRNIC_CMD_RESIZE_CQ);
 
+    uint32_t i;
+
     memset(node_ptr(cq->n, nb), 0, (bytes + 4095) & ~4095u);
+    /* Each entry unwritten for the index it holds next (see qrnic_hw.h). */
+    for (i = 0; i < (1u << log); i++) {
+        uint16_t idx = (uint16_t)(cq->ci + i);
+
+        qrnic_st32(node_ptr(cq->n, nb + (idx & ((1u << log) - 1)) * 32ull +
+                            offsetof(struct qrnic_cqe, owner)),
+                   (idx >> log) & 1);
+    }
     qrnic_st32(node_ptr(cq->n, nb + (32u << log)), cq->ci);
     c.resize_cq.pbl.addr = nb;
     c.resize_cq.pbl.npages = (bytes + 4095) / 4096;
