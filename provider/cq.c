@@ -10,8 +10,10 @@
  * record (the device reads it when the ring looks full) and frees the
  * send or receive queue slots the completion covers; a receive from a
  * shared receive queue (QRNIC_CQE_F_SRQ) marks its SRQ slot completed.
+ * Resizing moves the CQ to a new buffer; the consumer index carries on.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -289,57 +291,95 @@ void qrnic_cq_unlock_pair(struct qrnic_cq *a, struct qrnic_cq *b)
 
 /* ---- creation ------------------------------------------------------------ */
 
-static struct qrnic_cq *qrnic_cq_alloc(uint32_t cqe)
+/* The log depth for cqe entries (at least 2 of them), 0 when out of range. */
+static uint32_t qrnic_cq_log_for(int cqe)
+{
+	uint32_t log = 1;
+
+	if (cqe < 1 || cqe > (1 << QRNIC_CQ_MAX_LOG))
+		return 0;
+	while ((1u << log) < (uint32_t)cqe)
+		log++;
+	return log;
+}
+
+/*
+ * A CQ buffer: 1 << log CQEs and the record after them, page aligned,
+ * zeroed and kept out of fork() children (the kernel pins it).
+ */
+static int qrnic_cq_buf_alloc(uint32_t log, void **buf, size_t *size)
 {
 	size_t page = sysconf(_SC_PAGESIZE);
-	struct qrnic_cq *cq;
-	uint32_t log = 1;
 	int ret;
 
-	if (cqe < 1 || cqe > (1u << QRNIC_CQ_MAX_LOG)) {
+	*size = align(((size_t)QRNIC_CQE_SIZE << log) + QRNIC_CQ_REC_SIZE,
+		      page);
+	ret = posix_memalign(buf, page, *size);
+	if (ret)
+		return ret;
+	memset(*buf, 0, *size);
+
+	ret = ibv_dontfork_range(*buf, *size);
+	if (ret) {
+		free(*buf);
+		return ret;
+	}
+	return 0;
+}
+
+static void qrnic_cq_buf_free(void *buf, size_t size)
+{
+	ibv_dofork_range(buf, size);
+	free(buf);
+}
+
+/* Make buf (from qrnic_cq_buf_alloc(log)) the CQ's ring and record. */
+static void qrnic_cq_set_buf(struct qrnic_cq *cq, void *buf, size_t size,
+			     uint32_t log)
+{
+	cq->buf = buf;
+	cq->buf_size = size;
+	cq->log_depth = log;
+	cq->depth = 1u << log;
+	cq->ring = buf;
+	cq->rec = (struct qrnic_cq_rec *)((uint8_t *)buf +
+					  ((size_t)QRNIC_CQE_SIZE << log));
+}
+
+static struct qrnic_cq *qrnic_cq_alloc(uint32_t cqe)
+{
+	uint32_t log = qrnic_cq_log_for(cqe > INT_MAX ? 0 : (int)cqe);
+	struct qrnic_cq *cq;
+	size_t size;
+	void *buf;
+	int ret;
+
+	if (!log) {
 		errno = EINVAL;
 		return NULL;
 	}
-	while ((1u << log) < cqe)
-		log++;
 
 	cq = calloc(1, sizeof(*cq));
 	if (!cq)
 		return NULL;
 
-	cq->log_depth = log;
-	cq->depth = 1u << log;
-	cq->buf_size = align((size_t)cq->depth * QRNIC_CQE_SIZE +
-			     QRNIC_CQ_REC_SIZE, page);
-
-	ret = posix_memalign(&cq->buf, page, cq->buf_size);
+	ret = qrnic_cq_buf_alloc(log, &buf, &size);
 	if (ret) {
 		errno = ret;
 		goto err_free;
-	}
-	memset(cq->buf, 0, cq->buf_size);
-
-	ret = ibv_dontfork_range(cq->buf, cq->buf_size);
-	if (ret) {
-		errno = ret;
-		goto err_buf;
 	}
 
 	ret = pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
 	if (ret) {
 		errno = ret;
-		goto err_fork;
+		goto err_buf;
 	}
 
-	cq->ring = cq->buf;
-	cq->rec = (struct qrnic_cq_rec *)((uint8_t *)cq->buf +
-					  (size_t)cq->depth * QRNIC_CQE_SIZE);
+	qrnic_cq_set_buf(cq, buf, size, log);
 	return cq;
 
-err_fork:
-	ibv_dofork_range(cq->buf, cq->buf_size);
 err_buf:
-	free(cq->buf);
+	qrnic_cq_buf_free(buf, size);
 err_free:
 	free(cq);
 	return NULL;
@@ -348,8 +388,7 @@ err_free:
 static void qrnic_cq_free(struct qrnic_cq *cq)
 {
 	pthread_spin_destroy(&cq->lock);
-	ibv_dofork_range(cq->buf, cq->buf_size);
-	free(cq->buf);
+	qrnic_cq_buf_free(cq->buf, cq->buf_size);
 	free(cq);
 }
 
@@ -569,5 +608,112 @@ int qrnic_destroy_cq(struct ibv_cq *ibcq)
 		return ret;
 
 	qrnic_cq_free(cq);
+	return 0;
+}
+
+/* ---- resize --------------------------------------------------------------- */
+
+/*
+ * Move the CQE's at free running indexes [ci, pi) from the CQ's ring to
+ * new_ring of 1 << log entries, each to index % new depth with its phase
+ * rewritten for the new depth; the rest of the owner word (a UD receive's
+ * src_qp) is kept.  CQ lock held.
+ */
+static void qrnic_cq_move(struct qrnic_cq *cq, struct qrnic_cqe *new_ring,
+			  uint32_t log, uint32_t pi)
+{
+	uint32_t i, owner, phase;
+
+	for (i = cq->ci; i != pi; i++) {
+		struct qrnic_cqe *from = qrnic_cq_slot(cq, i);
+		struct qrnic_cqe *to = &new_ring[i & ((1u << log) - 1)];
+
+		phase = ((i >> log) & 1) ? 0 : QRNIC_CQE_PHASE;
+		owner = le32toh(from->owner) & ~QRNIC_CQE_PHASE;
+		memcpy(to, from, offsetof(struct qrnic_cqe, owner));
+		to->owner = htole32(owner | phase);
+	}
+}
+
+/*
+ * ibv_resize_cq (include/qrnic-abi.h, RESIZE_CQ): a new buffer for the
+ * depth cqe needs, the consumer index in its record and each of its
+ * entries unwritten for the index it holds next; with the CQ lock held
+ * from before the record is written until the CQ polls the new ring, the
+ * kernel has the device switch at producer index pi, and the CQEs
+ * [ci, pi) still in the old ring are copied over.  The consumer index
+ * stays, and with it what an armed CQ waits for.  On failure nothing has
+ * changed: the device still writes the old ring, the new buffer is freed
+ * (EINVAL from the kernel: fewer entries than wait to be polled).
+ */
+int qrnic_resize_cq(struct ibv_cq *ibcq, int cqe)
+{
+	struct qrnic_cq *cq = to_qcq(ibcq);
+	struct qrnic_resize_cq_resp resp = {};
+	struct qrnic_resize_cq cmd = {};
+	uint32_t log = qrnic_cq_log_for(cqe), depth, i, n, pi;
+	struct qrnic_cq_rec *rec;
+	struct qrnic_cqe *ring;
+	void *buf, *old_buf;
+	size_t size, old_size;
+	int ret;
+
+	if (!log)
+		return EINVAL;
+	depth = 1u << log;
+
+	ret = qrnic_cq_buf_alloc(log, &buf, &size);
+	if (ret)
+		return ret;
+	ring = buf;
+	rec = (struct qrnic_cq_rec *)((uint8_t *)buf +
+				      ((size_t)QRNIC_CQE_SIZE << log));
+
+	qrnic_cq_lock(cq);
+	if (log == cq->log_depth) {
+		/* The ring already is the size cqe asks for. */
+		qrnic_cq_unlock(cq);
+		qrnic_cq_buf_free(buf, size);
+		return 0;
+	}
+
+	for (i = cq->ci; i != cq->ci + depth; i++)
+		ring[i & (depth - 1)].owner =
+			htole32(((i >> log) & 1) ? QRNIC_CQE_PHASE : 0);
+	rec->ci = htole32(cq->ci);
+	udma_to_device_barrier();
+
+	cmd.buf_addr = (uintptr_t)buf;
+	cmd.buf_size = size;
+	cmd.log_depth = log;
+	ret = ibv_cmd_resize_cq(ibcq, cqe, &cmd.ibv_cmd, sizeof(cmd),
+				&resp.ibv_resp, sizeof(resp));
+	if (ret) {
+		qrnic_cq_unlock(cq);
+		qrnic_cq_buf_free(buf, size);
+		return ret;
+	}
+
+	/* The CQEs before pi are in the old ring; read them after the switch. */
+	udma_from_device_barrier();
+	n = (uint16_t)(resp.pi - cq->ci);
+	if (n > depth || n > cq->depth || resp.log_depth != log) {
+		verbs_err(verbs_get_ctx(ibcq->context),
+			  "qrnic: CQ %u resized to log depth %u (asked %u) at producer index %u, %u CQEs past consumer index %u\n",
+			  cq->cqn, resp.log_depth, log, resp.pi, n, cq->ci);
+		if (n > depth || n > cq->depth)
+			n = depth < cq->depth ? depth : cq->depth;
+	}
+	pi = cq->ci + n;
+	qrnic_cq_move(cq, ring, log, pi);
+
+	old_buf = cq->buf;
+	old_size = cq->buf_size;
+	qrnic_cq_set_buf(cq, buf, size, log);
+	cq->vcq.cq.cqe = depth;
+	qrnic_cq_unlock(cq);
+
+	/* The kernel has let go of it. */
+	qrnic_cq_buf_free(old_buf, old_size);
 	return 0;
 }

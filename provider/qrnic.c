@@ -12,7 +12,7 @@
 static void qrnic_free_context(struct ibv_context *ibctx);
 
 /*
- * Verbs not listed here (XRC, MW, resize_cq, parent domains, ...) are
+ * Verbs not listed here (XRC, MW, parent domains, ...) are
  * not supported; libibverbs answers them with EOPNOTSUPP.  cq_event and
  * async_event keep libibverbs' defaults: the provider has no per-event
  * state to update.
@@ -45,6 +45,7 @@ static const struct verbs_context_ops qrnic_ctx_ops = {
 	.query_srq = qrnic_query_srq,
 	.reg_mr = qrnic_reg_mr,
 	.req_notify_cq = qrnic_req_notify_cq,
+	.resize_cq = qrnic_resize_cq,
 };
 
 static struct verbs_context *qrnic_alloc_context(struct ibv_device *ibdev,

@@ -10,8 +10,10 @@
  *
  * Locking:
  *   ctx->lock   the qpn -> QP table (insert/remove); taken before CQ locks
- *   cq->lock    the CQ ring (poll, arm, clean); pollers also advance the
- *               SQ/RQ tails of the QPs whose completions they consume
+ *   cq->lock    the CQ ring (poll, arm, clean, resize); pollers also
+ *               advance the SQ/RQ tails of the QPs whose completions they
+ *               consume; resize holds it across its kernel command, from
+ *               writing the new record until the CQ polls the new ring
  *   wq->lock    one per work queue (post_send / post_recv, new post API,
  *               post_srq_recv for an SRQ's ring)
  *   srq->done_lock  an SRQ's completed-slot bitmap and the tail it moves:
@@ -351,6 +353,7 @@ struct ibv_cq *qrnic_create_cq(struct ibv_context *ibctx, int cqe,
 struct ibv_cq_ex *qrnic_create_cq_ex(struct ibv_context *ibctx,
 				     struct ibv_cq_init_attr_ex *attr);
 int qrnic_destroy_cq(struct ibv_cq *ibcq);
+int qrnic_resize_cq(struct ibv_cq *ibcq, int cqe);
 int qrnic_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc);
 int qrnic_req_notify_cq(struct ibv_cq *ibcq, int solicited_only);
 void qrnic_cq_lock_pair(struct qrnic_cq *a, struct qrnic_cq *b);

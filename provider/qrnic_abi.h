@@ -18,6 +18,8 @@ DECLARE_DRV_CMD(qrnic_create_cq, IB_USER_VERBS_CMD_CREATE_CQ,
 		qrnic_ureq_create_cq, qrnic_uresp_create_cq);
 DECLARE_DRV_CMD(qrnic_create_cq_ex, IB_USER_VERBS_EX_CMD_CREATE_CQ,
 		qrnic_ureq_create_cq, qrnic_uresp_create_cq);
+DECLARE_DRV_CMD(qrnic_resize_cq, IB_USER_VERBS_CMD_RESIZE_CQ,
+		qrnic_ureq_resize_cq, qrnic_uresp_resize_cq);
 DECLARE_DRV_CMD(qrnic_create_qp, IB_USER_VERBS_CMD_CREATE_QP,
 		empty, qrnic_uresp_create_qp);
 DECLARE_DRV_CMD(qrnic_create_srq, IB_USER_VERBS_CMD_CREATE_SRQ,

@@ -11,6 +11,7 @@
  * calls and libibverbs' prototypes are renamed before either is seen.
  */
 #define ibv_cmd_create_qp_ex fake_cmd_create_qp_ex
+#define ibv_cmd_resize_cq fake_cmd_resize_cq
 
 #include "../cq.c"
 #include "../post.c"
@@ -209,6 +210,190 @@ int fake_cmd_create_qp_ex(struct ibv_context *context, struct verbs_qp *qp,
 	kcreate_qp.comp_mask = attr_ex->comp_mask;
 	kcreate_qp.create_flags = attr_ex->create_flags;
 	return ENOTTY;
+}
+
+/*
+ * The device's view of a CQ being resized: the ring, record and depth it
+ * writes by (switched only by RESIZE_CQ), its producer index, and a
+ * sequence number that every field of the next CQE is derived from.
+ * Full rings make it wait instead of overflowing.
+ */
+#define RDEV_QPN 0xabcdef
+
+struct rdev {
+	struct qrnic_cq *cq;
+	pthread_mutex_t lock;
+	struct qrnic_cqe *ring;
+	struct qrnic_cq_rec *rec;
+	uint32_t log;
+	uint32_t pi;
+	uint64_t seq;
+};
+
+static uint32_t rdev_src_qp(uint64_t seq)
+{
+	return ((uint32_t)seq * 0x9e3779b1u) >> 8;	/* 24 bits, mostly set */
+}
+
+static void rdev_init(struct rdev *d, struct qrnic_cq *cq)
+{
+	memset(d, 0, sizeof(*d));
+	pthread_mutex_init(&d->lock, NULL);
+	d->cq = cq;
+	d->ring = cq->ring;
+	d->rec = cq->rec;
+	d->log = cq->log_depth;
+	d->pi = cq->ci;
+}
+
+/* Write the next CQE; false when software has not made room for it. */
+static bool rdev_write(struct rdev *d)
+{
+	struct qrnic_cqe *cqe;
+	uint32_t ci, phase;
+	uint64_t seq;
+	bool ok = false;
+
+	pthread_mutex_lock(&d->lock);
+	ci = le32toh(__atomic_load_n(&d->rec->ci, __ATOMIC_ACQUIRE));
+	if (d->pi - ci < (1u << d->log)) {
+		seq = d->seq++;
+		cqe = &d->ring[d->pi & ((1u << d->log) - 1)];
+		phase = ((d->pi >> d->log) & 1) ? 0 : QRNIC_CQE_PHASE;
+		cqe->wr_id = htole64(seq);
+		cqe->byte_len = htole32(seq & 0xfff);
+		cqe->imm_data = (__force uint32_t)htobe32((uint32_t)seq);
+		cqe->qpn = htole32(RDEV_QPN);
+		cqe->wqe_idx = htole16((uint16_t)seq);
+		cqe->opcode = QRNIC_CQE_OP_RECV;
+		cqe->status = 0;
+		cqe->flags = QRNIC_CQE_F_IMM;
+		cqe->vendor_err = 0;
+		cqe->rsvd = 0;
+		__atomic_store_n(&cqe->owner,
+				 htole32(phase | rdev_src_qp(seq)
+						 << QRNIC_CQE_SRC_QP_SHIFT),
+				 __ATOMIC_RELEASE);
+		d->pi++;
+		ok = true;
+	}
+	pthread_mutex_unlock(&d->lock);
+	return ok;
+}
+
+static unsigned int rdev_fill(struct rdev *d, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n && rdev_write(d); i++)
+		;
+	return i;
+}
+
+/* Is wc the completion rdev wrote as number seq? */
+static bool rdev_wc_ok(const struct ibv_wc *wc, uint64_t seq)
+{
+	return wc->wr_id == seq && wc->status == IBV_WC_SUCCESS &&
+	       wc->opcode == IBV_WC_RECV && wc->byte_len == (seq & 0xfff) &&
+	       wc->wc_flags == IBV_WC_WITH_IMM &&
+	       wc->imm_data == htobe32((uint32_t)seq) &&
+	       wc->qp_num == RDEV_QPN && wc->src_qp == rdev_src_qp(seq);
+}
+
+/* Poll exactly n completions, in order from *next, then an empty ring. */
+static void rdev_poll(struct qrnic_cq *cq, uint64_t *next, unsigned int n)
+{
+	unsigned int got = 0, wrong = 0;
+	struct ibv_wc wc[16];
+	int i, r;
+
+	while (got < n) {
+		r = qrnic_poll_cq(&cq->vcq.cq, n - got < 16 ? n - got : 16, wc);
+		if (r <= 0)
+			break;
+		for (i = 0; i < r; i++)
+			wrong += !rdev_wc_ok(&wc[i], (*next)++);
+		got += r;
+	}
+	CHECK(got == n && wrong == 0);
+	CHECK(qrnic_poll_cq(&cq->vcq.cq, 16, wc) == 0);
+	CHECK(le32toh(cq->rec->ci) == cq->ci);
+}
+
+/*
+ * RESIZE_CQ as qrnic.ko and the device do it: the request checked, the
+ * provider's part before the command checked (its CQ lock held, its
+ * consumer index in the new record, every new entry unwritten for the
+ * index it holds next), then the device writes `during' more CQEs to the
+ * old ring, refuses a depth below what is outstanding and switches.
+ */
+static struct {
+	struct rdev *dev;
+	unsigned int calls;
+	unsigned int bad;	/* provider-side protocol violations */
+	unsigned int during;
+	int fail;		/* the kernel fails before the device */
+} kresize;
+
+int fake_cmd_resize_cq(struct ibv_cq *ibcq, int cqe, struct ibv_resize_cq *cmd,
+		       size_t cmd_size, struct ib_uverbs_resize_cq_resp *resp,
+		       size_t resp_size)
+{
+	struct qrnic_resize_cq *c =
+		container_of(cmd, struct qrnic_resize_cq, ibv_cmd);
+	struct qrnic_resize_cq_resp *r =
+		container_of(resp, struct qrnic_resize_cq_resp, ibv_resp);
+	struct qrnic_cqe *ring = (void *)(uintptr_t)c->buf_addr;
+	struct rdev *d = kresize.dev;
+	uint32_t log = c->log_depth, depth, ci, i;
+	struct qrnic_cq_rec *rec;
+	int ret = 0;
+
+	kresize.calls++;
+	if (cmd_size != sizeof(*c) || resp_size != sizeof(*r) || !d ||
+	    ibcq != &d->cq->vcq.cq || log < 1 || log > QRNIC_CQ_MAX_LOG ||
+	    cqe < 1 || (1u << log) < (uint32_t)cqe || c->buf_addr % 4096 ||
+	    c->buf_size != align(((size_t)QRNIC_CQE_SIZE << log) +
+					 QRNIC_CQ_REC_SIZE, 4096)) {
+		kresize.bad++;
+		return EINVAL;
+	}
+	depth = 1u << log;
+	rec = (struct qrnic_cq_rec *)((uint8_t *)ring +
+				      ((size_t)QRNIC_CQE_SIZE << log));
+
+	if (!d->cq->single_threaded && pthread_spin_trylock(&d->cq->lock) == 0) {
+		pthread_spin_unlock(&d->cq->lock);
+		kresize.bad++;
+	}
+	ci = le32toh(rec->ci);
+	if (ci != d->cq->ci)
+		kresize.bad++;
+	for (i = ci; i != ci + depth; i++) {
+		if ((le32toh(ring[i & (depth - 1)].owner) & QRNIC_CQE_PHASE) !=
+		    ((i >> log) & 1)) {
+			kresize.bad++;
+			break;
+		}
+	}
+	if (kresize.fail)
+		return kresize.fail;
+
+	rdev_fill(d, kresize.during);
+
+	pthread_mutex_lock(&d->lock);
+	if (d->pi - ci > depth) {
+		ret = EINVAL;			/* BAD_PARAM */
+	} else {
+		d->ring = ring;
+		d->rec = rec;
+		d->log = log;
+		r->pi = d->pi & 0xffff;
+		r->log_depth = log;
+		resp->cqe = depth;
+	}
+	pthread_mutex_unlock(&d->lock);
+	return ret;
 }
 
 /* ---- tests ---------------------------------------------------------------- */
@@ -1231,6 +1416,281 @@ static void test_create_flags(struct qrnic_context *ctx)
 	CHECK(kcreate_qp.calls == calls);
 }
 
+/* ---- CQ resize ------------------------------------------------------------- */
+
+/* The CQ as it was before a refused resize. */
+struct cq_snap {
+	void *buf;
+	size_t buf_size;
+	uint32_t log_depth, ci, cqe;
+};
+
+static struct cq_snap cq_snap(struct qrnic_cq *cq)
+{
+	return (struct cq_snap){ cq->buf, cq->buf_size, cq->log_depth, cq->ci,
+				 cq->vcq.cq.cqe };
+}
+
+static bool cq_unchanged(struct qrnic_cq *cq, const struct cq_snap *s,
+			 struct rdev *d)
+{
+	return cq->buf == s->buf && cq->buf_size == s->buf_size &&
+	       cq->log_depth == s->log_depth &&
+	       cq->depth == 1u << s->log_depth && cq->ci == s->ci &&
+	       cq->vcq.cq.cqe == (int)s->cqe && (void *)cq->ring == cq->buf &&
+	       (uint8_t *)cq->rec ==
+		       (uint8_t *)cq->buf + (QRNIC_CQE_SIZE << s->log_depth) &&
+	       le32toh(cq->rec->ci) == s->ci && d->ring == cq->ring &&
+	       d->log == cq->log_depth;
+}
+
+/* Is the CQ on the buffer the device writes, with the depth it uses? */
+static bool cq_switched(struct qrnic_cq *cq, struct rdev *d, uint32_t log)
+{
+	return cq->log_depth == log && cq->depth == 1u << log &&
+	       cq->vcq.cq.cqe == (int)(1u << log) && d->ring == cq->ring &&
+	       d->rec == cq->rec && d->log == log &&
+	       (void *)cq->ring == cq->buf && !((uintptr_t)cq->buf % 4096) &&
+	       cq->buf_size == align((QRNIC_CQE_SIZE << log) +
+					     QRNIC_CQ_REC_SIZE, 4096) &&
+	       le32toh(cq->rec->ci) == cq->ci;
+}
+
+/* Round trips of n CQEs: the producer and consumer pass the ring often. */
+static void rdev_rounds(struct rdev *d, struct qrnic_cq *cq, uint64_t *next,
+			unsigned int rounds, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < rounds; i++) {
+		CHECK(rdev_fill(d, n) == n);
+		rdev_poll(cq, next, n);
+	}
+}
+
+static void test_cq_resize(struct qrnic_context *ctx)
+{
+	struct qrnic_cq *cq = fake_cq(ctx, 8, 60);
+	struct ibv_cq *ibcq = &cq->vcq.cq;
+	uint64_t next = 0;
+	struct cq_snap snap;
+	unsigned int calls;
+	struct rdev d;
+
+	rdev_init(&d, cq);
+	memset(&kresize, 0, sizeof(kresize));
+	kresize.dev = &d;
+
+	/* Once and a half round the 8-entry ring: ci 13, 5 outstanding. */
+	CHECK(rdev_fill(&d, 8) == 8);
+	rdev_poll(cq, &next, 8);
+	CHECK(rdev_fill(&d, 5) == 5);
+	rdev_poll(cq, &next, 5);
+	CHECK(rdev_fill(&d, 5) == 5);
+
+	/* Up to 32, the device writing two more before it switches at 20. */
+	kresize.during = 2;
+	CHECK(qrnic_resize_cq(ibcq, 20) == 0);
+	CHECK(cq_switched(cq, &d, 5) && cq->ci == 13 && d.pi == 20);
+	/* It goes on at 20 in the new ring, up to full. */
+	CHECK(rdev_fill(&d, 40) == 25);
+	rdev_poll(cq, &next, 32);
+	/* Arming names the consumer index, which carried on. */
+	CHECK(qrnic_req_notify_cq(ibcq, 0) == 0);
+	CHECK(db_read(ctx, QRNIC_DB_CQ) == (60ull | QRNIC_DB_ARM | 45ull << 32));
+	/* Many passes through the new ring: its phases. */
+	rdev_rounds(&d, cq, &next, 100, 7);
+
+	/* Down to 4 with 3 outstanding, a fourth written before the switch. */
+	CHECK(rdev_fill(&d, 3) == 3);
+	kresize.during = 1;
+	CHECK(qrnic_resize_cq(ibcq, 3) == 0);
+	CHECK(cq_switched(cq, &d, 2) && d.pi - cq->ci == 4);
+	CHECK(rdev_fill(&d, 1) == 0);	/* full */
+	rdev_poll(cq, &next, 4);
+	rdev_rounds(&d, cq, &next, 1000, 3);
+
+	/* Up and down again with CQEs outstanding each time. */
+	kresize.during = 0;
+	CHECK(rdev_fill(&d, 2) == 2);
+	CHECK(qrnic_resize_cq(ibcq, 2048) == 0);
+	CHECK(cq_switched(cq, &d, 11));
+	rdev_poll(cq, &next, 2);
+	rdev_rounds(&d, cq, &next, 3, 1500);
+	CHECK(rdev_fill(&d, 2) == 2);
+	CHECK(qrnic_resize_cq(ibcq, 1) == 0);	/* at least two entries */
+	CHECK(cq_switched(cq, &d, 1));
+	rdev_poll(cq, &next, 2);
+	rdev_rounds(&d, cq, &next, 500, 1);
+
+	/* Refused by the device: more outstanding than the new depth. */
+	CHECK(qrnic_resize_cq(ibcq, 4) == 0);
+	CHECK(rdev_fill(&d, 3) == 3);
+	kresize.during = 1;
+	snap = cq_snap(cq);
+	calls = kresize.calls;
+	CHECK(qrnic_resize_cq(ibcq, 2) == EINVAL);
+	CHECK(kresize.calls == calls + 1 && cq_unchanged(cq, &snap, &d));
+	/* The old ring is still the one: polled and written as before. */
+	rdev_poll(cq, &next, 4);
+	rdev_rounds(&d, cq, &next, 20, 3);
+
+	/* Failed in the kernel before the device: unchanged too. */
+	kresize.during = 0;
+	kresize.fail = ENOMEM;
+	CHECK(rdev_fill(&d, 2) == 2);
+	snap = cq_snap(cq);
+	CHECK(qrnic_resize_cq(ibcq, 64) == ENOMEM);
+	CHECK(cq_unchanged(cq, &snap, &d));
+	kresize.fail = 0;
+	rdev_poll(cq, &next, 2);
+	rdev_rounds(&d, cq, &next, 20, 4);
+
+	/* The depth it has already: nothing to ask the kernel. */
+	calls = kresize.calls;
+	snap = cq_snap(cq);
+	CHECK(qrnic_resize_cq(ibcq, 3) == 0 && qrnic_resize_cq(ibcq, 4) == 0);
+	CHECK(kresize.calls == calls && cq_unchanged(cq, &snap, &d));
+	/* Out of range: EINVAL, nothing asked. */
+	CHECK(qrnic_resize_cq(ibcq, 0) == EINVAL);
+	CHECK(qrnic_resize_cq(ibcq, -1) == EINVAL);
+	CHECK(qrnic_resize_cq(ibcq, (1 << QRNIC_CQ_MAX_LOG) + 1) == EINVAL);
+	CHECK(qrnic_resize_cq(ibcq, INT_MAX) == EINVAL);
+	CHECK(kresize.calls == calls && cq_unchanged(cq, &snap, &d));
+
+	/*
+	 * The largest ring, then a switch across the 16-bit wrap of the
+	 * producer index the kernel returns: ci 65533, pi 65539 (3).
+	 */
+	CHECK(qrnic_resize_cq(ibcq, 1 << QRNIC_CQ_MAX_LOG) == 0);
+	CHECK(cq_switched(cq, &d, QRNIC_CQ_MAX_LOG));
+	while (cq->ci < 65533) {
+		unsigned int n = 65533 - cq->ci;
+		uint32_t ci = cq->ci;
+
+		n = n > 30000 ? 30000 : n;
+		CHECK(rdev_fill(&d, n) == n);
+		rdev_poll(cq, &next, n);
+		if (cq->ci == ci)
+			break;		/* failed above */
+	}
+	CHECK(cq->ci == 65533 && rdev_fill(&d, 4) == 4);
+	kresize.during = 2;
+	CHECK(qrnic_resize_cq(ibcq, 8) == 0);
+	CHECK(cq_switched(cq, &d, 3) && d.pi == 65539 && cq->ci == 65533);
+	CHECK(rdev_fill(&d, 2) == 2);
+	rdev_poll(cq, &next, 8);
+	rdev_rounds(&d, cq, &next, 50, 5);
+	CHECK(cq->ci == 65541 + 250);
+
+	/* A single-threaded CQ resizes without its lock. */
+	cq->single_threaded = true;
+	CHECK(rdev_fill(&d, 5) == 5);
+	CHECK(qrnic_resize_cq(ibcq, 100) == 0);
+	CHECK(cq_switched(cq, &d, 7));
+	rdev_poll(cq, &next, 7);
+	rdev_rounds(&d, cq, &next, 10, 100);
+	cq->single_threaded = false;
+
+	CHECK(kresize.bad == 0);
+	kresize.dev = NULL;
+}
+
+/*
+ * A device thread producing into the CQ, a poller thread taking every
+ * CQE once and in order, and this thread resizing the CQ to random depths
+ * meanwhile (too small ones refused).
+ */
+#define RESIZE_STRESS_CQES 100000
+
+struct resize_stress {
+	struct rdev *d;
+	struct qrnic_cq *cq;
+	_Atomic(uint64_t) polled;
+	_Atomic(bool) stop;		/* no progress: give up */
+	uint64_t wrong;
+};
+
+static void *resize_stress_device(void *arg)
+{
+	struct resize_stress *st = arg;
+
+	while (st->d->seq < RESIZE_STRESS_CQES && !atomic_load(&st->stop))
+		if (!rdev_write(st->d))
+			sched_yield();
+	return NULL;
+}
+
+static void *resize_stress_poller(void *arg)
+{
+	struct resize_stress *st = arg;
+	uint64_t next = 0;
+	struct ibv_wc wc[8];
+	int i, n;
+
+	while (next < RESIZE_STRESS_CQES && !atomic_load(&st->stop)) {
+		n = qrnic_poll_cq(&st->cq->vcq.cq, 8, wc);
+		for (i = 0; i < n; i++)
+			st->wrong += !rdev_wc_ok(&wc[i], next++);
+		atomic_store(&st->polled, next);
+		if (!n)
+			sched_yield();
+	}
+	return NULL;
+}
+
+static void test_cq_resize_stress(struct qrnic_context *ctx)
+{
+	struct qrnic_cq *cq = fake_cq(ctx, 16, 61);
+	unsigned int done = 0, refused = 0, other = 0;
+	struct resize_stress st = { .cq = cq };
+	time_t stall = time(NULL);
+	pthread_t dev, poll;
+	uint32_t rnd = 12345;
+	uint64_t last = 0;
+	struct rdev d;
+	int r;
+
+	rdev_init(&d, cq);
+	st.d = &d;
+	memset(&kresize, 0, sizeof(kresize));
+	kresize.dev = &d;
+	kresize.during = 1;
+
+	pthread_create(&dev, NULL, resize_stress_device, &st);
+	pthread_create(&poll, NULL, resize_stress_poller, &st);
+	while (atomic_load(&st.polled) < RESIZE_STRESS_CQES) {
+		uint64_t polled = atomic_load(&st.polled);
+
+		if (polled != last) {
+			last = polled;
+			stall = time(NULL);
+		} else if (time(NULL) - stall > 20) {
+			atomic_store(&st.stop, true);
+			break;
+		}
+		rnd = rnd * 1103515245u + 12345u;
+		r = qrnic_resize_cq(&cq->vcq.cq, 1 + (rnd >> 16) % 300);
+		if (r == 0)
+			done++;
+		else if (r == EINVAL)
+			refused++;
+		else
+			other++;
+		sched_yield();
+	}
+	pthread_join(dev, NULL);
+	pthread_join(poll, NULL);
+
+	CHECK(!atomic_load(&st.stop));
+	CHECK(st.wrong == 0 && d.seq == RESIZE_STRESS_CQES);
+	CHECK(other == 0 && done > 10 && kresize.bad == 0);
+	CHECK(d.ring == cq->ring && d.log == cq->log_depth);
+	printf("dp_test: CQ resize under load: %u resizes, %u refused\n", done,
+	       refused);
+	kresize.dev = NULL;
+}
+
 /* ---- shared receive queues ----------------------------------------------- */
 
 /* A file standing in for the uverbs fd: the provider mmaps "queue memory". */
@@ -2177,6 +2637,7 @@ int main(void)
 	test_recv_path(ctx, 8);
 	test_cq_clean(ctx);
 	test_cq_ex(ctx);
+	test_cq_resize(ctx);
 	test_wr_api(ctx);
 	test_ud_send(ctx);
 	test_ud_recv(ctx);
@@ -2201,6 +2662,7 @@ int main(void)
 	test_uc_wr_api(ctx);
 	test_stress(ctx);
 	test_srq_stress(ctx);
+	test_cq_resize_stress(ctx);
 
 	if (failures) {
 		fprintf(stderr, "dp_test: %d check(s) failed\n", failures);
