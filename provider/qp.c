@@ -7,7 +7,7 @@
  * maps it and keeps free running producer/tail indices for both queues.
  * A QP created with an SRQ has no RQ: its receives come from the SRQ.
  * The context's qpn -> QP table lets pollers find the queue a completion
- * frees.
+ * frees.  UD QPs join multicast groups through the kernel.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -448,4 +448,24 @@ int qrnic_destroy_qp(struct ibv_qp *ibqp)
 	qrnic_qp_teardown(qp);
 	free(qp);
 	return 0;
+}
+
+/* ---- multicast ----------------------------------------------------------- */
+
+/*
+ * A UD QP joins or leaves a multicast group in the device (ATTACH_MCAST /
+ * DETACH_MCAST through the kernel, which refuses other QP types and
+ * unicast GIDs).  The data path is unchanged: datagrams to the group
+ * complete on the QP's receive CQ like any other.
+ */
+int qrnic_attach_mcast(struct ibv_qp *ibqp, const union ibv_gid *gid,
+		       uint16_t lid)
+{
+	return ibv_cmd_attach_mcast(ibqp, gid, lid);
+}
+
+int qrnic_detach_mcast(struct ibv_qp *ibqp, const union ibv_gid *gid,
+		       uint16_t lid)
+{
+	return ibv_cmd_detach_mcast(ibqp, gid, lid);
 }

@@ -19,6 +19,7 @@ static void qrnic_free_context(struct ibv_context *ibctx);
  */
 static const struct verbs_context_ops qrnic_ctx_ops = {
 	.alloc_pd = qrnic_alloc_pd,
+	.attach_mcast = qrnic_attach_mcast,
 	.create_ah = qrnic_create_ah,
 	.create_cq = qrnic_create_cq,
 	.create_cq_ex = qrnic_create_cq_ex,
@@ -32,6 +33,7 @@ static const struct verbs_context_ops qrnic_ctx_ops = {
 	.destroy_cq = qrnic_destroy_cq,
 	.destroy_qp = qrnic_destroy_qp,
 	.destroy_srq = qrnic_destroy_srq,
+	.detach_mcast = qrnic_detach_mcast,
 	.free_context = qrnic_free_context,
 	.modify_qp = qrnic_modify_qp,
 	.modify_srq = qrnic_modify_srq,

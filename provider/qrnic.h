@@ -371,6 +371,10 @@ int qrnic_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 		   int attr_mask, struct ibv_qp_init_attr *init_attr);
 int qrnic_destroy_qp(struct ibv_qp *ibqp);
 void qrnic_qp_table_free(struct qrnic_context *ctx);
+int qrnic_attach_mcast(struct ibv_qp *ibqp, const union ibv_gid *gid,
+		       uint16_t lid);
+int qrnic_detach_mcast(struct ibv_qp *ibqp, const union ibv_gid *gid,
+		       uint16_t lid);
 
 /* post.c */
 int qrnic_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,

@@ -12,6 +12,8 @@
  */
 #define ibv_cmd_create_qp_ex fake_cmd_create_qp_ex
 #define ibv_cmd_resize_cq fake_cmd_resize_cq
+#define ibv_cmd_attach_mcast fake_cmd_attach_mcast
+#define ibv_cmd_detach_mcast fake_cmd_detach_mcast
 
 #include "../cq.c"
 #include "../post.c"
@@ -210,6 +212,38 @@ int fake_cmd_create_qp_ex(struct ibv_context *context, struct verbs_qp *qp,
 	kcreate_qp.comp_mask = attr_ex->comp_mask;
 	kcreate_qp.create_flags = attr_ex->create_flags;
 	return ENOTTY;
+}
+
+/* ATTACH_MCAST / DETACH_MCAST: what reached the kernel, and its answer. */
+static struct {
+	unsigned int attach, detach;
+	struct ibv_qp *qp;
+	union ibv_gid gid;
+	uint16_t lid;
+	int ret;
+} kmcast;
+
+static int fake_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
+		      uint16_t lid)
+{
+	kmcast.qp = qp;
+	kmcast.gid = *gid;
+	kmcast.lid = lid;
+	return kmcast.ret;
+}
+
+int fake_cmd_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
+			  uint16_t lid)
+{
+	kmcast.attach++;
+	return fake_mcast(qp, gid, lid);
+}
+
+int fake_cmd_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
+			  uint16_t lid)
+{
+	kmcast.detach++;
+	return fake_mcast(qp, gid, lid);
 }
 
 /*
@@ -1691,6 +1725,34 @@ static void test_cq_resize_stress(struct qrnic_context *ctx)
 	kresize.dev = NULL;
 }
 
+/* Joining and leaving a multicast group go to the kernel as they are. */
+static void test_mcast(struct qrnic_context *ctx)
+{
+	struct qrnic_cq *cq = fake_cq(ctx, 2, 38);
+	struct qrnic_qp *qp = fake_qp(ctx, 0x3d0, cq, cq, 1, 6, 1, 4);
+	union ibv_gid gid = { .raw = { 0xff, 0x0e, [10] = 0xff, [11] = 0xff,
+				       [12] = 239, [13] = 1, [14] = 2,
+				       [15] = 3 } };
+
+	qp->vqp.qp.qp_type = IBV_QPT_UD;
+	memset(&kmcast, 0, sizeof(kmcast));
+	CHECK(qrnic_attach_mcast(&qp->vqp.qp, &gid, 0) == 0);
+	CHECK(kmcast.attach == 1 && kmcast.detach == 0 &&
+	      kmcast.qp == &qp->vqp.qp && kmcast.lid == 0 &&
+	      !memcmp(&kmcast.gid, &gid, sizeof(gid)));
+	gid.raw[15] = 4;
+	CHECK(qrnic_detach_mcast(&qp->vqp.qp, &gid, 0xc001) == 0);
+	CHECK(kmcast.attach == 1 && kmcast.detach == 1 &&
+	      kmcast.qp == &qp->vqp.qp && kmcast.lid == 0xc001 &&
+	      !memcmp(&kmcast.gid, &gid, sizeof(gid)));
+	/* The kernel's refusals come back unchanged. */
+	kmcast.ret = EINVAL;
+	CHECK(qrnic_attach_mcast(&qp->vqp.qp, &gid, 0) == EINVAL);
+	kmcast.ret = ENOMEM;
+	CHECK(qrnic_detach_mcast(&qp->vqp.qp, &gid, 0) == ENOMEM);
+	CHECK(kmcast.attach == 2 && kmcast.detach == 2);
+}
+
 /* ---- shared receive queues ----------------------------------------------- */
 
 /* A file standing in for the uverbs fd: the provider mmaps "queue memory". */
@@ -2646,6 +2708,7 @@ int main(void)
 	test_ud_wr_api(ctx);
 	test_ud_create_checks(ctx);
 	test_create_flags(ctx);
+	test_mcast(ctx);
 	test_srq_setup(ctx);
 	test_srq_post(ctx, 4);
 	test_srq_post(ctx, 5);
