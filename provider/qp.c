@@ -222,6 +222,7 @@ static struct ibv_qp *qrnic_create_qp_common(struct ibv_context *ibctx,
 	struct qrnic_context *ctx = to_qctx(ibctx);
 	struct qrnic_create_qp_resp resp = {};
 	struct qrnic_create_qp cmd = {};
+	struct ibv_qp_init_attr_ex kattr;
 	uint64_t send_ops = 0, type_ops;
 	struct qrnic_qp *qp;
 	void *mem;
@@ -283,7 +284,13 @@ static struct ibv_qp *qrnic_create_qp_common(struct ibv_context *ibctx,
 	memset(qp, 0, sizeof(*qp));
 	qp->srq = attr->srq ? to_qsrq(attr->srq) : NULL;
 
-	ret = ibv_cmd_create_qp_ex(ibctx, &qp->vqp, attr, &cmd.ibv_cmd,
+	/*
+	 * ibv_cmd_create_qp_ex takes no IBV_QP_INIT_ATTR_CREATE_FLAGS (EINVAL,
+	 * libibverbs' own check); the flags are 0 here, so the bit goes.
+	 */
+	kattr = *attr;
+	kattr.comp_mask &= ~(uint32_t)IBV_QP_INIT_ATTR_CREATE_FLAGS;
+	ret = ibv_cmd_create_qp_ex(ibctx, &qp->vqp, &kattr, &cmd.ibv_cmd,
 				   sizeof(cmd), &resp.ibv_resp, sizeof(resp));
 	if (ret)
 		goto err_free;

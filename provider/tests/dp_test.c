@@ -192,9 +192,11 @@ static struct qrnic_qp *fake_qp(struct qrnic_context *ctx, uint32_t qpn,
 /* ---- the fake kernel ------------------------------------------------------ */
 
 /*
- * CREATE_QP: records what reached it and fails with ENOTTY, an errno no
- * check in the provider uses, so that a test can tell "refused by the
- * provider" from "passed on to the kernel".
+ * CREATE_QP: libibverbs' own check first (ibv_cmd_create_qp_ex refuses
+ * comp_mask bits other than PD, XRCD and SEND_OPS_FLAGS with EINVAL), then
+ * records what reached the kernel and fails with ENOTTY, an errno no check
+ * in the provider uses, so that a test can tell "refused by the provider"
+ * from "passed on to the kernel".
  */
 static struct {
 	unsigned int calls;
@@ -208,6 +210,10 @@ int fake_cmd_create_qp_ex(struct ibv_context *context, struct verbs_qp *qp,
 			  struct ib_uverbs_create_qp_resp *resp,
 			  size_t resp_size)
 {
+	if (attr_ex->comp_mask & ~(uint32_t)(IBV_QP_INIT_ATTR_PD |
+					     IBV_QP_INIT_ATTR_XRCD |
+					     IBV_QP_INIT_ATTR_SEND_OPS_FLAGS))
+		return EINVAL;
 	kcreate_qp.calls++;
 	kcreate_qp.comp_mask = attr_ex->comp_mask;
 	kcreate_qp.create_flags = attr_ex->create_flags;
@@ -1408,14 +1414,18 @@ static void test_create_flags(struct qrnic_context *ctx)
 		errno = 0;
 		CHECK(!qrnic_create_qp_ex(ibctx, &ax) && errno == ENOTTY);
 		CHECK(kcreate_qp.calls == calls + 1 &&
-		      kcreate_qp.comp_mask == ax.comp_mask &&
+		      kcreate_qp.comp_mask == IBV_QP_INIT_ATTR_PD &&
 		      kcreate_qp.create_flags == 0);
+		/* The caller's attributes keep the bit. */
+		CHECK(ax.comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS);
 
 		ax.comp_mask |= IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
 		ax.send_ops_flags = IBV_QP_EX_WITH_SEND;
 		errno = 0;
 		CHECK(!qrnic_create_qp_ex(ibctx, &ax) && errno == ENOTTY);
-		CHECK(kcreate_qp.calls == calls + 2);
+		CHECK(kcreate_qp.calls == calls + 2 &&
+		      kcreate_qp.comp_mask == (IBV_QP_INIT_ATTR_PD |
+					       IBV_QP_INIT_ATTR_SEND_OPS_FLAGS));
 
 		/* Flags: refused, the kernel never asked. */
 		for (i = 0; i < N_ELEMS(refused); i++) {
