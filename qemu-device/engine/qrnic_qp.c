@@ -392,6 +392,13 @@ uint8_t qrnic_cmd_destroy_qp(struct qrnic_engine *e, const uint8_t *cmd)
         return QRNIC_ST_BAD_HANDLE;
     }
     qrnic_qp_flush_srq_wqe(e, qp);     /* not lost with the QP */
+    if (qrnic_qp_is_ud(qp)) {
+        /*
+         * Datagrams rung before the command go out, as on hardware that
+         * fetches WQEs at the doorbell (mckey destroys at once).
+         */
+        qrnic_ud_work(e, qp, 1u << QRNIC_QP_MAX_LOG);
+    }
     qp_free(e, qp);
     return QRNIC_ST_OK;
 }

@@ -465,6 +465,43 @@ static void test_gsi(void)
     }
 }
 
+/* Datagrams rung before DESTROY_QP still go out. */
+static void test_destroy_sends(void)
+{
+    struct qrnic_ud_av av;
+    struct qrnic_cmd c;
+    struct hqp *a, *b;
+    struct hwc wc;
+    int i, got = 0;
+
+    pair_setup(&p, 38, 3, 10, 3, 0, 1, MR_BYTES);
+    a = ud_qp(0, QRNIC_QPT_UD);
+    b = ud_qp(1, QRNIC_QPT_UD);
+    ud_up(a, QKEY, false);
+    ud_up(b, QKEY, false);
+    av = av_to(1, b->qpn, QKEY);
+    for (i = 0; i < 20; i++) {
+        ud_recv(1, b, 900 + i, i * 2048ull, 2048);
+    }
+    for (i = 0; i < 20; i++) {
+        struct hwr wr = mkwr(800 + i, QRNIC_WR_SEND, p.mr[0]->iova, 100,
+                             p.mr[0]->key);
+
+        wr.ud = &av;
+        wr.flags = 0;               /* unsignalled, as mckey posts them */
+        qp_post_send(a, &wr, true);
+    }
+    c = harness_cmd(QRNIC_CMD_DESTROY_QP);
+    c.destroy_qp.qpn = a->qpn;
+    CHECK_EQ(node_cmd(&nodes[0], &c, NULL), QRNIC_ST_OK,
+             "DESTROY_QP right after 20 UD sends were rung");
+    harness_run(now_ns + 20 * MS);
+    while (cq_poll(p.cq[1], &wc)) {
+        got += wc.status == QRNIC_WC_SUCCESS;
+    }
+    CHECK(got == 20, "all 20 datagrams reached the peer (%d)", got);
+}
+
 static void test_loopback(void)
 {
     struct hqp *a, *b;
@@ -609,6 +646,7 @@ int main(void)
     test_state_machine();
     test_gsi();
     test_loopback();
+    test_destroy_sends();
     test_multicast();
     harness_fini();
     return tap_failures ? 1 : 0;
