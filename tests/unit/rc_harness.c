@@ -579,36 +579,16 @@ void cq_arm(struct hcq *cq, bool solicited)
     qf_doorbell(&cq->n->d, 0, QRNIC_DB_CQ, v);
 }
 
-uint32_t node_cq_events(struct node *n, uint32_t cqn)
+/* Count events of type for data0 on an EQ, consuming all; ring its doorbell. */
+static uint32_t eq_drain(struct node *n, uint32_t eqn, uint64_t base,
+                         uint8_t log, uint32_t *ci, uint8_t type,
+                         uint32_t data0)
 {
-    uint32_t count = 0, depth = 1u << CEQ_LOG;
+    uint32_t count = 0, depth = 1u << log;
 
     for (;;) {
-        const uint8_t *p = node_ptr(n, n->ceq_base +
-                                    (n->ceq_ci & (depth - 1)) * 16ull);
-        uint32_t phase = ((n->ceq_ci >> CEQ_LOG) & 1) ? 0 : 1;
-
-        if ((qrnic_ld32(p + 12) & 1) != phase) {
-            break;
-        }
-        if (p[0] == QRNIC_EVENT_CQ && qrnic_ld32(p + 4) == cqn) {
-            count++;
-        }
-        n->ceq_ci++;
-    }
-    qf_doorbell(&n->d, 0, QRNIC_DB_EQ,
-                n->ceq | (uint64_t)(n->ceq_ci & 0xffff) << 32);
-    return count;
-}
-
-uint32_t node_async_events(struct node *n, uint8_t type, uint32_t data0)
-{
-    uint32_t count = 0, depth = 1u << AEQ_LOG;
-
-    for (;;) {
-        const uint8_t *p = node_ptr(n, n->aeq_base +
-                                    (n->aeq_ci & (depth - 1)) * 16ull);
-        uint32_t phase = ((n->aeq_ci >> AEQ_LOG) & 1) ? 0 : 1;
+        const uint8_t *p = node_ptr(n, base + (*ci & (depth - 1)) * 16ull);
+        uint32_t phase = ((*ci >> log) & 1) ? 0 : 1;
 
         if ((qrnic_ld32(p + 12) & 1) != phase) {
             break;
@@ -616,11 +596,21 @@ uint32_t node_async_events(struct node *n, uint8_t type, uint32_t data0)
         if (p[0] == type && qrnic_ld32(p + 4) == data0) {
             count++;
         }
-        n->aeq_ci++;
+        (*ci)++;
     }
-    qf_doorbell(&n->d, 0, QRNIC_DB_EQ,
-                n->aeq | (uint64_t)(n->aeq_ci & 0xffff) << 32);
+    qf_doorbell(&n->d, 0, QRNIC_DB_EQ, eqn | (uint64_t)(*ci & 0xffff) << 32);
     return count;
+}
+
+uint32_t node_cq_events(struct node *n, uint32_t cqn)
+{
+    return eq_drain(n, n->ceq, n->ceq_base, CEQ_LOG, &n->ceq_ci,
+                    QRNIC_EVENT_CQ, cqn);
+}
+
+uint32_t node_async_events(struct node *n, uint8_t type, uint32_t data0)
+{
+    return eq_drain(n, n->aeq, n->aeq_base, AEQ_LOG, &n->aeq_ci, type, data0);
 }
 
 /* ---- QPs ----------------------------------------------------------------- */
@@ -645,10 +635,11 @@ struct hqp *node_create_qp(struct node *n, struct hcq *scq, struct hcq *rcq,
                                log_rq, log_rs, &st);
 }
 
-struct hqp *node_create_qp_type(struct node *n, uint8_t type,
-                                struct hcq *scq, struct hcq *rcq,
-                                uint8_t log_sq, uint8_t log_ss, uint8_t log_rq,
-                                uint8_t log_rs, uint8_t *st)
+/* CREATE_QP; with srq the QP has no RQ of its own. */
+static struct hqp *create_qp(struct node *n, uint8_t type, struct hcq *scq,
+                             struct hcq *rcq, uint8_t log_sq, uint8_t log_ss,
+                             uint8_t log_rq, uint8_t log_rs, struct hsrq *srq,
+                             uint8_t *st)
 {
     struct hqp *qp = own(calloc(1, sizeof(*qp)));
     struct qrnic_cmd c = harness_cmd(QRNIC_CMD_CREATE_QP);
@@ -658,10 +649,12 @@ struct hqp *node_create_qp_type(struct node *n, uint8_t type,
     qp->rcq = rcq;
     qp->log_sq = log_sq;
     qp->log_ss = log_ss;
-    qp->log_rq = log_rq;
-    qp->log_rs = log_rs;
     qp->sq_off = qmem_take(n, log_sq, log_ss);
-    qp->rq_off = qmem_take(n, log_rq, log_rs);
+    if (!srq) {
+        qp->log_rq = log_rq;
+        qp->log_rs = log_rs;
+        qp->rq_off = qmem_take(n, log_rq, log_rs);
+    }
     c.create_qp.pdn = n->pd;
     c.create_qp.send_cqn = scq->cqn;
     c.create_qp.recv_cqn = rcq->cqn;
@@ -670,10 +663,20 @@ struct hqp *node_create_qp_type(struct node *n, uint8_t type,
     c.create_qp.qp_type = type;
     c.create_qp.log_sq_depth = log_sq;
     c.create_qp.log_sq_stride = log_ss;
-    c.create_qp.log_rq_depth = log_rq;
-    c.create_qp.log_rq_stride = log_rs;
+    c.create_qp.log_rq_depth = qp->log_rq;
+    c.create_qp.log_rq_stride = srq ? QRNIC_RQ_MIN_LOG_STRIDE : log_rs;
+    c.create_qp.srqn = srq ? srq->srqn : 0;
     *st = node_cmd(n, &c, &qp->qpn);
     return *st == QRNIC_ST_OK ? qp : NULL;
+}
+
+struct hqp *node_create_qp_type(struct node *n, uint8_t type,
+                                struct hcq *scq, struct hcq *rcq,
+                                uint8_t log_sq, uint8_t log_ss, uint8_t log_rq,
+                                uint8_t log_rs, uint8_t *st)
+{
+    return create_qp(n, type, scq, rcq, log_sq, log_ss, log_rq, log_rs, NULL,
+                     st);
 }
 
 uint8_t qp_modify(struct hqp *qp, uint32_t mask,
@@ -869,26 +872,7 @@ struct hqp *node_create_qp_srq(struct node *n, uint8_t type, struct hcq *scq,
                                struct hcq *rcq, uint8_t log_sq,
                                uint8_t log_ss, struct hsrq *srq, uint8_t *st)
 {
-    struct hqp *qp = own(calloc(1, sizeof(*qp)));
-    struct qrnic_cmd c = harness_cmd(QRNIC_CMD_CREATE_QP);
-
-    qp->n = n;
-    qp->scq = scq;
-    qp->rcq = rcq;
-    qp->log_sq = log_sq;
-    qp->log_ss = log_ss;
-    qp->sq_off = qmem_take(n, log_sq, log_ss);
-    c.create_qp.pdn = n->pd;
-    c.create_qp.send_cqn = scq->cqn;
-    c.create_qp.recv_cqn = rcq->cqn;
-    c.create_qp.sq_offset = qp->sq_off;
-    c.create_qp.qp_type = type;
-    c.create_qp.log_sq_depth = log_sq;
-    c.create_qp.log_sq_stride = log_ss;
-    c.create_qp.log_rq_stride = QRNIC_RQ_MIN_LOG_STRIDE;
-    c.create_qp.srqn = srq ? srq->srqn : 0;
-    *st = node_cmd(n, &c, &qp->qpn);
-    return *st == QRNIC_ST_OK ? qp : NULL;
+    return create_qp(n, type, scq, rcq, log_sq, log_ss, 0, 0, srq, st);
 }
 
 /* ---- fixtures ------------------------------------------------------------ */
