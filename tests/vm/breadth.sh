@@ -2,12 +2,13 @@
 # Verbs beyond hand-connected RC between two guests, in one boot: the GSI QP
 # is up (no ib_mad errors), UD datagrams, shared receive queues and UC,
 # rdma_cm programs, a kernel consumer connecting through rdma_cm
-# (qrnic_kcm_test), and UD multicast through rdma_cm (mckey).
-#   breadth.sh [PART...]   default: gsi ud srquc cm kcm mcast
+# (qrnic_kcm_test), UD multicast through rdma_cm (mckey), and error cases
+# on the device itself (uderr: bad AHs, a wrong Q_Key, RC RNR on an empty SRQ).
+#   breadth.sh [PART...]   default: gsi ud srquc uderr cm kcm mcast
 dir=$(dirname "$0")
 rc=0
 echo "# $QRNIC_NIC guest $QRNIC_IDX, $QRNIC_IBDEV on $QRNIC_IFNAME, kernel $QRNIC_KVER"
-for part in ${*:-gsi ud srquc cm kcm mcast}; do
+for part in ${*:-gsi ud srquc uderr cm kcm mcast}; do
 	echo "# $part"
 	start=$(date +%s)
 	sh "$dir/$part.sh" || rc=1
