@@ -200,7 +200,7 @@ void qrnic_roce_rx(struct qrnic_engine *e, const uint8_t *frame, size_t len)
     }
     /* A connected QP takes packets from its peer's address only. */
     if (!qp || qrnic_qp_is_ud(qp) ||
-        !(rx.opf & QRNIC_OPF_UC) != (qp->type != QRNIC_QPT_UC) ||
+        !!(rx.opf & QRNIC_OPF_UC) != (qp->type == QRNIC_QPT_UC) ||
         qp->state < QRNIC_QPS_RTR ||
         qp->state == QRNIC_QPS_ERR ||
         memcmp(rx.sgid, qp->dgid, 16) || memcmp(rx.dgid, qp->sgid, 16)) {

@@ -151,16 +151,17 @@ bool qrnic_backlog_push(struct qrnic_engine *e, const uint8_t *frame,
 
 void qrnic_tx(struct qrnic_engine *e, const uint8_t *frame, size_t len)
 {
+    bool ours = !memcmp(frame, e->mac, 6);
+
     qrnic_stat(e, QRNIC_STAT_TX_ROCE_PKTS);
-    if (memcmp(frame, e->mac, 6)) {
+    if (!ours) {
         e->ops->tx_frame(e->opaque, frame, len);
     }
     /*
      * To ourselves (a QP of this device), or multicast: our own QPs in
      * the group get it too.
      */
-    if ((!memcmp(frame, e->mac, 6) || (frame[0] & 1)) &&
-        !qrnic_backlog_push(e, frame, len)) {
+    if ((ours || (frame[0] & 1)) && !qrnic_backlog_push(e, frame, len)) {
         e->stats.backlog_drop++;
     }
 }
