@@ -79,6 +79,12 @@
 #define QRNIC_CAP0_UC			(1u << 6)	/* UC QPs */
 #define QRNIC_CAP0_MCAST		(1u << 7)	/* UD multicast groups */
 #define QRNIC_CAP0_RESIZE_CQ		(1u << 8)	/* RESIZE_CQ */
+#define QRNIC_CAP0_MW			(1u << 9)	/* memory windows 1, 2B */
+#define QRNIC_CAP0_FAST_REG		(1u << 10)	/* ALLOC_MR, REG_MR WQE,
+							 * LOCAL_INV, SEND_INV */
+#define QRNIC_CAP0_FLUSH		(1u << 11)	/* RDMA FLUSH (global) */
+#define QRNIC_CAP0_ATOMIC_WRITE		(1u << 12)	/* RDMA ATOMIC WRITE */
+#define QRNIC_CAP0_SRQ_RESIZE		(1u << 13)	/* MODIFY_SRQ RESIZE */
 
 #define QRNIC_CTRL_RESET		(1u << 0)	/* self clearing */
 #define QRNIC_CTRL_ENABLE		(1u << 1)
@@ -141,6 +147,9 @@ enum qrnic_cmd_opcode {
 	QRNIC_CMD_ATTACH_MCAST		= 0x1c,
 	QRNIC_CMD_DETACH_MCAST		= 0x1d,
 	QRNIC_CMD_RESIZE_CQ		= 0x1e,
+	QRNIC_CMD_ALLOC_MW		= 0x1f,
+	QRNIC_CMD_DEALLOC_MW		= 0x20,
+	QRNIC_CMD_ALLOC_MR		= 0x21,
 	QRNIC_CMD_MAX
 };
 
@@ -257,8 +266,23 @@ struct qrnic_cmd {
 			uint32_t access;	/* QRNIC_ACCESS_* */
 		} reg_mr;			/* result0: key (lkey == rkey) */
 		struct {
-			uint32_t key;
-		} dereg_mr;
+			uint32_t key;		/* an ALLOC_MR region: any key
+						 * byte (the index names it) */
+		} dereg_mr;			/* BAD_STATE while windows are
+						 * bound to the region */
+		struct {
+			uint32_t pdn;
+			uint8_t  type;		/* QRNIC_MW_TYPE_1 or _2 */
+			uint8_t  rsvd[3];
+		} alloc_mw;			/* result0: key (window unbound) */
+		struct {
+			uint32_t key;		/* any key byte: the index names it */
+		} dealloc_mw;			/* invalidates a bound window */
+		struct {
+			uint32_t pdn;		/* a kernel PD */
+			uint32_t max_pages;	/* 1..max_fast_reg_pages */
+		} alloc_mr;			/* result0: key (region invalid
+						 * until a REG_MR WQE) */
 		struct {
 			uint32_t pdn;
 			uint32_t send_cqn;
@@ -303,8 +327,13 @@ struct qrnic_cmd {
 		} create_srq;			/* result0: srqn */
 		struct {
 			uint32_t srqn;
-			uint32_t limit;		/* arm at this limit (< depth) */
-		} modify_srq;
+			uint32_t limit;		/* MOD_LIMIT: arm at this (< depth) */
+			uint32_t mask;		/* QRNIC_SRQ_MOD_* */
+			uint32_t offset;	/* MOD_RESIZE: the new ring in queue
+						 * memory, page aligned */
+			uint8_t  log_depth;	/* MOD_RESIZE: 0..QRNIC_QP_MAX_LOG */
+			uint8_t  rsvd[3];
+		} modify_srq;			/* see the QP section */
 		struct {
 			uint32_t srqn;
 		} query_srq;			/* result0: armed limit (0: none),
@@ -371,7 +400,9 @@ struct qrnic_dev_attr {
 	uint32_t max_mr_pages;	/* page addresses one MR may have */
 	uint32_t max_recv_sge;
 	uint32_t max_qp_qmem;	/* queue memory bytes one QP may use */
-	uint32_t rsvd[14];
+	uint32_t max_mw;
+	uint32_t max_fast_reg_pages;	/* page list of one REG_MR WQE */
+	uint32_t rsvd[12];
 };
 #define QRNIC_DEV_ATTR_SIZE	144
 QRNIC_HW_SIZE(qrnic_dev_attr, QRNIC_DEV_ATTR_SIZE);
@@ -386,7 +417,8 @@ struct qrnic_res_counts {
 	uint32_t mr;
 	uint32_t mr_pages;	/* page addresses held for all MRs */
 	uint32_t srq;
-	uint32_t rsvd[7];
+	uint32_t mw;
+	uint32_t rsvd[6];
 };
 #define QRNIC_RES_COUNTS_SIZE	64
 QRNIC_HW_SIZE(qrnic_res_counts, QRNIC_RES_COUNTS_SIZE);
@@ -539,6 +571,10 @@ QRNIC_HW_SIZE(qrnic_cq_rec, QRNIC_CQ_REC_SIZE);
 #define QRNIC_CQE_F_GRH			(1u << 3)	/* UD: buffer starts with a GRH */
 #define QRNIC_CQE_F_IPV4		(1u << 4)	/* UD: it came over IPv4 */
 #define QRNIC_CQE_F_SRQ			(1u << 5)	/* wqe_idx is an SRQ slot */
+#define QRNIC_CQE_F_INV			(1u << 6)	/* SEND_WITH_INV received:
+							 * imm_data is the key it
+							 * invalidated (little
+							 * endian, not network) */
 
 /* CQE opcodes: the values of enum ibv_wc_opcode / ib_wc_opcode. */
 enum qrnic_cqe_opcode {
@@ -547,6 +583,12 @@ enum qrnic_cqe_opcode {
 	QRNIC_CQE_OP_RDMA_READ		= 2,
 	QRNIC_CQE_OP_COMP_SWAP		= 3,
 	QRNIC_CQE_OP_FETCH_ADD		= 4,
+	QRNIC_CQE_OP_BIND_MW		= 5,
+	QRNIC_CQE_OP_LOCAL_INV		= 6,
+	QRNIC_CQE_OP_FLUSH		= 8,
+	QRNIC_CQE_OP_ATOMIC_WRITE	= 9,
+	QRNIC_CQE_OP_REG_MR		= 10,	/* IB_WC_REG_MR's value differs
+						 * between kernels: translated */
 	QRNIC_CQE_OP_RECV		= 128,
 	QRNIC_CQE_OP_RECV_RDMA_IMM	= 129,
 };
@@ -558,6 +600,7 @@ enum qrnic_wc_status {
 	QRNIC_WC_LOC_QP_OP_ERR		= 2,
 	QRNIC_WC_LOC_PROT_ERR		= 4,
 	QRNIC_WC_WR_FLUSH_ERR		= 5,
+	QRNIC_WC_MW_BIND_ERR		= 6,
 	QRNIC_WC_BAD_RESP_ERR		= 7,
 	QRNIC_WC_LOC_ACCESS_ERR		= 8,
 	QRNIC_WC_REM_INV_REQ_ERR	= 9,
@@ -584,6 +627,9 @@ enum qrnic_vendor_err {
 	QRNIC_VERR_RETRIES		= 10,	/* retry counter exhausted */
 	QRNIC_VERR_FLUSH		= 11,	/* QP in error */
 	QRNIC_VERR_BAD_AV		= 12,	/* UD: address vector invalid */
+	QRNIC_VERR_BAD_KEY_OP		= 13,	/* BIND_MW, REG_MR, LOCAL_INV:
+						 * key, state, PD, range or
+						 * rights do not allow it */
 };
 
 /* ---- Memory regions -------------------------------------------------------- */
@@ -592,15 +638,39 @@ enum qrnic_vendor_err {
 #define QRNIC_ACCESS_REMOTE_WRITE	(1u << 1)
 #define QRNIC_ACCESS_REMOTE_READ	(1u << 2)
 #define QRNIC_ACCESS_REMOTE_ATOMIC	(1u << 3)
-#define QRNIC_ACCESS_ALL		0xfu
+#define QRNIC_ACCESS_MW_BIND		(1u << 4)	/* regions only */
+#define QRNIC_ACCESS_FLUSH_GLOBAL	(1u << 8)	/* FLUSH target */
+#define QRNIC_ACCESS_ALL		0x11fu
+#define QRNIC_ACCESS_REMOTE		0x10eu	/* what a window may grant */
 
 /*
- * Keys are allocated by the device: bits 31..8 the MR's table index (never
- * 0), bits 7..0 a tag that changes on every reuse of the index.  The same
- * key serves as lkey and rkey.  A key names an MR only inside the PD it
- * was registered in.
+ * Keys are allocated by the device: bits 31..8 the object's index in one
+ * table of regions and windows (never 0), bits 7..0 the key byte.  REG_MR
+ * and ALLOC_* choose a new key byte on every reuse of an index; REG_MR
+ * WQEs and BIND_MW WQEs set the one software chooses.  A region's key
+ * serves as lkey and rkey; a window's key is an rkey only.  A key names an
+ * object only inside the PD it was created in.
+ *
+ * Windows (ALLOC_MW): type 1 and type 2B.  A BIND_MW WQE binds a window to
+ * [addr, addr + length) of a region that has QRNIC_ACCESS_MW_BIND, in the
+ * QP's PD, with remote rights the region also allows (remote write and
+ * atomic also need the region's local write).  Type 1 windows rebind
+ * freely, a zero length unbinds them; a type 2 window must be unbound
+ * (fresh, or invalidated by LOCAL_INV, SEND_WITH_INV or DEALLOC_MW), and
+ * once bound it serves only requests arriving at the QP that bound it.
+ * DESTROY_QP unbinds the type 2 windows the QP bound.
+ *
+ * Fast-registration regions (ALLOC_MR, kernel PDs): invalid until a REG_MR
+ * WQE on a kernel QP of the same PD gives them pages, bounds, rights and a
+ * key byte; LOCAL_INV or a received SEND_WITH_INV makes them invalid
+ * again, and only an invalid region can be registered.  Regions of
+ * REG_MR commands cannot be invalidated.
  */
 #define QRNIC_KEY_INDEX(key)		((key) >> 8)
+#define QRNIC_KEY_BYTE(key)		((key) & 0xffu)
+#define QRNIC_MW_TYPE_1			1
+#define QRNIC_MW_TYPE_2			2
+#define QRNIC_MAX_FAST_REG_PAGES	512	/* one 4 KiB page list */
 
 /* ---- Queue pairs ------------------------------------------------------------ */
 /*
@@ -625,7 +695,18 @@ enum qrnic_vendor_err {
  * before it have arrived.  With a limit armed (CREATE_SRQ or MODIFY_SRQ),
  * the device posts QRNIC_EVENT_SRQ_LIMIT and disarms when a take leaves
  * fewer WQEs than the limit.
+ *
+ * MODIFY_SRQ with QRNIC_SRQ_MOD_RESIZE moves the SRQ to a new ring of
+ * 1 << log_depth WQEs at offset (same stride).  Before the command
+ * software copies every WQE it posted and has not seen complete (free
+ * running indexes ci..pi-1) to slot i % new depth of the new ring; the
+ * device keeps its indexes, takes WQEs from the new ring from then on and
+ * frees the old ring's pages.  BAD_PARAM if the new ring cannot hold the
+ * WQEs posted and not yet taken, or overlaps another queue; an armed limit
+ * must stay below the new depth.
  */
+#define QRNIC_SRQ_MOD_LIMIT		(1u << 0)
+#define QRNIC_SRQ_MOD_RESIZE		(1u << 1)
 #define QRNIC_QPT_GSI			1	/* IB_QPT_GSI: QP 1, kernel only */
 #define QRNIC_QPT_RC			2	/* IB_QPT_RC */
 #define QRNIC_QPT_UC			3	/* IB_QPT_UC */
@@ -660,7 +741,21 @@ QRNIC_HW_SIZE(qrnic_sge, QRNIC_SGE_SIZE);
  * QRNIC_WQE_F_INLINE, inline_len bytes of data (num_sge is then ignored;
  * software writes 0).  INLINE with RDMA_READ or an atomic is LOC_LEN_ERR.
  * On a UD or GSI QP the header's last 40 bytes are the address vector
- * (struct qrnic_ud_av) instead of the RDMA/atomic fields.
+ * (struct qrnic_ud_av) instead of the RDMA/atomic fields; BIND_MW, REG_MR
+ * and FLUSH WQEs use their own layouts of those bytes.
+ *
+ * LOCAL_INV and SEND_WITH_INV carry the key to invalidate in imm_data
+ * (little endian).  SEND_WITH_INV is RC only; the responder invalidates
+ * the key (a fast-registration region of its QP's PD, or a type 2 window
+ * bound by that QP) when the message completes, and NAKs it with a remote
+ * operational error if it cannot.  BIND_MW, REG_MR and LOCAL_INV move no
+ * data and complete in order with the WQEs around them; REG_MR only on
+ * kernel QPs.  FLUSH (RC) asks the responder to make [remote_addr,
+ * remote_addr + length) (or the whole region with QRNIC_FLUSH_MR) globally
+ * visible after the writes before it; ATOMIC_WRITE (RC) writes 8 bytes
+ * from compare_add (as bytes) to an 8-byte aligned remote address in one
+ * piece.  Both need remote write rights, FLUSH also the region's
+ * QRNIC_ACCESS_FLUSH_GLOBAL for type GLOBAL; persistence is not offered.
  */
 struct qrnic_ud_av {
 	uint32_t dest_qpn;	/* 24 bit */
@@ -697,6 +792,34 @@ struct qrnic_sq_wqe {
 			uint64_t rsvd3;
 		};
 		struct qrnic_ud_av ud;	/* UD, GSI: SEND and SEND_IMM only */
+		struct {
+			uint32_t mw_key;	/* the window's current key */
+			uint32_t new_key;	/* same index, new key byte */
+			uint64_t addr;		/* in the region's iova space */
+			uint64_t length;	/* type 1: 0 unbinds */
+			uint32_t mr_key;	/* the region it lies in */
+			uint32_t access;	/* QRNIC_ACCESS_REMOTE bits */
+			uint64_t rsvd;
+		} bind_mw;			/* QRNIC_WR_BIND_MW, RC and UC */
+		struct {
+			uint32_t key;		/* the ALLOC_MR region, new byte */
+			uint32_t access;	/* QRNIC_ACCESS_* but MW_BIND */
+			uint64_t iova;
+			uint64_t length;
+			uint64_t pbl_addr;	/* DMA: npages u64 page addresses */
+			uint32_t npages;	/* 1..the region's max_pages */
+			uint8_t  page_shift;	/* QRNIC_MIN/MAX_PAGE_SHIFT */
+			uint8_t  rsvd[3];
+		} reg_mr;			/* QRNIC_WR_REG_MR, kernel QPs */
+		struct {
+			uint64_t remote_addr;
+			uint32_t rkey;
+			uint8_t  type;		/* QRNIC_FLUSH_GLOBAL, _PERSISTENT */
+			uint8_t  level;		/* QRNIC_FLUSH_RANGE, _MR */
+			uint16_t rsvd;
+			uint64_t length;	/* RANGE only */
+			uint64_t rsvd2[2];
+		} flush;			/* QRNIC_WR_FLUSH, RC */
 	};
 };
 #define QRNIC_SQ_WQE_SIZE	64
@@ -720,7 +843,19 @@ enum qrnic_wr_opcode {
 	QRNIC_WR_RDMA_READ		= 4,
 	QRNIC_WR_ATOMIC_CMP_AND_SWP	= 5,
 	QRNIC_WR_ATOMIC_FETCH_AND_ADD	= 6,
+	QRNIC_WR_LOCAL_INV		= 7,
+	QRNIC_WR_BIND_MW		= 8,
+	QRNIC_WR_SEND_WITH_INV		= 9,
+	QRNIC_WR_FLUSH			= 14,
+	QRNIC_WR_ATOMIC_WRITE		= 15,
+	QRNIC_WR_REG_MR			= 0x20,
 };
+
+/* FLUSH placement types and selectivity levels (FETH, IBA A19). */
+#define QRNIC_FLUSH_GLOBAL		(1u << 0)
+#define QRNIC_FLUSH_PERSISTENT		(1u << 1)	/* always REM_ACCESS */
+#define QRNIC_FLUSH_RANGE		0
+#define QRNIC_FLUSH_MR			1
 
 #define QRNIC_WQE_F_SIGNALED		(1u << 0)
 #define QRNIC_WQE_F_SOLICITED		(1u << 1)
