@@ -697,13 +697,16 @@ enum qrnic_vendor_err {
  * fewer WQEs than the limit.
  *
  * MODIFY_SRQ with QRNIC_SRQ_MOD_RESIZE moves the SRQ to a new ring of
- * 1 << log_depth WQEs at offset (same stride).  Before the command
- * software copies every WQE it posted and has not seen complete (free
- * running indexes ci..pi-1) to slot i % new depth of the new ring; the
- * device keeps its indexes, takes WQEs from the new ring from then on and
- * frees the old ring's pages.  BAD_PARAM if the new ring cannot hold the
- * WQEs posted and not yet taken, or overlaps another queue; an armed limit
- * must stay below the new depth.
+ * 1 << log_depth WQEs at offset (same stride, the old ring's pages may
+ * not be reused).  The device copies the WQEs posted and not yet taken
+ * (free running indexes ci..pi-1) to slot i % new depth of the new ring,
+ * keeps its indexes, takes WQEs from the new ring from then on and frees
+ * the old ring's pages.  Slots taken and not yet completed need no copy
+ * (a taken WQE lives in its QP), but software still counts them: it asks
+ * for a depth holding every WQE it posted and has not seen complete, and
+ * posts nothing while the command runs.  BAD_PARAM if the new ring cannot
+ * hold the WQEs not yet taken or overlaps another queue, or an armed
+ * limit is not below the new depth.
  */
 #define QRNIC_SRQ_MOD_LIMIT		(1u << 0)
 #define QRNIC_SRQ_MOD_RESIZE		(1u << 1)
