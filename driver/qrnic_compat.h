@@ -30,4 +30,32 @@ static inline int qrnic_create_cq(struct ib_cq *ibcq,
 }
 #endif
 
+/*
+ * RDMA FLUSH and ATOMIC WRITE exist since 6.2; older kernels neither ask
+ * for them nor have the flags to offer them.
+ */
+#ifdef QRNIC_HAS_FLUSH
+static_assert(qrnic_same_value(IB_ACCESS_FLUSH_GLOBAL, QRNIC_ACCESS_FLUSH_GLOBAL));
+static_assert(qrnic_same_value(IB_WR_FLUSH, QRNIC_WR_FLUSH));
+static_assert(qrnic_same_value(IB_WR_ATOMIC_WRITE, QRNIC_WR_ATOMIC_WRITE));
+static_assert(qrnic_same_value(IB_WC_FLUSH, QRNIC_CQE_OP_FLUSH));
+static_assert(qrnic_same_value(IB_WC_ATOMIC_WRITE, QRNIC_CQE_OP_ATOMIC_WRITE));
+
+static inline void qrnic_query_device_flush(struct qrnic_dev *qdev,
+					    struct ib_device_attr *attr)
+{
+	if (!(qdev->cap0 & QRNIC_CAP0_RC))
+		return;
+	if (qdev->cap0 & QRNIC_CAP0_FLUSH)
+		attr->device_cap_flags |= IB_DEVICE_FLUSH_GLOBAL;
+	if (qdev->cap0 & QRNIC_CAP0_ATOMIC_WRITE)
+		attr->device_cap_flags |= IB_DEVICE_ATOMIC_WRITE;
+}
+#else
+static inline void qrnic_query_device_flush(struct qrnic_dev *qdev,
+					    struct ib_device_attr *attr)
+{
+}
+#endif
+
 #endif /* QRNIC_COMPAT_H */

@@ -45,6 +45,13 @@ static_assert(qrnic_same_value(IB_WR_SEND_WITH_IMM, QRNIC_WR_SEND_IMM));
 static_assert(qrnic_same_value(IB_WR_RDMA_READ, QRNIC_WR_RDMA_READ));
 static_assert(qrnic_same_value(IB_WR_ATOMIC_CMP_AND_SWP, QRNIC_WR_ATOMIC_CMP_AND_SWP));
 static_assert(qrnic_same_value(IB_WR_ATOMIC_FETCH_AND_ADD, QRNIC_WR_ATOMIC_FETCH_AND_ADD));
+static_assert(qrnic_same_value(IB_WR_LOCAL_INV, QRNIC_WR_LOCAL_INV));
+static_assert(qrnic_same_value(IB_WR_SEND_WITH_INV, QRNIC_WR_SEND_WITH_INV));
+static_assert(qrnic_same_value(IB_WR_REG_MR, QRNIC_WR_REG_MR));
+static_assert(qrnic_same_value(IB_ACCESS_MW_BIND, QRNIC_ACCESS_MW_BIND));
+static_assert(qrnic_same_value(IB_WC_BIND_MW, QRNIC_CQE_OP_BIND_MW));
+static_assert(qrnic_same_value(IB_WC_LOCAL_INV, QRNIC_CQE_OP_LOCAL_INV));
+static_assert(qrnic_same_value(IB_WC_MW_BIND_ERR, QRNIC_WC_MW_BIND_ERR));
 static_assert(qrnic_same_value(IB_WC_SEND, QRNIC_CQE_OP_SEND));
 static_assert(qrnic_same_value(IB_WC_RDMA_WRITE, QRNIC_CQE_OP_RDMA_WRITE));
 static_assert(qrnic_same_value(IB_WC_RDMA_READ, QRNIC_CQE_OP_RDMA_READ));
@@ -102,6 +109,19 @@ static inline bool qrnic_has_mcast(const struct qrnic_dev *qdev)
 	return qrnic_has_ud(qdev) && (qdev->cap0 & QRNIC_CAP0_MCAST);
 }
 
+/* Memory windows: QRNIC_CAP0_MW on top of the RC verbs. */
+static inline bool qrnic_has_mw(const struct qrnic_dev *qdev)
+{
+	return (qdev->cap0 & QRNIC_CAP0_RC) && (qdev->cap0 & QRNIC_CAP0_MW);
+}
+
+/* Fast registration and invalidation: QRNIC_CAP0_FAST_REG on top of RC. */
+static inline bool qrnic_has_fast_reg(const struct qrnic_dev *qdev)
+{
+	return (qdev->cap0 & QRNIC_CAP0_RC) &&
+	       (qdev->cap0 & QRNIC_CAP0_FAST_REG);
+}
+
 /* CQ resize: QRNIC_CAP0_RESIZE_CQ on top of the RC verbs. */
 static inline bool qrnic_has_resize_cq(const struct qrnic_dev *qdev)
 {
@@ -154,6 +174,14 @@ struct qrnic_mr {
 	struct ib_mr ibmr;
 	struct ib_umem *umem;
 	u32 key;
+	u64 *pages;			/* fast registration: the page list */
+	dma_addr_t pages_dma;
+	u32 npages;			/* filled by map_mr_sg */
+	u32 max_pages;
+};
+
+struct qrnic_mw {
+	struct ib_mw ibmw;
 };
 
 /* One work queue of a QP, or an SRQ's ring; kernel ones post through buf. */
@@ -234,6 +262,11 @@ static inline struct qrnic_mr *to_qmr(struct ib_mr *mr)
 	return container_of(mr, struct qrnic_mr, ibmr);
 }
 
+static inline struct qrnic_mw *to_qmw(struct ib_mw *mw)
+{
+	return container_of(mw, struct qrnic_mw, ibmw);
+}
+
 static inline struct qrnic_qp *to_qqp(struct ib_qp *qp)
 {
 	return container_of(qp, struct qrnic_qp, ibqp);
@@ -310,6 +343,16 @@ struct ib_mr *qrnic_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 				u64 virt_addr, int access,
 				struct ib_udata *udata);
 int qrnic_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+
+/* qrnic_mw.c: memory windows and fast-registration regions */
+int qrnic_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
+int qrnic_dealloc_mw(struct ib_mw *ibmw);
+struct ib_mr *qrnic_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type mr_type,
+			     u32 max_num_sg);
+void qrnic_free_fast_reg(struct qrnic_dev *qdev, struct qrnic_mr *mr);
+int qrnic_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		    unsigned int *sg_offset);
+int qrnic_build_reg_mr(const struct ib_reg_wr *wr, struct qrnic_sq_wqe *hdr);
 
 /* qrnic_mcast.c: UD multicast groups */
 int qrnic_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);

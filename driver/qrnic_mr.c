@@ -3,7 +3,7 @@
  * qrnic memory regions: user regions (pinned, described to the device by
  * a page list in the largest page size the region allows) and the DMA MR
  * that ib_core asks for on every kernel PD.  The device allocates the key;
- * it serves as lkey and rkey.
+ * it serves as lkey and rkey.  Fast-registration regions: qrnic_mw.c.
  */
 #include <linux/dma-mapping.h>
 #include <rdma/ib_umem.h>
@@ -23,6 +23,11 @@ static int qrnic_mr_access(struct qrnic_dev *qdev, int access, u32 *out)
 		return -EOPNOTSUPP;
 	if ((flags & IB_ACCESS_REMOTE_ATOMIC) &&
 	    !(qdev->cap0 & QRNIC_CAP0_ATOMIC))
+		return -EOPNOTSUPP;
+	if ((flags & QRNIC_ACCESS_MW_BIND) && !(qdev->cap0 & QRNIC_CAP0_MW))
+		return -EOPNOTSUPP;
+	if ((flags & QRNIC_ACCESS_FLUSH_GLOBAL) &&
+	    !(qdev->cap0 & QRNIC_CAP0_FLUSH))
 		return -EOPNOTSUPP;
 	*out = flags;
 	return 0;
@@ -149,6 +154,7 @@ int qrnic_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	if (qrnic_destroy_kept(ret))
 		return ret;
 	ib_umem_release(mr->umem);
+	qrnic_free_fast_reg(qdev, mr);
 	kfree(mr);
 	return 0;
 }

@@ -7,7 +7,9 @@
  * space does all of this itself.  UD and GSI send WQEs carry the AH's
  * address vector in place of the RDMA fields; their receive completions
  * have the GRH in front of the data.  UC QPs send SEND and RDMA WRITE
- * (with immediate) only.  SRQ receive completions free SRQ slots, which
+ * (with immediate) only.  RC QPs also fast-register (IB_WR_REG_MR) and
+ * invalidate (IB_WR_LOCAL_INV, IB_WR_SEND_WITH_INV); kernel consumers have
+ * no memory windows.  SRQ receive completions free SRQ slots, which
  * the SRQ reuses in ring order once every slot before them is free too.
  */
 #include <linux/io-64-nonatomic-lo-hi.h>
@@ -153,6 +155,19 @@ static int qrnic_build_send(struct qrnic_dev *qdev, struct qrnic_qp *qp,
 		break;
 	case IB_WR_SEND:
 		break;
+	case IB_WR_SEND_WITH_INV:
+	case IB_WR_LOCAL_INV:
+		if (!qrnic_has_fast_reg(qdev))
+			return -EINVAL;
+		hdr->imm_data = wr->ex.invalidate_rkey;
+		break;
+	case IB_WR_REG_MR:
+		if (!qrnic_has_fast_reg(qdev))
+			return -EINVAL;
+		ret = qrnic_build_reg_mr(reg_wr(wr), hdr);
+		if (ret)
+			return ret;
+		break;
 	case IB_WR_ATOMIC_CMP_AND_SWP:
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
 		if (!(qdev->cap0 & QRNIC_CAP0_ATOMIC))
@@ -167,7 +182,7 @@ static int qrnic_build_send(struct qrnic_dev *qdev, struct qrnic_qp *qp,
 		return -EINVAL;
 	}
 	hdr->wr_id = wr->wr_id;
-	hdr->opcode = wr->opcode;	/* IB_WR_* 0..6 are QRNIC_WR_* */
+	hdr->opcode = wr->opcode;	/* the IB_WR_* taken are QRNIC_WR_* */
 	if (wr->send_flags & IB_SEND_SIGNALED)
 		hdr->flags |= QRNIC_WQE_F_SIGNALED;
 	if (wr->send_flags & IB_SEND_SOLICITED)
@@ -175,6 +190,8 @@ static int qrnic_build_send(struct qrnic_dev *qdev, struct qrnic_qp *qp,
 	if (wr->send_flags & IB_SEND_FENCE)
 		hdr->flags |= QRNIC_WQE_F_FENCE;
 
+	if (wr->opcode == IB_WR_LOCAL_INV || wr->opcode == IB_WR_REG_MR)
+		return sizeof(*hdr);	/* no data */
 	if (wr->send_flags & IB_SEND_INLINE) {
 		if (atomic || wr->opcode == IB_WR_RDMA_READ)
 			return -EINVAL;
@@ -419,13 +436,18 @@ static bool qrnic_cqe_to_wc(struct qrnic_dev *qdev, const struct qrnic_cqe *c,
 	memset(wc, 0, sizeof(*wc));
 	wc->wr_id = c->wr_id;
 	wc->status = c->status;		/* QRNIC_WC_* are IB_WC_* */
-	wc->opcode = c->opcode;		/* QRNIC_CQE_OP_* are IB_WC_* */
+	/* QRNIC_CQE_OP_* are IB_WC_*, but for REG_MR (it moved in 6.2). */
+	wc->opcode = c->opcode == QRNIC_CQE_OP_REG_MR ? IB_WC_REG_MR :
+							c->opcode;
 	wc->vendor_err = c->vendor_err;
 	wc->byte_len = c->byte_len;
 	wc->qp = &qp->ibqp;
 	if (c->flags & QRNIC_CQE_F_IMM) {
 		wc->ex.imm_data = (__force __be32)c->imm_data;
 		wc->wc_flags |= IB_WC_WITH_IMM;
+	} else if (c->flags & QRNIC_CQE_F_INV) {
+		wc->ex.invalidate_rkey = c->imm_data;
+		wc->wc_flags |= IB_WC_WITH_INVALIDATE;
 	}
 	if (ud_recv)
 		qrnic_cqe_ud_recv(c, wc);

@@ -6,8 +6,9 @@
  * mapped through an mmap entry that owns it, as for QPs.  A kernel SRQ
  * keeps a bitmap of completed slots (see qrnic_post.c): receive
  * completions of different QPs arrive in any order, and a slot is posted
- * again only once it and every slot before it have completed.  The size
- * is fixed at creation (no resize).
+ * again only once it and every slot before it have completed.  Resizing
+ * (IB_SRQ_MAX_WR) moves the SRQ to a new slice; the device moves the WQEs
+ * it has not taken yet (docs/hardware.md, "Shared receive queues").
  */
 #include <linux/bitmap.h>
 #include <rdma/ib_user_verbs.h>
@@ -168,27 +169,163 @@ err_bitmap:
 	return ret;
 }
 
+/*
+ * A kernel SRQ moves to new_wq (its slice allocated): under the post lock,
+ * so nothing is posted meanwhile, the command switches the device over
+ * and the completed-slot bitmap follows the slots still outstanding.
+ */
+static int qrnic_srq_resize_kernel(struct qrnic_dev *qdev,
+				   struct qrnic_srq *srq, struct qrnic_cmd *cmd,
+				   struct qrnic_wq *new_wq)
+{
+	u32 old_mask = (1U << srq->wq.log_depth) - 1;
+	u32 new_mask = (1U << new_wq->log_depth) - 1;
+	unsigned long *done, *old_done;
+	unsigned long flags;
+	u16 i;
+	int ret;
+
+	done = bitmap_zalloc(new_mask + 1, GFP_KERNEL);
+	if (!done)
+		return -ENOMEM;
+	ret = qrnic_aq_get_slot(qdev);
+	if (ret)
+		goto out_free;
+
+	spin_lock_irqsave(&srq->lock, flags);
+	if ((u16)(srq->wq.pi - srq->wq.tail) > new_mask + 1) {
+		ret = -EINVAL;	/* outstanding WQEs would not fit */
+		goto out_unlock;
+	}
+	ret = qrnic_aq_exec_atomic(qdev, cmd, NULL, NULL);
+	if (ret)
+		goto out_unlock;
+	for (i = srq->wq.tail; i != srq->wq.pi; i++)
+		if (test_bit(i & old_mask, srq->done))
+			__set_bit(i & new_mask, done);
+	new_wq->pi = srq->wq.pi;
+	new_wq->tail = srq->wq.tail;
+	new_wq->buf = qdev->qmem.va + new_wq->offset;
+	swap(srq->wq, *new_wq);
+	old_done = srq->done;
+	srq->done = done;
+	done = old_done;
+out_unlock:
+	spin_unlock_irqrestore(&srq->lock, flags);
+	qrnic_aq_put_slot(qdev);
+out_free:
+	bitmap_free(done);
+	return ret;
+}
+
+/*
+ * A user SRQ moves to new_wq: the provider posts nothing meanwhile and
+ * maps the new ring through the key written to resp_addr.
+ */
+static int qrnic_srq_resize_user(struct qrnic_dev *qdev, struct qrnic_srq *srq,
+				 struct qrnic_cmd *cmd, struct qrnic_wq *new_wq,
+				 struct ib_udata *udata, u64 resp_addr)
+{
+	struct qrnic_uresp_modify_srq resp = {};
+	struct rdma_user_mmap_entry *entry;
+	struct qrnic_ucontext *uctx;
+	int ret;
+
+	uctx = rdma_udata_to_drv_context(udata, struct qrnic_ucontext,
+					 ibucontext);
+	entry = qrnic_mmap_entry_insert(&uctx->ibucontext,
+					qdev->qmem_start + new_wq->offset,
+					new_wq->bytes, QRNIC_MMAP_QMEM,
+					&resp.qmem_mmap_key);
+	if (!entry)
+		return -ENOMEM;
+	/* From here the entry owns the new slice. */
+	ret = qrnic_aq_exec(qdev, cmd, NULL, NULL);
+	if (ret) {
+		rdma_user_mmap_entry_remove(entry);
+		return ret;
+	}
+	resp.qmem_len = new_wq->bytes;
+	resp.log_depth = new_wq->log_depth;
+	rdma_user_mmap_entry_remove(srq->qmem_entry);
+	srq->qmem_entry = entry;
+	srq->wq.offset = new_wq->offset;
+	srq->wq.bytes = new_wq->bytes;
+	srq->wq.log_depth = new_wq->log_depth;
+	if (copy_to_user(u64_to_user_ptr(resp_addr), &resp, sizeof(resp)))
+		return -EFAULT;
+	return 0;
+}
+
+static int qrnic_srq_resize(struct qrnic_dev *qdev, struct qrnic_srq *srq,
+			    u32 max_wr, struct qrnic_cmd *cmd,
+			    struct ib_udata *udata, u64 resp_addr)
+{
+	struct qrnic_wq new_wq;
+	u8 log_depth;
+	int ret;
+
+	if (!(qdev->cap0 & QRNIC_CAP0_SRQ_RESIZE))
+		return -EOPNOTSUPP;
+	ret = qrnic_wq_log_depth(qdev, max_wr, &log_depth);
+	if (ret)
+		return ret;
+	qrnic_wq_init(&new_wq, log_depth, srq->wq.log_stride);
+	if (qdev->attr.max_qp_qmem && new_wq.bytes > qdev->attr.max_qp_qmem)
+		return -EINVAL;
+	ret = qrnic_qmem_alloc(qdev, new_wq.bytes, &new_wq.offset);
+	if (ret)
+		return ret;
+	cmd->modify_srq.mask |= QRNIC_SRQ_MOD_RESIZE;
+	cmd->modify_srq.offset = new_wq.offset;
+	cmd->modify_srq.log_depth = log_depth;
+	if (udata)
+		return qrnic_srq_resize_user(qdev, srq, cmd, &new_wq, udata,
+					     resp_addr);
+	ret = qrnic_srq_resize_kernel(qdev, srq, cmd, &new_wq);
+	/*
+	 * On success new_wq holds the old ring.  A dead or silent device may
+	 * still use either ring: then both stay allocated.
+	 */
+	if (ret != -EIO && ret != -ETIMEDOUT)
+		qrnic_qmem_free(qdev, new_wq.offset, new_wq.bytes);
+	return ret;
+}
+
 int qrnic_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 		     enum ib_srq_attr_mask attr_mask, struct ib_udata *udata)
 {
 	struct qrnic_dev *qdev = to_qdev(ibsrq->device);
 	struct qrnic_cmd cmd = { .opcode = QRNIC_CMD_MODIFY_SRQ };
 	struct qrnic_srq *srq = to_qsrq(ibsrq);
+	struct qrnic_ureq_modify_srq ureq = {};
+	u32 depth = 1U << srq->wq.log_depth;
+	int ret;
 
-	/* No driver data is defined for modify_srq. */
-	if (udata && udata->inlen &&
-	    !ib_is_udata_cleared(udata, 0, udata->inlen))
-		return -EOPNOTSUPP;
-	/* The size is fixed (no IB_DEVICE_SRQ_RESIZE). */
-	if (attr_mask & ~IB_SRQ_LIMIT)
+	if (udata && udata->inlen) {
+		ret = ib_copy_from_udata(&ureq, udata,
+					 min(udata->inlen, sizeof(ureq)));
+		if (ret)
+			return ret;
+	}
+	if (attr_mask & ~(IB_SRQ_LIMIT | IB_SRQ_MAX_WR))
 		return -EINVAL;
+	if ((attr_mask & IB_SRQ_MAX_WR) && udata && !ureq.resp_addr)
+		return -EINVAL;
+	cmd.modify_srq.srqn = srq->srqn;
+	if (attr_mask & IB_SRQ_LIMIT) {
+		cmd.modify_srq.mask = QRNIC_SRQ_MOD_LIMIT;
+		cmd.modify_srq.limit = attr->srq_limit;
+	}
+	if (attr_mask & IB_SRQ_MAX_WR) {
+		/* The device checks the limit against the new depth. */
+		return qrnic_srq_resize(qdev, srq, attr->max_wr, &cmd, udata,
+					ureq.resp_addr);
+	}
 	if (!(attr_mask & IB_SRQ_LIMIT))
 		return 0;
-	if (attr->srq_limit >= 1U << srq->wq.log_depth)
+	if (attr->srq_limit >= depth)
 		return -EINVAL;
-
-	cmd.modify_srq.srqn = srq->srqn;
-	cmd.modify_srq.limit = attr->srq_limit;
 	return qrnic_aq_exec(qdev, &cmd, NULL, NULL);
 }
 

@@ -70,6 +70,18 @@ static int qrnic_query_device_verb(struct ib_device *ibdev,
 		attr->max_srq_wr = attr->max_qp_wr;
 		attr->max_srq_sge = attr->max_recv_sge;
 	}
+	if (qrnic_has_mw(qdev)) {
+		attr->device_cap_flags |= IB_DEVICE_MEM_WINDOW |
+					  IB_DEVICE_MEM_WINDOW_TYPE_2B;
+		attr->max_mw = a->max_mw;
+	}
+	if (qrnic_has_fast_reg(qdev)) {
+		attr->device_cap_flags |= IB_DEVICE_MEM_MGT_EXTENSIONS;
+		attr->max_fast_reg_page_list_len = a->max_fast_reg_pages;
+	}
+	if (qrnic_has_srq(qdev) && (qdev->cap0 & QRNIC_CAP0_SRQ_RESIZE))
+		attr->device_cap_flags |= IB_DEVICE_SRQ_RESIZE;
+	qrnic_query_device_flush(qdev, attr);
 	if (qrnic_has_mcast(qdev)) {
 		attr->max_mcast_grp = QRNIC_MAX_MCAST_GROUPS;
 		attr->max_mcast_qp_attach = QRNIC_MAX_MCAST_QPS;
@@ -439,6 +451,20 @@ static const struct ib_device_ops qrnic_mcast_ops = {
 	.detach_mcast		= qrnic_detach_mcast,
 };
 
+/* Memory windows, for devices with qrnic_has_mw(). */
+static const struct ib_device_ops qrnic_mw_ops = {
+	.alloc_mw		= qrnic_alloc_mw,
+	.dealloc_mw		= qrnic_dealloc_mw,
+
+	INIT_RDMA_OBJ_SIZE(ib_mw, qrnic_mw, ibmw),
+};
+
+/* Fast-registration regions, for devices with qrnic_has_fast_reg(). */
+static const struct ib_device_ops qrnic_fast_reg_ops = {
+	.alloc_mr		= qrnic_alloc_mr,
+	.map_mr_sg		= qrnic_map_mr_sg,
+};
+
 /* CQ resize, for devices with QRNIC_CAP0_RESIZE_CQ (qrnic_has_resize_cq()). */
 static const struct ib_device_ops qrnic_resize_cq_ops = {
 	.resize_cq		= qrnic_resize_cq,
@@ -490,6 +516,10 @@ int qrnic_ib_register(struct qrnic_dev *qdev)
 		ib_set_device_ops(ibdev, &qrnic_mcast_ops);
 	if (qrnic_has_resize_cq(qdev))
 		ib_set_device_ops(ibdev, &qrnic_resize_cq_ops);
+	if (qrnic_has_mw(qdev))
+		ib_set_device_ops(ibdev, &qrnic_mw_ops);
+	if (qrnic_has_fast_reg(qdev))
+		ib_set_device_ops(ibdev, &qrnic_fast_reg_ops);
 
 	ret = ib_device_set_netdev(ibdev, qdev->netdev, QRNIC_PORT);
 	if (ret) {

@@ -128,6 +128,23 @@ struct qrnic_uresp_create_srq {
 };
 
 /*
+ * MODIFY_SRQ with IBV_SRQ_MAX_WR (resize): the request names where the
+ * kernel writes the new ring's mapping (the command has no response).  The
+ * provider posts nothing while it runs, then maps the new ring (the old
+ * mapping stays valid until unmapped) and keeps its indexes.
+ */
+struct qrnic_ureq_modify_srq {
+	__aligned_u64 resp_addr;	/* user address of the response */
+};
+
+struct qrnic_uresp_modify_srq {
+	__aligned_u64 qmem_mmap_key;
+	__u32 qmem_len;
+	__u8  log_depth;
+	__u8  pad[3];
+};
+
+/*
  * CREATE_AH: address handles live in the provider, which copies the address
  * vector into every UD WQE (struct qrnic_ud_av); the kernel checks the
  * attributes and resolves the destination MAC, returned here.
