@@ -33,9 +33,15 @@ static_assert((int)IBV_WC_SEND == QRNIC_CQE_OP_SEND &&
 	      (int)IBV_WC_RDMA_READ == QRNIC_CQE_OP_RDMA_READ &&
 	      (int)IBV_WC_COMP_SWAP == QRNIC_CQE_OP_COMP_SWAP &&
 	      (int)IBV_WC_FETCH_ADD == QRNIC_CQE_OP_FETCH_ADD &&
+	      (int)IBV_WC_BIND_MW == QRNIC_CQE_OP_BIND_MW &&
+	      (int)IBV_WC_LOCAL_INV == QRNIC_CQE_OP_LOCAL_INV &&
+	      (int)IBV_WC_FLUSH == QRNIC_CQE_OP_FLUSH &&
+	      (int)IBV_WC_ATOMIC_WRITE == QRNIC_CQE_OP_ATOMIC_WRITE &&
 	      (int)IBV_WC_RECV == QRNIC_CQE_OP_RECV &&
 	      (int)IBV_WC_RECV_RDMA_WITH_IMM == QRNIC_CQE_OP_RECV_RDMA_IMM,
 	      "CQE opcodes are the verbs values");
+static_assert((int)IBV_WC_MW_BIND_ERR == QRNIC_WC_MW_BIND_ERR,
+	      "bind error status");
 static_assert((int)IBV_WC_SUCCESS == QRNIC_WC_SUCCESS &&
 	      (int)IBV_WC_LOC_LEN_ERR == QRNIC_WC_LOC_LEN_ERR &&
 	      (int)IBV_WC_LOC_QP_OP_ERR == QRNIC_WC_LOC_QP_OP_ERR &&
@@ -161,6 +167,8 @@ static inline unsigned int qrnic_cqe_wc_flags(const struct qrnic_cqe *cqe)
 
 	if (cqe->flags & QRNIC_CQE_F_IMM)
 		f |= IBV_WC_WITH_IMM;
+	if (cqe->flags & QRNIC_CQE_F_INV)
+		f |= IBV_WC_WITH_INV;
 	if (cqe->flags & QRNIC_CQE_F_GRH)
 		f |= IBV_WC_GRH;
 	return f;
@@ -176,6 +184,8 @@ static void qrnic_cqe_to_wc(const struct qrnic_cqe *cqe, struct ibv_wc *wc)
 	wc->wc_flags = qrnic_cqe_wc_flags(cqe);
 	if (cqe->flags & QRNIC_CQE_F_IMM)
 		wc->imm_data = (__force __be32)cqe->imm_data;
+	else if (cqe->flags & QRNIC_CQE_F_INV)
+		wc->invalidated_rkey = le32toh(cqe->imm_data);
 	else
 		wc->imm_data = 0;
 	wc->qp_num = cqe->qpn;
@@ -502,6 +512,9 @@ static __be32 qrnic_wc_read_imm_data(struct ibv_cq_ex *ibcq)
 {
 	struct qrnic_cq *cq = to_qcq_ex(ibcq);
 
+	/* ibv_wc_read_invalidated_rkey() reads the key through here. */
+	if (cq->cur.flags & QRNIC_CQE_F_INV)
+		return htobe32(le32toh(cq->cur.imm_data));
 	if (!(cq->cur.flags & QRNIC_CQE_F_IMM))
 		return 0;
 	return (__force __be32)cq->cur.imm_data;

@@ -24,7 +24,12 @@ static_assert((int)IBV_WR_RDMA_WRITE == QRNIC_WR_RDMA_WRITE &&
 	      (int)IBV_WR_SEND_WITH_IMM == QRNIC_WR_SEND_IMM &&
 	      (int)IBV_WR_RDMA_READ == QRNIC_WR_RDMA_READ &&
 	      (int)IBV_WR_ATOMIC_CMP_AND_SWP == QRNIC_WR_ATOMIC_CMP_AND_SWP &&
-	      (int)IBV_WR_ATOMIC_FETCH_AND_ADD == QRNIC_WR_ATOMIC_FETCH_AND_ADD,
+	      (int)IBV_WR_ATOMIC_FETCH_AND_ADD == QRNIC_WR_ATOMIC_FETCH_AND_ADD &&
+	      (int)IBV_WR_LOCAL_INV == QRNIC_WR_LOCAL_INV &&
+	      (int)IBV_WR_BIND_MW == QRNIC_WR_BIND_MW &&
+	      (int)IBV_WR_SEND_WITH_INV == QRNIC_WR_SEND_WITH_INV &&
+	      (int)IBV_WR_FLUSH == QRNIC_WR_FLUSH &&
+	      (int)IBV_WR_ATOMIC_WRITE == QRNIC_WR_ATOMIC_WRITE,
 	      "send opcodes are the verbs values");
 
 /* The device takes send WQEs in RTS, SQD and ERR (where it flushes them). */
@@ -90,11 +95,28 @@ static int qrnic_build_inline(struct qrnic_qp *qp, const struct ibv_send_wr *wr,
 	return 0;
 }
 
-/* The RC/UC header fields of wr; *can_inline when it carries a payload. */
+/*
+ * The RC/UC header fields of wr; *can_inline when it carries a payload.
+ * Type 1 windows are bound only through ibv_bind_mw (type1_bind).
+ */
 static int qrnic_build_rc(const struct ibv_send_wr *wr,
-			  struct qrnic_sq_wqe *hdr, bool *can_inline)
+			  struct qrnic_sq_wqe *hdr, bool *can_inline,
+			  bool type1_bind)
 {
 	switch (wr->opcode) {
+	case IBV_WR_BIND_MW:
+		if (!wr->bind_mw.mw ||
+		    (wr->bind_mw.mw->type == IBV_MW_TYPE_1) != type1_bind)
+			return EINVAL;
+		return qrnic_set_bind(hdr, wr->bind_mw.mw, wr->bind_mw.rkey,
+				      &wr->bind_mw.bind_info);
+	case IBV_WR_LOCAL_INV:
+		hdr->imm_data = htole32(wr->invalidate_rkey);
+		break;
+	case IBV_WR_SEND_WITH_INV:
+		hdr->imm_data = htole32(wr->invalidate_rkey);
+		*can_inline = true;
+		break;
 	case IBV_WR_RDMA_WRITE_WITH_IMM:
 		hdr->imm_data = (__force uint32_t)wr->imm_data;
 		SWITCH_FALLTHROUGH;
@@ -146,7 +168,8 @@ static int qrnic_build_ud(const struct ibv_send_wr *wr,
 }
 
 static int qrnic_build_send(struct qrnic_qp *qp, const struct ibv_send_wr *wr,
-			    union qrnic_sq_buf *wqe, uint32_t *len)
+			    union qrnic_sq_buf *wqe, uint32_t *len,
+			    bool type1_bind)
 {
 	struct qrnic_sq_wqe *hdr = &wqe->hdr;
 	bool can_inline = false;
@@ -164,7 +187,7 @@ static int qrnic_build_send(struct qrnic_qp *qp, const struct ibv_send_wr *wr,
 		ret = qrnic_build_ud(wr, hdr);
 		can_inline = true;
 	} else {
-		ret = qrnic_build_rc(wr, hdr, &can_inline);
+		ret = qrnic_build_rc(wr, hdr, &can_inline, type1_bind);
 	}
 	if (ret)
 		return ret;
@@ -174,6 +197,10 @@ static int qrnic_build_send(struct qrnic_qp *qp, const struct ibv_send_wr *wr,
 
 	if (can_inline && (wr->send_flags & IBV_SEND_INLINE))
 		return qrnic_build_inline(qp, wr, wqe, len);
+	if (wr->opcode == IBV_WR_BIND_MW || wr->opcode == IBV_WR_LOCAL_INV) {
+		*len = sizeof(*hdr);	/* no data */
+		return 0;
+	}
 
 	if ((uint32_t)wr->num_sge > qp->sq.max_sge)
 		return EINVAL;
@@ -184,8 +211,8 @@ static int qrnic_build_send(struct qrnic_qp *qp, const struct ibv_send_wr *wr,
 	return 0;
 }
 
-int qrnic_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
-		    struct ibv_send_wr **bad_wr)
+int qrnic_post_send_mw(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+		       struct ibv_send_wr **bad_wr, bool type1_bind)
 {
 	struct qrnic_qp *qp = to_qqp(ibqp);
 	union qrnic_sq_buf wqe;
@@ -205,7 +232,7 @@ int qrnic_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 			ret = ENOMEM;
 			break;
 		}
-		ret = qrnic_build_send(qp, wr, &wqe, &len);
+		ret = qrnic_build_send(qp, wr, &wqe, &len, type1_bind);
 		if (ret)
 			break;
 		qrnic_sq_write(qp, &wqe, len);
@@ -219,6 +246,12 @@ int qrnic_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 out:
 	pthread_spin_unlock(&qp->sq.lock);
 	return ret;
+}
+
+int qrnic_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+		    struct ibv_send_wr **bad_wr)
+{
+	return qrnic_post_send_mw(ibqp, wr, bad_wr, false);
 }
 
 /*

@@ -18,8 +18,10 @@ static void qrnic_free_context(struct ibv_context *ibctx);
  * state to update.
  */
 static const struct verbs_context_ops qrnic_ctx_ops = {
+	.alloc_mw = qrnic_alloc_mw,
 	.alloc_pd = qrnic_alloc_pd,
 	.attach_mcast = qrnic_attach_mcast,
+	.bind_mw = qrnic_bind_mw,
 	.create_ah = qrnic_create_ah,
 	.create_cq = qrnic_create_cq,
 	.create_cq_ex = qrnic_create_cq_ex,
@@ -27,6 +29,7 @@ static const struct verbs_context_ops qrnic_ctx_ops = {
 	.create_qp_ex = qrnic_create_qp_ex,
 	.create_srq = qrnic_create_srq,
 	.create_srq_ex = qrnic_create_srq_ex,
+	.dealloc_mw = qrnic_dealloc_mw,
 	.dealloc_pd = qrnic_dealloc_pd,
 	.dereg_mr = qrnic_dereg_mr,
 	.destroy_ah = qrnic_destroy_ah,

@@ -20,8 +20,9 @@
  *               the QPs of one SRQ may complete into several CQs, so their
  *               pollers (each under its own CQ lock) serialise here
  * Order: ctx->lock -> cq->lock (send CQ and receive CQ by address) ->
- * sq.lock -> rq.lock, and cq->lock -> srq->done_lock.  Nothing takes a CQ
- * lock while holding a WQ lock; done_lock is never held with a WQ lock.
+ * sq.lock -> rq.lock, cq->lock -> srq->done_lock, and (SRQ resize only)
+ * srq->wq.lock -> srq->done_lock.  Nothing takes a CQ lock while holding a
+ * WQ lock.
  */
 #ifndef QRNIC_PROV_H
 #define QRNIC_PROV_H
@@ -288,8 +289,8 @@ static inline bool qrnic_qp_is_ud(struct qrnic_qp *qp)
 
 /*
  * Does a QP of this type take send opcode op (QRNIC_WR_*, the
- * ibv_wr_opcode values)?  UD sends messages only; UC has no READ and no
- * atomics; RC takes every opcode the device knows.
+ * ibv_wr_opcode values)?  UD sends messages only; UC has no READ, no
+ * atomics and no invalidation; RC takes every opcode the device knows.
  */
 static inline bool qrnic_qp_op_ok(struct qrnic_qp *qp, unsigned int op)
 {
@@ -299,7 +300,7 @@ static inline bool qrnic_qp_op_ok(struct qrnic_qp *qp, unsigned int op)
 	case IBV_QPT_UC:
 		return op == QRNIC_WR_SEND || op == QRNIC_WR_SEND_IMM ||
 		       op == QRNIC_WR_RDMA_WRITE ||
-		       op == QRNIC_WR_RDMA_WRITE_IMM;
+		       op == QRNIC_WR_RDMA_WRITE_IMM || op == QRNIC_WR_BIND_MW;
 	default:
 		return true;
 	}
@@ -346,6 +347,14 @@ struct ibv_mr *qrnic_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 			    uint64_t hca_va, int access);
 int qrnic_dereg_mr(struct verbs_mr *vmr);
 
+/* mw.c */
+struct ibv_mw *qrnic_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type);
+int qrnic_dealloc_mw(struct ibv_mw *mw);
+int qrnic_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw,
+		  struct ibv_mw_bind *mw_bind);
+int qrnic_set_bind(struct qrnic_sq_wqe *hdr, struct ibv_mw *mw, uint32_t rkey,
+		   const struct ibv_mw_bind_info *info);
+
 /* cq.c */
 struct ibv_cq *qrnic_create_cq(struct ibv_context *ibctx, int cqe,
 			       struct ibv_comp_channel *channel,
@@ -377,6 +386,8 @@ int qrnic_detach_mcast(struct ibv_qp *ibqp, const union ibv_gid *gid,
 		       uint16_t lid);
 
 /* post.c */
+int qrnic_post_send_mw(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+		       struct ibv_send_wr **bad_wr, bool type1_bind);
 int qrnic_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		    struct ibv_send_wr **bad_wr);
 int qrnic_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
@@ -404,13 +415,15 @@ void qrnic_srq_complete(struct qrnic_srq *srq, uint16_t wqe_idx);
 	(IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |     \
 	 IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |                 \
 	 IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |       \
-	 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
+	 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | IBV_QP_EX_WITH_LOCAL_INV |     \
+	 IBV_QP_EX_WITH_BIND_MW | IBV_QP_EX_WITH_SEND_WITH_INV |              \
+	 IBV_QP_EX_WITH_FLUSH | IBV_QP_EX_WITH_ATOMIC_WRITE)
 /* UD QPs send messages only. */
 #define QRNIC_UD_SEND_OPS (IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM)
-/* UC QPs send messages and RDMA writes. */
+/* UC QPs send messages and RDMA writes, and bind windows. */
 #define QRNIC_UC_SEND_OPS                                                     \
 	(QRNIC_UD_SEND_OPS | IBV_QP_EX_WITH_RDMA_WRITE |                      \
-	 IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM)
+	 IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | IBV_QP_EX_WITH_BIND_MW)
 void qrnic_qp_init_wr_ops(struct qrnic_qp *qp, uint64_t send_ops_flags);
 
 #endif

@@ -234,16 +234,115 @@ struct ibv_srq *qrnic_create_srq_ex(struct ibv_context *ibctx,
 	return ibsrq;
 }
 
+/* MODIFY_SRQ carries the address the kernel writes the new mapping to. */
+struct qrnic_modify_srq_cmd {
+	struct ibv_modify_srq ibv_cmd;
+	struct qrnic_ureq_modify_srq drv;
+};
+
+/* The completed-slot bits of [tail, pi) at their places in a new depth. */
+static void qrnic_srq_move_done(struct qrnic_srq *srq, uint64_t *done,
+				uint32_t depth)
+{
+	uint32_t i, tail, old, slot;
+
+	tail = atomic_load_explicit(&srq->wq.tail, memory_order_relaxed);
+	for (i = tail; i != srq->wq.pi; i++) {
+		old = i & (srq->wq.depth - 1);
+		if (!(srq->done[old / 64] & qrnic_srq_bit(old)))
+			continue;
+		slot = i & (depth - 1);
+		done[slot / 64] |= qrnic_srq_bit(slot);
+	}
+}
+
 /*
- * IBV_SRQ_LIMIT arms the limit event; the ring's size is fixed, so the
- * kernel refuses IBV_SRQ_MAX_WR.
+ * IBV_SRQ_MAX_WR: the kernel moves the SRQ to a new ring (the device
+ * carries over the WQEs it has not taken), which is mapped here; posting
+ * waits meanwhile (wq.lock) and pollers only while the bitmap moves.
  */
+static int qrnic_srq_resize(struct qrnic_srq *srq, struct ibv_srq_attr *attr,
+			    int attr_mask)
+{
+	struct ibv_context *ibctx = srq->ibv_srq.context;
+	struct qrnic_uresp_modify_srq resp = {};
+	struct qrnic_modify_srq_cmd cmd = {};
+	uint32_t depth, tail;
+	uint64_t *done;
+	void *qmem;
+	int ret;
+
+	if (!attr->max_wr || attr->max_wr > 1u << QRNIC_QP_MAX_LOG)
+		return EINVAL;
+	depth = 1;
+	while (depth < attr->max_wr)
+		depth <<= 1;
+	/* For any depth the kernel may round up to. */
+	done = calloc((1u << QRNIC_QP_MAX_LOG) / 64, sizeof(*done));
+	if (!done)
+		return ENOMEM;
+
+	pthread_spin_lock(&srq->wq.lock);
+	tail = atomic_load_explicit(&srq->wq.tail, memory_order_acquire);
+	/* Every WQE not yet seen complete keeps its slot. */
+	if (srq->wq.pi - tail > depth) {
+		ret = EINVAL;
+		goto out;
+	}
+	cmd.drv.resp_addr = (uintptr_t)&resp;
+	ret = ibv_cmd_modify_srq(&srq->ibv_srq, attr, attr_mask, &cmd.ibv_cmd,
+				 sizeof(cmd));
+	if (ret)
+		goto out;
+	if (resp.log_depth > QRNIC_QP_MAX_LOG || 1u << resp.log_depth < depth ||
+	    resp.qmem_len < (1u << (resp.log_depth + srq->wq.log_stride))) {
+		verbs_err(verbs_get_ctx(ibctx),
+			  "qrnic: bad SRQ resize from the kernel: len %u depth %u\n",
+			  resp.qmem_len, resp.log_depth);
+		ret = EIO;
+		goto out;
+	}
+	depth = 1u << resp.log_depth;
+	qmem = mmap(NULL, resp.qmem_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		    ibctx->cmd_fd, resp.qmem_mmap_key);
+	if (qmem == MAP_FAILED) {
+		/* The device took the new ring: this SRQ cannot post now. */
+		ret = errno;
+		verbs_err(verbs_get_ctx(ibctx),
+			  "qrnic: mapping the resized SRQ %u failed: %d\n",
+			  srq->srqn, ret);
+		goto out;
+	}
+
+	pthread_spin_lock(&srq->done_lock);
+	qrnic_srq_move_done(srq, done, depth);
+	free(srq->done);
+	srq->done = done;
+	done = NULL;
+	srq->wq.buf = qmem;
+	srq->wq.depth = depth;
+	srq->wq.log_depth = resp.log_depth;
+	pthread_spin_unlock(&srq->done_lock);
+
+	munmap(srq->qmem, srq->qmem_len);
+	srq->qmem = qmem;
+	srq->qmem_len = resp.qmem_len;
+out:
+	pthread_spin_unlock(&srq->wq.lock);
+	free(done);
+	return ret;
+}
+
+/* IBV_SRQ_LIMIT arms the limit event, IBV_SRQ_MAX_WR resizes the ring. */
 int qrnic_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
 		     int attr_mask)
 {
-	struct ibv_modify_srq cmd;
+	struct qrnic_modify_srq_cmd cmd = {};
 
-	return ibv_cmd_modify_srq(ibsrq, attr, attr_mask, &cmd, sizeof(cmd));
+	if (attr_mask & IBV_SRQ_MAX_WR)
+		return qrnic_srq_resize(to_qsrq(ibsrq), attr, attr_mask);
+	return ibv_cmd_modify_srq(ibsrq, attr, attr_mask, &cmd.ibv_cmd,
+				  sizeof(cmd));
 }
 
 int qrnic_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr)

@@ -59,6 +59,29 @@ static struct qrnic_sq_wqe *qrnic_wr_begin(struct ibv_qp_ex *ibqpx,
 	return hdr;
 }
 
+/* SEND and RDMA WRITE (with immediate, with invalidate): data of their own. */
+static bool qrnic_wr_has_payload(uint8_t opcode)
+{
+	switch (opcode) {
+	case QRNIC_WR_SEND:
+	case QRNIC_WR_SEND_IMM:
+	case QRNIC_WR_SEND_WITH_INV:
+	case QRNIC_WR_RDMA_WRITE:
+	case QRNIC_WR_RDMA_WRITE_IMM:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Opcodes with SGEs (READ and atomics: where the result goes). */
+static bool qrnic_wr_has_data(uint8_t opcode)
+{
+	return qrnic_wr_has_payload(opcode) || opcode == QRNIC_WR_RDMA_READ ||
+	       opcode == QRNIC_WR_ATOMIC_CMP_AND_SWP ||
+	       opcode == QRNIC_WR_ATOMIC_FETCH_AND_ADD;
+}
+
 /* The WQE a setter applies to, NULL when there is none or the batch failed. */
 static struct qrnic_sq_wqe *qrnic_wr_cur(struct qrnic_qp *qp)
 {
@@ -142,6 +165,72 @@ static void qrnic_wr_atomic_fetch_add(struct ibv_qp_ex *ibqpx, uint32_t rkey,
 			remote_addr, add, 0);
 }
 
+static void qrnic_wr_bind_mw(struct ibv_qp_ex *ibqpx, struct ibv_mw *mw,
+			     uint32_t rkey,
+			     const struct ibv_mw_bind_info *bind_info)
+{
+	struct qrnic_sq_wqe *hdr = qrnic_wr_begin(ibqpx, QRNIC_WR_BIND_MW);
+	struct qrnic_qp *qp = to_qqp_ex(ibqpx);
+
+	if (!hdr)
+		return;
+	/* Type 1 windows are bound through ibv_bind_mw. */
+	if (!mw || mw->type != IBV_MW_TYPE_2)
+		qp->wr_err = EINVAL;
+	else
+		qp->wr_err = qrnic_set_bind(hdr, mw, rkey, bind_info);
+}
+
+/* LOCAL_INV and SEND_WITH_INV: the key to invalidate. */
+static void qrnic_wr_inv(struct ibv_qp_ex *ibqpx, uint8_t opcode,
+			 uint32_t invalidate_rkey)
+{
+	struct qrnic_sq_wqe *hdr = qrnic_wr_begin(ibqpx, opcode);
+
+	if (hdr)
+		hdr->imm_data = htole32(invalidate_rkey);
+}
+
+static void qrnic_wr_local_inv(struct ibv_qp_ex *ibqpx,
+			       uint32_t invalidate_rkey)
+{
+	qrnic_wr_inv(ibqpx, QRNIC_WR_LOCAL_INV, invalidate_rkey);
+}
+
+static void qrnic_wr_send_inv(struct ibv_qp_ex *ibqpx, uint32_t invalidate_rkey)
+{
+	qrnic_wr_inv(ibqpx, QRNIC_WR_SEND_WITH_INV, invalidate_rkey);
+}
+
+static void qrnic_wr_flush(struct ibv_qp_ex *ibqpx, uint32_t rkey,
+			   uint64_t remote_addr, size_t len, uint8_t type,
+			   uint8_t level)
+{
+	struct qrnic_sq_wqe *hdr = qrnic_wr_begin(ibqpx, QRNIC_WR_FLUSH);
+
+	if (!hdr)
+		return;
+	hdr->flush.remote_addr = htole64(remote_addr);
+	hdr->flush.rkey = htole32(rkey);
+	hdr->flush.type = type;
+	hdr->flush.level = level;
+	hdr->flush.length = htole64(len);
+}
+
+static void qrnic_wr_atomic_write(struct ibv_qp_ex *ibqpx, uint32_t rkey,
+				  uint64_t remote_addr, const void *atomic_wr)
+{
+	struct qrnic_sq_wqe *hdr = qrnic_wr_begin(ibqpx,
+						  QRNIC_WR_ATOMIC_WRITE);
+
+	if (!hdr)
+		return;
+	hdr->remote_addr = htole64(remote_addr);
+	hdr->rkey = htole32(rkey);
+	/* The 8 bytes as they are in memory. */
+	memcpy(&hdr->compare_add, atomic_wr, sizeof(hdr->compare_add));
+}
+
 /* ---- setters ------------------------------------------------------------- */
 
 static void qrnic_wr_set_ud_addr(struct ibv_qp_ex *ibqpx, struct ibv_ah *ah,
@@ -168,6 +257,11 @@ static void qrnic_wr_set_sge_list(struct ibv_qp_ex *ibqpx, size_t num_sge,
 
 	if (!hdr)
 		return;
+	/* Their own fields fill the WQE: no data part. */
+	if (!qrnic_wr_has_data(hdr->opcode)) {
+		qp->wr_err = EINVAL;
+		return;
+	}
 	if (num_sge > qp->sq.max_sge) {
 		qp->wr_err = EINVAL;
 		return;
@@ -199,10 +293,8 @@ static void qrnic_wr_set_inline_data_list(struct ibv_qp_ex *ibqpx,
 
 	if (!hdr)
 		return;
-	/* READ and atomics carry no payload of their own. */
-	if (hdr->opcode == QRNIC_WR_RDMA_READ ||
-	    hdr->opcode == QRNIC_WR_ATOMIC_CMP_AND_SWP ||
-	    hdr->opcode == QRNIC_WR_ATOMIC_FETCH_AND_ADD) {
+	/* Only messages and writes carry a payload of their own. */
+	if (!qrnic_wr_has_payload(hdr->opcode)) {
 		qp->wr_err = EINVAL;
 		return;
 	}
@@ -303,6 +395,16 @@ void qrnic_qp_init_wr_ops(struct qrnic_qp *qp, uint64_t send_ops_flags)
 		qpx->wr_atomic_cmp_swp = qrnic_wr_atomic_cmp_swp;
 	if (send_ops_flags & IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
 		qpx->wr_atomic_fetch_add = qrnic_wr_atomic_fetch_add;
+	if (send_ops_flags & IBV_QP_EX_WITH_BIND_MW)
+		qpx->wr_bind_mw = qrnic_wr_bind_mw;
+	if (send_ops_flags & IBV_QP_EX_WITH_LOCAL_INV)
+		qpx->wr_local_inv = qrnic_wr_local_inv;
+	if (send_ops_flags & IBV_QP_EX_WITH_SEND_WITH_INV)
+		qpx->wr_send_inv = qrnic_wr_send_inv;
+	if (send_ops_flags & IBV_QP_EX_WITH_FLUSH)
+		qpx->wr_flush = qrnic_wr_flush;
+	if (send_ops_flags & IBV_QP_EX_WITH_ATOMIC_WRITE)
+		qpx->wr_atomic_write = qrnic_wr_atomic_write;
 
 	qpx->wr_set_sge = qrnic_wr_set_sge;
 	qpx->wr_set_sge_list = qrnic_wr_set_sge_list;

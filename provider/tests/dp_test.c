@@ -16,6 +16,7 @@
 #define ibv_cmd_detach_mcast fake_cmd_detach_mcast
 
 #include "../cq.c"
+#include "../mw.c"
 #include "../post.c"
 #include "../qp.c"
 #include "../srq.c"
@@ -569,7 +570,7 @@ static void test_send_path(struct qrnic_context *ctx)
 
 	/* Bad requests. */
 	wr[0].next = NULL;
-	wr[0].opcode = IBV_WR_LOCAL_INV;
+	wr[0].opcode = IBV_WR_TSO;
 	CHECK(qrnic_post_send(ibqp, wr, &bad) == ENOMEM);	/* still full */
 
 	/* The device completes WQE 2 (signaled): slots 0..2 free. */
