@@ -512,9 +512,12 @@ static __be32 qrnic_wc_read_imm_data(struct ibv_cq_ex *ibcq)
 {
 	struct qrnic_cq *cq = to_qcq_ex(ibcq);
 
-	/* ibv_wc_read_invalidated_rkey() reads the key through here. */
+	/*
+	 * ibv_wc_read_invalidated_rkey() returns what this returns as it is:
+	 * the key goes in host order, not big endian.
+	 */
 	if (cq->cur.flags & QRNIC_CQE_F_INV)
-		return htobe32(le32toh(cq->cur.imm_data));
+		return (__force __be32)le32toh(cq->cur.imm_data);
 	if (!(cq->cur.flags & QRNIC_CQE_F_IMM))
 		return 0;
 	return (__force __be32)cq->cur.imm_data;
