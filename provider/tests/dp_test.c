@@ -14,6 +14,10 @@
 #define ibv_cmd_resize_cq fake_cmd_resize_cq
 #define ibv_cmd_attach_mcast fake_cmd_attach_mcast
 #define ibv_cmd_detach_mcast fake_cmd_detach_mcast
+#define ibv_cmd_modify_srq fake_cmd_modify_srq
+#define ibv_cmd_query_srq fake_cmd_query_srq
+#define ibv_cmd_alloc_mw fake_cmd_alloc_mw
+#define ibv_cmd_dealloc_mw fake_cmd_dealloc_mw
 
 #include "../cq.c"
 #include "../mw.c"
@@ -251,6 +255,43 @@ int fake_cmd_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
 {
 	kmcast.detach++;
 	return fake_mcast(qp, gid, lid);
+}
+
+/*
+ * ALLOC_MW / DEALLOC_MW: what reached the kernel; an allocation gets
+ * kmw.rkey and the fields libibverbs' ibv_cmd_alloc_mw sets.
+ */
+static struct {
+	unsigned int alloc, dealloc;
+	enum ibv_mw_type type;
+	struct ibv_mw *mw;
+	uint32_t rkey;
+	int ret;
+} kmw;
+
+int fake_cmd_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type,
+		      struct ibv_mw *mw, struct ibv_alloc_mw *cmd,
+		      size_t cmd_size, struct ib_uverbs_alloc_mw_resp *resp,
+		      size_t resp_size)
+{
+	kmw.alloc++;
+	kmw.type = type;
+	kmw.mw = mw;
+	if (kmw.ret)
+		return kmw.ret;
+	mw->context = pd->context;
+	mw->pd = pd;
+	mw->rkey = kmw.rkey;
+	mw->handle = 0x77;
+	mw->type = type;
+	return 0;
+}
+
+int fake_cmd_dealloc_mw(struct ibv_mw *mw)
+{
+	kmw.dealloc++;
+	kmw.mw = mw;
+	return kmw.ret;
 }
 
 /*
@@ -2300,7 +2341,7 @@ static void test_uc_send(struct qrnic_context *ctx)
 	static const int bad_ops[] = {
 		IBV_WR_RDMA_READ, IBV_WR_ATOMIC_CMP_AND_SWP,
 		IBV_WR_ATOMIC_FETCH_AND_ADD, IBV_WR_LOCAL_INV,
-		IBV_WR_BIND_MW, IBV_WR_SEND_WITH_INV, IBV_WR_TSO,
+		IBV_WR_SEND_WITH_INV, IBV_WR_TSO,
 	};
 	struct ibv_send_wr wr[5], *bad;
 	struct qrnic_sq_wqe *w;
@@ -2343,7 +2384,7 @@ static void test_uc_send(struct qrnic_context *ctx)
 	      le32toh(w->inline_len) == sizeof(payload) &&
 	      !memcmp(w + 1, payload, sizeof(payload)));
 
-	/* No READ, no atomics, nothing else: EINVAL, nothing rung. */
+	/* No READ, no atomics, no invalidation: EINVAL, nothing rung. */
 	wr[4] = wr[2];
 	wr[4].next = NULL;
 	for (i = 0; i < N_ELEMS(bad_ops); i++) {
@@ -2715,6 +2756,1191 @@ static void test_srq_stress(struct qrnic_context *ctx)
 	free(st.seen);
 }
 
+/* ---- memory windows, invalidation, FLUSH and ATOMIC WRITE --------------- */
+
+static void put_le32(uint8_t *p, uint32_t v)
+{
+	p[0] = v;
+	p[1] = v >> 8;
+	p[2] = v >> 16;
+	p[3] = v >> 24;
+}
+
+static void put_le64(uint8_t *p, uint64_t v)
+{
+	put_le32(p, (uint32_t)v);
+	put_le32(p + 4, (uint32_t)(v >> 32));
+}
+
+/*
+ * A send WQE as qrnic_hw.h lays it out, byte by byte (not through the
+ * provider's struct): wr_id at 0, opcode 8, flags 9, num_sge 10, imm_data
+ * 12, inline_len 16; everything else 0 until the caller fills it in.
+ */
+static void wqe_bytes(uint8_t *b, size_t size, uint64_t wr_id, uint8_t opcode,
+		      uint8_t flags, uint8_t num_sge, uint32_t inline_len)
+{
+	memset(b, 0, size);
+	put_le64(b, wr_id);
+	b[8] = opcode;
+	b[9] = flags;
+	b[10] = num_sge;
+	put_le32(b + 16, inline_len);
+}
+
+/* BIND_MW at 24: mw_key, new_key, addr, length, mr_key, access, rsvd. */
+static void bind_bytes(uint8_t *b, uint32_t mw_key, uint32_t new_key,
+		       uint64_t addr, uint64_t length, uint32_t mr_key,
+		       uint32_t access)
+{
+	put_le32(b + 24, mw_key);
+	put_le32(b + 28, new_key);
+	put_le64(b + 32, addr);
+	put_le64(b + 40, length);
+	put_le32(b + 48, mr_key);
+	put_le32(b + 52, access);
+}
+
+/* SGE i after the header: addr, length, lkey. */
+static void sge_bytes(uint8_t *b, unsigned int i, uint64_t addr,
+		      uint32_t length, uint32_t lkey)
+{
+	put_le64(b + 64 + 16 * i, addr);
+	put_le32(b + 72 + 16 * i, length);
+	put_le32(b + 76 + 16 * i, lkey);
+}
+
+/* Are the first len bytes of SQ slot idx exactly b?  Says where not. */
+static bool wqe_is(struct qrnic_qp *qp, uint32_t idx, const uint8_t *b,
+		   size_t len, int line)
+{
+	const uint8_t *w = (const uint8_t *)sq_wqe(qp, idx);
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		if (w[i] != b[i]) {
+			fprintf(stderr,
+				"%s:%d: WQE %u byte %zu is %#x, expected %#x\n",
+				__FILE__, line, idx, i, w[i], b[i]);
+			return false;
+		}
+	}
+	return true;
+}
+
+#define CHECK_WQE(qp, idx, b, len) CHECK(wqe_is(qp, idx, b, len, __LINE__))
+
+/* A refused ibv_post_send: EINVAL at wr, nothing written, nothing rung. */
+static bool post_refused(struct qrnic_context *ctx, struct qrnic_qp *qp,
+			 struct ibv_send_wr *wr)
+{
+	uint32_t pi = qp->sq.pi;
+	struct ibv_send_wr *bad = NULL;
+	bool ok;
+
+	db_clear(ctx);
+	ok = qrnic_post_send(&qp->vqp.qp, wr, &bad) == EINVAL && bad == wr;
+	return ok && qp->sq.pi == pi && db_read(ctx, QRNIC_DB_SQ) == 0;
+}
+
+#define MW_MR_KEY 0x5507
+#define MW_REMOTE                                                              \
+	(IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE |                    \
+	 IBV_ACCESS_REMOTE_ATOMIC | IBV_ACCESS_FLUSH_GLOBAL)
+
+/* ibv_post_send: BIND_MW (type 2), LOCAL_INV, SEND_WITH_INV per QP type. */
+static void test_mw_post_send(struct qrnic_context *ctx)
+{
+	struct qrnic_cq *cq = fake_cq(ctx, 8, 70);
+	struct qrnic_qp *qp = fake_qp(ctx, 0x4a1, cq, cq, 3, 7, 0, 4);
+	struct qrnic_qp *uc = fake_qp(ctx, 0x4a2, cq, cq, 2, 7, 0, 4);
+	struct qrnic_qp *ud = fake_qp(ctx, 0x4a3, cq, cq, 2, 7, 0, 4);
+	struct ibv_context *ibctx = &ctx->ibv_ctx.context;
+	struct ibv_pd pd = { .context = ibctx };
+	struct ibv_mr mr = { .context = ibctx, .pd = &pd,
+			     .addr = (void *)0x10000, .length = 0x10000,
+			     .lkey = MW_MR_KEY, .rkey = MW_MR_KEY };
+	struct ibv_mw mw1 = { .context = ibctx, .pd = &pd, .rkey = 0x1234ff,
+			      .type = IBV_MW_TYPE_1 };
+	struct ibv_mw mw2 = { .context = ibctx, .pd = &pd, .rkey = 0x4321aa,
+			      .type = IBV_MW_TYPE_2 };
+	char payload[] = "send with invalidate, inline";
+	struct ibv_sge sg[2] = {
+		{ .addr = 0x6000, .length = 600, .lkey = MW_MR_KEY },
+		{ .addr = (uintptr_t)payload, .length = sizeof(payload) },
+	};
+	static const unsigned int bad_access[] = {
+		IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ,
+		IBV_ACCESS_MW_BIND, IBV_ACCESS_ZERO_BASED,
+		IBV_ACCESS_FLUSH_PERSISTENT, IBV_ACCESS_REMOTE_WRITE | 1u << 31,
+	};
+	struct ibv_send_wr wr[4], one, *bad;
+	struct ibv_ah_attr ah_attr;
+	uint8_t b[128];
+	unsigned int i;
+
+	atomic_store(&qp->state, IBV_QPS_RTS);
+	memset(wr, 0, sizeof(wr));
+	wr[0].wr_id = 0x7001;
+	wr[0].opcode = IBV_WR_BIND_MW;
+	/* Nothing to inline: the flag changes nothing. */
+	wr[0].send_flags = IBV_SEND_SIGNALED | IBV_SEND_INLINE;
+	wr[0].bind_mw.mw = &mw2;
+	wr[0].bind_mw.rkey = 0x4321ab;
+	wr[0].bind_mw.bind_info.mr = &mr;
+	wr[0].bind_mw.bind_info.addr = 0x10800;
+	wr[0].bind_mw.bind_info.length = 0x1800;
+	wr[0].bind_mw.bind_info.mw_access_flags = MW_REMOTE;
+	wr[0].next = &wr[1];
+
+	/* LOCAL_INV moves no data: its scatter list is not looked at. */
+	wr[1].wr_id = 0x7002;
+	wr[1].opcode = IBV_WR_LOCAL_INV;
+	wr[1].send_flags = IBV_SEND_FENCE;
+	wr[1].invalidate_rkey = 0x11223344;
+	wr[1].sg_list = sg;
+	wr[1].num_sge = 2;
+	wr[1].next = &wr[2];
+
+	wr[2].wr_id = 0x7003;
+	wr[2].opcode = IBV_WR_SEND_WITH_INV;
+	wr[2].send_flags = IBV_SEND_SIGNALED | IBV_SEND_SOLICITED;
+	wr[2].invalidate_rkey = 0xa1b2c3d4;
+	wr[2].sg_list = sg;
+	wr[2].num_sge = 1;
+	wr[2].next = &wr[3];
+
+	wr[3].wr_id = 0x7004;
+	wr[3].opcode = IBV_WR_SEND_WITH_INV;
+	wr[3].send_flags = IBV_SEND_INLINE;
+	wr[3].invalidate_rkey = 0x01020304;
+	wr[3].sg_list = &sg[1];
+	wr[3].num_sge = 1;
+
+	db_clear(ctx);
+	bad = NULL;
+	CHECK(qrnic_post_send(&qp->vqp.qp, wr, &bad) == 0 && !bad);
+	CHECK(qp->sq.pi == 4 &&
+	      db_read(ctx, QRNIC_DB_SQ) == (0x4a1ull | 4ull << 32));
+	/* Posting binds nothing yet: the window keeps its key. */
+	CHECK(mw2.rkey == 0x4321aa);
+
+	wqe_bytes(b, 64, 0x7001, QRNIC_WR_BIND_MW, QRNIC_WQE_F_SIGNALED, 0, 0);
+	bind_bytes(b, 0x4321aa, 0x4321ab, 0x10800, 0x1800, MW_MR_KEY,
+		   QRNIC_ACCESS_REMOTE_READ | QRNIC_ACCESS_REMOTE_WRITE |
+			   QRNIC_ACCESS_REMOTE_ATOMIC |
+			   QRNIC_ACCESS_FLUSH_GLOBAL);
+	CHECK_WQE(qp, 0, b, 64);
+
+	/* The key to invalidate: little endian in imm_data. */
+	wqe_bytes(b, 64, 0x7002, QRNIC_WR_LOCAL_INV, QRNIC_WQE_F_FENCE, 0, 0);
+	put_le32(b + 12, 0x11223344);
+	CHECK_WQE(qp, 1, b, 64);
+
+	/* Whole 64-byte chunks: the rest of the second one is zeroed. */
+	wqe_bytes(b, 128, 0x7003, QRNIC_WR_SEND_WITH_INV,
+		  QRNIC_WQE_F_SIGNALED | QRNIC_WQE_F_SOLICITED, 1, 0);
+	put_le32(b + 12, 0xa1b2c3d4);
+	sge_bytes(b, 0, 0x6000, 600, MW_MR_KEY);
+	CHECK_WQE(qp, 2, b, 128);
+
+	wqe_bytes(b, 128, 0x7004, QRNIC_WR_SEND_WITH_INV, QRNIC_WQE_F_INLINE,
+		  0, sizeof(payload));
+	put_le32(b + 12, 0x01020304);
+	memcpy(b + 64, payload, sizeof(payload));
+	CHECK_WQE(qp, 3, b, 128);
+
+	/* Refused binds: EINVAL, nothing posted. */
+	one = wr[0];
+	one.next = NULL;
+	one.bind_mw.mw = &mw1;		/* type 1: ibv_bind_mw only */
+	one.bind_mw.rkey = 0x123400;
+	CHECK(post_refused(ctx, qp, &one));
+	one = wr[0];
+	one.next = NULL;
+	one.bind_mw.rkey = 0x4322ab;	/* another window's index */
+	CHECK(post_refused(ctx, qp, &one));
+	one.bind_mw.rkey = 0x0021ab;
+	CHECK(post_refused(ctx, qp, &one));
+	one.bind_mw.rkey = 0x4321ab;
+	for (i = 0; i < N_ELEMS(bad_access); i++) {
+		one.bind_mw.bind_info.mw_access_flags = bad_access[i];
+		CHECK(post_refused(ctx, qp, &one));
+	}
+	one.bind_mw.bind_info.mw_access_flags = IBV_ACCESS_REMOTE_READ;
+	one.bind_mw.mw = NULL;
+	CHECK(post_refused(ctx, qp, &one));
+	one.bind_mw.mw = &mw2;
+	one.bind_mw.bind_info.mr = NULL;	/* a range needs its region */
+	CHECK(post_refused(ctx, qp, &one));
+	/* FLUSH and ATOMIC WRITE have no ibv_send_wr form: ibv_wr_* only. */
+	memset(&one, 0, sizeof(one));
+	one.opcode = IBV_WR_FLUSH;
+	CHECK(post_refused(ctx, qp, &one));
+	one.opcode = IBV_WR_ATOMIC_WRITE;
+	CHECK(post_refused(ctx, qp, &one));
+	CHECK(mw1.rkey == 0x1234ff && mw2.rkey == 0x4321aa);
+
+	/* A good WR before a refused bind still goes. */
+	wr[1].next = &one;
+	one.bind_mw.mw = &mw1;
+	one.bind_mw.bind_info.mr = &mr;
+	db_clear(ctx);
+	bad = NULL;
+	CHECK(qrnic_post_send(&qp->vqp.qp, &wr[1], &bad) == EINVAL &&
+	      bad == &one);
+	CHECK(qp->sq.pi == 5 &&
+	      db_read(ctx, QRNIC_DB_SQ) == (0x4a1ull | 5ull << 32));
+	wqe_bytes(b, 64, 0x7002, QRNIC_WR_LOCAL_INV, QRNIC_WQE_F_FENCE, 0, 0);
+	put_le32(b + 12, 0x11223344);
+	CHECK_WQE(qp, 4, b, 64);
+
+	/* UC binds windows but invalidates nothing. */
+	uc->vqp.qp.qp_type = IBV_QPT_UC;
+	atomic_store(&uc->state, IBV_QPS_RTS);
+	one = wr[0];
+	one.next = NULL;
+	one.wr_id = 0x7101;
+	one.send_flags = 0;
+	one.bind_mw.rkey = 0x4321ac;
+	one.bind_mw.bind_info.mw_access_flags = IBV_ACCESS_REMOTE_WRITE;
+	db_clear(ctx);
+	bad = NULL;
+	CHECK(qrnic_post_send(&uc->vqp.qp, &one, &bad) == 0 && !bad);
+	CHECK(uc->sq.pi == 1 &&
+	      db_read(ctx, QRNIC_DB_SQ) == (0x4a2ull | 1ull << 32));
+	wqe_bytes(b, 64, 0x7101, QRNIC_WR_BIND_MW, 0, 0, 0);
+	bind_bytes(b, 0x4321aa, 0x4321ac, 0x10800, 0x1800, MW_MR_KEY,
+		   QRNIC_ACCESS_REMOTE_WRITE);
+	CHECK_WQE(uc, 0, b, 64);
+	one.bind_mw.mw = &mw1;
+	one.bind_mw.rkey = 0x123400;
+	CHECK(post_refused(ctx, uc, &one));
+	for (i = 1; i < 4; i++) {
+		one = wr[i];
+		one.next = NULL;
+		CHECK(post_refused(ctx, uc, &one));
+	}
+
+	/* UD: messages only, with or without a window. */
+	ud->vqp.qp.qp_type = IBV_QPT_UD;
+	atomic_store(&ud->state, IBV_QPS_RTS);
+	ud_attr(&ah_attr, 9, 0, 0, 0);
+	for (i = 0; i < 4; i++) {
+		one = wr[i];
+		one.next = NULL;
+		one.wr.ud.ah = fake_ah(ctx, &ah_attr, ud_dmac);
+		one.wr.ud.remote_qpn = 5;
+		CHECK(post_refused(ctx, ud, &one));
+	}
+	CHECK(ud->sq.pi == 0);
+}
+
+/* ibv_bind_mw: type 1 windows, one BIND_MW WQE, the new key afterwards. */
+static void test_mw_bind_type1(struct qrnic_context *ctx)
+{
+	struct qrnic_cq *cq = fake_cq(ctx, 8, 71);
+	struct fake_cq dev = { .cq = cq };
+	struct qrnic_qp *qp = fake_qp(ctx, 0x4b1, cq, cq, 1, 6, 0, 4);
+	struct qrnic_qp *uc = fake_qp(ctx, 0x4b2, cq, cq, 1, 6, 0, 4);
+	struct qrnic_qp *ud = fake_qp(ctx, 0x4b3, cq, cq, 1, 6, 0, 4);
+	struct ibv_context *ibctx = &ctx->ibv_ctx.context;
+	struct ibv_pd pd = { .context = ibctx };
+	struct ibv_mr mr = { .context = ibctx, .pd = &pd, .lkey = MW_MR_KEY,
+			     .rkey = MW_MR_KEY };
+	struct ibv_mw mw1 = { .context = ibctx, .pd = &pd, .rkey = 0x2000fe,
+			      .type = IBV_MW_TYPE_1 };
+	struct ibv_mw mw2 = { .context = ibctx, .pd = &pd, .rkey = 0x3000aa,
+			      .type = IBV_MW_TYPE_2 };
+	struct ibv_mw_bind bind = {
+		.wr_id = 0x8001,
+		.send_flags = IBV_SEND_SIGNALED,
+		.bind_info = { .mr = &mr, .addr = 0x10100, .length = 0x100,
+			       .mw_access_flags = IBV_ACCESS_REMOTE_READ },
+	};
+	struct ibv_wc wc[2];
+	uint8_t b[64];
+	int state;
+
+	/* Not ready to send: refused, the window keeps its key. */
+	db_clear(ctx);
+	for (state = IBV_QPS_RESET; state <= IBV_QPS_RTR; state++) {
+		atomic_store(&qp->state, state);
+		CHECK(qrnic_bind_mw(&qp->vqp.qp, &mw1, &bind) == EINVAL);
+		CHECK(mw1.rkey == 0x2000fe && qp->sq.pi == 0 &&
+		      db_read(ctx, QRNIC_DB_SQ) == 0);
+	}
+	atomic_store(&qp->state, IBV_QPS_RTS);
+
+	CHECK(qrnic_bind_mw(&qp->vqp.qp, &mw1, &bind) == 0);
+	CHECK(mw1.rkey == 0x2000ff && mw1.rkey == ibv_inc_rkey(0x2000fe));
+	CHECK(qp->sq.pi == 1 &&
+	      db_read(ctx, QRNIC_DB_SQ) == (0x4b1ull | 1ull << 32));
+	wqe_bytes(b, 64, 0x8001, QRNIC_WR_BIND_MW, QRNIC_WQE_F_SIGNALED, 0, 0);
+	bind_bytes(b, 0x2000fe, 0x2000ff, 0x10100, 0x100, MW_MR_KEY,
+		   QRNIC_ACCESS_REMOTE_READ);
+	CHECK_WQE(qp, 0, b, 64);
+
+	/* Unbind (no region, length 0), unsignaled; the key byte wraps. */
+	bind.wr_id = 0x8002;
+	bind.send_flags = 0;
+	memset(&bind.bind_info, 0, sizeof(bind.bind_info));
+	CHECK(qrnic_bind_mw(&qp->vqp.qp, &mw1, &bind) == 0);
+	CHECK(mw1.rkey == 0x200000);
+	CHECK(qp->sq.pi == 2 &&
+	      db_read(ctx, QRNIC_DB_SQ) == (0x4b1ull | 2ull << 32));
+	wqe_bytes(b, 64, 0x8002, QRNIC_WR_BIND_MW, 0, 0, 0);
+	bind_bytes(b, 0x2000ff, 0x200000, 0, 0, 0, 0);
+	CHECK_WQE(qp, 1, b, 64);
+
+	/* Full SQ: ENOMEM, key unchanged. */
+	db_clear(ctx);
+	CHECK(qrnic_bind_mw(&qp->vqp.qp, &mw1, &bind) == ENOMEM);
+	CHECK(mw1.rkey == 0x200000 && qp->sq.pi == 2 &&
+	      db_read(ctx, QRNIC_DB_SQ) == 0);
+	dev_write_cqe(&dev, 0x8002, 0x4b1, 1, QRNIC_CQE_OP_BIND_MW, 0,
+		      QRNIC_CQE_F_SEND, 0, 0);
+	CHECK(qrnic_poll_cq(&cq->vcq.cq, 2, wc) == 1);
+	CHECK(wc[0].opcode == IBV_WC_BIND_MW && atomic_load(&qp->sq.tail) == 2);
+
+	/* Type 2, no window, rights a window cannot have: refused. */
+	bind.bind_info.mr = &mr;
+	bind.bind_info.length = 8;
+	bind.bind_info.mw_access_flags = IBV_ACCESS_REMOTE_WRITE;
+	CHECK(qrnic_bind_mw(&qp->vqp.qp, &mw2, &bind) == EINVAL);
+	CHECK(qrnic_bind_mw(&qp->vqp.qp, NULL, &bind) == EINVAL);
+	bind.bind_info.mw_access_flags = IBV_ACCESS_LOCAL_WRITE;
+	CHECK(qrnic_bind_mw(&qp->vqp.qp, &mw1, &bind) == EINVAL);
+	bind.bind_info.mw_access_flags = IBV_ACCESS_MW_BIND;
+	CHECK(qrnic_bind_mw(&qp->vqp.qp, &mw1, &bind) == EINVAL);
+	CHECK(mw1.rkey == 0x200000 && mw2.rkey == 0x3000aa && qp->sq.pi == 2 &&
+	      db_read(ctx, QRNIC_DB_SQ) == 0);
+
+	/* sq_sig_all signals it without the flag. */
+	bind.wr_id = 0x8003;
+	bind.bind_info.mw_access_flags = IBV_ACCESS_REMOTE_ATOMIC;
+	qp->sig_all = true;
+	CHECK(qrnic_bind_mw(&qp->vqp.qp, &mw1, &bind) == 0);
+	CHECK(mw1.rkey == 0x200001 && qp->sq.pi == 3);
+	wqe_bytes(b, 64, 0x8003, QRNIC_WR_BIND_MW, QRNIC_WQE_F_SIGNALED, 0, 0);
+	bind_bytes(b, 0x200000, 0x200001, 0, 8, MW_MR_KEY,
+		   QRNIC_ACCESS_REMOTE_ATOMIC);
+	CHECK_WQE(qp, 2, b, 64);
+
+	/* UC binds type 1 windows too; UD none. */
+	uc->vqp.qp.qp_type = IBV_QPT_UC;
+	atomic_store(&uc->state, IBV_QPS_RTS);
+	bind.wr_id = 0x8004;
+	CHECK(qrnic_bind_mw(&uc->vqp.qp, &mw1, &bind) == 0);
+	CHECK(mw1.rkey == 0x200002 && uc->sq.pi == 1);
+	wqe_bytes(b, 64, 0x8004, QRNIC_WR_BIND_MW, 0, 0, 0);
+	bind_bytes(b, 0x200001, 0x200002, 0, 8, MW_MR_KEY,
+		   QRNIC_ACCESS_REMOTE_ATOMIC);
+	CHECK_WQE(uc, 0, b, 64);
+	ud->vqp.qp.qp_type = IBV_QPT_UD;
+	atomic_store(&ud->state, IBV_QPS_RTS);
+	CHECK(qrnic_bind_mw(&ud->vqp.qp, &mw1, &bind) == EINVAL);
+	CHECK(mw1.rkey == 0x200002 && ud->sq.pi == 0);
+}
+
+/* The ibv_wr_* builders for windows, invalidation, FLUSH, ATOMIC WRITE. */
+static void test_mw_wr_api(struct qrnic_context *ctx)
+{
+	struct qrnic_cq *cq = fake_cq(ctx, 8, 72);
+	struct qrnic_qp *qp = fake_qp(ctx, 0x4c1, cq, cq, 4, 7, 0, 4);
+	struct qrnic_qp *plain = fake_qp(ctx, 0x4c2, cq, cq, 1, 6, 0, 4);
+	struct qrnic_qp *uc = fake_qp(ctx, 0x4c3, cq, cq, 2, 7, 0, 4);
+	struct ibv_qp_ex *qpx = &qp->vqp.qp_ex, *ucx = &uc->vqp.qp_ex;
+	struct ibv_context *ibctx = &ctx->ibv_ctx.context;
+	struct ibv_pd pd = { .context = ibctx };
+	struct ibv_mr mr = { .context = ibctx, .pd = &pd, .lkey = MW_MR_KEY,
+			     .rkey = MW_MR_KEY };
+	struct ibv_mw mw1 = { .context = ibctx, .pd = &pd, .rkey = 0x1234ff,
+			      .type = IBV_MW_TYPE_1 };
+	struct ibv_mw mw2 = { .context = ibctx, .pd = &pd, .rkey = 0x4321aa,
+			      .type = IBV_MW_TYPE_2 };
+	const struct ibv_mw_bind_info info = {
+		.mr = &mr, .addr = 0x20000, .length = 0x4000,
+		.mw_access_flags = IBV_ACCESS_REMOTE_READ |
+				   IBV_ACCESS_FLUSH_GLOBAL,
+	};
+	/* Byte order matters: the 8 bytes go as they are. */
+	static const uint8_t aw[8] = { 0x01, 0x23, 0x45, 0x67,
+				       0x89, 0xab, 0xcd, 0xef };
+	char payload[] = "inline with invalidate";
+	struct ibv_cq *ibcq = &cq->vcq.cq;
+	struct ibv_qp_init_attr_ex ax = {
+		.send_cq = ibcq,
+		.recv_cq = ibcq,
+		.cap = { .max_send_wr = 1, .max_recv_wr = 1,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.comp_mask = IBV_QP_INIT_ATTR_PD |
+			     IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+		.pd = &pd,
+	};
+	static const uint64_t new_ops = IBV_QP_EX_WITH_FLUSH |
+					IBV_QP_EX_WITH_ATOMIC_WRITE |
+					IBV_QP_EX_WITH_BIND_MW |
+					IBV_QP_EX_WITH_LOCAL_INV |
+					IBV_QP_EX_WITH_SEND_WITH_INV;
+	static const uint64_t uc_refused[] = {
+		IBV_QP_EX_WITH_FLUSH, IBV_QP_EX_WITH_ATOMIC_WRITE,
+		IBV_QP_EX_WITH_LOCAL_INV, IBV_QP_EX_WITH_SEND_WITH_INV,
+		QRNIC_UC_SEND_OPS | IBV_QP_EX_WITH_FLUSH,
+	};
+	unsigned int calls, i;
+	uint8_t b[128];
+	int step;
+
+	/* Create: RC takes them all; UC binds only; UD none of them. */
+	calls = kcreate_qp.calls;
+	ax.qp_type = IBV_QPT_RC;
+	ax.send_ops_flags = new_ops | IBV_QP_EX_WITH_SEND;
+	errno = 0;
+	CHECK(!qrnic_create_qp_ex(ibctx, &ax) && errno == ENOTTY);
+	CHECK(kcreate_qp.calls == calls + 1);
+	ax.send_ops_flags = QRNIC_SUPPORTED_SEND_OPS;
+	errno = 0;
+	CHECK(!qrnic_create_qp_ex(ibctx, &ax) && errno == ENOTTY);
+	CHECK(kcreate_qp.calls == calls + 2);
+	ax.qp_type = IBV_QPT_UC;
+	for (i = 0; i < N_ELEMS(uc_refused); i++) {
+		ax.send_ops_flags = uc_refused[i];
+		errno = 0;
+		CHECK(!qrnic_create_qp_ex(ibctx, &ax) && errno == EOPNOTSUPP);
+	}
+	CHECK(kcreate_qp.calls == calls + 2);
+	ax.send_ops_flags = IBV_QP_EX_WITH_BIND_MW | IBV_QP_EX_WITH_SEND;
+	errno = 0;
+	CHECK(!qrnic_create_qp_ex(ibctx, &ax) && errno == ENOTTY);
+	CHECK(kcreate_qp.calls == calls + 3);
+	ax.qp_type = IBV_QPT_UD;
+	ax.send_ops_flags = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_BIND_MW;
+	errno = 0;
+	CHECK(!qrnic_create_qp_ex(ibctx, &ax) && errno == EOPNOTSUPP);
+	CHECK(kcreate_qp.calls == calls + 3);
+
+	/* The builders asked for are there, the others are not. */
+	qrnic_qp_init_wr_ops(qp, QRNIC_SUPPORTED_SEND_OPS);
+	qp->vqp.comp_mask |= VERBS_QP_EX;
+	CHECK(qpx->wr_bind_mw == qrnic_wr_bind_mw &&
+	      qpx->wr_local_inv == qrnic_wr_local_inv &&
+	      qpx->wr_send_inv == qrnic_wr_send_inv &&
+	      qpx->wr_flush == qrnic_wr_flush &&
+	      qpx->wr_atomic_write == qrnic_wr_atomic_write);
+	qrnic_qp_init_wr_ops(plain, IBV_QP_EX_WITH_SEND);
+	CHECK(plain->vqp.qp_ex.wr_send && !plain->vqp.qp_ex.wr_bind_mw &&
+	      !plain->vqp.qp_ex.wr_local_inv &&
+	      !plain->vqp.qp_ex.wr_send_inv && !plain->vqp.qp_ex.wr_flush &&
+	      !plain->vqp.qp_ex.wr_atomic_write);
+	qrnic_qp_init_wr_ops(plain, IBV_QP_EX_WITH_FLUSH);
+	CHECK(plain->vqp.qp_ex.wr_flush == qrnic_wr_flush &&
+	      !plain->vqp.qp_ex.wr_atomic_write);
+
+	atomic_store(&qp->state, IBV_QPS_RTS);
+	db_clear(ctx);
+	ibv_wr_start(qpx);
+	qpx->wr_id = 40;
+	qpx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_bind_mw(qpx, &mw2, 0x4321ab, &info);
+	qpx->wr_id = 41;
+	qpx->wr_flags = 0;
+	ibv_wr_local_inv(qpx, 0x11223344);
+	qpx->wr_id = 42;
+	qpx->wr_flags = IBV_SEND_SOLICITED;
+	ibv_wr_send_inv(qpx, 0xa1b2c3d4);
+	ibv_wr_set_sge(qpx, MW_MR_KEY, 0x6000, 600);
+	qpx->wr_id = 43;
+	qpx->wr_flags = IBV_SEND_SIGNALED | IBV_SEND_FENCE;
+	ibv_wr_flush(qpx, 0x7788, 0x123456789000ull, 0x3000, IBV_FLUSH_GLOBAL,
+		     IBV_FLUSH_RANGE);
+	qpx->wr_id = 44;
+	qpx->wr_flags = 0;
+	ibv_wr_atomic_write(qpx, 0x99aa, 0xfedcba9876543210ull, aw);
+	qpx->wr_id = 45;
+	ibv_wr_send_inv(qpx, 0x0badf00d);
+	ibv_wr_set_inline_data(qpx, payload, sizeof(payload));
+	qpx->wr_id = 46;
+	ibv_wr_flush(qpx, 0x7789, 0, 0, IBV_FLUSH_GLOBAL, IBV_FLUSH_MR);
+	CHECK(ibv_wr_complete(qpx) == 0 && qp->sq.pi == 7);
+	CHECK(db_read(ctx, QRNIC_DB_SQ) == (0x4c1ull | 7ull << 32));
+	/* Posting binds nothing yet: the window keeps its key. */
+	CHECK(mw2.rkey == 0x4321aa);
+
+	wqe_bytes(b, 64, 40, QRNIC_WR_BIND_MW, QRNIC_WQE_F_SIGNALED, 0, 0);
+	bind_bytes(b, 0x4321aa, 0x4321ab, 0x20000, 0x4000, MW_MR_KEY,
+		   QRNIC_ACCESS_REMOTE_READ | QRNIC_ACCESS_FLUSH_GLOBAL);
+	CHECK_WQE(qp, 0, b, 64);
+	wqe_bytes(b, 64, 41, QRNIC_WR_LOCAL_INV, 0, 0, 0);
+	put_le32(b + 12, 0x11223344);
+	CHECK_WQE(qp, 1, b, 64);
+	wqe_bytes(b, 128, 42, QRNIC_WR_SEND_WITH_INV, QRNIC_WQE_F_SOLICITED, 1,
+		  0);
+	put_le32(b + 12, 0xa1b2c3d4);
+	sge_bytes(b, 0, 0x6000, 600, MW_MR_KEY);
+	CHECK_WQE(qp, 2, b, 128);
+	/* FLUSH at 24: remote_addr, rkey, type, level, rsvd, length. */
+	wqe_bytes(b, 64, 43, QRNIC_WR_FLUSH,
+		  QRNIC_WQE_F_SIGNALED | QRNIC_WQE_F_FENCE, 0, 0);
+	put_le64(b + 24, 0x123456789000ull);
+	put_le32(b + 32, 0x7788);
+	b[36] = QRNIC_FLUSH_GLOBAL;
+	b[37] = QRNIC_FLUSH_RANGE;
+	put_le64(b + 40, 0x3000);
+	CHECK_WQE(qp, 3, b, 64);
+	/* ATOMIC_WRITE: remote_addr, rkey, the bytes in compare_add (40). */
+	wqe_bytes(b, 64, 44, QRNIC_WR_ATOMIC_WRITE, 0, 0, 0);
+	put_le64(b + 24, 0xfedcba9876543210ull);
+	put_le32(b + 32, 0x99aa);
+	memcpy(b + 40, aw, sizeof(aw));
+	CHECK_WQE(qp, 4, b, 64);
+	wqe_bytes(b, 128, 45, QRNIC_WR_SEND_WITH_INV, QRNIC_WQE_F_INLINE, 0,
+		  sizeof(payload));
+	put_le32(b + 12, 0x0badf00d);
+	memcpy(b + 64, payload, sizeof(payload));
+	CHECK_WQE(qp, 5, b, 128);
+	wqe_bytes(b, 64, 46, QRNIC_WR_FLUSH, 0, 0, 0);
+	put_le32(b + 32, 0x7789);
+	b[36] = QRNIC_FLUSH_GLOBAL;
+	b[37] = QRNIC_FLUSH_MR;
+	CHECK_WQE(qp, 6, b, 64);
+
+	/*
+	 * Each of these fails the whole batch (a good SEND first): a type 1
+	 * window, a key of another index, rights outside a window's, and
+	 * data given to an opcode that carries its own.
+	 */
+	for (step = 0; step < 14; step++) {
+		ibv_wr_start(qpx);
+		ibv_wr_send(qpx);
+		ibv_wr_set_sge(qpx, 1, 0x1000, 8);
+		switch (step) {
+		case 0:
+			ibv_wr_bind_mw(qpx, &mw1, 0x123400, &info);
+			break;
+		case 1:
+			ibv_wr_bind_mw(qpx, &mw2, 0x4322ab, &info);
+			break;
+		case 2: {
+			struct ibv_mw_bind_info bi = info;
+
+			bi.mw_access_flags |= IBV_ACCESS_LOCAL_WRITE;
+			ibv_wr_bind_mw(qpx, &mw2, 0x4321ab, &bi);
+			break;
+		}
+		case 3:
+			ibv_wr_bind_mw(qpx, NULL, 0x4321ab, &info);
+			break;
+		case 4:
+			ibv_wr_bind_mw(qpx, &mw2, 0x4321ab, &info);
+			ibv_wr_set_sge(qpx, 1, 0x1000, 8);
+			break;
+		case 5:
+			ibv_wr_bind_mw(qpx, &mw2, 0x4321ab, &info);
+			ibv_wr_set_inline_data(qpx, payload, 4);
+			break;
+		case 6:
+			ibv_wr_local_inv(qpx, 1);
+			ibv_wr_set_sge(qpx, 1, 0x1000, 8);
+			break;
+		case 7:
+			ibv_wr_local_inv(qpx, 1);
+			ibv_wr_set_inline_data(qpx, payload, 4);
+			break;
+		case 8:
+			ibv_wr_flush(qpx, 1, 0x1000, 8, IBV_FLUSH_GLOBAL,
+				     IBV_FLUSH_RANGE);
+			ibv_wr_set_sge(qpx, 1, 0x1000, 8);
+			break;
+		case 9:
+			ibv_wr_flush(qpx, 1, 0x1000, 8, IBV_FLUSH_GLOBAL,
+				     IBV_FLUSH_RANGE);
+			ibv_wr_set_inline_data(qpx, payload, 4);
+			break;
+		case 10:
+			ibv_wr_atomic_write(qpx, 1, 0x1000, aw);
+			ibv_wr_set_sge(qpx, 1, 0x1000, 8);
+			break;
+		case 11:
+			ibv_wr_atomic_write(qpx, 1, 0x1000, aw);
+			ibv_wr_set_inline_data(qpx, payload, 4);
+			break;
+		case 12: {
+			struct ibv_sge sgl[2] = {};
+
+			ibv_wr_flush(qpx, 1, 0x1000, 8, IBV_FLUSH_GLOBAL,
+				     IBV_FLUSH_RANGE);
+			ibv_wr_set_sge_list(qpx, 2, sgl);
+			break;
+		}
+		case 13:
+			ibv_wr_send_inv(qpx, 1);
+			ibv_wr_set_inline_data(qpx, payload,
+					       qp->max_inline + 1);
+			break;
+		}
+		if (ibv_wr_complete(qpx) != EINVAL || qp->sq.pi != 7) {
+			fprintf(stderr, "wr API step %d not refused\n", step);
+			CHECK(0);
+		}
+	}
+	CHECK(db_read(ctx, QRNIC_DB_SQ) == (0x4c1ull | 7ull << 32));
+	CHECK(mw1.rkey == 0x1234ff && mw2.rkey == 0x4321aa);
+
+	/* UC: the builders are there, only the bind goes. */
+	uc->vqp.qp.qp_type = IBV_QPT_UC;
+	qrnic_qp_init_wr_ops(uc, QRNIC_UC_SEND_OPS);
+	uc->vqp.comp_mask |= VERBS_QP_EX;
+	atomic_store(&uc->state, IBV_QPS_RTS);
+	CHECK(ucx->wr_bind_mw && ucx->wr_local_inv && ucx->wr_send_inv &&
+	      ucx->wr_flush && ucx->wr_atomic_write);
+	ibv_wr_start(ucx);
+	ucx->wr_id = 50;
+	ucx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_bind_mw(ucx, &mw2, 0x4321ac, &info);
+	CHECK(ibv_wr_complete(ucx) == 0 && uc->sq.pi == 1);
+	wqe_bytes(b, 64, 50, QRNIC_WR_BIND_MW, QRNIC_WQE_F_SIGNALED, 0, 0);
+	bind_bytes(b, 0x4321aa, 0x4321ac, 0x20000, 0x4000, MW_MR_KEY,
+		   QRNIC_ACCESS_REMOTE_READ | QRNIC_ACCESS_FLUSH_GLOBAL);
+	CHECK_WQE(uc, 0, b, 64);
+	for (step = 0; step < 4; step++) {
+		ibv_wr_start(ucx);
+		ibv_wr_bind_mw(ucx, &mw2, 0x4321ac, &info);
+		switch (step) {
+		case 0:
+			ibv_wr_local_inv(ucx, 1);
+			break;
+		case 1:
+			ibv_wr_send_inv(ucx, 1);
+			ibv_wr_set_sge(ucx, 1, 0x1000, 8);
+			break;
+		case 2:
+			ibv_wr_flush(ucx, 1, 0x1000, 8, IBV_FLUSH_GLOBAL,
+				     IBV_FLUSH_RANGE);
+			break;
+		case 3:
+			ibv_wr_atomic_write(ucx, 1, 0x1000, aw);
+			break;
+		}
+		if (ibv_wr_complete(ucx) != EINVAL || uc->sq.pi != 1) {
+			fprintf(stderr, "UC wr API step %d not refused\n",
+				step);
+			CHECK(0);
+		}
+	}
+}
+
+/*
+ * Completions of the new opcodes: received SEND_WITH_INV (the key, not
+ * immediate data), binds, invalidations, flushes and atomic writes, a
+ * failed bind; through ibv_poll_cq and the extended CQ.
+ */
+static void test_mw_cq(struct qrnic_context *ctx)
+{
+	struct qrnic_cq *cq = fake_cq(ctx, 8, 73);
+	struct fake_cq dev = { .cq = cq };
+	struct ibv_cq_ex *cqx = &cq->vcq.cq_ex;
+	struct qrnic_qp *qp = fake_qp(ctx, 0x4d1, cq, cq, 2, 7, 2, 5);
+	struct ibv_qp_ex *qpx = &qp->vqp.qp_ex;
+	struct ibv_pd pd = { .context = &ctx->ibv_ctx.context };
+	struct ibv_mr mr = { .pd = &pd, .lkey = MW_MR_KEY };
+	struct ibv_mw mw2 = { .pd = &pd, .rkey = 0x4321aa,
+			      .type = IBV_MW_TYPE_2 };
+	const struct ibv_mw_bind_info info = {
+		.mr = &mr, .length = 64,
+		.mw_access_flags = IBV_ACCESS_REMOTE_READ,
+	};
+	static const uint8_t aw[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+	static const struct {
+		uint8_t cqe_op;
+		enum ibv_wc_opcode wc_op;
+		uint8_t status;
+		uint32_t len;
+	} sends[] = {
+		{ QRNIC_CQE_OP_BIND_MW, IBV_WC_BIND_MW,
+		  QRNIC_WC_MW_BIND_ERR, 0 },
+		{ QRNIC_CQE_OP_LOCAL_INV, IBV_WC_LOCAL_INV, 0, 0 },
+		{ QRNIC_CQE_OP_FLUSH, IBV_WC_FLUSH, 0, 0 },
+		{ QRNIC_CQE_OP_ATOMIC_WRITE, IBV_WC_ATOMIC_WRITE, 0, 8 },
+	};
+	static const uint32_t keys[2] = { 0x12345678, 0xfedcba98 };
+	struct ibv_recv_wr rwr = { .wr_id = 0 }, *rbad;
+	struct ibv_poll_cq_attr attr = {};
+	struct ibv_wc wc[8];
+	unsigned int round, i;
+	uint32_t base;
+
+	qrnic_cq_ex_init_ops(cqx);
+	qrnic_qp_init_wr_ops(qp, QRNIC_SUPPORTED_SEND_OPS);
+	qp->vqp.comp_mask |= VERBS_QP_EX;
+	atomic_store(&qp->state, IBV_QPS_RTS);
+
+	for (round = 0; round < 2; round++) {
+		base = qp->sq.pi;
+		ibv_wr_start(qpx);
+		qpx->wr_flags = IBV_SEND_SIGNALED;
+		qpx->wr_id = 0x900;
+		ibv_wr_bind_mw(qpx, &mw2, 0x4321ab, &info);
+		qpx->wr_id = 0x901;
+		ibv_wr_local_inv(qpx, 0x4321ab);
+		qpx->wr_id = 0x902;
+		ibv_wr_flush(qpx, 1, 0x1000, 64, IBV_FLUSH_GLOBAL,
+			     IBV_FLUSH_RANGE);
+		qpx->wr_id = 0x903;
+		ibv_wr_atomic_write(qpx, 1, 0x2000, aw);
+		CHECK(ibv_wr_complete(qpx) == 0 && qp->sq.pi == base + 4);
+		rwr.wr_id = 0x800 + round;
+		CHECK(qrnic_post_recv(&qp->vqp.qp, &rwr, &rbad) == 0);
+
+		/* SEND_WITH_INV arrived: the key little endian in imm_data. */
+		dev_write_cqe(&dev, 0x800 + round, 0x4d1, round,
+			      QRNIC_CQE_OP_RECV, 0, QRNIC_CQE_F_INV, 100,
+			      htole32(keys[round]));
+		for (i = 0; i < N_ELEMS(sends); i++)
+			dev_write_cqe(&dev, 0x900 + i, 0x4d1,
+				      (uint16_t)(base + i), sends[i].cqe_op,
+				      sends[i].status, QRNIC_CQE_F_SEND,
+				      sends[i].len, 0);
+		/* Immediate data still is immediate data. */
+		dev_write_cqe(&dev, 0x7ff, 0x4d1, 0, QRNIC_CQE_OP_RECV_RDMA_IMM,
+			      0, QRNIC_CQE_F_IMM, 0,
+			      (__force uint32_t)htobe32(0x5a5a0001));
+
+		if (round == 0) {
+			memset(wc, 0xff, sizeof(wc));
+			CHECK(qrnic_poll_cq(&cq->vcq.cq, 8, wc) == 6);
+			CHECK(wc[0].wr_id == 0x800 &&
+			      wc[0].status == IBV_WC_SUCCESS &&
+			      wc[0].opcode == IBV_WC_RECV &&
+			      wc[0].byte_len == 100 && wc[0].qp_num == 0x4d1);
+			CHECK(wc[0].wc_flags == IBV_WC_WITH_INV);
+			CHECK(wc[0].invalidated_rkey == keys[0]);
+			for (i = 0; i < N_ELEMS(sends); i++) {
+				CHECK(wc[1 + i].wr_id == 0x900 + i &&
+				      wc[1 + i].opcode == sends[i].wc_op &&
+				      (int)wc[1 + i].status ==
+					      sends[i].status &&
+				      wc[1 + i].byte_len == sends[i].len &&
+				      wc[1 + i].wc_flags == 0);
+			}
+			CHECK(wc[1].status == IBV_WC_MW_BIND_ERR &&
+			      wc[1].vendor_err == QRNIC_VERR_NAK);
+			CHECK(wc[5].opcode == IBV_WC_RECV_RDMA_WITH_IMM &&
+			      wc[5].wc_flags == IBV_WC_WITH_IMM &&
+			      wc[5].imm_data == htobe32(0x5a5a0001));
+		} else {
+			CHECK(ibv_start_poll(cqx, &attr) == 0);
+			CHECK(cqx->wr_id == 0x801 &&
+			      cqx->status == IBV_WC_SUCCESS);
+			CHECK(ibv_wc_read_opcode(cqx) == IBV_WC_RECV &&
+			      ibv_wc_read_byte_len(cqx) == 100);
+			CHECK(ibv_wc_read_wc_flags(cqx) == IBV_WC_WITH_INV);
+			CHECK(ibv_wc_read_invalidated_rkey(cqx) == keys[1]);
+			for (i = 0; i < N_ELEMS(sends); i++) {
+				CHECK(ibv_next_poll(cqx) == 0);
+				CHECK(cqx->wr_id == 0x900 + i &&
+				      (int)cqx->status == sends[i].status &&
+				      ibv_wc_read_opcode(cqx) ==
+					      sends[i].wc_op &&
+				      ibv_wc_read_wc_flags(cqx) == 0);
+			}
+			CHECK(ibv_next_poll(cqx) == 0);
+			CHECK(ibv_wc_read_opcode(cqx) ==
+				      IBV_WC_RECV_RDMA_WITH_IMM &&
+			      ibv_wc_read_wc_flags(cqx) == IBV_WC_WITH_IMM &&
+			      ibv_wc_read_imm_data(cqx) ==
+				      htobe32(0x5a5a0001));
+			CHECK(ibv_next_poll(cqx) == ENOENT);
+			ibv_end_poll(cqx);
+		}
+		/* The send completions freed the SQ, the receive an RQ slot. */
+		CHECK(atomic_load(&qp->sq.tail) == base + 4);
+		CHECK(atomic_load(&qp->rq.tail) == round + 1);
+		CHECK(qrnic_poll_cq(&cq->vcq.cq, 8, wc) == 0);
+	}
+}
+
+/* ibv_alloc_mw / ibv_dealloc_mw go to the kernel; only types 1 and 2. */
+static void test_mw_alloc(struct qrnic_context *ctx)
+{
+	struct ibv_pd pd = { .context = &ctx->ibv_ctx.context };
+	struct ibv_mw *mw;
+
+	memset(&kmw, 0, sizeof(kmw));
+	errno = 0;
+	CHECK(!qrnic_alloc_mw(&pd, (enum ibv_mw_type)3) && errno == EINVAL);
+	errno = 0;
+	CHECK(!qrnic_alloc_mw(&pd, (enum ibv_mw_type)0) && errno == EINVAL);
+	CHECK(kmw.alloc == 0);
+
+	kmw.rkey = 0xabc01;
+	mw = qrnic_alloc_mw(&pd, IBV_MW_TYPE_2);
+	CHECK(mw && kmw.alloc == 1 && kmw.type == IBV_MW_TYPE_2 &&
+	      kmw.mw == mw);
+	CHECK(mw && mw->rkey == 0xabc01 && mw->type == IBV_MW_TYPE_2 &&
+	      mw->pd == &pd);
+	kmw.ret = EBUSY;
+	CHECK(mw && qrnic_dealloc_mw(mw) == EBUSY && kmw.dealloc == 1);
+	kmw.ret = 0;
+	CHECK(mw && qrnic_dealloc_mw(mw) == 0 && kmw.dealloc == 2 &&
+	      kmw.mw == mw);
+
+	mw = qrnic_alloc_mw(&pd, IBV_MW_TYPE_1);
+	CHECK(mw && kmw.type == IBV_MW_TYPE_1 && mw->type == IBV_MW_TYPE_1);
+	CHECK(mw && qrnic_dealloc_mw(mw) == 0);
+	kmw.ret = ENOMEM;
+	errno = 0;
+	CHECK(!qrnic_alloc_mw(&pd, IBV_MW_TYPE_1) && errno == ENOMEM &&
+	      kmw.alloc == 3);
+	kmw.ret = 0;
+}
+
+/* ---- SRQ resize ---------------------------------------------------------- */
+
+/*
+ * MODIFY_SRQ as qrnic.ko and the device do it.  The driver data is read
+ * where the kernel reads it (right after the core command).  With
+ * IBV_SRQ_MAX_WR the provider must hold the SRQ's post lock and pass
+ * resp_addr; the device copies the WQEs it has not taken (free running
+ * indexes [taken, pi)) to slot i % new depth of the new ring, which lives
+ * at file offset key of fd, and the answer goes to resp_addr.
+ */
+static struct {
+	unsigned int calls, bad;
+	int mask;
+	struct ibv_srq_attr attr;
+	uint64_t resp_addr;
+	int fail;
+	int fd;
+	uint64_t key;
+	uint32_t len;
+	uint8_t log_depth;
+	uint32_t taken;
+	uint32_t limit;			/* QUERY_SRQ answers it */
+} kmsrq;
+
+int fake_cmd_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
+			int mask, struct ibv_modify_srq *cmd, size_t cmd_size)
+{
+	struct qrnic_srq *srq = to_qsrq(ibsrq);
+	struct qrnic_uresp_modify_srq *r;
+	uint32_t stride, i;
+
+	kmsrq.calls++;
+	kmsrq.mask = mask;
+	kmsrq.attr = *attr;
+	kmsrq.resp_addr = 0;
+	if (cmd_size != sizeof(*cmd) + sizeof(struct qrnic_ureq_modify_srq)) {
+		kmsrq.bad++;
+		return EINVAL;
+	}
+	memcpy(&kmsrq.resp_addr, (uint8_t *)cmd + sizeof(*cmd),
+	       sizeof(kmsrq.resp_addr));
+	if (kmsrq.fail)
+		return kmsrq.fail;
+	if (!(mask & IBV_SRQ_MAX_WR)) {
+		if (kmsrq.resp_addr)
+			kmsrq.bad++;
+		if (mask & IBV_SRQ_LIMIT)
+			kmsrq.limit = attr->srq_limit;
+		return 0;
+	}
+	if (pthread_spin_trylock(&srq->wq.lock) == 0) {
+		pthread_spin_unlock(&srq->wq.lock);
+		kmsrq.bad++;
+	}
+	if (!kmsrq.resp_addr) {
+		kmsrq.bad++;
+		return EFAULT;
+	}
+	/* BAD_PARAM: the new ring cannot hold the WQEs not yet taken. */
+	if (srq->wq.pi - kmsrq.taken > (1u << kmsrq.log_depth))
+		return EINVAL;
+	stride = 1u << srq->wq.log_stride;
+	for (i = kmsrq.taken; i != srq->wq.pi; i++) {
+		off_t off = kmsrq.key +
+			    ((off_t)(i & ((1u << kmsrq.log_depth) - 1))
+			     << srq->wq.log_stride);
+
+		if (pwrite(kmsrq.fd, qrnic_wq_slot(&srq->wq, i), stride, off) !=
+		    (ssize_t)stride)
+			kmsrq.bad++;
+	}
+	r = (struct qrnic_uresp_modify_srq *)(uintptr_t)kmsrq.resp_addr;
+	r->qmem_mmap_key = kmsrq.key;
+	r->qmem_len = kmsrq.len;
+	r->log_depth = kmsrq.log_depth;
+	if (mask & IBV_SRQ_LIMIT)
+		kmsrq.limit = attr->srq_limit;
+	return 0;
+}
+
+/* QUERY_SRQ: the kernel's numbers; max_wr is the provider's to give. */
+int fake_cmd_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr,
+		       struct ibv_query_srq *cmd, size_t cmd_size)
+{
+	attr->max_wr = 12345;
+	attr->max_sge = 99;
+	attr->srq_limit = kmsrq.limit;
+	return 0;
+}
+
+/* The new ring the next resize answers with, in a fresh uverbs fd file. */
+static void kmsrq_ring(struct qrnic_context *ctx, uint64_t key,
+		       uint8_t log_depth, uint32_t log_stride)
+{
+	kmsrq.key = key;
+	kmsrq.log_depth = log_depth;
+	kmsrq.len = align(1u << (log_depth + log_stride), 4096);
+	kmsrq.fd = fake_cmd_fd(key + kmsrq.len);
+	ctx->ibv_ctx.context.cmd_fd = kmsrq.fd;
+}
+
+static void kmsrq_ring_done(struct qrnic_context *ctx)
+{
+	close(kmsrq.fd);
+	kmsrq.fd = -1;
+	ctx->ibv_ctx.context.cmd_fd = -1;
+}
+
+/* The SRQ as it was before a refused resize. */
+struct srq_snap {
+	uint8_t *buf;
+	void *qmem;
+	size_t qmem_len;
+	uint64_t *done, done0;
+	uint32_t depth, log_depth, pi, tail;
+};
+
+static struct srq_snap srq_snap(struct qrnic_srq *srq)
+{
+	return (struct srq_snap){ srq->wq.buf, srq->qmem, srq->qmem_len,
+				  srq->done, srq->done[0], srq->wq.depth,
+				  srq->wq.log_depth, srq->wq.pi,
+				  atomic_load(&srq->wq.tail) };
+}
+
+static bool srq_unchanged(struct qrnic_srq *srq, const struct srq_snap *s)
+{
+	return srq->wq.buf == s->buf && srq->qmem == s->qmem &&
+	       srq->qmem_len == s->qmem_len && srq->done == s->done &&
+	       srq->done[0] == s->done0 && srq->wq.depth == s->depth &&
+	       srq->wq.log_depth == s->log_depth && srq->wq.pi == s->pi &&
+	       atomic_load(&srq->wq.tail) == s->tail;
+}
+
+/* Is [addr, addr + len) no longer mapped? */
+static bool unmapped(void *addr, size_t len)
+{
+	errno = 0;
+	return msync(addr, len, MS_ASYNC) == -1 && errno == ENOMEM;
+}
+
+/* The device completes SRQ WQE idx (wr_id idx) on qpn; the CQ is polled. */
+static void srq_complete_one(struct fake_cq *dev, uint32_t qpn, uint32_t idx)
+{
+	struct ibv_wc wc[2];
+
+	dev_write_cqe(dev, idx, qpn, (uint16_t)idx, QRNIC_CQE_OP_RECV, 0,
+		      QRNIC_CQE_F_SRQ, 1, 0);
+	CHECK(qrnic_poll_cq(&dev->cq->vcq.cq, 2, wc) == 1 &&
+	      wc[0].wr_id == idx && wc[0].qp_num == qpn);
+}
+
+/* Post WQE wr_id == its free running index; 0 or the error. */
+static int srq_post_one(struct qrnic_srq *srq)
+{
+	struct ibv_recv_wr wr = { .wr_id = srq->wq.pi }, *bad;
+
+	return qrnic_post_srq_recv(&srq->ibv_srq, &wr, &bad);
+}
+
+static void test_srq_resize(struct qrnic_context *ctx)
+{
+	struct qrnic_cq *scq = fake_cq(ctx, 2, 75);
+	struct qrnic_cq *rcq = fake_cq(ctx, 16, 76);
+	struct fake_cq dev = { .cq = rcq };
+	struct qrnic_srq *srq = fake_srq(ctx, 0x71, 2, 5, 1);
+	struct ibv_srq *ibsrq = &srq->ibv_srq;
+	struct ibv_srq_attr attr;
+	struct srq_snap snap;
+	unsigned int calls;
+	void *old;
+	size_t old_len;
+	uint32_t i;
+
+	fake_srq_qp(ctx, 0x4e1, scq, rcq, srq, IBV_QPT_RC);
+	memset(&kmsrq, 0, sizeof(kmsrq));
+	kmsrq.fd = -1;
+
+	/* One lap through the 4-slot ring: indexes 4.. sit at slot i - 4. */
+	for (i = 0; i < 4; i++)
+		CHECK(srq_post_one(srq) == 0);
+	for (i = 0; i < 4; i++)
+		srq_complete_one(&dev, 0x4e1, i);
+	CHECK(atomic_load(&srq->wq.tail) == 4);
+
+	/*
+	 * 4..7 posted (full); the device took 4..6, left 7 in the ring;
+	 * 6 and 5 completed, 4 not: nothing freed.
+	 */
+	for (i = 4; i < 8; i++)
+		CHECK(srq_post_one(srq) == 0);
+	CHECK(srq_post_one(srq) == ENOMEM);
+	srq_complete_one(&dev, 0x4e1, 6);
+	srq_complete_one(&dev, 0x4e1, 5);
+	CHECK(atomic_load(&srq->wq.tail) == 4);
+	CHECK(srq->done[0] == (qrnic_srq_bit(1) | qrnic_srq_bit(2)));
+
+	/* Up to 8 (asked: 5), the new ring at key 3 pages into the fd. */
+	kmsrq.taken = 7;
+	kmsrq_ring(ctx, 3 * 4096, 3, 5);
+	old = srq->qmem;
+	old_len = srq->qmem_len;
+	calls = kmsrq.calls;
+	memset(&attr, 0, sizeof(attr));
+	attr.max_wr = 5;
+	CHECK(qrnic_modify_srq(ibsrq, &attr, IBV_SRQ_MAX_WR) == 0);
+	kmsrq_ring_done(ctx);
+	CHECK(kmsrq.calls == calls + 1 && kmsrq.mask == IBV_SRQ_MAX_WR &&
+	      kmsrq.attr.max_wr == 5 && kmsrq.resp_addr);
+	CHECK(srq->wq.depth == 8 && srq->wq.log_depth == 3 &&
+	      srq->wq.log_stride == 5 && srq->wq.max_sge == 1);
+	CHECK(srq->qmem != old && srq->wq.buf == srq->qmem &&
+	      srq->qmem_len == 4096);
+	CHECK(unmapped(old, old_len));
+	CHECK(srq->wq.pi == 8 && atomic_load(&srq->wq.tail) == 4);
+	/* The completed slots moved: 5 and 6 are slots 5 and 6 now. */
+	CHECK(srq->done[0] == (qrnic_srq_bit(5) | qrnic_srq_bit(6)));
+	/* The WQE the device carried over, read through the new mapping. */
+	CHECK(le64toh(srq_wqe(srq, 7)->wr_id) == 7 &&
+	      (uint8_t *)srq_wqe(srq, 7) == (uint8_t *)srq->qmem + 7 * 32);
+
+	memset(&attr, 0, sizeof(attr));
+	kmsrq.limit = 2;
+	CHECK(qrnic_query_srq(ibsrq, &attr) == 0);
+	CHECK(attr.max_wr == 8 && attr.max_sge == 1 && attr.srq_limit == 2);
+
+	/* Posting goes on at pi 8, slot 0 of the new ring, up to 8 held. */
+	db_clear(ctx);
+	for (i = 8; i < 12; i++)
+		CHECK(srq_post_one(srq) == 0);
+	CHECK(srq_post_one(srq) == ENOMEM);
+	CHECK(db_read(ctx, QRNIC_DB_SRQ) == (0x71ull | 12ull << 32));
+	for (i = 8; i < 12; i++)
+		CHECK((uint8_t *)srq_wqe(srq, i) ==
+			      (uint8_t *)srq->qmem + (i - 8) * 32 &&
+		      le64toh(srq_wqe(srq, i)->wr_id) == i);
+	CHECK(le64toh(srq_wqe(srq, 7)->wr_id) == 7);
+
+	/* 4 completes: the tail passes 5 and 6 (done before the move). */
+	srq_complete_one(&dev, 0x4e1, 4);
+	CHECK(atomic_load(&srq->wq.tail) == 7);
+	srq_complete_one(&dev, 0x4e1, 7);
+	CHECK(atomic_load(&srq->wq.tail) == 8);
+	srq_complete_one(&dev, 0x4e1, 9);
+	CHECK(atomic_load(&srq->wq.tail) == 8);
+	CHECK(srq_post_one(srq) == 0 && srq_post_one(srq) == 0);
+	CHECK(srq->wq.pi == 14);
+
+	/*
+	 * 6 outstanding (8..13, 9 done): a depth below that is refused
+	 * without asking the kernel, and so are depths out of range.
+	 */
+	snap = srq_snap(srq);
+	calls = kmsrq.calls;
+	attr.max_wr = 4;
+	CHECK(qrnic_modify_srq(ibsrq, &attr, IBV_SRQ_MAX_WR) == EINVAL);
+	attr.max_wr = 0;
+	CHECK(qrnic_modify_srq(ibsrq, &attr, IBV_SRQ_MAX_WR) == EINVAL);
+	attr.max_wr = (1u << QRNIC_QP_MAX_LOG) + 1;
+	CHECK(qrnic_modify_srq(ibsrq, &attr, IBV_SRQ_MAX_WR | IBV_SRQ_LIMIT) ==
+	      EINVAL);
+	CHECK(kmsrq.calls == calls && srq_unchanged(srq, &snap));
+
+	/* The kernel fails: nothing changed, the old ring still posts. */
+	kmsrq.taken = 14;
+	kmsrq_ring(ctx, 0, 4, 5);
+	kmsrq.fail = ENOMEM;
+	attr.max_wr = 16;
+	CHECK(qrnic_modify_srq(ibsrq, &attr, IBV_SRQ_MAX_WR) == ENOMEM);
+	CHECK(kmsrq.calls == calls + 1 && srq_unchanged(srq, &snap));
+	kmsrq.fail = 0;
+	/* A depth below the one asked for is no answer either. */
+	kmsrq.log_depth = 3;
+	CHECK(qrnic_modify_srq(ibsrq, &attr, IBV_SRQ_MAX_WR) == EIO);
+	CHECK(kmsrq.calls == calls + 2 && srq_unchanged(srq, &snap));
+	kmsrq_ring_done(ctx);
+	CHECK(srq_post_one(srq) == 0);
+	CHECK((uint8_t *)srq_wqe(srq, 14) == (uint8_t *)snap.qmem + 6 * 32 &&
+	      le64toh(srq_wqe(srq, 14)->wr_id) == 14);
+	CHECK(srq_post_one(srq) == 0 && srq_post_one(srq) == ENOMEM);
+
+	/* 8 completes (the tail passes 9), then 11 before 10. */
+	srq_complete_one(&dev, 0x4e1, 8);
+	CHECK(atomic_load(&srq->wq.tail) == 10);
+	srq_complete_one(&dev, 0x4e1, 11);
+	srq_complete_one(&dev, 0x4e1, 10);
+	CHECK(atomic_load(&srq->wq.tail) == 12);
+	/*
+	 * Down to 4 with 12..15 outstanding: the device took 12..14 (14
+	 * completed early), 15 waits in the ring.
+	 */
+	srq_complete_one(&dev, 0x4e1, 14);
+	CHECK(atomic_load(&srq->wq.tail) == 12 &&
+	      srq->done[0] == qrnic_srq_bit(14 % 8));
+	kmsrq.taken = 15;
+	kmsrq_ring(ctx, 5 * 4096, 2, 5);
+	old = srq->qmem;
+	old_len = srq->qmem_len;
+	calls = kmsrq.calls;
+	attr.max_wr = 3;	/* the ring is a power of two: 4 */
+	CHECK(qrnic_modify_srq(ibsrq, &attr, IBV_SRQ_MAX_WR) == 0);
+	kmsrq_ring_done(ctx);
+	CHECK(kmsrq.calls == calls + 1 && kmsrq.attr.max_wr == 3);
+	CHECK(srq->wq.depth == 4 && srq->wq.log_depth == 2 &&
+	      srq->wq.buf == srq->qmem && srq->qmem != old);
+	CHECK(unmapped(old, old_len));
+	CHECK(srq->wq.pi == 16 && atomic_load(&srq->wq.tail) == 12);
+	CHECK(srq->done[0] == qrnic_srq_bit(14 % 4));
+	CHECK(le64toh(srq_wqe(srq, 15)->wr_id) == 15 &&
+	      (uint8_t *)srq_wqe(srq, 15) == (uint8_t *)srq->qmem + 3 * 32);
+	CHECK(srq_post_one(srq) == ENOMEM);
+	memset(&attr, 0, sizeof(attr));
+	CHECK(qrnic_query_srq(ibsrq, &attr) == 0 && attr.max_wr == 4);
+
+	srq_complete_one(&dev, 0x4e1, 13);
+	CHECK(atomic_load(&srq->wq.tail) == 12);
+	srq_complete_one(&dev, 0x4e1, 12);
+	CHECK(atomic_load(&srq->wq.tail) == 15);
+	CHECK(srq_post_one(srq) == 0 && srq->wq.pi == 17);
+	CHECK((uint8_t *)srq_wqe(srq, 16) == (uint8_t *)srq->qmem &&
+	      le64toh(srq_wqe(srq, 16)->wr_id) == 16);
+	srq_complete_one(&dev, 0x4e1, 16);
+	srq_complete_one(&dev, 0x4e1, 15);
+	CHECK(atomic_load(&srq->wq.tail) == 17 && srq->done[0] == 0);
+
+	/* The limit alone: no resize, no response address. */
+	snap = srq_snap(srq);
+	calls = kmsrq.calls;
+	memset(&attr, 0, sizeof(attr));
+	attr.srq_limit = 3;
+	attr.max_wr = 1000;	/* not asked for: not looked at */
+	CHECK(qrnic_modify_srq(ibsrq, &attr, IBV_SRQ_LIMIT) == 0);
+	CHECK(kmsrq.calls == calls + 1 && kmsrq.mask == IBV_SRQ_LIMIT &&
+	      kmsrq.resp_addr == 0 && kmsrq.attr.srq_limit == 3);
+	CHECK(srq_unchanged(srq, &snap));
+	kmsrq.fail = EINVAL;
+	CHECK(qrnic_modify_srq(ibsrq, &attr, IBV_SRQ_LIMIT) == EINVAL);
+	kmsrq.fail = 0;
+	CHECK(srq_unchanged(srq, &snap));
+	memset(&attr, 0, sizeof(attr));
+	CHECK(qrnic_query_srq(ibsrq, &attr) == 0 && attr.srq_limit == 3 &&
+	      attr.max_wr == 4);
+
+	CHECK(kmsrq.bad == 0);
+}
+
 int main(void)
 {
 	struct qrnic_context *ctx = fake_ctx();
@@ -2754,6 +3980,12 @@ int main(void)
 	test_stress(ctx);
 	test_srq_stress(ctx);
 	test_cq_resize_stress(ctx);
+	test_mw_post_send(ctx);
+	test_mw_bind_type1(ctx);
+	test_mw_wr_api(ctx);
+	test_mw_cq(ctx);
+	test_mw_alloc(ctx);
+	test_srq_resize(ctx);
 
 	if (failures) {
 		fprintf(stderr, "dp_test: %d check(s) failed\n", failures);
