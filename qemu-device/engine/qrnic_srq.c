@@ -5,6 +5,7 @@
  * QPs take its WQEs in ring order when a message starts, and each taken
  * WQE belongs to its QP until the completion.  Taking one that leaves
  * fewer WQEs than the armed limit posts QRNIC_EVENT_SRQ_LIMIT once.
+ * MODIFY_SRQ RESIZE moves the WQEs not yet taken to a new ring.
  */
 #include <stdlib.h>
 #include <string.h>
