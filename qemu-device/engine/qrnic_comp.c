@@ -187,6 +187,20 @@ static void read_response(struct qrnic_engine *e, struct qrnic_qp *qp,
         return;
     }
     s = qrnic_swqe(qp, idx);
+    if (qrnic_wr_is_flush_aw(s->opcode)) {
+        /* FLUSH, ATOMIC WRITE: answered by an empty RESPONSE ONLY. */
+        if (rx->opcode != QRNIC_OP_READ_RESP_ONLY ||
+            (rx->syndrome & QRNIC_AETH_KIND_MASK) != QRNIC_AETH_ACK) {
+            return;
+        }
+        if (rx->paylen) {
+            qrnic_req_fail(e, qp, idx, QRNIC_WC_BAD_RESP_ERR, QRNIC_VERR_NAK);
+            return;
+        }
+        s->resp_psn = psn_add(s->resp_psn, 1);
+        answered(e, qp, s);
+        return;
+    }
     if (s->opcode != QRNIC_WR_RDMA_READ) {
         return;                 /* not a READ's PSN: stale or bogus */
     }

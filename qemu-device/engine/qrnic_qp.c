@@ -478,6 +478,10 @@ uint8_t qrnic_cqe_opcode(uint8_t wr_opcode)
         return QRNIC_CQE_OP_COMP_SWAP;
     case QRNIC_WR_ATOMIC_FETCH_AND_ADD:
         return QRNIC_CQE_OP_FETCH_ADD;
+    case QRNIC_WR_FLUSH:
+        return QRNIC_CQE_OP_FLUSH;
+    case QRNIC_WR_ATOMIC_WRITE:
+        return QRNIC_CQE_OP_ATOMIC_WRITE;
     default:
         return QRNIC_CQE_OP_SEND;
     }

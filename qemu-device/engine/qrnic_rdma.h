@@ -167,6 +167,8 @@ struct qrnic_wqe {
     uint32_t rkey;
     uint64_t compare_add;
     uint64_t swap;
+    uint8_t flush_type;         /* FLUSH: QRNIC_FLUSH_GLOBAL etc. */
+    uint8_t flush_level;        /* FLUSH: QRNIC_FLUSH_RANGE, _MR */
     uint32_t length;
     struct qrnic_sgl sgl;
     uint32_t inline_len;
@@ -177,6 +179,8 @@ struct qrnic_wqe {
 struct qrnic_rd_res {
     bool valid;
     bool atomic;
+    bool empty;                 /* FLUSH, ATOMIC WRITE: an empty READ
+                                 * RESPONSE ONLY answers it */
     bool pending;               /* reply (still) to be sent */
     uint32_t psn;               /* request PSN */
     uint32_t npkts;
@@ -416,11 +420,21 @@ static inline struct qrnic_swqe *qrnic_swqe(struct qrnic_qp *qp, uint16_t i)
     return &qp->swq[i & ((1u << qp->log_sq) - 1)];
 }
 
+static inline bool qrnic_wr_is_flush_aw(uint8_t opcode)
+{
+    return opcode == QRNIC_WR_FLUSH || opcode == QRNIC_WR_ATOMIC_WRITE;
+}
+
+/*
+ * A request answered by a response, not an ACK (READ, atomics, FLUSH,
+ * ATOMIC WRITE): it holds a max_rd_atomic slot until it completes.
+ */
 static inline bool qrnic_wr_is_rd_atomic(uint8_t opcode)
 {
     return opcode == QRNIC_WR_RDMA_READ ||
            opcode == QRNIC_WR_ATOMIC_CMP_AND_SWP ||
-           opcode == QRNIC_WR_ATOMIC_FETCH_AND_ADD;
+           opcode == QRNIC_WR_ATOMIC_FETCH_AND_ADD ||
+           qrnic_wr_is_flush_aw(opcode);
 }
 
 void qrnic_comp_rx(struct qrnic_engine *e, struct qrnic_qp *qp,
@@ -430,6 +444,29 @@ void qrnic_resp_rx(struct qrnic_engine *e, struct qrnic_qp *qp,
                    const struct qrnic_rx *rx);
 bool qrnic_resp_work(struct qrnic_engine *e, struct qrnic_qp *qp,
                      uint32_t budget);
+/* For qrnic_flush.c: NAK a request and end the QP; a reply slot. */
+void qrnic_resp_fatal_nak(struct qrnic_engine *e, struct qrnic_qp *qp,
+                          uint32_t psn, uint8_t code);
+struct qrnic_rd_res *qrnic_resp_rd_slot(struct qrnic_qp *qp);
+
+/* ---- RDMA FLUSH and ATOMIC WRITE (qrnic_flush.c) ------------------------ */
+
+/*
+ * Requester: decode the FLUSH / ATOMIC WRITE part of send WQE w (flags
+ * already checked) into q; QRNIC_VERR_* and the completion status.
+ */
+uint8_t qrnic_flush_wqe(const uint8_t *w, struct qrnic_wqe *q,
+                        uint8_t *status);
+/* Requester: the request packet of w at psn; the frame's length so far. */
+size_t qrnic_flush_request(struct qrnic_engine *e, struct qrnic_qp *qp,
+                           const struct qrnic_wqe *w, uint8_t *f,
+                           uint32_t psn);
+/* Responder: check and execute a FLUSH or ATOMIC WRITE; false if NAKed. */
+bool qrnic_resp_flush_aw(struct qrnic_engine *e, struct qrnic_qp *qp,
+                         const struct qrnic_rx *rx);
+/* Responder: the reply of r, a zero-length RDMA READ RESPONSE ONLY. */
+void qrnic_flush_reply(struct qrnic_engine *e, struct qrnic_qp *qp,
+                       struct qrnic_rd_res *r);
 
 /* ---- UD and GSI: datagrams, no transport state ---------------------------- */
 

@@ -152,11 +152,15 @@ static uint8_t fetch_wqe(struct qrnic_engine *e, struct qrnic_qp *qp,
     num_sge = *WQE(num_sge);
 
     *status = QRNIC_WC_LOC_QP_OP_ERR;
-    if (q->opcode > QRNIC_WR_ATOMIC_FETCH_AND_ADD ||
+    if ((q->opcode > QRNIC_WR_ATOMIC_FETCH_AND_ADD &&
+         !qrnic_wr_is_flush_aw(q->opcode)) ||
         (qp->type == QRNIC_QPT_UC && qrnic_wr_is_rd_atomic(q->opcode)) ||
         (q->flags & ~(QRNIC_WQE_F_SIGNALED | QRNIC_WQE_F_SOLICITED |
                       QRNIC_WQE_F_INLINE | QRNIC_WQE_F_FENCE))) {
         return QRNIC_VERR_BAD_OPCODE;
+    }
+    if (qrnic_wr_is_flush_aw(q->opcode)) {
+        return qrnic_flush_wqe(w, q, status);
     }
     *status = QRNIC_WC_LOC_LEN_ERR;
     if (q->flags & QRNIC_WQE_F_INLINE) {
@@ -463,6 +467,10 @@ static bool send_packet(struct qrnic_engine *e, struct qrnic_qp *qp,
                                     w->opcode == QRNIC_WR_ATOMIC_CMP_AND_SWP ?
                                     w->swap : w->compare_add,
                                     w->compare_add);
+        break;
+    case QRNIC_WR_FLUSH:
+    case QRNIC_WR_ATOMIC_WRITE:
+        pos = qrnic_flush_request(e, qp, w, f, qp->tx_psn);
         break;
     default:
         n = w->length - off < qp->mtu ? w->length - off : qp->mtu;

@@ -301,7 +301,8 @@ static void duplicate(struct qrnic_engine *e, struct qrnic_qp *qp,
     struct qrnic_mr *mr;
 
     qrnic_stat(e, QRNIC_STAT_DUP_REQS);
-    if (!(rx->opf & (QRNIC_OPF_READ | QRNIC_OPF_ATOMIC))) {
+    if (!(rx->opf & (QRNIC_OPF_READ | QRNIC_OPF_ATOMIC | QRNIC_OPF_FLUSH |
+                     QRNIC_OPF_ATOMIC_WRITE))) {
         /* SEND/WRITE: acknowledge again, do not execute again. */
         queue_ack(e, qp, QRNIC_AETH_ACK | QRNIC_AETH_CREDITS_INVALID,
                   psn_add(qp->epsn, QRNIC_PSN_MASK));
@@ -311,11 +312,13 @@ static void duplicate(struct qrnic_engine *e, struct qrnic_qp *qp,
         struct qrnic_rd_res *r = &qp->rd_res[i];
 
         if (!r->valid || r->atomic != !!(rx->opf & QRNIC_OPF_ATOMIC) ||
+            r->empty != !!(rx->opf & (QRNIC_OPF_FLUSH |
+                                      QRNIC_OPF_ATOMIC_WRITE)) ||
             psn_diff(rx->psn, r->psn) < 0 ||
             psn_diff(rx->psn, psn_add(r->psn, r->npkts)) >= 0) {
             continue;
         }
-        if (r->atomic) {
+        if (r->atomic || r->empty) {
             r->pending = true;      /* replay the saved result */
         } else {
             /* Executed again, so checked again, QP rights included. */
@@ -438,6 +441,8 @@ void qrnic_resp_rx(struct qrnic_engine *e, struct qrnic_qp *qp,
         ok = do_write(e, qp, rx);
     } else if (rx->opf & QRNIC_OPF_READ) {
         ok = do_read(e, qp, rx);
+    } else if (rx->opf & (QRNIC_OPF_FLUSH | QRNIC_OPF_ATOMIC_WRITE)) {
+        ok = qrnic_resp_flush_aw(e, qp, rx);
     } else {
         ok = do_atomic(e, qp, rx);
     }
@@ -563,6 +568,8 @@ bool qrnic_resp_work(struct qrnic_engine *e, struct qrnic_qp *qp,
     while (budget && (r = next_reply(qp))) {
         if (r->atomic) {
             send_atomic_ack(e, qp, r);
+        } else if (r->empty) {
+            qrnic_flush_reply(e, qp, r);
         } else if (!send_read_response(e, qp, r)) {
             return false;
         }
@@ -575,4 +582,15 @@ bool qrnic_resp_work(struct qrnic_engine *e, struct qrnic_qp *qp,
         send_ack(e, qp);
     }
     return false;
+}
+
+void qrnic_resp_fatal_nak(struct qrnic_engine *e, struct qrnic_qp *qp,
+                          uint32_t psn, uint8_t code)
+{
+    fatal_nak(e, qp, psn, code);
+}
+
+struct qrnic_rd_res *qrnic_resp_rd_slot(struct qrnic_qp *qp)
+{
+    return rd_slot(qp);
 }

@@ -5,6 +5,7 @@
  * QPs take its WQEs in ring order when a message starts, and each taken
  * WQE belongs to its QP until the completion.  Taking one that leaves
  * fewer WQEs than the armed limit posts QRNIC_EVENT_SRQ_LIMIT once.
+ * MODIFY_SRQ RESIZE moves the WQEs not yet taken to a new ring.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -78,18 +79,75 @@ uint8_t qrnic_cmd_create_srq(struct qrnic_engine *e, const uint8_t *cmd,
     return QRNIC_ST_OK;
 }
 
+/*
+ * MODIFY_SRQ RESIZE: move the SRQ to a ring of 1 << ld WQEs at off (same
+ * stride).  The WQEs posted and not taken (ci..pi-1) are copied from slot
+ * i % old depth to slot i % new depth; the indexes stay.
+ */
+static uint8_t srq_resize(struct qrnic_engine *e, struct qrnic_srq *srq,
+                          uint32_t off, uint8_t ld)
+{
+    uint8_t w[1u << QRNIC_RQ_MAX_LOG_STRIDE];
+    uint32_t stride = 1u << srq->log_stride;
+    uint32_t pages = qrnic_qmem_pages(ld, srq->log_stride);
+    uint16_t i;
+
+    if ((uint64_t)pages * QRNIC_QMEM_PAGE_SIZE > QRNIC_ENG_MAX_QP_QMEM ||
+        !qrnic_qmem_claim(e, off, pages, srq_owner(srq->srqn))) {
+        return QRNIC_ST_BAD_PARAM;
+    }
+    for (i = srq->ci; i != srq->pi; i++) {
+        uint32_t from = i & ((1u << srq->log_depth) - 1);
+        uint32_t to = i & ((1u << ld) - 1);
+
+        qrnic_qmem_read(e, srq->off + ((uint64_t)from << srq->log_stride), w,
+                        stride);
+        memcpy(e->qmem + off + ((uint64_t)to << srq->log_stride), w, stride);
+    }
+    qrnic_qmem_release(e, srq->off,
+                       qrnic_qmem_pages(srq->log_depth, srq->log_stride));
+    srq->off = off;
+    srq->log_depth = ld;
+    return QRNIC_ST_OK;
+}
+
 uint8_t qrnic_cmd_modify_srq(struct qrnic_engine *e, const uint8_t *cmd)
 {
     struct qrnic_srq *srq = qrnic_srq_get(e, qrnic_ld32(ARG(modify_srq.srqn)));
     uint32_t limit = qrnic_ld32(ARG(modify_srq.limit));
+    uint32_t mask = qrnic_ld32(ARG(modify_srq.mask));
+    uint8_t ld = srq ? srq->log_depth : 0;
+    uint8_t st;
 
     if (!srq) {
         return QRNIC_ST_BAD_HANDLE;
     }
-    if (limit >= (1u << srq->log_depth)) {
+    if (!mask || (mask & ~(QRNIC_SRQ_MOD_LIMIT | QRNIC_SRQ_MOD_RESIZE)) ||
+        ARG(modify_srq.rsvd)[0] || ARG(modify_srq.rsvd)[1] ||
+        ARG(modify_srq.rsvd)[2]) {
         return QRNIC_ST_BAD_PARAM;
     }
-    srq->limit = limit;
+    if (mask & QRNIC_SRQ_MOD_RESIZE) {
+        ld = *ARG(modify_srq.log_depth);
+        /* Every WQE not yet taken must fit. */
+        if (ld > QRNIC_QP_MAX_LOG ||
+            (uint16_t)(srq->pi - srq->ci) > (1u << ld)) {
+            return QRNIC_ST_BAD_PARAM;
+        }
+    }
+    /* The limit armed afterwards, new or current, is below the depth. */
+    if ((mask & QRNIC_SRQ_MOD_LIMIT ? limit : srq->limit) >= (1u << ld)) {
+        return QRNIC_ST_BAD_PARAM;
+    }
+    if (mask & QRNIC_SRQ_MOD_RESIZE) {
+        st = srq_resize(e, srq, qrnic_ld32(ARG(modify_srq.offset)), ld);
+        if (st != QRNIC_ST_OK) {
+            return st;
+        }
+    }
+    if (mask & QRNIC_SRQ_MOD_LIMIT) {
+        srq->limit = limit;
+    }
     return QRNIC_ST_OK;
 }
 

@@ -39,6 +39,9 @@ static const uint32_t op_flags[] = {
     [QRNIC_OP_ATOMIC_ACK] = RSP_(F(AETH) | F(ATOMIC_ACK)),
     [QRNIC_OP_CMP_SWAP] = REQ_(F(ONLY) | F(ATOMIC)),
     [QRNIC_OP_FETCH_ADD] = REQ_(F(ONLY) | F(ATOMIC)),
+    [QRNIC_OP_FLUSH] = REQ_(F(ONLY) | F(FETH) | F(RETH) | F(FLUSH)),
+    [QRNIC_OP_ATOMIC_WRITE] = REQ_(F(ONLY) | F(PAYLOAD) | F(RETH) |
+                                   F(ATOMIC_WRITE)),
 #define UC_(op) [QRNIC_OP_UC_BASE + QRNIC_OP_##op] = F(UC)
     UC_(SEND_FIRST) | REQ_(F(SEND) | F(FIRST) | F(PAYLOAD)),
     UC_(SEND_MIDDLE) | REQ_(F(SEND) | F(MIDDLE) | F(PAYLOAD)),
@@ -116,6 +119,13 @@ bool qrnic_wire_parse(const uint8_t *f, const struct qrnic_roce_pkt *pkt,
         rx->qkey = qrnic_ld32_be(f + off);
         rx->src_qp = qrnic_ld32_be(f + off + 4) & QRNIC_PSN_MASK;
         off += QRNIC_DETH_LEN;
+    }
+    if (rx->opf & F(FETH)) {
+        NEED(QRNIC_FETH_LEN);
+        w = qrnic_ld32_be(f + off);
+        rx->flush_type = w & QRNIC_FETH_PLT_MASK;
+        rx->flush_level = (w & QRNIC_FETH_SEL_MASK) >> QRNIC_FETH_SEL_SHIFT;
+        off += QRNIC_FETH_LEN;
     }
     if (rx->opf & F(RETH)) {
         NEED(QRNIC_RETH_LEN);
@@ -335,4 +345,12 @@ size_t qrnic_put_deth(uint8_t *p, uint32_t qkey, uint32_t src_qp)
     qrnic_st32_be(p, qkey);
     qrnic_st32_be(p + 4, src_qp & QRNIC_PSN_MASK);
     return QRNIC_DETH_LEN;
+}
+
+size_t qrnic_put_feth(uint8_t *p, uint8_t type, uint8_t level)
+{
+    qrnic_st32_be(p, (type & QRNIC_FETH_PLT_MASK) |
+                  (((uint32_t)level << QRNIC_FETH_SEL_SHIFT) &
+                   QRNIC_FETH_SEL_MASK));
+    return QRNIC_FETH_LEN;
 }

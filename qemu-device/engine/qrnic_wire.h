@@ -36,6 +36,8 @@ enum qrnic_rc_opcode {
     QRNIC_OP_ATOMIC_ACK         = 0x12,
     QRNIC_OP_CMP_SWAP           = 0x13,
     QRNIC_OP_FETCH_ADD          = 0x14,
+    QRNIC_OP_FLUSH              = 0x1c,     /* IBA A19: FETH, RETH */
+    QRNIC_OP_ATOMIC_WRITE       = 0x1d,     /* IBA A19: RETH, 8 bytes */
 };
 
 /* UC opcodes (transport 001): the RC SEND and WRITE ones plus this. */
@@ -62,6 +64,9 @@ enum qrnic_rc_opcode {
 #define QRNIC_OPF_READ          (1u << 13)  /* request or response */
 #define QRNIC_OPF_DETH          (1u << 14)  /* UD: Q_Key and source QP */
 #define QRNIC_OPF_UC            (1u << 15)  /* a UC opcode */
+#define QRNIC_OPF_FETH          (1u << 20)  /* FLUSH extended header */
+#define QRNIC_OPF_FLUSH         (1u << 21)
+#define QRNIC_OPF_ATOMIC_WRITE  (1u << 22)
 #define QRNIC_OPF_ONLY          (QRNIC_OPF_FIRST | QRNIC_OPF_LAST)
 
 uint32_t qrnic_op_flags(uint8_t opcode);
@@ -73,6 +78,12 @@ uint32_t qrnic_op_flags(uint8_t opcode);
 #define QRNIC_ATOMIC_ACK_LEN    8
 #define QRNIC_IMM_LEN           4
 #define QRNIC_DETH_LEN          8
+#define QRNIC_FETH_LEN          4
+
+/* FETH (big endian): placement type in bits 3..0, selectivity in 5..4. */
+#define QRNIC_FETH_PLT_MASK     0x0fu
+#define QRNIC_FETH_SEL_SHIFT    4
+#define QRNIC_FETH_SEL_MASK     0x30u
 
 #define QRNIC_BTH_SE            0x80
 #define QRNIC_BTH_ACKREQ        0x80000000u
@@ -111,6 +122,8 @@ struct qrnic_rx {
     uint64_t orig;              /* AtomicAckETH */
     uint32_t qkey;              /* DETH */
     uint32_t src_qp;
+    uint8_t flush_type;         /* FETH: QRNIC_FLUSH_GLOBAL etc. */
+    uint8_t flush_level;        /* FETH: QRNIC_FLUSH_RANGE, _MR */
     const uint8_t *payload;
     uint32_t paylen;
     uint8_t sgid[16];           /* IP source and destination as GIDs */
@@ -161,6 +174,7 @@ size_t qrnic_put_atomic_eth(uint8_t *p, uint64_t va, uint32_t rkey,
                             uint64_t swap_add, uint64_t compare);
 size_t qrnic_put_imm(uint8_t *p, uint32_t imm);
 size_t qrnic_put_deth(uint8_t *p, uint32_t qkey, uint32_t src_qp);
+size_t qrnic_put_feth(uint8_t *p, uint8_t type, uint8_t level);
 /* RoCEv2's UDP source port: a hash of the flow label or the QP numbers. */
 uint16_t qrnic_wire_sport(uint32_t flow_label, uint32_t qpn, uint32_t dqpn);
 

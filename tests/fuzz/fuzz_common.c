@@ -388,6 +388,7 @@ uint8_t fz_srq_arm(struct fz_srq *s, uint32_t limit)
     fz_srq_step(s);
     c.modify_srq.srqn = s->srq->srqn;
     c.modify_srq.limit = limit;
+    c.modify_srq.mask = QRNIC_SRQ_MOD_LIMIT;
     st = node_cmd(s->srq->n, &c, NULL);
     q = srq_of(s);
     if ((st == QRNIC_ST_OK) != (limit < (1u << q->log_depth))) {

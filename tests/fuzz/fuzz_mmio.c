@@ -32,7 +32,11 @@
  * page list and reserved bits from the input and a consumer index
  * written into the new buffer's record (the device's, its producer
  * index, some CQEs before it, any), while traffic fills the CQ (nobody
- * polls it here).  The fake platform checks the engine's invariants
+ * polls it here).  MODIFY_SRQ takes a mask from the input (LIMIT,
+ * RESIZE, both, none or unknown bits), a new ring's page and depth and a
+ * reserved byte; send WQEs of the QPs may be FLUSH or ATOMIC WRITE
+ * (opcode selectors 0xe0..0xef), MR access bit 7 of the input stands for
+ * FLUSH_GLOBAL.  The fake platform checks the engine's invariants
  * after every step.
  *
  * Input: flags (1: no bring-up, 2: loopback cable, 4: link down,
@@ -89,6 +93,10 @@ enum {
 #define F_HOSTILE       8
 
 enum { H_EQ, H_CQ, H_PD, H_UCTX, H_MR, H_QP, H_SRQ, H_NUM };
+
+/* op_wqe's send opcode selector: below 0xe0 % 7, then FLUSH, ATOMIC WRITE */
+#define OPSEL_FLUSH     0xe0
+#define OPSEL_AW        0xe1
 
 static const uint8_t my_mac[6] = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 };
 static const uint8_t my_gid[16] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff,
@@ -414,7 +422,7 @@ static void pbl(struct fz *f, uint8_t *out, uint64_t first, uint64_t bytes)
 
 static void modify_attr(struct fz *f, uint8_t *a)
 {
-    uint8_t dgsel, dmsel;
+    uint8_t dgsel, dmsel, v;
     uint16_t psn;
 
     memset(a, 0, QRNIC_QP_ATTR_SIZE);
@@ -437,7 +445,9 @@ static void modify_attr(struct fz *f, uint8_t *a)
                (uint32_t)a[offsetof(struct qrnic_qp_attr, rnr_retry)] << 16 |
                (uint32_t)a[offsetof(struct qrnic_qp_attr,
                                     min_rnr_timer)] << 24);
-    qrnic_st32(a + offsetof(struct qrnic_qp_attr, access_flags), fz_u8(f));
+    v = fz_u8(f);                   /* bit 7: FLUSH_GLOBAL (bit 8) */
+    qrnic_st32(a + offsetof(struct qrnic_qp_attr, access_flags),
+               (v & 0x7fu) | (v & 0x80 ? QRNIC_ACCESS_FLUSH_GLOBAL : 0));
     qrnic_st32(a + offsetof(struct qrnic_qp_attr, dest_qpn),
                f_handle(f, H_QP));
     psn = fz_u16(f);
@@ -735,7 +745,9 @@ static void op_admin(struct fz *f)
         qrnic_st64(ARG(c, reg_mr.length), len);
         pbl(f, ARG(c, reg_mr.pbl), iova, len);
         qrnic_st32(ARG(c, reg_mr.pdn), f_handle(f, H_PD));
-        qrnic_st32(ARG(c, reg_mr.access), fz_u8(f));
+        v8 = fz_u8(f);              /* bit 7: FLUSH_GLOBAL (bit 8) */
+        qrnic_st32(ARG(c, reg_mr.access), (v8 & 0x7fu) |
+                   (v8 & 0x80 ? QRNIC_ACCESS_FLUSH_GLOBAL : 0));
         break;
     case QRNIC_CMD_DEREG_MR:
         qrnic_st32(ARG(c, dereg_mr.key), f_handle(f, H_MR));
@@ -811,6 +823,10 @@ static void op_admin(struct fz *f)
         qrnic_st16(ARG(c, create_srq.rsvd), fz_u8(f) >= FZ_RAW);
         break;
     case QRNIC_CMD_MODIFY_SRQ: {
+        static const uint32_t mods[4] = {
+            QRNIC_SRQ_MOD_LIMIT, QRNIC_SRQ_MOD_RESIZE,
+            QRNIC_SRQ_MOD_LIMIT | QRNIC_SRQ_MOD_RESIZE, 0
+        };
         uint32_t slot;
 
         qrnic_st32(ARG(c, modify_srq.srqn), handle(f, H_SRQ, &slot));
@@ -818,6 +834,16 @@ static void op_admin(struct fz *f)
         v16 = fz_u16(f);
         qrnic_st32(ARG(c, modify_srq.limit),
                    srq_limit(v8, v16, slot < NH ? st.srq_log[slot] : 4));
+        /* mask (raw: unknown bits too), new ring's page, log depth */
+        v8 = fz_u8(f);
+        qrnic_st32(ARG(c, modify_srq.mask), v8 < FZ_RAW ? mods[v8 % 4] :
+                                            (uint32_t)v8 << 24 | (v8 & 3));
+        v8 = fz_u8(f);
+        qrnic_st32(ARG(c, modify_srq.offset),
+                   v8 < FZ_RAW ? (v8 % (QMEM_PAGES + 1)) * 4096u : v8 * 65u);
+        s8 = fz_u8(f);
+        *ARG(c, modify_srq.log_depth) = s8 < FZ_RAW ? s8 % 16 : s8;
+        ARG(c, modify_srq.rsvd)[1] = (s8 & 0xe0) == 0xe0 && s8 < FZ_RAW;
         break;
     }
     case QRNIC_CMD_QUERY_SRQ:
@@ -1171,12 +1197,18 @@ static void op_wqe(struct fz *f)
         qrnic_st32(w + 28, key);
     } else {
         qrnic_st64(w, 0x5500u + slot);
-        w[8] = opcode < FZ_RAW ? opcode % 7 : opcode;
+        w[8] = opcode >= FZ_RAW ? opcode : opcode >= OPSEL_FLUSH ?
+               (opcode & 1 ? QRNIC_WR_ATOMIC_WRITE : QRNIC_WR_FLUSH) :
+               opcode % 7;
         w[9] = flags < FZ_RAW ? flags & 0x0b : flags;
         w[10] = nsge < FZ_RAW ? nsge % 2 : nsge;
         qrnic_st32(w + 16, len);
         qrnic_st64(w + 24, riova + roff);
         qrnic_st32(w + 32, rkey);
+        if (w[8] == QRNIC_WR_FLUSH) {   /* type, level from the flags */
+            w[36] = (flags >> 4) & 3;
+            w[37] = (flags >> 6) & 1;
+        }
         qrnic_st64(w + 40, roff);
         qrnic_st64(w + 48, off);
         qrnic_st64(w + 64, iova + off);
@@ -1408,6 +1440,9 @@ static void c_cq_pbl(struct fzw *w, uint8_t log, const uint8_t pbl8[8],
 }
 
 /* An MR at iova 0x7f0000000000 + isel MiB + ioff * 8 of len16 << lshift. */
+/* REG_MR's access byte: bits 0-6 as they are, bit 7 FLUSH_GLOBAL. */
+#define MR_ACCESS_ALL   ((uint8_t)(0x80 | (QRNIC_ACCESS_ALL & 0x7f)))
+
 static void c_mr(struct fzw *w, uint8_t isel, uint16_t ioff, uint16_t len16,
                  uint8_t lshift, uint8_t levels, uint8_t pd, uint8_t access)
 {
@@ -1673,7 +1708,7 @@ static void objects(struct fzw *w)
     c_gid(w, 0, 0, 0);
     c_pd(w, -1);
     c_cq(w, 6, 24, -1, 1);
-    c_mr(w, 1, 3, 16, 12, QRNIC_PBL_LEVEL1, 0, QRNIC_ACCESS_ALL);
+    c_mr(w, 1, 3, 16, 12, QRNIC_PBL_LEVEL1, 0, MR_ACCESS_ALL);
 }
 
 /* QP qp (made earlier) to RTS towards dqp, from GID sgid to dgid (sel). */
@@ -1685,7 +1720,7 @@ static void connect(struct fzw *w, uint8_t qp, uint8_t dqp, uint8_t retry,
     memset(&a, 0, sizeof(a));
     a.state = QRNIC_QPS_INIT;
     a.access = QRNIC_ACCESS_REMOTE_WRITE | QRNIC_ACCESS_REMOTE_READ |
-               QRNIC_ACCESS_REMOTE_ATOMIC;
+               QRNIC_ACCESS_REMOTE_ATOMIC | 0x80;     /* FLUSH_GLOBAL */
     c_modify(w, qp, 0, a);
     a.state = QRNIC_QPS_RTR;
     a.mtu = mtu;
@@ -1724,14 +1759,33 @@ static void c_srq(struct fzw *w, uint8_t pd, int uc, uint8_t page,
     fzw_u8(w, rsvd);
 }
 
-/* MODIFY_SRQ of the srq-th SRQ handle; the limit as srq_limit() says. */
-static void c_srq_limit(struct fzw *w, uint8_t srq, uint8_t lsel, uint16_t lv)
+/*
+ * MODIFY_SRQ of the srq-th SRQ handle: the limit as srq_limit() says; msel
+ * the mask (0 LIMIT, 1 RESIZE, 2 both, 3 none, raw: unknown bits), the
+ * new ring at queue memory page page, 1 << log WQEs (0xe0 | log: a
+ * reserved byte set too).
+ */
+static void c_srq_mod(struct fzw *w, uint8_t srq, uint8_t msel, uint8_t page,
+                      uint8_t log, uint8_t lsel, uint16_t lv)
 {
     cmd(w, QRNIC_CMD_MODIFY_SRQ, 0);
     hd(w, srq);
     fzw_u8(w, lsel);
     fzw_u16(w, lv);
+    fzw_u8(w, msel);
+    fzw_u8(w, page);
+    fzw_u8(w, log);
 }
+
+/* MODIFY_SRQ LIMIT of the srq-th SRQ handle. */
+static void c_srq_limit(struct fzw *w, uint8_t srq, uint8_t lsel, uint16_t lv)
+{
+    c_srq_mod(w, srq, 0, 0, 0, lsel, lv);
+}
+
+#define MOD_RESIZE      1
+#define MOD_BOTH        2
+#define MOD_NONE        3
 
 /* srq_limit() selectors */
 #define LIM_NONE        0
@@ -1810,7 +1864,7 @@ void fuzz_make_seeds(fz_emit_fn emit)
     c_cq(&w, 2, 25, 0, 1);
     c_mr(&w, 2, 0, 40000, 4, QRNIC_PBL_LEVEL2, 0, QRNIC_ACCESS_LOCAL_WRITE);
     c_mr(&w, 3, 1, 9000, 0, QRNIC_PBL_CONTIG, 1, 0);
-    c_mr(&w, 4, 0, 1, 30, QRNIC_PBL_PHYS, 0, QRNIC_ACCESS_ALL);
+    c_mr(&w, 4, 0, 1, 30, QRNIC_PBL_PHYS, 0, MR_ACCESS_ALL);
     c_qp(&w, (struct qpargs){ .sq_page = 2, .rq_page = 3, .lsq = 3,
                               .lrq = 3, .flags = 1 });
     c_qp(&w, (struct qpargs){ .pd = 1, .scq = 1, .rcq = 1, .uc = 1,
@@ -1911,7 +1965,7 @@ void fuzz_make_seeds(fz_emit_fn emit)
     }
     cmd(&w, QRNIC_CMD_DESTROY_CQ, 0);
     hd_raw(&w, 0);
-    c_mr(&w, 1, 0, 16, 12, QRNIC_PBL_LEVEL1, 5, QRNIC_ACCESS_ALL);  /* PD */
+    c_mr(&w, 1, 0, 16, 12, QRNIC_PBL_LEVEL1, 5, MR_ACCESS_ALL);  /* PD */
     c_mr(&w, 1, 0, 16, 12, QRNIC_PBL_LEVEL1, 0, 0x10);             /* access */
     c_mr(&w, 1, 0, 16, 12, QRNIC_PBL_LEVEL1, 0,
          QRNIC_ACCESS_REMOTE_WRITE);                    /* no local write */
@@ -2113,7 +2167,7 @@ void fuzz_make_seeds(fz_emit_fn emit)
     pb(&w, QRNIC_PBL_CONTIG, 0, 0, GA_BAR0(0), 0, 1);
     uctx(&w, -1);
     hd(&w, 1);
-    c_mr(&w, 1, 3, 16, 12, QRNIC_PBL_LEVEL1, 0, QRNIC_ACCESS_ALL);
+    c_mr(&w, 1, 3, 16, 12, QRNIC_PBL_LEVEL1, 0, MR_ACCESS_ALL);
     self_qp(&w, NO_QP, 0, 3);
     for (i = 1; i < 4; i++) {
         o_wqe(&w, 2, 0, (uint8_t)i, 0, QRNIC_WR_RDMA_WRITE, 1, 1, 0, 0, 64,
@@ -2313,7 +2367,7 @@ void fuzz_make_seeds(fz_emit_fn emit)
     c_gid(&w, 0, 0, 0);
     c_pd(&w, -1);
     c_cq(&w, 1, 24, -1, 1);
-    c_mr(&w, 1, 3, 16, 12, QRNIC_PBL_LEVEL1, 0, QRNIC_ACCESS_ALL);
+    c_mr(&w, 1, 3, 16, 12, QRNIC_PBL_LEVEL1, 0, MR_ACCESS_ALL);
     self_qp(&w, 0, 3, 3);
     for (i = 0; i < 5; i++) {
         o_wqe(&w, 2, 0, (uint8_t)i, 0, QRNIC_WR_RDMA_WRITE, 1, 1, 0, 0, 8, 64);
@@ -2535,9 +2589,9 @@ void fuzz_make_seeds(fz_emit_fn emit)
         objects(&w);
         if (i == 5) {
             c_mr(&w, 0x80, 0x8000, 1, 16, QRNIC_PBL_PHYS, 0,
-                 QRNIC_ACCESS_ALL);
+                 MR_ACCESS_ALL);
         } else {
-            c_mr2(&w, 5, 0, 16, 12, nowhere, 0, QRNIC_ACCESS_ALL);
+            c_mr2(&w, 5, 0, 16, 12, nowhere, 0, MR_ACCESS_ALL);
         }
         self_qp(&w, 0, 3, 3);
         o_wqe2(&w, 3, 1, 0, 0, 0, 0, 1, (uint8_t)(i == 1 || i == 5), 0, 4000,
@@ -2783,10 +2837,10 @@ void fuzz_make_seeds(fz_emit_fn emit)
     c_srq_limit(&w, 0, LIM_RAW | 5, 3);
     cmd(&w, QRNIC_CMD_MODIFY_SRQ, 0);
     hd_raw(&w, 0x3ff);
-    fzw_fill(&w, 0, 3);
+    fzw_fill(&w, 0, 6);
     cmd(&w, QRNIC_CMD_MODIFY_SRQ, 0);
     hd_raw(&w, 0);
-    fzw_fill(&w, 0, 3);
+    fzw_fill(&w, 0, 6);
     c_handle(&w, QRNIC_CMD_QUERY_SRQ, 1);
     c_handle(&w, QRNIC_CMD_QUERY_SRQ, 2);
     cmd(&w, QRNIC_CMD_QUERY_SRQ, 0);
@@ -3105,4 +3159,126 @@ void fuzz_make_seeds(fz_emit_fn emit)
     c_resize(&w, 0, 4, QRNIC_PBL_CONTIG, 0, GA_PAGE(150), 0, 0, 0);
     c_query(&w, QRNIC_CMD_QUERY_STATS, GA_PAGE(30));
     emit("resize-cq-record-nowhere", &w);
+
+    /* SRQ resize under traffic: an SRQ of 8 (page 8) with an RC QP
+     * connected to itself and a UD QP on it; 6 WQEs posted, one taken;
+     * RESIZE to 32 WQEs on page 14; refused: its own page, a QP's SQ, past
+     * queue memory, misaligned, 1 << 15, 4 WQEs (5 not taken), no mask,
+     * unknown mask bits, a reserved byte, a limit of the new depth; the
+     * new ring filled (32 posted: the doorbell takes it, 33 not), messages
+     * and datagrams take all but 3; RESIZE with LIMIT to 4 WQEs on page
+     * 15, one more posted there, more taken; the first ring's page taken
+     * by a new SRQ, which moves to a ring of one. */
+    w.n = 0;
+    fzw_u8(&w, 0);
+    objects(&w);
+    c_srq(&w, 0, -1, 8, 3, 1, LIM_IN, 2, 0);                /* limit 3 */
+    c_qp(&w, (struct qpargs){ .type = TSRQ(0, SQ_ONLY, 0), .sq_page = 0,
+                              .lsq = 4, .lss = 1, .lrs = 1 });  /* QP 0 */
+    c_qp(&w, (struct qpargs){ .type = TSRQ(1, SQ_ONLY, 0), .sq_page = 2,
+                              .lsq = 4, .lss = 1, .lrs = 1 });  /* QP 1 */
+    connect(&w, 0, 0, 3, 3, 0, 0);
+    ud_up(&w, 1, false, 0x11223344);
+    for (i = 0; i < 6; i++) {
+        o_wqe(&w, WQE_SRQ_RING, 8, (uint8_t)i, 0, 0, 0, 1, 0,
+              (uint16_t)(i * 2000), 2000, 0);
+    }
+    o_wqe(&w, 2, 0, 0, 0, QRNIC_WR_SEND, 1, 1, 0, 20000, 1500, 0);
+    BH(&w);
+    c_srq_mod(&w, 0, MOD_RESIZE, 14, 5, LIM_NONE, 0);       /* taken */
+    c_handle(&w, QRNIC_CMD_QUERY_SRQ, 0);
+    c_srq_mod(&w, 0, MOD_RESIZE, 14, 4, LIM_NONE, 0);       /* its own */
+    c_srq_mod(&w, 0, MOD_RESIZE, 0, 3, LIM_NONE, 0);        /* QP 0's SQ */
+    c_srq_mod(&w, 0, MOD_RESIZE, QMEM_PAGES - 1, 9, LIM_NONE, 0);
+    c_srq_mod(&w, 0, MOD_RESIZE, 0xf3, 3, LIM_NONE, 0);     /* misaligned */
+    c_srq_mod(&w, 0, MOD_RESIZE, 15, 15, LIM_NONE, 0);      /* 1 << 15 */
+    c_srq_mod(&w, 0, MOD_RESIZE, 15, 2, LIM_NONE, 0);       /* too small */
+    c_srq_mod(&w, 0, MOD_NONE, 15, 3, LIM_NONE, 0);
+    c_srq_mod(&w, 0, 0xf2, 15, 3, LIM_NONE, 0);             /* unknown bits */
+    c_srq_mod(&w, 0, MOD_RESIZE, 15, 0xe3, LIM_NONE, 0);    /* reserved */
+    c_srq_mod(&w, 0, MOD_BOTH, 15, 2, LIM_IN, 3);           /* limit 4 */
+    c_handle(&w, QRNIC_CMD_QUERY_SRQ, 0);
+    for (i = 6; i < 33; i++) {      /* index 32 is slot 0 */
+        o_wqe(&w, WQE_SRQ_RING & ~2, 14, (uint8_t)(i % 32), 0, 0, 0, 1, 0,
+              (uint16_t)(i * 2000), 2000, 0);
+    }
+    o_db(&w, 0, DB_SRQ_OFF, 0, 33, 0);              /* 32 posted */
+    o_db(&w, 0, DB_SRQ_OFF, 0, 34, 0);              /* 33: refused */
+    for (i = 1; i < 8; i++) {
+        o_wqe(&w, 2, 0, (uint8_t)i, 0, QRNIC_WR_SEND, 1, 1, 0, 20000,
+              (uint16_t)(100 * i), 0);
+    }
+    for (i = 0; i < 8; i++) {
+        o_wqe(&w, 10, 2, (uint8_t)i, 1, QRNIC_WR_SEND_IMM, 1, 1, 0, 30000,
+              100, 0);
+    }
+    BH(&w);
+    BH(&w);
+    for (i = 8; i < 16; i++) {
+        o_wqe(&w, 2, 0, (uint8_t)i, 0, QRNIC_WR_SEND, 1, 1, 0, 20000, 64, 0);
+        BH(&w);
+    }
+    for (i = 8; i < 14; i++) {
+        o_wqe(&w, 10, 2, (uint8_t)i, 1, QRNIC_WR_SEND, 1, 1, 0, 30000, 64, 0);
+    }
+    BH(&w);
+    c_handle(&w, QRNIC_CMD_QUERY_SRQ, 0);                   /* 3 left */
+    c_srq_mod(&w, 0, MOD_BOTH, 15, 2, LIM_IN, 1);           /* limit 2 */
+    c_handle(&w, QRNIC_CMD_QUERY_SRQ, 0);
+    o_wqe(&w, WQE_SRQ_RING & ~2, 15, 1, 0, 0, 0, 1, 0, 0, 2000, 0);
+    o_db(&w, 0, DB_SRQ_OFF, 0, 34, 0);              /* index 33: 4 posted */
+    for (i = 14; i < 16; i++) {
+        o_wqe(&w, 10, 2, (uint8_t)i, 1, QRNIC_WR_SEND, 1, 1, 0, 30000, 64, 0);
+        BH(&w);
+    }
+    c_handle(&w, QRNIC_CMD_QUERY_SRQ, 0);
+    c_srq(&w, 0, -1, 8, 3, 1, LIM_NONE, 0, 0);              /* old page */
+    c_srq_mod(&w, 1, MOD_RESIZE, 9, 0, LIM_NONE, 0);        /* SRQ 1: 1 */
+    c_handle(&w, QRNIC_CMD_DESTROY_QP, 0);
+    c_handle(&w, QRNIC_CMD_DESTROY_QP, 1);
+    c_handle(&w, QRNIC_CMD_DESTROY_SRQ, 0);
+    c_handle(&w, QRNIC_CMD_QUERY_SRQ, 1);
+    c_query(&w, QRNIC_CMD_QUERY_RES, GA_PAGE(30));
+    emit("srq-resize", &w);
+
+    /* FLUSH and ATOMIC WRITE on the QP connected to itself (MR 0 allows
+     * FLUSH_GLOBAL; flags bits 4-5 the type, 6 the level): a range, the
+     * MR level, ATOMIC WRITE aligned, then unaligned (refused); FLUSH
+     * PERSISTENT (refused). */
+    for (i = 0; i < 2; i++) {
+        w.n = 0;
+        fzw_u8(&w, 0);
+        objects(&w);
+        self_qp(&w, 0, 3, 3);
+        if (i) {
+            o_wqe(&w, 2, 0, 0, 0, OPSEL_FLUSH, 0x21, 0, 0, 0, 0, 64);
+        } else {
+            o_wqe(&w, 2, 0, 0, 0, OPSEL_FLUSH, 0x11, 0, 0, 0, 0, 4096);
+            o_wqe(&w, 2, 0, 1, 0, OPSEL_FLUSH, 0x51, 0, 0, 0, 0, 0xffff);
+            o_wqe(&w, 2, 0, 2, 0, OPSEL_AW, 0x01, 0, 0, 77, 0, 64);
+            BH(&w);
+            o_wqe(&w, 2, 0, 3, 0, OPSEL_AW, 0x01, 0, 0, 77, 0, 68);
+        }
+        BH(&w);
+        TIMER(&w, 40);
+        emit(i ? "flush-persistent-self" : "flush-aw-self", &w);
+    }
+
+    /* FLUSH and ATOMIC WRITE to a region whose pages are nowhere: the
+     * FLUSH moves no data (succeeds), the ATOMIC WRITE's DMA fails. */
+    {
+        static const uint8_t nowhere[8] = { QRNIC_PBL_CONTIG, 0, 0, GA_NONE,
+                                            0, 1 };
+
+        w.n = 0;
+        fzw_u8(&w, 0);
+        objects(&w);
+        c_mr2(&w, 5, 0, 16, 12, nowhere, 0, MR_ACCESS_ALL);
+        self_qp(&w, 0, 3, 3);
+        o_wqe2(&w, 2, 0, 0, 0, OPSEL_FLUSH, 0x11, 0, 0, 0, 0, 64, 1);
+        o_wqe2(&w, 2, 0, 1, 0, OPSEL_AW, 0x01, 0, 0, 5, 0, 128, 1);
+        BH(&w);
+        BH(&w);
+        emit("bad-mr-flush-aw", &w);
+    }
 }

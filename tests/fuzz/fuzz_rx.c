@@ -57,6 +57,13 @@
  * order, the successful ones no more often than datagrams that could
  * reach it were sent.
  *
+ * RDMA FLUSH and ATOMIC WRITE: the frame template's opcode selector
+ * takes them too (21, 22: values the seeds before them never used), the
+ * FETH's placement type and level from the syndrome byte (its reserved
+ * bits with a mutation flag), and QP A posts FLUSH and ATOMIC WRITE WQEs
+ * whose answers (empty READ RESPONSE ONLY, or anything) are made up.
+ * MR A and the connected QPs allow FLUSH_GLOBAL, MR B does not.
+ *
  * Input: mtu, flags (1: peer live, 2: hub, 4: QP B max_dest_rd_atomic
  * 1), retry (retry_cnt | rnr_retry << 3), then operations (OP_*).
  */
@@ -76,7 +83,8 @@ const char fuzz_target_name[] = "fuzz_rx";
 #define MR_B_BYTES (8u << 10)
 #define MAX_OPS 160
 #define ALL_ACCESS (QRNIC_ACCESS_LOCAL_WRITE | QRNIC_ACCESS_REMOTE_WRITE | \
-                    QRNIC_ACCESS_REMOTE_READ | QRNIC_ACCESS_REMOTE_ATOMIC)
+                    QRNIC_ACCESS_REMOTE_READ | QRNIC_ACCESS_REMOTE_ATOMIC | \
+                    QRNIC_ACCESS_FLUSH_GLOBAL)
 #define A(x) QRNIC_QP_ATTR_##x
 
 enum {
@@ -400,6 +408,12 @@ static uint32_t pay_len(uint8_t psel, uint32_t opf)
 
 /* Frame flag in the mutation byte: a UC opcode to an RC QP or v.v. */
 #define FR_CROSS        0x04
+/* Mutation byte: the FETH's reserved bits 31..8 from the MSN field. */
+#define FR_FETH_RSVD    0x08
+
+/* op_frame's opcode selector: 0..20 that RC opcode, then these two. */
+#define FOP_FLUSH       21
+#define FOP_ATOMIC_WRITE 22
 
 /* op_frame's destination: QP A, QP B, any QPN (NULL) or a newer one. */
 static struct hqp *frame_qp(uint8_t qsel)
@@ -430,7 +444,7 @@ static void op_frame(struct fz *f)
     uint8_t lsel = fz_u8(f), syn = fz_u8(f);
     uint16_t msn = fz_u16(f);
     uint8_t psel = fz_u8(f), pfill = fz_u8(f), mut = fz_u8(f);
-    uint8_t opcode = opsel < FZ_RAW ? opsel % 21 : rawop;
+    uint8_t opcode = opsel < FZ_RAW ? opsel % 23 : rawop;
     struct hqp *qp = frame_qp(qsel);
     bool uc = qp && (qp == fx.qpe || qp == fx.qpf);
     uint32_t opf;
@@ -441,6 +455,9 @@ static void op_frame(struct fz *f)
     uint64_t va;
     size_t pos, bth, len;
 
+    if (opsel < FZ_RAW && opcode >= FOP_FLUSH) {
+        opcode = opcode == FOP_FLUSH ? QRNIC_OP_FLUSH : QRNIC_OP_ATOMIC_WRITE;
+    }
     /* A UC QP gets UC opcodes, the others RC ones; mut bit 2 swaps that. */
     if (opsel < FZ_RAW && opcode <= QRNIC_OP_WRITE_ONLY_IMM &&
         uc != !!(mut & FR_CROSS)) {
@@ -477,6 +494,11 @@ static void op_frame(struct fz *f)
     qrnic_st32_be(fr + pos + 4, (qp ? qp->qpn : rawqpn) & 0xffffff);
     qrnic_st32_be(fr + pos + 8, psn | (fl & FL_ACKREQ ? QRNIC_BTH_ACKREQ : 0));
     pos += QRNIC_BTH_LEN;
+    if (opf & QRNIC_OPF_FETH) {     /* type and level from the syndrome */
+        qrnic_st32_be(fr + pos, syn | (mut & FR_FETH_RSVD ?
+                                       (uint32_t)msn << 8 : 0));
+        pos += QRNIC_FETH_LEN;
+    }
     if (opf & QRNIC_OPF_RETH) {
         pos += qrnic_put_reth(fr + pos, va, key_of(ksel, rawkey), dma_len);
     }
@@ -956,16 +978,30 @@ static void op_mcast(struct fz *f)
     }
 }
 
+/*
+ * A send WQE on QP A: opcode selector % 9 (7: FLUSH, type flags bits 4-5,
+ * level bit 6, length len; 8: ATOMIC WRITE, unaligned with flags bit 6).
+ */
 static void op_send(struct fz *f)
 {
-    uint8_t opcode = fz_u8(f) % 7, flags = fz_u8(f);
+    uint8_t opcode = fz_u8(f) % 9, flags = fz_u8(f);
     uint16_t len = fz_u16(f), loff = fz_u16(f), roff = fz_u16(f);
+    struct hqp *qp = fx.qpa;
+    uint8_t *slot = qp->n->d.qmem + qp->sq_off +
+                    ((uint32_t)(qp->sq_pi & ((1u << qp->log_sq) - 1)) <<
+                     qp->log_ss);
     struct hwr wr;
 
+    if (opcode >= 7) {
+        opcode = opcode == 7 ? QRNIC_WR_FLUSH : QRNIC_WR_ATOMIC_WRITE;
+    }
     if (opcode >= QRNIC_WR_ATOMIC_CMP_AND_SWP) {
-        len = 8;
+        len = opcode == QRNIC_WR_FLUSH ? len : 8;
         roff &= ~7u;
         loff &= ~7u;
+    }
+    if (opcode == QRNIC_WR_ATOMIC_WRITE && (flags & 0x40)) {
+        roff |= 4;
     }
     wr = mkwr(fx.wr_id++, opcode, fx.mra->iova + loff, len, fx.mra->key);
     /* Inline data would be read from host pointers: never here. */
@@ -974,7 +1010,17 @@ static void op_send(struct fz *f)
     wr.rkey = fx.mr0->key;
     wr.compare_add = flags;
     wr.swap = len;
-    qp_post_send(fx.qpa, &wr, true);
+    if (qrnic_wr_is_flush_aw(opcode)) {
+        wr.num_sge = 0;
+        wr.compare_add = opcode == QRNIC_WR_FLUSH ? len :
+                         0x0102030405060708ull * flags;
+    }
+    qp_post_send(qp, &wr, false);
+    if (opcode == QRNIC_WR_FLUSH) {
+        slot[offsetof(struct qrnic_sq_wqe, flush.type)] = (flags >> 4) & 3;
+        slot[offsetof(struct qrnic_sq_wqe, flush.level)] = (flags >> 6) & 1;
+    }
+    qp_ring_sq(qp);
 }
 
 /*
@@ -1035,7 +1081,8 @@ static void op_qpctl(struct fz *f)
         break;
     default:                        /* RTS again, rights changed */
         a.qp_state = QRNIC_QPS_RTS;
-        a.access_flags = arg & 0x0e;
+        a.access_flags = (arg & 0x0e) |
+                         (arg & 1 ? QRNIC_ACCESS_FLUSH_GLOBAL : 0);
         a.min_rnr_timer = (uint8_t)(arg >> 4);
         qp_modify(fx.qpa, A(STATE) | A(ACCESS_FLAGS) | A(MIN_RNR_TIMER), &a);
         break;
@@ -2503,4 +2550,160 @@ void fuzz_make_seeds(fz_emit_fn emit)
     w_dgram(&w, DG(.d = DG_TO_MC(5), .k = DG_QKEY_OTHER, .pay = DPAY_N(8)));
     RUN(&w, 31, 255);
     emit("mcast-full-group", &w);
+
+    /* FLUSH (syn: FETH type | level << 4) and ATOMIC WRITE requests that
+     * are executed: a range, the MR level anywhere, an empty range, eight
+     * bytes; duplicates of each (answered again, not executed); then a
+     * SEND behind them. */
+    w_head(&w, 2, F_PEER_LIVE, 0x3f);
+    w_frame(&w, F(.op = FOP_FLUSH, .off = 64, .len = 4096, .syn = 0x01));
+    w_frame(&w, F(.op = FOP_FLUSH, .v = 0xc0, .off = 9, .len = 0xffff,
+                  .lsel = 0xff, .syn = 0x11));
+    w_frame(&w, F(.op = FOP_ATOMIC_WRITE, .off = 8, .len = 8,
+                  .pay = PAY_N(8), .fill = 0x41));
+    w_frame(&w, F(.op = FOP_FLUSH, .v = 0x40, .off = 0, .len = 0,
+                  .syn = 0x01));
+    w_frame(&w, F(.op = FOP_ATOMIC_WRITE, .dpsn = -2, .off = 8, .len = 8,
+                  .pay = PAY_N(8), .fill = 0x77));
+    w_frame(&w, F(.op = FOP_FLUSH, .dpsn = -4, .off = 64, .len = 4096,
+                  .syn = 0x01));
+    BH(&w);
+    w_frame(&w, F(.op = FOP_FLUSH, .dpsn = -3, .syn = 0x11));
+    w_recv(&w, 0, 1, 0, 0, 64);
+    w_frame(&w, F(.op = QRNIC_OP_SEND_ONLY, .fl = FL_ACKREQ,
+                  .pay = PAY_N(8)));
+    RUN(&w, 31, 255);
+    emit("flush-aw-executed-dup", &w);
+
+    /* Refused, each followed by a SEND: FLUSH of MR B (no FLUSH_GLOBAL),
+     * PERSISTENT, both types, type 0 or reserved, level 2, out of
+     * bounds, over 2 GiB, reserved FETH bits, junk after the RETH, a FETH
+     * cut short; ATOMIC WRITE unaligned, of RETH length 16, with 4 bytes,
+     * to MR B (no remote write). */
+    for (i = 0; i < 16; i++) {
+        static const struct rxf bad[16] = {
+            { .op = FOP_FLUSH, .k = 1, .len = 64, .syn = 0x01 },
+            { .op = FOP_FLUSH, .len = 64, .syn = 0x02 },
+            { .op = FOP_FLUSH, .len = 64, .syn = 0x13 },
+            { .op = FOP_FLUSH, .len = 64, .syn = 0x10 },
+            { .op = FOP_FLUSH, .len = 64, .syn = 0x08 },
+            { .op = FOP_FLUSH, .len = 64, .syn = 0x21 },
+            { .op = FOP_FLUSH, .v = 0x40, .off = 4, .len = 64, .syn = 0x01 },
+            { .op = FOP_FLUSH, .len = 0, .lsel = 0xc0, .syn = 0x01 },
+            { .op = FOP_FLUSH, .len = 64, .syn = 0x01, .msn = 0xabcd,
+              .mut = FR_FETH_RSVD },
+            { .op = FOP_FLUSH, .len = 64, .syn = 0x01, .pay = PAY_BIG(1) },
+            { .op = FOP_FLUSH, .len = 64, .syn = 0x01, .mut = 0x01,
+              .mutv = { 54, 0, 0x1c } },
+            { .op = FOP_ATOMIC_WRITE, .off = 4, .len = 8, .pay = PAY_N(8) },
+            { .op = FOP_ATOMIC_WRITE, .len = 16, .pay = PAY_N(16) },
+            { .op = FOP_ATOMIC_WRITE, .len = 8, .pay = PAY_N(4) },
+            { .op = FOP_ATOMIC_WRITE, .k = 1, .len = 8, .pay = PAY_N(8) },
+            { .op = FOP_ATOMIC_WRITE, .v = 0x40, .off = 4, .len = 8,
+              .pay = PAY_N(8) },
+        };
+        static const char *names[16] = {
+            "flush-no-right", "flush-persistent", "flush-both-types",
+            "flush-type-0", "flush-type-reserved", "flush-level-2",
+            "flush-out-of-bounds", "flush-over-2g", "flush-feth-reserved",
+            "flush-junk", "flush-opcode-on-send-psn", "aw-unaligned",
+            "aw-reth-16", "aw-4-bytes", "aw-no-right", "aw-past-end",
+        };
+
+        w_head(&w, 2, F_PEER_LIVE, 0x3f);
+        w_recv(&w, 0, 1, 0, 0, 64);
+        w_frame(&w, bad[i]);
+        w_frame(&w, F(.op = QRNIC_OP_SEND_ONLY, .fl = FL_ACKREQ,
+                      .pay = PAY_N(4)));
+        RUN(&w, 31, 255);
+        emit(names[i], &w);
+    }
+
+    /* QP A's rights: without remote write an ATOMIC WRITE is refused, a
+     * FLUSH is not; without FLUSH_GLOBAL a FLUSH is refused. */
+    for (i = 0; i < 2; i++) {
+        w_head(&w, 2, 0, 0x3f);
+        QPCTL(&w, 3, i ? 0x0e : 0x05);
+        w_frame(&w, F(.op = FOP_FLUSH, .len = 64, .syn = 0x01));
+        w_frame(&w, F(.op = FOP_ATOMIC_WRITE, .len = 8, .pay = PAY_N(8)));
+        emit(i ? "flush-qp-no-right" : "aw-qp-no-write", &w);
+    }
+
+    /* Every responder resource of QP A busy (8 READs whose replies wait):
+     * the FLUSH behind them gets an invalid request NAK. */
+    w_head(&w, 2, 0, 0x3f);
+    for (i = 0; i < 8; i++) {
+        w_frame(&w, F(.op = QRNIC_OP_READ_REQ, .off = (uint16_t)(i * 64),
+                      .len = 64));
+    }
+    w_frame(&w, F(.op = FOP_FLUSH, .len = 64, .syn = 0x01));
+    BH(&w);
+    emit("flush-no-rd-slot", &w);
+
+    /* QP B: no responder resources (max_dest_rd_atomic 0), remote read
+     * only; with one resource a FLUSH behind a READ whose reply waits. */
+    w_head(&w, 2, 0, 0x3f);
+    w_frame(&w, F(.op = FOP_FLUSH, .q = 2, .len = 64, .syn = 0x01));
+    emit("qpb-flush-no-resources", &w);
+    w_head(&w, 2, F_QPB_RD, 0x3f);
+    w_frame(&w, F(.op = QRNIC_OP_READ_REQ, .q = 2, .k = 1, .len = 100));
+    w_frame(&w, F(.op = FOP_FLUSH, .q = 2, .len = 64, .syn = 0x01));
+    w_frame(&w, F(.op = FOP_ATOMIC_WRITE, .q = 2, .len = 8,
+                  .pay = PAY_N(8)));
+    BH(&w);
+    emit("qpb-read-then-flush", &w);
+
+    /* The completer: QP A's FLUSH (range, MR level) and ATOMIC WRITE
+     * answered by empty READ RESPONSE ONLYs (one twice), an ATOMIC ACK
+     * to the ATOMIC WRITE first (ignored). */
+    w_head(&w, 2, 0, 0x3f);
+    w_send(&w, 7, 0x10, 4096, 0, 64);
+    w_send(&w, 7, 0x50, 0, 0, 0);
+    w_send(&w, 8, 0x00, 8, 0, 8);
+    w_send(&w, QRNIC_WR_SEND, 0, 10, 0, 0);
+    BH(&w);
+    w_frame(&w, F(.op = QRNIC_OP_READ_RESP_ONLY, .dpsn = -4, .syn = 0x1f,
+                  .pay = PAY_N(0)));
+    w_frame(&w, F(.op = QRNIC_OP_ATOMIC_ACK, .dpsn = -2, .syn = 0x1f));
+    w_frame(&w, F(.op = QRNIC_OP_READ_RESP_ONLY, .dpsn = -3, .syn = 0x1f,
+                  .pay = PAY_N(0)));
+    w_frame(&w, F(.op = QRNIC_OP_READ_RESP_ONLY, .dpsn = -3, .syn = 0x1f,
+                  .pay = PAY_N(0)));
+    w_frame(&w, F(.op = QRNIC_OP_READ_RESP_ONLY, .dpsn = -2, .syn = 0x1f,
+                  .pay = PAY_N(0)));
+    w_frame(&w, F(.op = QRNIC_OP_ACK, .dpsn = -1, .syn = 0x1f));
+    emit("completer-flush-aw", &w);
+
+    /* Bad answers: a NAK syndrome in the response (ignored), data in it
+     * (BAD_RESP_ERR), a READ RESPONSE FIRST, an ACK past the FLUSH (its
+     * answer lost: asked again), a remote access NAK; invalid WQEs (type
+     * 0, an unaligned ATOMIC WRITE). */
+    w_head(&w, 2, 0, 0x09);
+    w_send(&w, 7, 0x10, 100, 0, 0);
+    w_send(&w, QRNIC_WR_SEND, 0, 10, 0, 0);
+    BH(&w);
+    w_frame(&w, F(.op = QRNIC_OP_READ_RESP_ONLY, .dpsn = -2, .syn = 0x62,
+                  .pay = PAY_N(0)));
+    w_frame(&w, F(.op = QRNIC_OP_READ_RESP_FIRST, .dpsn = -2, .syn = 0x1f));
+    w_frame(&w, F(.op = QRNIC_OP_ACK, .dpsn = -1, .syn = 0x1f));
+    BH(&w);
+    TIME(&w, 40);
+    BH(&w);
+    w_frame(&w, F(.op = QRNIC_OP_READ_RESP_ONLY, .dpsn = -2, .syn = 0x1f,
+                  .pay = PAY_N(4)));
+    TIME(&w, 40);
+    emit("completer-flush-bad-answers", &w);
+    w_head(&w, 2, 0, 0x09);
+    w_send(&w, 8, 0x40, 8, 0, 0);
+    w_send(&w, 7, 0x20, 100, 0, 0);
+    BH(&w);
+    w_frame(&w, F(.op = QRNIC_OP_ACK, .dpsn = -2, .syn = 0x61));
+    w_send(&w, 7, 0x00, 100, 0, 0);
+    BH(&w);
+    QPCTL(&w, 0, 0);
+    w_send(&w, 7, 0x30, 100, 0, 0);
+    BH(&w);
+    w_frame(&w, F(.op = QRNIC_OP_ACK, .dpsn = -1, .syn = 0x62));
+    TIME(&w, 40);
+    emit("completer-flush-aw-naks", &w);
 }

@@ -68,6 +68,14 @@
  * page list, reserved bits, a depth past the largest (all refused); the
  * checks above (every completion once, in order per QP) hold across it.
  *
+ * RDMA FLUSH and ATOMIC WRITE: send WQE opcode selectors 0xe0..0xef (no
+ * seed before them used them) give FLUSH (type mostly GLOBAL, sometimes
+ * PERSISTENT or invalid, level RANGE or MR, a length from the input) and
+ * ATOMIC WRITE (the compare field's 8 bytes, an unaligned address with a
+ * selector bit); MR A and the QPs allow FLUSH_GLOBAL, MR B does not, and
+ * a rights change may take it away.  On a UC QP neither (nor READ or an
+ * atomic) may ever succeed.
+ *
  * Input: mtu, flags (1: hub, 2: hostile guest), retry (retry_cnt |
  * rnr_retry << 3, rnr_retry kept below 7: "forever" never ends), timeout,
  * then operations (OP_*).
@@ -95,7 +103,8 @@ const char fuzz_target_name[] = "fuzz_wqe";
 #define DRAIN_NS (60 * SEC)
 #define DRAIN_STEPS 2000000u
 #define ALL_ACCESS (QRNIC_ACCESS_LOCAL_WRITE | QRNIC_ACCESS_REMOTE_WRITE | \
-                    QRNIC_ACCESS_REMOTE_READ | QRNIC_ACCESS_REMOTE_ATOMIC)
+                    QRNIC_ACCESS_REMOTE_READ | QRNIC_ACCESS_REMOTE_ATOMIC | \
+                    QRNIC_ACCESS_FLUSH_GLOBAL)
 #define A(x) QRNIC_QP_ATTR_##x
 
 enum {
@@ -124,6 +133,9 @@ enum {
 #define W_RAW           4
 #define W_GSI           8       /* UD WQEs: on the GSI QP, not the UD QP */
 #define W_UDS           0x10    /* UD WQEs: on the UD QP on the SRQ */
+/* op_sq's opcode selector: below 0xe0 % 7, then FLUSH and ATOMIC WRITE */
+#define OPSEL_FLUSH     0xe0
+#define OPSEL_AW        0xe1
 /* op_sq/op_rq ctl bits 3-4: which connected QP (W_QP(X_*)) */
 #define W_QP(x)         ((uint8_t)((1 + (x)) << 3))
 
@@ -353,7 +365,10 @@ static void op_sq(struct fz *f)
         uint8_t rksel = fz_u8(f);
         uint16_t roff = fz_u16(f);
         uint8_t cmp = fz_u8(f), swp = fz_u8(f);
-        uint8_t opcode = opsel < FZ_RAW ? opsel % 7 : opsel;
+        uint8_t opcode = opsel >= FZ_RAW ? opsel :
+                         opsel >= OPSEL_FLUSH ?
+                         (opsel & 1 ? QRNIC_WR_ATOMIC_WRITE : QRNIC_WR_FLUSH) :
+                         opsel % 7;
         struct hmr *rmr = rksel % 2 ? fx.s[!node].mrb : fx.s[!node].mra;
 
         qrnic_st64(slot, fx.wr_id++);
@@ -362,7 +377,8 @@ static void op_sq(struct fz *f)
         slot[10] = nsge < FZ_RAW ? nsge % 5 : nsge;
         qrnic_st32(slot + 12, 0x01020304);
         qrnic_st32(slot + 16, ilen);
-        if (opcode >= QRNIC_WR_ATOMIC_CMP_AND_SWP) {
+        if (opcode >= QRNIC_WR_ATOMIC_CMP_AND_SWP &&
+            !(opcode == QRNIC_WR_ATOMIC_WRITE && (swp & 0x80))) {
             roff &= ~7u;
         }
         qrnic_st64(slot + 24, rksel & 0x80 ? rmr->iova + rmr->len - roff :
@@ -370,6 +386,16 @@ static void op_sq(struct fz *f)
         qrnic_st32(slot + 32, rksel >= FZ_RAW ? 0xdead01 : rmr->key);
         qrnic_st64(slot + 40, cmp);
         qrnic_st64(slot + 48, swp);
+        if (opcode == QRNIC_WR_FLUSH) {
+            /* swp: type (mostly GLOBAL), level (bit 2), length cmp << 6 */
+            static const uint8_t types[4] = { QRNIC_FLUSH_GLOBAL,
+                                              QRNIC_FLUSH_GLOBAL,
+                                              QRNIC_FLUSH_PERSISTENT, 0 };
+
+            slot[36] = swp < FZ_RAW ? types[swp % 4] : swp;
+            slot[37] = swp < FZ_RAW ? (swp >> 2) & 1 : swp >> 4;
+            qrnic_st64(slot + 40, (uint64_t)cmp << 6);
+        }
         for (i = 0; i < 4; i++) {
             uint8_t ksel = fz_u8(f);
             uint16_t off = fz_u16(f), len = fz_u16(f);
@@ -965,6 +991,16 @@ static void poll_x(int node)
                         "completed up to %u, posted up to %u", node, wc.qpn,
                         wc.wqe_idx, x->send_done, q->sq_pi);
             }
+            if (x->uc && wc.status == QRNIC_WC_SUCCESS &&
+                (wc.opcode == QRNIC_CQE_OP_FLUSH ||
+                 wc.opcode == QRNIC_CQE_OP_ATOMIC_WRITE ||
+                 wc.opcode == QRNIC_CQE_OP_RDMA_READ ||
+                 wc.opcode == QRNIC_CQE_OP_COMP_SWAP ||
+                 wc.opcode == QRNIC_CQE_OP_FETCH_ADD)) {
+                fz_fail("node %d UC QP 0x%x: a READ, atomic, FLUSH or "
+                        "ATOMIC WRITE succeeded (opcode %u)", node, wc.qpn,
+                        wc.opcode);
+            }
             if (x->uc && acked_status(wc.status)) {
                 fz_fail("node %d UC QP 0x%x: send completion with status "
                         "%u (verr %u)", node, wc.qpn, wc.status,
@@ -1050,7 +1086,8 @@ static void op_qpctl(struct fz *f)
         break;
     case 1:                         /* rights change under traffic */
         a.qp_state = QRNIC_QPS_RTS;
-        a.access_flags = arg & 0x0e;
+        a.access_flags = (arg & 0x0e) |
+                         (arg & 0x80 ? QRNIC_ACCESS_FLUSH_GLOBAL : 0);
         qp_modify(qp, A(STATE) | A(ACCESS_FLAGS), &a);
         *sqd = false;
         break;
@@ -2668,4 +2705,93 @@ void fuzz_make_seeds(fz_emit_fn emit)
     RESIZE(&w, 1, 2, 0, 0, 255);
     RUN(&w, 255, 255);
     emit("resize-cq-mid-traffic", &w);
+
+    /* FLUSH (swp: type, level bit 2; length cmp << 6) and ATOMIC WRITE
+     * both ways among WRITEs and READs, then under loss, duplicates and
+     * reordering: a range, the MR level, eight bytes. */
+    for (i = 0; i < 2; i++) {
+        static const char *names[2] = { "flush-aw-both-ways",
+                                        "flush-aw-lossy" };
+        int n;
+
+        w_head(&w, 2, 0, 0x37, 10);
+        if (i) {
+            WIRE(&w, 0, 15);
+            WIRE(&w, 1, 10);
+            WIRE(&w, 2, 10);
+        }
+        for (n = 0; n < 2; n++) {
+            uint8_t c = n ? W_NODE1 | W_RING : W_RING;
+
+            w_sq(&w, SQ(.ctl = c, .op = QRNIC_WR_RDMA_WRITE, .nsge = 1,
+                        .roff = 256, .sge = { SG(0, 0, 3000) }));
+            w_sq(&w, SQ(.ctl = c, .op = OPSEL_FLUSH, .flags = SIG,
+                        .roff = 256, .cmp = 47, .swp = 0));
+            w_sq(&w, SQ(.ctl = c, .op = OPSEL_AW, .flags = SIG,
+                        .roff = 4096, .cmp = 0x5a));
+            w_sq(&w, SQ(.ctl = c, .op = OPSEL_FLUSH, .flags = SIG,
+                        .roff = 9, .cmp = 255, .swp = 4));
+            w_sq(&w, SQ(.ctl = c, .op = QRNIC_WR_RDMA_READ, .flags = SIG,
+                        .nsge = 1, .roff = 4096, .sge = { SG(0, 8192, 64) }));
+            w_sq(&w, SQ(.ctl = c, .op = OPSEL_AW,
+                        .flags = SIG | QRNIC_WQE_F_FENCE, .roff = 4104,
+                        .cmp = 0xa5));
+        }
+        RUN(&w, 100, 50);
+        WIRE(&w, 4, 0x0b);
+        RUN(&w, 255, 255);
+        emit(names[i], &w);
+    }
+
+    /* Refused by the responder or the WQE, each flushing what follows:
+     * FLUSH of MR B (no FLUSH_GLOBAL), PERSISTENT, type 0, a range past
+     * the region, a raw type and level; ATOMIC WRITE unaligned, to MR B
+     * (no remote write), inline; FLUSH after the responder lost
+     * FLUSH_GLOBAL. */
+    for (i = 0; i < 8; i++) {
+        static const struct wsq bad[8] = {
+            { .op = OPSEL_FLUSH, .flags = SIG, .rk = 1, .cmp = 1 },
+            { .op = OPSEL_FLUSH, .flags = SIG, .cmp = 1, .swp = 2 },
+            { .op = OPSEL_FLUSH, .flags = SIG, .cmp = 1, .swp = 3 },
+            { .op = OPSEL_FLUSH, .flags = SIG, .rk = 0x80, .roff = 8,
+              .cmp = 1 },
+            { .op = OPSEL_FLUSH, .flags = SIG, .cmp = 1, .swp = 0xf5 },
+            { .op = OPSEL_AW, .flags = SIG, .roff = 12, .swp = 0x80 },
+            { .op = OPSEL_AW, .flags = SIG, .rk = 1 },
+            { .op = OPSEL_AW, .flags = SIG | QRNIC_WQE_F_INLINE, .ilen = 8 },
+        };
+        static const char *names[8] = {
+            "flush-refused-no-right", "flush-refused-persistent",
+            "flush-bad-type", "flush-refused-bounds", "flush-raw-type",
+            "aw-refused-unaligned", "aw-refused-no-right", "aw-inline",
+        };
+        struct wsq b = bad[i];
+
+        w_head(&w, 2, 0, 0x37, 8);
+        w_rq(&w, W_NODE1 | W_RING, 1, 64);
+        b.ctl = W_RING;
+        w_sq(&w, b);
+        w_sq(&w, SQ(.ctl = W_RING, .op = QRNIC_WR_SEND, .flags = SIG,
+                    .nsge = 1, .sge = { SG(0, 0, 8) }));
+        RUN(&w, 255, 255);
+        emit(names[i], &w);
+    }
+    w_head(&w, 2, 0, 0x37, 8);
+    QPCTL(&w, 1, 1 | 0x0e);
+    w_sq(&w, SQ(.ctl = W_RING, .op = OPSEL_FLUSH, .flags = SIG, .cmp = 1));
+    w_sq(&w, SQ(.ctl = W_RING, .op = OPSEL_AW, .flags = SIG));
+    QPCTL(&w, 1, 1 | 0x8e);
+    RUN(&w, 255, 255);
+    emit("flush-right-revoked", &w);
+
+    /* On the UC QPs (on the SRQ, with an RQ): refused locally. */
+    w_head(&w, 2, 0, 0x37, 8);
+    w_sq(&w, SQ(.ctl = W_RING | W_QP(X_UCS), .op = OPSEL_FLUSH,
+                .flags = SIG, .cmp = 1));
+    w_sq(&w, SQ(.ctl = W_NODE1 | W_RING | W_QP(X_UC), .op = OPSEL_AW,
+                .flags = SIG));
+    w_sq(&w, SQ(.ctl = W_RING | W_QP(X_RC), .op = OPSEL_AW, .flags = SIG,
+                .roff = 64, .cmp = 7));
+    RUN(&w, 255, 255);
+    emit("flush-aw-uc", &w);
 }

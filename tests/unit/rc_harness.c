@@ -717,7 +717,7 @@ bool qp_connect(struct hqp *qp, const struct hqp *peer, uint8_t path_mtu,
     a.qp_state = QRNIC_QPS_INIT;
     a.port_num = 1;
     a.access_flags = QRNIC_ACCESS_REMOTE_WRITE | QRNIC_ACCESS_REMOTE_READ |
-                     QRNIC_ACCESS_REMOTE_ATOMIC;
+                     QRNIC_ACCESS_REMOTE_ATOMIC | QRNIC_ACCESS_FLUSH_GLOBAL;
     if (qp_modify(qp, A(STATE) | A(PKEY_INDEX) | A(PORT) | A(ACCESS_FLAGS),
                   &a)) {
         return false;

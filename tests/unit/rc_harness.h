@@ -199,7 +199,10 @@ struct hqp *node_create_qp_type(struct node *n, uint8_t type,
 uint8_t qp_modify(struct hqp *qp, uint32_t mask,
                   const struct qrnic_qp_attr *attr);
 uint8_t qp_query(struct hqp *qp, struct qrnic_qp_attr *attr);
-/* RESET -> INIT -> RTR -> RTS towards peer, with these transport values. */
+/*
+ * RESET -> INIT -> RTR -> RTS towards peer, with these transport values;
+ * remote write, read, atomic and FLUSH_GLOBAL rights.
+ */
 bool qp_connect(struct hqp *qp, const struct hqp *peer, uint8_t path_mtu,
                 uint8_t timeout, uint8_t retry, uint8_t rnr_retry,
                 uint8_t min_rnr);

@@ -39,6 +39,7 @@ static uint8_t srq_cmd(uint8_t op, uint32_t srqn, uint32_t limit,
     c.modify_srq.srqn = srqn;   /* srqn comes first in every SRQ command */
     if (op == QRNIC_CMD_MODIFY_SRQ) {
         c.modify_srq.limit = limit;
+        c.modify_srq.mask = QRNIC_SRQ_MOD_LIMIT;
     }
     return node_cmd(&nodes[1], &c, r0);
 }
