@@ -17,7 +17,8 @@
 
 #define QRNIC_QP_REMOTE_ACCESS	(IB_ACCESS_REMOTE_WRITE | \
 				 IB_ACCESS_REMOTE_READ | \
-				 IB_ACCESS_REMOTE_ATOMIC)
+				 IB_ACCESS_REMOTE_ATOMIC | \
+				 QRNIC_ACCESS_FLUSH_GLOBAL)
 
 struct qrnic_attr_buf {
 	struct qrnic_qp_attr *a;

@@ -757,8 +757,9 @@ QRNIC_HW_SIZE(qrnic_sge, QRNIC_SGE_SIZE);
  * remote_addr + length) (or the whole region with QRNIC_FLUSH_MR) globally
  * visible after the writes before it; ATOMIC_WRITE (RC) writes 8 bytes
  * from compare_add (as bytes) to an 8-byte aligned remote address in one
- * piece.  Both need remote write rights, FLUSH also the region's
- * QRNIC_ACCESS_FLUSH_GLOBAL for type GLOBAL; persistence is not offered.
+ * piece, with remote write rights on the QP and the region.  FLUSH of
+ * type GLOBAL needs QRNIC_ACCESS_FLUSH_GLOBAL on the responder's QP and
+ * region; persistence is not offered (remote access error).
  */
 struct qrnic_ud_av {
 	uint32_t dest_qpn;	/* 24 bit */
