@@ -44,7 +44,7 @@ static const char *check_sq(const struct qrnic_qp *qp)
 
 static const char *check_qps(const struct qrnic_engine *e)
 {
-    uint32_t i, ready = 0;
+    uint32_t i, ready = 0, inflight = 0, active = 0, starved = 0;
     const struct qrnic_qp *qp;
 
     for (i = 0; i < QRNIC_ENG_MAX_QP; i++) {
@@ -68,6 +68,23 @@ static const char *check_qps(const struct qrnic_engine *e)
         if (why) {
             return why;
         }
+        if (qp->cc_counted &&
+            (qp->type != QRNIC_QPT_RC ||
+             (qp->state != QRNIC_QPS_RTS && qp->state != QRNIC_QPS_SQD) ||
+             qp->cc_counted != (uint32_t)psn_diff(qp->sent_psn,
+                                                  qp->una_psn))) {
+            return "QP: congestion window counts PSNs it has not in flight";
+        }
+        inflight += qp->cc_counted;
+        active += qp->cc_counted != 0;
+        starved += qp->starved;
+        if (qp->starved && !qp->cc_counted) {
+            return "QP: starved with nothing in flight";
+        }
+    }
+    if (inflight != e->cc.inflight || active != e->cc.active ||
+        starved != e->cc.starved) {
+        return "congestion control: in flight or starved QPs miscounted";
     }
     for (qp = e->ready_qps.head; qp; qp = qp->ready_next) {
         if (!qp->ready_queued || ++ready > QRNIC_ENG_MAX_QP ||
@@ -79,6 +96,12 @@ static const char *check_qps(const struct qrnic_engine *e)
         if (!qp->timed_queued || ++ready > QRNIC_ENG_MAX_QP ||
             e->qp[qp->idx] != qp) {
             return "timer list holds a QP that is not queued or not live";
+        }
+    }
+    for (qp = e->cc.waiting.head, ready = 0; qp; qp = qp->cc_next) {
+        if (!qp->cc_waiting || ++ready > QRNIC_ENG_MAX_QP ||
+            e->qp[qp->idx] != qp || qp->type != QRNIC_QPT_RC) {
+            return "window wait list holds a QP not waiting or not live";
         }
     }
     return NULL;

@@ -28,7 +28,7 @@ static void resend_gap(struct qrnic_engine *e, struct qrnic_qp *qp,
     }
     qp->gap_resent = true;
     qp->gap_psn = psn;
-    qrnic_req_loss(qp, false);
+    qrnic_req_loss(e, qp, false);
     qrnic_req_rewind(e, qp, psn);
 }
 
@@ -130,7 +130,7 @@ static void nak(struct qrnic_engine *e, struct qrnic_qp *qp,
     switch (code) {
     case QRNIC_NAK_PSN_SEQ:
         qrnic_stat(e, QRNIC_STAT_SEQ_NAKS_RX);
-        qrnic_req_loss(qp, false);
+        qrnic_req_loss(e, qp, false);
         qrnic_req_rewind(e, qp, rx->psn);
         return;
     case QRNIC_NAK_INVALID_REQ:

@@ -232,6 +232,24 @@ struct qrnic_engine {
     struct qrnic_qp_list ready_qps;            /* QPs with transmit work */
     struct qrnic_qp_list timed_qps;            /* QPs with a deadline */
     uint64_t timer_armed;                   /* deadline asked of the glue */
+
+    /*
+     * Congestion control of the RC requesters (qrnic_sched.c): one window
+     * for the packets all QPs have in flight, shared evenly by the QPs
+     * that have some and cut by a loss, timeout or starvation on any of
+     * them; one round-trip estimate for the tail loss probe.
+     */
+    struct qrnic_cc {
+        uint32_t cwnd;          /* packets, QRNIC_CWND_ONE units */
+        uint32_t inflight;      /* PSNs sent, not yet acknowledged */
+        uint32_t active;        /* QPs with PSNs in flight */
+        uint64_t hold_until;    /* after a cut: no other cut, no growth */
+        uint64_t progress_ns;   /* when some QP's oldest PSN last moved */
+        uint32_t starved;       /* QPs the others hold back for */
+        struct qrnic_qp_list waiting;   /* for room in the window, FIFO */
+        uint64_t srtt;          /* smoothed round trip, ns (0: none yet) */
+        uint64_t rttvar;        /* its mean deviation */
+    } cc;
     uint16_t ip_id;
 
     /*

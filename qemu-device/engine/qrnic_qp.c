@@ -454,6 +454,7 @@ void qrnic_qp_error(struct qrnic_engine *e, struct qrnic_qp *qp,
         return;
     }
     qp->state = QRNIC_QPS_ERR;
+    qrnic_cc_update(e, qp);     /* its packets no longer count */
     qp->rto_deadline = 0;
     qp->probe_deadline = 0;
     qp->rnr_deadline = 0;
@@ -656,9 +657,9 @@ static void apply_attrs(struct qrnic_engine *e, struct qrnic_qp *qp,
         qp->sq_psn = qrnic_ld32(ATTR(sq_psn));
         qp->next_psn = qp->tx_psn = qp->sq_psn;
         qp->una_psn = qp->sent_psn = qp->ack_next = qp->sq_psn;
-        qp->cwnd = QRNIC_INIT_CWND * QRNIC_CWND_ONE;
-        qp->recovering = false;
-        qp->probed = false;
+        qp->ackreq_psn = psn_add(qp->sq_psn, QRNIC_PSN_MASK);
+        qp->rtt_timing = false;
+        qp->probe_stage = 0;
     }
     if (mask & M(EN_SQD_ASYNC)) {
         qp->sqd_notify = true;
@@ -704,6 +705,7 @@ static uint8_t modify(struct qrnic_engine *e, struct qrnic_qp *qp,
         qp->sqd_event_sent = false;
     }
     qp->state = to;
+    qrnic_cc_update(e, qp);
     if (to == QRNIC_QPS_RTS || to == QRNIC_QPS_SQD) {
         qrnic_sched_qp(e, qp);
     }

@@ -259,18 +259,23 @@ struct qrnic_qp {
     uint32_t rnr_psn;           /* resend from here when the RNR wait ends */
     bool req_error;             /* a failed WQE waits: start nothing new */
     bool gap_resent;            /* a READ gap at gap_psn was asked again */
-    uint32_t cwnd;              /* congestion window, QRNIC_CWND_ONE units */
-    bool recovering;            /* a loss was answered; until una passes */
-    uint32_t recover_psn;
+    uint64_t wait_since;        /* timers (re)armed: sent or progressed */
+    bool rtt_timing;            /* rtt_psn's round trip is being timed */
+    uint32_t rtt_psn;
+    uint64_t rtt_sent;
     uint32_t gap_psn;
     uint32_t pkts_since_ackreq;
+    uint32_t ackreq_psn;        /* the last PSN sent that draws an answer */
+    bool ack_now;               /* the next packet asks for an ACK */
     uint32_t rd_inflight;       /* READ/atomic WQEs started, not done */
     uint8_t retry_left;
     uint8_t rnr_left;
     bool rnr_wait;
     uint64_t rto_deadline;      /* 0: no retransmission timer */
     uint64_t probe_deadline;    /* 0: no tail loss probe pending */
-    bool probed;                /* the last packet was resent, no progress */
+    uint8_t probe_stage;        /* since progress: 1 last packet resent,
+                                   2 all unacknowledged ones */
+    bool probe_next;            /* was starved: the next expiry probes */
     uint64_t rnr_deadline;      /* 0: not waiting */
     struct qrnic_swqe *swq;     /* one per SQ slot */
     bool cur_valid;             /* cur caches WQE sq_cur */
@@ -300,7 +305,12 @@ struct qrnic_qp {
     uint8_t ack_syndrome;
     uint32_t ack_psn;
 
-    /* Lists. */
+    /* Lists, and what the device's congestion control counts for it. */
+    uint32_t cc_counted;        /* its PSNs in e->cc.inflight */
+    bool starved;               /* counted in e->cc.starved */
+    bool cc_waiting;            /* on e->cc.waiting */
+    struct qrnic_qp *cc_prev;
+    struct qrnic_qp *cc_next;
     bool ready_queued;
     struct qrnic_qp *ready_prev;
     struct qrnic_qp *ready_next;
@@ -414,7 +424,8 @@ void qrnic_req_fail(struct qrnic_engine *e, struct qrnic_qp *qp,
 void qrnic_req_advanced(struct qrnic_engine *e, struct qrnic_qp *qp,
                         uint32_t una);
 /* A packet was lost (NAK, missing response, timeout): shrink the window. */
-void qrnic_req_loss(struct qrnic_qp *qp, bool timeout);
+void qrnic_req_loss(struct qrnic_engine *e, struct qrnic_qp *qp,
+                    bool timeout);
 static inline struct qrnic_swqe *qrnic_swqe(struct qrnic_qp *qp, uint16_t i)
 {
     return &qp->swq[i & ((1u << qp->log_sq) - 1)];
@@ -503,6 +514,40 @@ void qrnic_sched_unlink(struct qrnic_engine *e, struct qrnic_qp *qp);
 /* (Re)compute the QP's place on the timer list after deadlines changed. */
 void qrnic_sched_timer(struct qrnic_engine *e, struct qrnic_qp *qp);
 void qrnic_sched_reset(struct qrnic_engine *e);
+
+/*
+ * Congestion control shared by the RC requesters (see struct qrnic_cc).
+ * qrnic_cc_update() recounts the QP's PSNs in flight after it sent, was
+ * acknowledged or left RTS/SQD.
+ */
+void qrnic_cc_update(struct qrnic_engine *e, struct qrnic_qp *qp);
+/* Packets the QP may have in flight now: its share of the window. */
+uint32_t qrnic_cc_window(const struct qrnic_engine *e,
+                         const struct qrnic_qp *qp);
+/*
+ * The probe timer found the QP without progress: true if others made
+ * progress meanwhile, so the peer is answering, just not this QP - then
+ * the others hold back new packets until it progresses, they have none
+ * in flight, or its probe timer runs out once more.
+ */
+bool qrnic_cc_starved(struct qrnic_engine *e, struct qrnic_qp *qp);
+/* It waits no more (progress, timeout, no packets in flight). */
+void qrnic_cc_unstarve(struct qrnic_engine *e, struct qrnic_qp *qp);
+/*
+ * May the QP send a packet it has not sent before?  If the window is full,
+ * it waits its turn (it is scheduled when there is room).
+ */
+bool qrnic_cc_may_send(struct qrnic_engine *e, struct qrnic_qp *qp);
+/* A loss on qp's path (NAK, probe, missing answer) or a timeout. */
+void qrnic_cc_loss(struct qrnic_engine *e, const struct qrnic_qp *qp,
+                   bool timeout);
+/* acked PSNs of qp were acknowledged; rtt_ns: a round trip, or 0. */
+void qrnic_cc_acked(struct qrnic_engine *e, struct qrnic_qp *qp,
+                    uint32_t acked, uint64_t rtt_ns);
+/* How long a QP waits without progress before a tail loss probe. */
+uint64_t qrnic_cc_probe_ns(const struct qrnic_engine *e);
+/* What a packet of the path MTU costs a host socket's receive buffer. */
+uint32_t qrnic_pkt_cost(uint32_t mtu);
 
 /* Transmit a finished frame (to the wire or our own receive path). */
 void qrnic_tx(struct qrnic_engine *e, const uint8_t *frame, size_t len);

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * qrnic engine: the RC requester.  It starts send WQEs in order, gives each
- * its PSNs, cuts messages into path-MTU packets and keeps a bounded window
- * of unacknowledged PSNs.  The completer (qrnic_comp.c) marks WQEs done or
- * failed; qrnic_req_progress() completes them in order.  Retransmission
- * rewinds a cursor (sq_cur, tx_psn) and re-reads the WQE from queue
- * memory, so nothing but a small per-slot record is kept per WQE.
+ * its PSNs, cuts messages into path-MTU packets and keeps its share of the
+ * device's congestion window (qrnic_sched.c) of unacknowledged PSNs.  The
+ * completer (qrnic_comp.c) marks WQEs done or failed; qrnic_req_progress()
+ * completes them in order.  Retransmission rewinds a cursor (sq_cur,
+ * tx_psn) and re-reads the WQE from queue memory, so nothing but a small
+ * per-slot record is kept per WQE.
  */
 #include <string.h>
 #include "qrnic_rdma.h"
@@ -14,8 +15,7 @@
 #define WQE(field) (w + offsetof(struct qrnic_sq_wqe, field))
 #define READ_CHUNK_PKTS (QRNIC_INIT_CWND)
 
-/* What a packet of the path MTU costs a host socket's receive buffer. */
-static uint32_t pkt_cost(uint32_t mtu)
+uint32_t qrnic_pkt_cost(uint32_t mtu)
 {
     uint32_t c = 1024;
 
@@ -26,46 +26,30 @@ static uint32_t pkt_cost(uint32_t mtu)
 }
 
 /*
- * Packets in flight: the congestion window, within a byte and a packet
- * cap.  AIMD: halved once per loss event (the peer's receive path or the
- * netdev queue overflowed), one packet more per window acknowledged.
- * Slow start was measured: its overshoot costs more drops than it saves.
+ * Packets in flight: the QP's share of the device's congestion window
+ * (qrnic_sched.c), within a byte and a packet cap.
  */
-static uint32_t qrnic_req_window(const struct qrnic_qp *qp)
+static uint32_t qrnic_req_window(const struct qrnic_engine *e,
+                                 const struct qrnic_qp *qp)
 {
-    uint32_t cap = QRNIC_WINDOW_BYTES / pkt_cost(qp->mtu);
-    uint32_t w = qp->cwnd / QRNIC_CWND_ONE;
-
-    cap = cap < QRNIC_MAX_WINDOW ? cap : QRNIC_MAX_WINDOW;
-    w = w < cap ? w : cap;
-    return w > QRNIC_MIN_CWND ? w : QRNIC_MIN_CWND;
+    return qrnic_cc_window(e, qp);
 }
 
-void qrnic_req_loss(struct qrnic_qp *qp, bool timeout)
+/* The window answers losses on any QP: it is the device's. */
+void qrnic_req_loss(struct qrnic_engine *e, struct qrnic_qp *qp,
+                    bool timeout)
 {
-    if (qp->recovering && !timeout) {
-        return;         /* one cut per loss event; timeouts cut again */
-    }
-    qp->cwnd = qrnic_req_window(qp) * QRNIC_CWND_ONE / 2;
-    if (qp->cwnd < QRNIC_MIN_CWND * QRNIC_CWND_ONE) {
-        qp->cwnd = QRNIC_MIN_CWND * QRNIC_CWND_ONE;
-    }
-    qp->recovering = true;
-    qp->recover_psn = qp->next_psn;
+    qrnic_cc_loss(e, qp, timeout);
 }
 
-static void window_grow(struct qrnic_qp *qp, uint32_t acked)
+/*
+ * Packets sent and not yet answered: only then do the timers run.  A QP
+ * whose message waits for room in the window has none, and loses no
+ * retry meanwhile.
+ */
+static bool in_flight(const struct qrnic_qp *qp)
 {
-    uint32_t max = QRNIC_MAX_WINDOW * QRNIC_CWND_ONE;
-
-    if (qp->recovering) {
-        if (psn_diff(qp->una_psn, qp->recover_psn) < 0) {
-            return;
-        }
-        qp->recovering = false;
-    }
-    qp->cwnd += acked * QRNIC_CWND_ONE * QRNIC_CWND_ONE / qp->cwnd;
-    qp->cwnd = qp->cwnd < max ? qp->cwnd : max;
+    return psn_diff(qp->sent_psn, qp->una_psn) > 0;
 }
 
 static uint64_t rto_ns(const struct qrnic_qp *qp)
@@ -76,15 +60,31 @@ static uint64_t rto_ns(const struct qrnic_qp *qp)
 }
 
 /*
+ * The probe time: a multiple of the round trip (qrnic_cc_probe_ns), but a
+ * quarter of the retransmission timeout at most, so starvation is found
+ * before the retries run out whatever the estimate says.
+ */
+static uint64_t probe_ns(const struct qrnic_engine *e,
+                         const struct qrnic_qp *qp)
+{
+    uint64_t pto = qrnic_cc_probe_ns(e), cap = rto_ns(qp) / 4;
+
+    cap = cap > QRNIC_PROBE_NS ? cap : QRNIC_PROBE_NS;
+    return pto < cap ? pto : cap;
+}
+
+/*
  * (Re)start the retransmission timer from now, with a tail loss probe
  * before it when that comes sooner.
  */
 static void arm_timers(struct qrnic_engine *e, struct qrnic_qp *qp)
 {
     uint64_t now = e->ops->now_ns(e->opaque), rto = rto_ns(qp);
+    uint64_t pto = probe_ns(e, qp);
 
+    qp->wait_since = now;
     qp->rto_deadline = qp->timeout ? now + rto : 0;
-    qp->probe_deadline = rto > 2 * QRNIC_PROBE_NS ? now + QRNIC_PROBE_NS : 0;
+    qp->probe_deadline = rto > 2 * pto ? now + pto : 0;
     qrnic_sched_timer(e, qp);
 }
 
@@ -96,27 +96,46 @@ static void disarm_timers(struct qrnic_engine *e, struct qrnic_qp *qp)
 }
 
 /*
- * Nothing came back for a while: the last packets may be lost with nothing
- * behind them to draw a NAK, or the ACK is just late.  First resend only
- * the last packet sent: a duplicate draws an ACK, a gap before it a NAK.
- * If that changes nothing, resend from the oldest unacknowledged PSN.
- * Neither spends the retry counter (like adaptive retransmission on real
- * NICs).  READ/atomic requests in flight go straight to the full resend.
+ * Nothing came back for a probe time.  If other QPs progressed meanwhile,
+ * the peer is working, just not on this QP: it is starved, and the others
+ * hold back (qrnic_cc_starved); nothing is resent.  Otherwise, or at the
+ * next expiry, the last packets may be lost with nothing behind them to
+ * draw a NAK, or the answer is just late: first resend only the last
+ * packet sent, asking for an ACK (a duplicate draws an ACK, a gap before
+ * it a NAK); if that changes nothing, resend from the oldest
+ * unacknowledged PSN.  Neither spends the retry counter (like adaptive
+ * retransmission on real NICs).  READ/atomic requests in flight go
+ * straight to the full resend.  The timer runs on until the
+ * retransmission timer, for the starvation check.
  */
-static void tail_loss_probe(struct qrnic_engine *e, struct qrnic_qp *qp,
-                            uint64_t now)
+static void probe_expired(struct qrnic_engine *e, struct qrnic_qp *qp,
+                          uint64_t now)
 {
-    if (!qp->probed && !qp->rd_inflight && qp->sent_psn != qp->una_psn) {
-        qp->probed = true;
+    uint64_t pto = probe_ns(e, qp);
+
+    if (qrnic_cc_starved(e, qp)) {
+        /* not lost, only waiting */
+    } else if (!qp->probe_stage && !qp->rd_inflight) {
+        bool timing = qp->rtt_timing;
+
+        qp->probe_stage = 1;
+        qp->ack_now = true;     /* the copy must draw an answer */
         qrnic_req_rewind(e, qp, psn_add(qp->sent_psn, QRNIC_PSN_MASK));
-        if (qp->rto_deadline > now + 2 * QRNIC_PROBE_NS) {
-            qp->probe_deadline = now + QRNIC_PROBE_NS;
-            qrnic_sched_timer(e, qp);
-        }
-        return;
+        /*
+         * The round trip being timed still counts: the peer takes a QP's
+         * packets in order, so the original's answer comes first.  Were
+         * it dropped, the estimate would keep only the quick answers and
+         * miss exactly the slow ones that let the probe fire.
+         */
+        qp->rtt_timing = timing;
+    } else if (qp->probe_stage < 2) {
+        qp->probe_stage = 2;
+        qrnic_req_loss(e, qp, false);
+        qrnic_req_rewind(e, qp, qp->una_psn);
     }
-    qrnic_req_loss(qp, false);
-    qrnic_req_rewind(e, qp, qp->una_psn);
+    if (qp->rto_deadline > now + pto) {
+        qp->probe_deadline = now + pto;
+    }
 }
 
 static uint32_t msg_pkts(const struct qrnic_qp *qp, uint32_t length)
@@ -280,17 +299,24 @@ void qrnic_req_advanced(struct qrnic_engine *e, struct qrnic_qp *qp,
                         uint32_t una)
 {
     int32_t acked = psn_diff(una, qp->una_psn);
+    uint64_t rtt = 0;
 
     if (acked <= 0) {
         return;
     }
     qp->una_psn = una;
-    qp->probed = false;
-    window_grow(qp, (uint32_t)acked);
+    qp->probe_stage = 0;
+    qp->probe_next = false;
+    if (qp->rtt_timing && psn_diff(una, qp->rtt_psn) > 0) {
+        qp->rtt_timing = false;
+        rtt = e->ops->now_ns(e->opaque) - qp->rtt_sent;
+    }
+    qrnic_cc_update(e, qp);
+    qrnic_cc_acked(e, qp, (uint32_t)acked, rtt);
     qp->gap_resent = false;
     qp->retry_left = qp->retry_cnt;
     qp->rnr_left = qp->rnr_retry;
-    if (una == qp->next_psn) {
+    if (!in_flight(qp)) {
         disarm_timers(e, qp);
     } else {
         arm_timers(e, qp);
@@ -309,6 +335,7 @@ void qrnic_req_rewind(struct qrnic_engine *e, struct qrnic_qp *qp,
 {
     uint16_t i;
 
+    qp->rtt_timing = false;     /* an answer may be to either copy */
     /*
      * With a failed WQE waiting, WQEs before it are still resent (they
      * must complete first); the walk stops at the failed one.
@@ -378,15 +405,16 @@ void qrnic_req_timer(struct qrnic_engine *e, struct qrnic_qp *qp,
     }
     if (qp->probe_deadline && now >= qp->probe_deadline) {
         qp->probe_deadline = 0;
-        if (qp->una_psn != qp->next_psn && !qp->req_error && !qp->rnr_wait) {
-            tail_loss_probe(e, qp, now);
+        if (in_flight(qp) && !qp->req_error && !qp->rnr_wait) {
+            probe_expired(e, qp, now);
         }
     }
     if (qp->rto_deadline && now >= qp->rto_deadline) {
         qp->rto_deadline = 0;
-        if (qp->una_psn != qp->next_psn) {
+        if (in_flight(qp)) {
             qrnic_stat(e, QRNIC_STAT_ACK_TIMEOUTS);
-            qrnic_req_loss(qp, true);
+            qrnic_cc_unstarve(e, qp);
+            qrnic_req_loss(e, qp, true);
             if (!qp->retry_left) {
                 qrnic_req_fail(e, qp, qp->sq_tail, QRNIC_WC_RETRY_EXC_ERR,
                                QRNIC_VERR_RETRIES);
@@ -427,7 +455,7 @@ static bool send_packet(struct qrnic_engine *e, struct qrnic_qp *qp,
     uint8_t *f = e->roce_frame;
     uint32_t k = (uint32_t)psn_diff(qp->tx_psn, s->first_psn);
     uint32_t off = k * qp->mtu;
-    uint32_t window = qrnic_req_window(qp);
+    uint32_t window = qrnic_req_window(e, qp);
     uint32_t n = 0, pkts = 1;
     bool last = true, ackreq;
     uint8_t opcode;
@@ -455,6 +483,7 @@ static bool send_packet(struct qrnic_engine *e, struct qrnic_qp *qp,
             w->length - off;
         pos = qrnic_wire_begin(e, qp, f, QRNIC_OP_READ_REQ, qp->tx_psn,
                                false, false);
+        qp->ackreq_psn = psn_add(qp->tx_psn, pkts - 1);   /* answered */
         pos += qrnic_put_reth(f + pos, w->remote_addr + off, w->rkey, n);
         n = 0;
         break;
@@ -463,6 +492,7 @@ static bool send_packet(struct qrnic_engine *e, struct qrnic_qp *qp,
         opcode = w->opcode == QRNIC_WR_ATOMIC_CMP_AND_SWP ?
                  QRNIC_OP_CMP_SWAP : QRNIC_OP_FETCH_ADD;
         pos = qrnic_wire_begin(e, qp, f, opcode, qp->tx_psn, false, false);
+        qp->ackreq_psn = qp->tx_psn;
         pos += qrnic_put_atomic_eth(f + pos, w->remote_addr, w->rkey,
                                     w->opcode == QRNIC_WR_ATOMIC_CMP_AND_SWP ?
                                     w->swap : w->compare_add,
@@ -475,7 +505,8 @@ static bool send_packet(struct qrnic_engine *e, struct qrnic_qp *qp,
     default:
         n = w->length - off < qp->mtu ? w->length - off : qp->mtu;
         last = k + 1 == s->npkts;
-        ackreq = last || ++qp->pkts_since_ackreq >= window / 2 ||
+        ackreq = last || qp->ack_now ||
+                 ++qp->pkts_since_ackreq >= window / 2 ||
                  psn_diff(psn_add(qp->tx_psn, 1), qp->una_psn) >=
                  (int32_t)window;
         opcode = send_opcode(w->opcode, k == 0, last);
@@ -488,6 +519,7 @@ static bool send_packet(struct qrnic_engine *e, struct qrnic_qp *qp,
                                ackreq);
         if (ackreq) {
             qp->pkts_since_ackreq = 0;
+            qp->ackreq_psn = qp->tx_psn;
         }
         if (k == 0 && (qrnic_op_flags(opcode) & QRNIC_OPF_RETH)) {
             pos += qrnic_put_reth(f + pos, w->remote_addr, w->rkey,
@@ -515,13 +547,21 @@ static bool send_packet(struct qrnic_engine *e, struct qrnic_qp *qp,
         break;
     }
     pos = qrnic_wire_finish(qp, f, pos + n);
+    qp->ack_now = false;
     if (psn_diff(qp->tx_psn, qp->sent_psn) < 0) {
         qrnic_stat(e, QRNIC_STAT_RETRANS_PKTS);
+    }
+    if (!qp->rtt_timing && qp->tx_psn == qp->sent_psn &&
+        qp->type == QRNIC_QPT_RC) {
+        qp->rtt_timing = true;  /* time this one's answer (first copy) */
+        qp->rtt_psn = qp->tx_psn;
+        qp->rtt_sent = e->ops->now_ns(e->opaque);
     }
     qrnic_tx(e, f, pos);
     qp->tx_psn = psn_add(qp->tx_psn, pkts);
     if (psn_diff(qp->tx_psn, qp->sent_psn) > 0) {
         qp->sent_psn = qp->tx_psn;
+        qrnic_cc_update(e, qp);
     }
     if (!qp->rto_deadline && qp->timeout) {
         arm_timers(e, qp);
@@ -542,7 +582,8 @@ static enum start_result start_next(struct qrnic_engine *e,
 
     if (qp->sq_head == qp->sq_pi || qp->state != QRNIC_QPS_RTS ||
         qp->req_error ||
-        psn_diff(qp->next_psn, qp->una_psn) >= (int32_t)qrnic_req_window(qp)) {
+        psn_diff(qp->next_psn, qp->una_psn) >=
+        (int32_t)qrnic_req_window(e, qp)) {
         return BLOCKED;
     }
     /*
@@ -613,10 +654,35 @@ static bool refetch(struct qrnic_engine *e, struct qrnic_qp *qp,
     return true;
 }
 
+/*
+ * May the packet at tx_psn go now?  Within the QP's share of the window
+ * and, if it is a new one, when the device's window has room and no
+ * starved QP holds it back.  A QP that stops must have asked for an ACK,
+ * or nothing answers its packets in flight until the probe timer: if none
+ * of them asked (it stopped for the device's window, or its share shrank
+ * as more QPs became active), one more packet goes, asking.
+ */
+static bool may_send(struct qrnic_engine *e, struct qrnic_qp *qp,
+                     uint32_t window)
+{
+    bool fresh = psn_diff(qp->tx_psn, qp->sent_psn) >= 0;
+
+    if (psn_diff(qp->tx_psn, qp->una_psn) < (int32_t)window &&
+        (!fresh || qrnic_cc_may_send(e, qp))) {
+        return true;
+    }
+    if (!fresh || !in_flight(qp) ||
+        psn_diff(qp->ackreq_psn, qp->una_psn) >= 0) {
+        return false;
+    }
+    qp->ack_now = true;
+    return true;
+}
+
 bool qrnic_req_work(struct qrnic_engine *e, struct qrnic_qp *qp,
                     uint32_t budget)
 {
-    uint32_t window = qrnic_req_window(qp);
+    uint32_t window = qrnic_req_window(e, qp);
 
     if ((qp->state != QRNIC_QPS_RTS && qp->state != QRNIC_QPS_SQD) ||
         qp->rnr_wait) {
@@ -629,8 +695,7 @@ bool qrnic_req_work(struct qrnic_engine *e, struct qrnic_qp *qp,
             return false;
         }
         s = qrnic_swqe(qp, qp->sq_cur);
-        if (s->status != QRNIC_WC_SUCCESS ||
-            psn_diff(qp->tx_psn, qp->una_psn) >= (int32_t)window) {
+        if (s->status != QRNIC_WC_SUCCESS || !may_send(e, qp, window)) {
             return false;
         }
         /*

@@ -5,7 +5,7 @@
  * qrnic_engine_work(), which gives every ready QP a bounded turn (replies
  * first, then new requests), so no QP or direction starves another.
  * Deadlines (retransmission, tail-loss probe, RNR wait) of all QPs share
- * one device timer.
+ * one device timer, and their packets in flight one congestion window.
  * Frames to the device's own MAC are looped back from the work call.
  */
 #include <stdlib.h>
@@ -43,6 +43,7 @@ static void name##_del(struct qrnic_qp_list *l, struct qrnic_qp *qp)       \
 
 LIST_FNS(ready, ready_queued, ready_prev, ready_next)
 LIST_FNS(timed, timed_queued, timed_prev, timed_next)
+LIST_FNS(waiter, cc_waiting, cc_prev, cc_next)
 
 void qrnic_sched_qp(struct qrnic_engine *e, struct qrnic_qp *qp)
 {
@@ -87,8 +88,258 @@ void qrnic_sched_timer(struct qrnic_engine *e, struct qrnic_qp *qp)
     }
 }
 
+/* ---- congestion control ------------------------------------------------ */
+
+/*
+ * Why one window for the device rather than one per QP, and the rest:
+ * the packets of all QPs queue at the same places - the host socket under
+ * the netdev, the peer's receive path and, for a software peer such as
+ * rdma_rxe under TCG, the one emulated CPU that runs every QP's responder.
+ * With a window per QP, N QPs put N windows (up to 128 packets each) into
+ * that queue, and each QP's timers still expected one window's worth.
+ * rxe makes it worse: it runs a task per QP that takes that QP's packets
+ * until none is left (up to 1024), so a QP whose ACKs keep coming is kept
+ * fed and keeps the CPU while the others' packets wait - hundreds of
+ * milliseconds with 8 QPs.  Their tail loss probe (a constant 2 ms) and
+ * then their retransmission timer resent whole windows that were only
+ * waiting, rxe answered every duplicate (retrans_pkts equalled its
+ * duplicate_request), the queue grew, and a QP without an ACK for
+ * retry_cnt + 1 timeouts failed with RETRY_EXC_ERR; the ACKs rxe still
+ * sent then reached QPs in ERR or destroyed (rx_bad_pkt).  So:
+ *
+ * - one AIMD window for all packets in flight, within the per-QP caps;
+ *   each QP with packets in flight gets an even share of it, at least
+ *   one packet; a new packet that finds the window full waits, and the
+ *   QPs waiting take their turns (FIFO) as ACKs make room;
+ * - a loss on any QP (sequence NAK, missing READ answer, probe) halves
+ *   it, once per round trip; a retransmission timeout shrinks it to two
+ *   packets;
+ * - a QP whose probe timer runs out while others progressed is starved,
+ *   not lost: the others send nothing new until it progresses, their own
+ *   packets are all answered, or its probe timer runs out once more, so
+ *   the peer runs dry of theirs and turns to it; and since the peer's
+ *   queue was longer than a probe time, the window is halved as for a
+ *   loss;
+ * - the probe waits for a multiple of the measured round trip (RFC 6298's
+ *   estimator, one for the device), so a peer that is slow but answers
+ *   draws no resends.
+ *
+ * One window for the device also means a slow peer slows QPs to faster
+ * ones; qrnic guests talk to few peers at a time.
+ */
+
+static uint32_t cc_cap(const struct qrnic_qp *qp)
+{
+    uint32_t cap = QRNIC_WINDOW_BYTES / qrnic_pkt_cost(qp->mtu);
+
+    return cap < QRNIC_MAX_WINDOW ? cap : QRNIC_MAX_WINDOW;
+}
+
+/* The QP no longer waits: when none does, the others may send again. */
+void qrnic_cc_unstarve(struct qrnic_engine *e, struct qrnic_qp *qp)
+{
+    uint32_t i;
+
+    if (!qp->starved) {
+        return;
+    }
+    qp->starved = false;
+    if (--e->cc.starved) {
+        return;
+    }
+    for (i = 0; i < QRNIC_ENG_MAX_QP; i++) {
+        struct qrnic_qp *q = e->qp[i];
+
+        if (q && q->type == QRNIC_QPT_RC &&
+            (q->state == QRNIC_QPS_RTS || q->state == QRNIC_QPS_SQD)) {
+            qrnic_sched_qp(e, q);
+        }
+    }
+}
+
+/* Packets the device may have in flight (by the QP's MTU). */
+static uint32_t cc_total(const struct qrnic_engine *e,
+                         const struct qrnic_qp *qp)
+{
+    uint32_t w = e->cc.cwnd / QRNIC_CWND_ONE, cap = cc_cap(qp);
+
+    return w < cap ? w : cap;
+}
+
+/* Room in the window: the QPs waiting for it take their turns. */
+static void cc_wake(struct qrnic_engine *e)
+{
+    uint32_t w = e->cc.cwnd / QRNIC_CWND_ONE;
+    uint32_t room = w > e->cc.inflight ? w - e->cc.inflight : 0;
+    struct qrnic_qp *qp;
+
+    while (room-- && (qp = e->cc.waiting.head)) {
+        waiter_del(&e->cc.waiting, qp);
+        qrnic_sched_qp(e, qp);
+    }
+}
+
+static void cc_count(struct qrnic_engine *e, struct qrnic_qp *qp, uint32_t n)
+{
+    bool fewer = n < qp->cc_counted;
+
+    e->cc.inflight = e->cc.inflight - qp->cc_counted + n;
+    if (!qp->cc_counted != !n) {
+        e->cc.active += n ? 1 : -1;
+    }
+    qp->cc_counted = n;
+    if (!n) {
+        qrnic_cc_unstarve(e, qp);     /* nothing left to wait for */
+    }
+    if (e->cc.starved && e->cc.starved == e->cc.active) {
+        /*
+         * The QPs held back have nothing in flight any more: the peer has
+         * answered all of theirs, holding them longer gains nothing.  The
+         * starved ones probe at their next expiry.
+         */
+        uint32_t i;
+
+        for (i = 0; i < QRNIC_ENG_MAX_QP && e->cc.starved; i++) {
+            if (e->qp[i]) {
+                qrnic_cc_unstarve(e, e->qp[i]);
+            }
+        }
+    }
+    if (fewer) {
+        cc_wake(e);
+    }
+}
+
+bool qrnic_cc_may_send(struct qrnic_engine *e, struct qrnic_qp *qp)
+{
+    if (qp->type != QRNIC_QPT_RC) {
+        return true;            /* nothing is acknowledged: no window */
+    }
+    if (e->cc.starved && !qp->starved) {
+        return false;           /* held back; qrnic_cc_unstarve wakes it */
+    }
+    if (e->cc.inflight < cc_total(e, qp)) {
+        return true;
+    }
+    if (!qp->cc_waiting) {
+        waiter_add(&e->cc.waiting, qp);
+    }
+    return false;
+}
+
+void qrnic_cc_update(struct qrnic_engine *e, struct qrnic_qp *qp)
+{
+    int32_t n = 0;
+
+    if (qp->type == QRNIC_QPT_RC &&
+        (qp->state == QRNIC_QPS_RTS || qp->state == QRNIC_QPS_SQD)) {
+        /* An ACK may name a PSN started but not yet sent. */
+        n = psn_diff(qp->sent_psn, qp->una_psn);
+    } else if (qp->cc_waiting) {
+        waiter_del(&e->cc.waiting, qp);
+    }
+    cc_count(e, qp, n > 0 ? (uint32_t)n : 0);
+}
+
+/*
+ * Starved or lost?  See above.  At most every other expiry of a QP's probe
+ * timer finds it starved; the one after that probes (and ends the hold).
+ */
+bool qrnic_cc_starved(struct qrnic_engine *e, struct qrnic_qp *qp)
+{
+    if (qp->probe_next) {
+        /* Held the others for a probe time (or they ran dry): now probe. */
+        qp->probe_next = false;
+        qrnic_cc_unstarve(e, qp);
+        return false;
+    }
+    if (!qp->cc_counted || e->cc.progress_ns <= qp->wait_since) {
+        return false;           /* nobody progressed: a loss, probe for it */
+    }
+    qp->starved = true;
+    qp->probe_next = true;
+    qp->rtt_timing = false;     /* its round trip is the others' doing */
+    e->cc.starved++;
+    /* The peer's queue is longer than a probe time: too much in flight. */
+    qrnic_cc_loss(e, qp, false);
+    return true;
+}
+
+uint32_t qrnic_cc_window(const struct qrnic_engine *e,
+                         const struct qrnic_qp *qp)
+{
+    uint32_t w = e->cc.cwnd / QRNIC_CWND_ONE, cap = cc_cap(qp);
+    uint32_t sharers = e->cc.active + (qp->cc_counted ? 0 : 1);
+
+    w = (w < cap ? w : cap) / sharers;
+    return w ? w : 1;
+}
+
+uint64_t qrnic_cc_probe_ns(const struct qrnic_engine *e)
+{
+    uint64_t t = 2 * e->cc.srtt + 4 * e->cc.rttvar;
+
+    return t > QRNIC_PROBE_NS ? t : QRNIC_PROBE_NS;
+}
+
+/*
+ * AIMD: halved once per loss event (losses within about a round trip of
+ * the first are the same event), back to the floor on a timeout, one
+ * packet more per window acknowledged.  Slow start was measured: its
+ * overshoot costs more drops than it saves.
+ */
+void qrnic_cc_loss(struct qrnic_engine *e, const struct qrnic_qp *qp,
+                   bool timeout)
+{
+    uint64_t now = e->ops->now_ns(e->opaque);
+    uint32_t w = e->cc.cwnd / QRNIC_CWND_ONE, cap = cc_cap(qp);
+
+    if (!timeout && now < e->cc.hold_until) {
+        return;
+    }
+    w = timeout ? QRNIC_MIN_CWND : (w < cap ? w : cap) / 2;
+    e->cc.cwnd = (w > QRNIC_MIN_CWND ? w : QRNIC_MIN_CWND) * QRNIC_CWND_ONE;
+    e->cc.hold_until = now + (e->cc.srtt ? e->cc.srtt + 4 * e->cc.rttvar :
+                                           QRNIC_PROBE_NS);
+}
+
+void qrnic_cc_acked(struct qrnic_engine *e, struct qrnic_qp *qp,
+                    uint32_t acked, uint64_t rtt_ns)
+{
+    uint32_t max = QRNIC_MAX_WINDOW * QRNIC_CWND_ONE;
+
+    e->cc.progress_ns = e->ops->now_ns(e->opaque);
+    qrnic_cc_unstarve(e, qp);
+    if (rtt_ns) {
+        /* RFC 6298's estimator. */
+        if (!e->cc.srtt) {
+            e->cc.srtt = rtt_ns;
+            e->cc.rttvar = rtt_ns / 2;
+        } else {
+            uint64_t d = rtt_ns > e->cc.srtt ? rtt_ns - e->cc.srtt :
+                                               e->cc.srtt - rtt_ns;
+
+            e->cc.rttvar = (3 * e->cc.rttvar + d) / 4;
+            e->cc.srtt = (7 * e->cc.srtt + rtt_ns) / 8;
+        }
+    }
+    if (e->ops->now_ns(e->opaque) < e->cc.hold_until) {
+        return;
+    }
+    if (acked > QRNIC_MAX_WINDOW) {
+        acked = QRNIC_MAX_WINDOW;
+    }
+    e->cc.cwnd += acked * QRNIC_CWND_ONE * QRNIC_CWND_ONE / e->cc.cwnd;
+    e->cc.cwnd = e->cc.cwnd < max ? e->cc.cwnd : max;
+    cc_wake(e);
+}
+
 void qrnic_sched_unlink(struct qrnic_engine *e, struct qrnic_qp *qp)
 {
+    if (qp->cc_waiting) {
+        waiter_del(&e->cc.waiting, qp);
+    }
+    cc_count(e, qp, 0);
     if (qp->ready_queued) {
         ready_del(&e->ready_qps, qp);
     }
@@ -103,6 +354,8 @@ void qrnic_sched_reset(struct qrnic_engine *e)
     memset(&e->timed_qps, 0, sizeof(e->timed_qps));
     e->timer_armed = UINT64_MAX;
     e->ops->timer_mod(e->opaque, UINT64_MAX);
+    memset(&e->cc, 0, sizeof(e->cc));
+    e->cc.cwnd = QRNIC_INIT_CWND * QRNIC_CWND_ONE;
     e->backlog_head = 0;
     e->backlog_count = 0;
 }

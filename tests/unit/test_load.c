@@ -1,0 +1,587 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The requester against a slow responder, with many QPs: ib_write_bw -q 8
+ * -s 65536 -n 50 from a qrnic guest to an rdma_rxe guest under TCG, which
+ * failed 4 runs of 4 (RETRY_EXC_ERR; ack_timeouts, retrans_pkts as many
+ * as rxe's duplicate_request, rx_bad_pkt from the ACKs that came after).
+ *
+ * The responder is a qrnic engine behind a model of that host (see the
+ * comment on "host" below): one emulated CPU that takes a request frame
+ * every svc_ns and runs the QPs' responder tasks as rxe does, each until
+ * its queue is empty or it took 1024 frames.  Like rxe, the engine
+ * answers a request that asks for an ACK, every duplicate SEND/WRITE with
+ * an ACK of the last PSN it executed, a gap with one sequence NAK.  Time
+ * is the fake clock, so every figure is exact and the same on every run.
+ *
+ * Each QP writes msgs messages of 64 KiB, all posted at once (perftest's
+ * tx depth is above -n), each to its own place, with perftest's transport
+ * values (timeout 14: 67 ms, retry_cnt 7).  Every message must complete
+ * successfully within a bounded time, every byte must be where it
+ * belongs, and with 8 or 32 QPs the goodput (bytes over the simulated
+ * time from the doorbells to the last completion) must not fall below
+ * one QP's.
+ *
+ * "test_load NQP MSGS SVC_NS CAP BATCH" runs one scenario and prints it.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "rc_harness.h"
+#include "qrnic_le.h"
+#include "qrnic_rdma.h"
+#include "tap.h"
+
+int tap_failures;
+
+#define SEC 1000000000ull
+#define MSG_LEN 65536u
+#define MAX_QPS 32
+#define PATH_MTU_1024 3
+
+/* A frame in flight on the slow host. */
+struct lframe {
+    struct lframe *next;
+    uint64_t due;               /* to the requester: when it arrives */
+    uint16_t len;
+    uint8_t data[];
+};
+
+struct fifo {
+    struct lframe *head, *tail;
+    uint32_t count;
+};
+
+static void fifo_put(struct fifo *f, const uint8_t *frame, size_t len,
+                     uint64_t due)
+{
+    struct lframe *l = malloc(sizeof(*l) + len);
+
+    if (!l) {
+        abort();
+    }
+    l->next = NULL;
+    l->due = due;
+    l->len = (uint16_t)len;
+    memcpy(l->data, frame, len);
+    if (f->tail) {
+        f->tail->next = l;
+    } else {
+        f->head = l;
+    }
+    f->tail = l;
+    f->count++;
+}
+
+static struct lframe *fifo_take(struct fifo *f)
+{
+    struct lframe *l = f->head;
+
+    f->head = l->next;
+    if (!f->head) {
+        f->tail = NULL;
+    }
+    f->count--;
+    return l;
+}
+
+static void fifo_clear(struct fifo *f)
+{
+    while (f->head) {
+        free(fifo_take(f));
+    }
+}
+
+/*
+ * The responder's host.  Request frames cross the wire in lat_ns, then
+ * wait in their QP's queue (rxe's req_pkts); a frame that finds cap frames
+ * waiting in all queues is dropped (the virtio ring and netdev backlog
+ * are full).  One CPU runs the QPs' responder tasks as rxe's work queue
+ * does: a QP with frames waiting is queued once; its task takes its
+ * frames, one per svc_ns, until none is left or it has taken batch of
+ * them (RXE_MAX_ITERATIONS, 1024), then it goes to the back of the run
+ * queue.  So a QP whose packets keep coming keeps the CPU, and the others
+ * wait.  Answers reach the requester lat_ns after they are sent.
+ */
+static struct {
+    uint64_t svc_ns;
+    uint32_t cap;
+    uint32_t batch;
+    uint64_t lat_ns;
+    struct fifo wire_in;        /* request frames on the wire */
+    struct fifo to_req;         /* answers on the wire */
+    struct fifo q[MAX_QPS];     /* request frames waiting, per QP */
+    uint32_t qpn[MAX_QPS];
+    int nqp;
+    uint32_t queued;            /* in all of q[] */
+    bool runnable[MAX_QPS];     /* on the run queue or running */
+    int runq[MAX_QPS];
+    int runq_head, runq_count;
+    int cur;                    /* the task running, -1: none */
+    uint32_t iter_left;
+    uint64_t cpu_free;          /* the CPU can take the next frame */
+    uint64_t dropped;
+    uint32_t max_queued;
+} host;
+
+static void runq_push(int i)
+{
+    host.runq[(host.runq_head + host.runq_count++) % MAX_QPS] = i;
+    host.runnable[i] = true;
+}
+
+static int runq_pop(void)
+{
+    int i = host.runq[host.runq_head];
+
+    host.runq_head = (host.runq_head + 1) % MAX_QPS;
+    host.runq_count--;
+    return i;
+}
+
+/* The netdev of both nodes: node 0 is the requester, node 1 the slow one. */
+static void slow_wire(void *opaque, struct qf_dev *from, const uint8_t *frame,
+                      size_t len)
+{
+    struct node *n = opaque;
+
+    (void)from;
+    wire.sent++;
+    fifo_put(n->idx == 0 ? &host.wire_in : &host.to_req, frame, len,
+             now_ns + host.lat_ns);
+}
+
+/* A request frame reaches the responder host (IPv4: the harness's GIDs). */
+static void host_rx(struct lframe *l)
+{
+    uint32_t dqpn = qrnic_ld32_be(l->data + 14 + 20 + 8 + 4) & 0xffffff;
+    int i;
+
+    for (i = 0; i < host.nqp && host.qpn[i] != dqpn; i++) {
+        ;
+    }
+    if (i == host.nqp || host.queued >= host.cap) {
+        host.dropped++;
+        free(l);
+        return;
+    }
+    l->next = NULL;
+    if (host.q[i].tail) {
+        host.q[i].tail->next = l;
+    } else {
+        host.q[i].head = l;
+    }
+    host.q[i].tail = l;
+    host.q[i].count++;
+    if (++host.queued > host.max_queued) {
+        host.max_queued = host.queued;
+    }
+    if (!host.runnable[i]) {
+        runq_push(i);
+    }
+}
+
+/* The task that runs next (-1: the CPU is idle). */
+static int host_task(void)
+{
+    for (;;) {
+        if (host.cur < 0) {
+            if (!host.runq_count) {
+                return -1;
+            }
+            host.cur = runq_pop();
+            host.iter_left = host.batch;
+        }
+        if (host.q[host.cur].head) {
+            return host.cur;
+        }
+        host.runnable[host.cur] = false;    /* nothing left: it ends */
+        host.cur = -1;
+    }
+}
+
+/* The running task takes its next frame: the engine receives it. */
+static void host_serve(void)
+{
+    int i = host.cur;
+    struct lframe *l = fifo_take(&host.q[i]);
+
+    host.queued--;
+    host.cpu_free = now_ns + host.svc_ns;
+    qf_receive(&nodes[1].d, l->data, l->len);
+    free(l);
+    if (!--host.iter_left) {
+        host.cur = -1;
+        host.runnable[i] = false;
+        if (host.q[i].head) {
+            runq_push(i);           /* gives up the CPU, still has work */
+        }
+    }
+}
+
+static void host_clear(void)
+{
+    int i;
+
+    fifo_clear(&host.wire_in);
+    fifo_clear(&host.to_req);
+    for (i = 0; i < MAX_QPS; i++) {
+        fifo_clear(&host.q[i]);
+    }
+}
+
+struct scenario {
+    const char *name;
+    int nqp;
+    int msgs;                   /* per QP */
+    uint64_t svc_ns;
+    uint32_t cap;
+    uint32_t batch;
+    bool disrupt;               /* a QP goes away, another fails, midway */
+};
+
+struct result {
+    uint32_t ok;                /* successful completions */
+    uint32_t failed;            /* error completions */
+    uint8_t first_err;          /* the first one's status */
+    uint32_t bad_msgs;          /* completed, but a byte is wrong */
+    uint64_t elapsed_ns;        /* doorbells to the last completion */
+    uint64_t limit_ns;          /* what it may take */
+    uint64_t goodput;           /* bytes per simulated second */
+    uint64_t timeouts, retrans, dups, rx_bad;
+    int destroyed, errored;     /* disrupt: which QPs, -1: none found */
+    uint32_t others_ok;         /* disrupt: messages of the other QPs */
+    uint32_t errored_flushed;   /* disrupt: WR_FLUSH_ERR of the failed QP */
+};
+
+#define MSG_PENDING 0xff
+
+static uint8_t msg_status[MAX_QPS][128];
+
+static int qp_slot(struct hqp *const *sq, int nqp, uint32_t qpn)
+{
+    int i;
+
+    for (i = 0; i < nqp && sq[i]->qpn != qpn; i++) {
+        ;
+    }
+    return i;
+}
+
+/*
+ * The first QP found starved (the others hold back for it) is destroyed,
+ * the first found waiting for room in the window is moved to ERR: what
+ * the device's congestion control keeps for them must go with them, and
+ * the other QPs must carry on.
+ */
+static void disrupt(struct hqp *const *sq, int nqp, struct result *res)
+{
+    struct qrnic_engine *e = &nodes[0].d.e;
+    uint32_t i;
+
+    for (i = 0; i < QRNIC_ENG_MAX_QP && res->destroyed < 0; i++) {
+        struct qrnic_qp *q = e->qp[i];
+
+        if (q && q->starved) {
+            struct qrnic_cmd c = harness_cmd(QRNIC_CMD_DESTROY_QP);
+            int k = qp_slot(sq, nqp, q->qpn);
+
+            c.destroy_qp.qpn = q->qpn;
+            CHECK(node_cmd(&nodes[0], &c, NULL) == QRNIC_ST_OK,
+                  "DESTROY_QP of a starved QP (%d)", k);
+            res->destroyed = k;
+        }
+    }
+    if (res->errored < 0 && e->cc.waiting.head) {
+        struct qrnic_qp_attr a;
+        int k = qp_slot(sq, nqp, e->cc.waiting.head->qpn);
+
+        memset(&a, 0, sizeof(a));
+        a.qp_state = QRNIC_QPS_ERR;
+        CHECK(qp_modify(sq[k], QRNIC_QP_ATTR_STATE, &a) == QRNIC_ST_OK,
+              "a QP waiting for the window to ERR (%d)", k);
+        res->errored = k;
+    }
+}
+
+/* Has every message its completion (the destroyed QP's never come)? */
+static bool all_done(const struct scenario *sc, const struct result *res)
+{
+    int i, k;
+
+    for (i = 0; i < sc->nqp; i++) {
+        for (k = 0; k < sc->msgs && i != res->destroyed; k++) {
+            if (msg_status[i][k] == MSG_PENDING) {
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+static void run(const struct scenario *sc, struct result *res)
+{
+    struct hqp *rq[MAX_QPS], *sq[MAX_QPS];
+    struct hcq *cq[2];
+    struct hmr *src, *dst;
+    uint64_t start, total = (uint64_t)sc->nqp * sc->msgs;
+    uint64_t bytes = total * MSG_LEN;
+    struct qrnic_engine *e0, *e1;
+    int i, k;
+
+    memset(res, 0, sizeof(*res));
+    memset(msg_status, MSG_PENDING, sizeof(msg_status));
+    res->destroyed = res->errored = -1;
+    /* Twice what the responder's CPU needs for the packets, at most. */
+    res->limit_ns = 2 * total * (MSG_LEN / 1024) * sc->svc_ns;
+    harness_init(0x5eed + (uint64_t)sc->nqp);
+    host_clear();
+    memset(&host, 0, sizeof(host));
+    host.svc_ns = sc->svc_ns;
+    host.cap = sc->cap;
+    host.batch = sc->batch;
+    host.lat_ns = 20000;
+    host.cur = -1;
+    host.nqp = sc->nqp;
+    for (i = 0; i < 2; i++) {
+        nodes[i].d.wire = slow_wire;
+        cq[i] = node_create_cq(&nodes[i], 12);
+    }
+    src = node_mr(&nodes[0], bytes, QRNIC_ACCESS_LOCAL_WRITE);
+    dst = node_mr(&nodes[1], bytes, QRNIC_ACCESS_LOCAL_WRITE |
+                  QRNIC_ACCESS_REMOTE_WRITE);
+    if (!cq[0] || !cq[1] || src->status || dst->status) {
+        fprintf(stderr, "%s: setup failed\n", sc->name);
+        abort();
+    }
+    for (i = 0; i < sc->nqp; i++) {
+        sq[i] = node_create_qp(&nodes[0], cq[0], cq[0], 7, 7, 0, 4);
+        rq[i] = node_create_qp(&nodes[1], cq[1], cq[1], 0, 6, 0, 4);
+        /* perftest's defaults: timeout 14 (67 ms), retry 7, rnr 7. */
+        if (!sq[i] || !rq[i] ||
+            !qp_connect(sq[i], rq[i], PATH_MTU_1024, 14, 7, 7, 12) ||
+            !qp_connect(rq[i], sq[i], PATH_MTU_1024, 14, 7, 7, 12)) {
+            fprintf(stderr, "%s: QP setup failed\n", sc->name);
+            abort();
+        }
+        host.qpn[i] = rq[i]->qpn;
+    }
+    for (k = 0; k < sc->msgs; k++) {
+        for (i = 0; i < sc->nqp; i++) {
+            uint64_t off = ((uint64_t)i * sc->msgs + k) * MSG_LEN;
+            struct hwr wr = mkwr((uint64_t)i << 32 | k, QRNIC_WR_RDMA_WRITE,
+                                 src->iova + off, MSG_LEN, src->key);
+
+            mr_fill(src, src->iova + off, MSG_LEN, (uint32_t)(i * 1000 + k));
+            wr.remote_addr = dst->iova + off;
+            wr.rkey = dst->key;
+            qp_post_send(sq[i], &wr, false);
+        }
+    }
+    start = now_ns;
+    for (i = 0; i < sc->nqp; i++) {
+        qp_ring_sq(sq[i]);
+    }
+
+    while (!all_done(sc, res)) {
+        struct hwc wc;
+        uint64_t next = UINT64_MAX;
+        bool did;
+
+        do {
+            did = false;
+            for (i = 0; i < 2; i++) {
+                did |= qf_run_timer(&nodes[i].d);
+                did |= qf_run_bh(&nodes[i].d);
+            }
+        } while (did);
+        while (cq_poll(cq[0], &wc)) {
+            i = (int)(wc.wr_id >> 32);
+            k = (int)(uint32_t)wc.wr_id;
+            if (i >= sc->nqp || k >= sc->msgs ||
+                msg_status[i][k] != MSG_PENDING) {
+                fprintf(stderr, "%s: stray completion %llx\n", sc->name,
+                        (unsigned long long)wc.wr_id);
+                abort();
+            }
+            msg_status[i][k] = wc.status;
+            if (wc.status == QRNIC_WC_SUCCESS) {
+                res->ok++;
+            } else if (!res->failed++) {
+                res->first_err = wc.status;
+            }
+            res->elapsed_ns = now_ns - start;
+        }
+        if (sc->disrupt) {
+            disrupt(sq, sc->nqp, res);
+        }
+        if (all_done(sc, res)) {
+            break;
+        }
+        if (host_task() >= 0) {
+            next = host.cpu_free;
+        }
+        if (host.wire_in.head && host.wire_in.head->due < next) {
+            next = host.wire_in.head->due;
+        }
+        if (host.to_req.head && host.to_req.head->due < next) {
+            next = host.to_req.head->due;
+        }
+        for (i = 0; i < 2; i++) {
+            next = nodes[i].d.deadline < next ? nodes[i].d.deadline : next;
+        }
+        if (next == UINT64_MAX || next > start + res->limit_ns) {
+            break;
+        }
+        now_ns = next > now_ns ? next : now_ns;
+        /* One thing at a time, the engines run in between. */
+        if (host.wire_in.head && host.wire_in.head->due <= now_ns) {
+            host_rx(fifo_take(&host.wire_in));
+        } else if (host.to_req.head && host.to_req.head->due <= now_ns) {
+            struct lframe *l = fifo_take(&host.to_req);
+
+            qf_receive(&nodes[0].d, l->data, l->len);
+            free(l);
+        } else if (host_task() >= 0 && host.cpu_free <= now_ns) {
+            host_serve();
+        }
+    }
+
+    for (i = 0; i < sc->nqp; i++) {
+        for (k = 0; k < sc->msgs; k++) {
+            uint64_t off = ((uint64_t)i * sc->msgs + k) * MSG_LEN;
+
+            if (msg_status[i][k] != QRNIC_WC_SUCCESS) {
+                if (i == res->errored &&
+                    msg_status[i][k] == QRNIC_WC_WR_FLUSH_ERR) {
+                    res->errored_flushed++;
+                }
+                continue;
+            }
+            if (i != res->destroyed && i != res->errored) {
+                res->others_ok++;
+            }
+            if (mr_verify(dst, dst->iova + off, MSG_LEN,
+                          (uint32_t)(i * 1000 + k))) {
+                res->bad_msgs++;
+            }
+        }
+    }
+    if (res->ok == total && res->elapsed_ns) {
+        res->goodput = bytes * SEC / res->elapsed_ns;
+    }
+    e0 = &nodes[0].d.e;
+    e1 = &nodes[1].d.e;
+    res->timeouts = e0->stats.v[QRNIC_STAT_ACK_TIMEOUTS];
+    res->retrans = e0->stats.v[QRNIC_STAT_RETRANS_PKTS];
+    res->dups = e1->stats.v[QRNIC_STAT_DUP_REQS];
+    res->rx_bad = e0->stats.v[QRNIC_STAT_RX_BAD_PKT];
+    printf("# %s: %u of %llu completed, %u failed (first status %u), "
+           "%u with a wrong byte, %.1f ms, %.2f MB/s; ack_timeouts %llu, "
+           "retrans_pkts %llu, seq NAKs %llu, responder duplicates %llu, "
+           "rx_bad_pkt %llu, frames dropped %llu, most waiting %u\n",
+           sc->name, res->ok, (unsigned long long)total, res->failed,
+           res->first_err, res->bad_msgs, res->elapsed_ns / 1e6,
+           res->goodput / 1e6, (unsigned long long)res->timeouts,
+           (unsigned long long)res->retrans,
+           (unsigned long long)e0->stats.v[QRNIC_STAT_SEQ_NAKS_RX],
+           (unsigned long long)res->dups, (unsigned long long)res->rx_bad,
+           (unsigned long long)host.dropped, host.max_queued);
+    host_clear();
+}
+
+/* Everything arrived, intact, in time, and nothing failed. */
+static void check_all(const struct scenario *sc, const struct result *r)
+{
+    uint32_t total = (uint32_t)(sc->nqp * sc->msgs);
+
+    CHECK(r->ok == total && !r->failed,
+          "%s: all %u messages complete successfully (%u did, %u failed, "
+          "first with status %u)", sc->name, total, r->ok, r->failed,
+          r->first_err);
+    CHECK(r->ok == total && r->elapsed_ns <= r->limit_ns,
+          "%s: within %.0f ms of simulated time (%.1f ms)", sc->name,
+          r->limit_ns / 1e6, r->elapsed_ns / 1e6);
+    CHECK(!r->bad_msgs, "%s: every byte where it belongs (%u messages "
+          "wrong)", sc->name, r->bad_msgs);
+    CHECK(!r->rx_bad, "%s: no answer dropped as bad (%llu)", sc->name,
+          (unsigned long long)r->rx_bad);
+}
+
+int main(int argc, char **argv)
+{
+    /* rxe's responder on a TCG vCPU: about 10 MB/s of 1 KiB packets. */
+    static const struct scenario one = {
+        "1 QP, slow responder", 1, 50, 100000, 1024, 1024, false };
+    static const struct scenario eight = {
+        "8 QPs, slow responder", 8, 50, 100000, 1024, 1024, false };
+    static const struct scenario many = {
+        "32 QPs, slow responder", 32, 12, 100000, 1024, 1024, false };
+    /* The same host with room for 12 frames only: it drops the rest. */
+    static const struct scenario lossy = {
+        "8 QPs, slow responder with room for 12 frames", 8, 20, 100000, 12,
+        1024, false };
+    static const struct scenario gone = {
+        "8 QPs, slow responder, a starved QP destroyed, a waiting one "
+        "failed", 8, 20, 100000, 1024, 1024, true };
+    struct result r1, r8, r32, rl, rg;
+
+    if (argc == 6) {
+        struct scenario sc = { "custom", atoi(argv[1]), atoi(argv[2]),
+                               strtoull(argv[3], NULL, 0),
+                               (uint32_t)atoi(argv[4]),
+                               (uint32_t)atoi(argv[5]), false };
+
+        /* An SQ holds 128 WQEs; each node has 48 MiB of RAM. */
+        if (sc.nqp < 1 || sc.nqp > MAX_QPS || sc.msgs < 1 ||
+            sc.msgs > 128 || sc.nqp * sc.msgs > 640 || !sc.svc_ns ||
+            !sc.batch) {
+            fprintf(stderr, "usage: %s NQP(1..%d) MSGS(1..128, NQP * MSGS "
+                    "<= 640) SVC_NS CAP BATCH\n", argv[0], MAX_QPS);
+            return 2;
+        }
+        run(&sc, &r1);
+        harness_fini();
+        return 0;
+    }
+    run(&one, &r1);
+    check_all(&one, &r1);
+    CHECK(!r1.timeouts, "%s: no retransmission timeout", one.name);
+
+    run(&eight, &r8);
+    check_all(&eight, &r8);
+    CHECK(!r8.timeouts && r8.retrans * 100 <= r8.ok * (MSG_LEN / 1024),
+          "%s: no retransmission timeout, under 1%% of packets resent "
+          "(%llu timeouts, %llu resent)", eight.name,
+          (unsigned long long)r8.timeouts, (unsigned long long)r8.retrans);
+    CHECK(r8.goodput * 10 >= r1.goodput * 9,
+          "%s: goodput %.2f MB/s, at least 90%% of one QP's %.2f MB/s",
+          eight.name, r8.goodput / 1e6, r1.goodput / 1e6);
+
+    run(&many, &r32);
+    check_all(&many, &r32);
+    CHECK(!r32.timeouts, "%s: no retransmission timeout (%llu)", many.name,
+          (unsigned long long)r32.timeouts);
+    CHECK(r32.goodput * 10 >= r1.goodput * 9,
+          "%s: goodput %.2f MB/s, at least 90%% of one QP's %.2f MB/s",
+          many.name, r32.goodput / 1e6, r1.goodput / 1e6);
+
+    run(&lossy, &rl);
+    CHECK(host.dropped, "%s: the host dropped frames (%llu)", lossy.name,
+          (unsigned long long)host.dropped);
+    check_all(&lossy, &rl);
+
+    run(&gone, &rg);
+    CHECK(rg.destroyed >= 0 && rg.errored >= 0 &&
+          rg.destroyed != rg.errored,
+          "%s: both happened (QP %d destroyed, QP %d failed)", gone.name,
+          rg.destroyed, rg.errored);
+    CHECK(rg.others_ok == 6u * (uint32_t)gone.msgs && !rg.bad_msgs &&
+          rg.elapsed_ns <= rg.limit_ns,
+          "%s: the other 6 QPs' %d messages complete, intact, in time "
+          "(%u)", gone.name, 6 * gone.msgs, rg.others_ok);
+    CHECK(rg.errored_flushed && rg.failed == rg.errored_flushed,
+          "%s: the failed QP's messages not done flush (%u), nothing else "
+          "fails (%u)", gone.name, rg.errored_flushed, rg.failed);
+    harness_fini();
+    return TAP_DONE();
+}
