@@ -30,6 +30,12 @@ static void usage(FILE *f)
 	      "                   QP pair carries data after each case\n"
 	      "  gone GO_FILE     connect; guest 1 leaves; guest 0 waits for GO_FILE (created once\n"
 	      "                   the peer is gone) and expects IBV_WC_RETRY_EXC_ERR\n"
+	      "  mw               memory windows, each guest in turn the owner: type 1 (ibv_bind_mw)\n"
+	      "                   and type 2 (IBV_WR_BIND_MW) windows carry WRITE/READ; accesses\n"
+	      "                   past a window, after unbind, LOCAL_INV, SEND_WITH_INV (the receive\n"
+	      "                   reports the rkey) and ibv_dealloc_mw fail with REM_ACCESS_ERR;\n"
+	      "                   bad binds fail with MW_BIND_ERR; ibv_dereg_mr of an MR with\n"
+	      "                   bound windows fails\n"
 	      "  hold READY_FILE  one guest: create PD, CQs, MRs, QPs (one with sends in flight),\n"
 	      "                   write READY_FILE, sleep until killed\n"
 	      "\n"
@@ -109,6 +115,8 @@ int main(int argc, char **argv)
 		r = mode_integrity();
 	} else if (!strcmp(mode, "errors")) {
 		r = mode_errors();
+	} else if (!strcmp(mode, "mw")) {
+		r = mode_mw();
 	} else if (!strcmp(mode, "gone")) {
 		if (optind + 1 >= argc) {
 			usage(stderr);

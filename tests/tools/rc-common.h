@@ -149,5 +149,6 @@ int mode_integrity(void);
 int mode_errors(void);
 int mode_gone(const char *go_file);
 int mode_hold(const char *ready_file);
+int mode_mw(void);
 
 #endif

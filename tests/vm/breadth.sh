@@ -3,12 +3,13 @@
 # is up (no ib_mad errors), UD datagrams, shared receive queues and UC,
 # rdma_cm programs, a kernel consumer connecting through rdma_cm
 # (qrnic_kcm_test), UD multicast through rdma_cm (mckey), and error cases
-# on the device itself (uderr: bad AHs, a wrong Q_Key, RC RNR on an empty SRQ).
-#   breadth.sh [PART...]   default: gsi ud srquc uderr cm kcm mcast
+# on the device itself (uderr: bad AHs, a wrong Q_Key, RC RNR on an empty SRQ),
+# and memory windows with local and remote invalidation (mw).
+#   breadth.sh [PART...]   default: gsi ud srquc uderr cm kcm mcast mw
 dir=$(dirname "$0")
 rc=0
 echo "# $QRNIC_NIC guest $QRNIC_IDX, $QRNIC_IBDEV on $QRNIC_IFNAME, kernel $QRNIC_KVER"
-for part in ${*:-gsi ud srquc uderr cm kcm mcast}; do
+for part in ${*:-gsi ud srquc uderr cm kcm mcast mw}; do
 	echo "# $part"
 	start=$(date +%s)
 	sh "$dir/$part.sh" || rc=1
