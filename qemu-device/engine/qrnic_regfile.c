@@ -102,7 +102,8 @@ uint32_t qrnic_regs_read(struct qrnic_engine *e, uint32_t addr)
     case QRNIC_REG_CAP0:
         return QRNIC_CAP0_ETH | QRNIC_CAP0_ROCE_V2 | QRNIC_CAP0_RC |
                QRNIC_CAP0_ATOMIC | QRNIC_CAP0_UD | QRNIC_CAP0_SRQ |
-               QRNIC_CAP0_UC | QRNIC_CAP0_MCAST | QRNIC_CAP0_RESIZE_CQ;
+               QRNIC_CAP0_UC | QRNIC_CAP0_MCAST | QRNIC_CAP0_RESIZE_CQ |
+               QRNIC_CAP0_MW | QRNIC_CAP0_FAST_REG;
     case QRNIC_REG_NUM_MSIX:
         return QRNIC_NUM_MSIX;
     case QRNIC_REG_DB_PAGES:

@@ -49,6 +49,10 @@
 
 const char fuzz_target_name[] = "fuzz_mmio";
 
+/* The rights the seeds' REG_MRs give (before MW_BIND and FLUSH_GLOBAL). */
+#define ACC_RIGHTS      (QRNIC_ACCESS_LOCAL_WRITE | QRNIC_ACCESS_REMOTE_WRITE | \
+                         QRNIC_ACCESS_REMOTE_READ | QRNIC_ACCESS_REMOTE_ATOMIC)
+
 #define RAM_PAGES       256
 #define RAM_BYTES       (RAM_PAGES * 4096u)
 #define RAM_END         (QF_RAM_BASE + RAM_BYTES)
@@ -1673,7 +1677,7 @@ static void objects(struct fzw *w)
     c_gid(w, 0, 0, 0);
     c_pd(w, -1);
     c_cq(w, 6, 24, -1, 1);
-    c_mr(w, 1, 3, 16, 12, QRNIC_PBL_LEVEL1, 0, QRNIC_ACCESS_ALL);
+    c_mr(w, 1, 3, 16, 12, QRNIC_PBL_LEVEL1, 0, ACC_RIGHTS);
 }
 
 /* QP qp (made earlier) to RTS towards dqp, from GID sgid to dgid (sel). */
@@ -1810,7 +1814,7 @@ void fuzz_make_seeds(fz_emit_fn emit)
     c_cq(&w, 2, 25, 0, 1);
     c_mr(&w, 2, 0, 40000, 4, QRNIC_PBL_LEVEL2, 0, QRNIC_ACCESS_LOCAL_WRITE);
     c_mr(&w, 3, 1, 9000, 0, QRNIC_PBL_CONTIG, 1, 0);
-    c_mr(&w, 4, 0, 1, 30, QRNIC_PBL_PHYS, 0, QRNIC_ACCESS_ALL);
+    c_mr(&w, 4, 0, 1, 30, QRNIC_PBL_PHYS, 0, ACC_RIGHTS);
     c_qp(&w, (struct qpargs){ .sq_page = 2, .rq_page = 3, .lsq = 3,
                               .lrq = 3, .flags = 1 });
     c_qp(&w, (struct qpargs){ .pd = 1, .scq = 1, .rcq = 1, .uc = 1,
@@ -1911,7 +1915,7 @@ void fuzz_make_seeds(fz_emit_fn emit)
     }
     cmd(&w, QRNIC_CMD_DESTROY_CQ, 0);
     hd_raw(&w, 0);
-    c_mr(&w, 1, 0, 16, 12, QRNIC_PBL_LEVEL1, 5, QRNIC_ACCESS_ALL);  /* PD */
+    c_mr(&w, 1, 0, 16, 12, QRNIC_PBL_LEVEL1, 5, ACC_RIGHTS);  /* PD */
     c_mr(&w, 1, 0, 16, 12, QRNIC_PBL_LEVEL1, 0, 0x10);             /* access */
     c_mr(&w, 1, 0, 16, 12, QRNIC_PBL_LEVEL1, 0,
          QRNIC_ACCESS_REMOTE_WRITE);                    /* no local write */
@@ -2113,7 +2117,7 @@ void fuzz_make_seeds(fz_emit_fn emit)
     pb(&w, QRNIC_PBL_CONTIG, 0, 0, GA_BAR0(0), 0, 1);
     uctx(&w, -1);
     hd(&w, 1);
-    c_mr(&w, 1, 3, 16, 12, QRNIC_PBL_LEVEL1, 0, QRNIC_ACCESS_ALL);
+    c_mr(&w, 1, 3, 16, 12, QRNIC_PBL_LEVEL1, 0, ACC_RIGHTS);
     self_qp(&w, NO_QP, 0, 3);
     for (i = 1; i < 4; i++) {
         o_wqe(&w, 2, 0, (uint8_t)i, 0, QRNIC_WR_RDMA_WRITE, 1, 1, 0, 0, 64,
@@ -2313,7 +2317,7 @@ void fuzz_make_seeds(fz_emit_fn emit)
     c_gid(&w, 0, 0, 0);
     c_pd(&w, -1);
     c_cq(&w, 1, 24, -1, 1);
-    c_mr(&w, 1, 3, 16, 12, QRNIC_PBL_LEVEL1, 0, QRNIC_ACCESS_ALL);
+    c_mr(&w, 1, 3, 16, 12, QRNIC_PBL_LEVEL1, 0, ACC_RIGHTS);
     self_qp(&w, 0, 3, 3);
     for (i = 0; i < 5; i++) {
         o_wqe(&w, 2, 0, (uint8_t)i, 0, QRNIC_WR_RDMA_WRITE, 1, 1, 0, 0, 8, 64);
@@ -2535,9 +2539,9 @@ void fuzz_make_seeds(fz_emit_fn emit)
         objects(&w);
         if (i == 5) {
             c_mr(&w, 0x80, 0x8000, 1, 16, QRNIC_PBL_PHYS, 0,
-                 QRNIC_ACCESS_ALL);
+                 ACC_RIGHTS);
         } else {
-            c_mr2(&w, 5, 0, 16, 12, nowhere, 0, QRNIC_ACCESS_ALL);
+            c_mr2(&w, 5, 0, 16, 12, nowhere, 0, ACC_RIGHTS);
         }
         self_qp(&w, 0, 3, 3);
         o_wqe2(&w, 3, 1, 0, 0, 0, 0, 1, (uint8_t)(i == 1 || i == 5), 0, 4000,

@@ -97,9 +97,10 @@ static void test_identity(void)
     CHECK_EQ(aq_reg(&q, QRNIC_REG_CAP0),
              QRNIC_CAP0_ETH | QRNIC_CAP0_ROCE_V2 | QRNIC_CAP0_RC |
              QRNIC_CAP0_ATOMIC | QRNIC_CAP0_UD | QRNIC_CAP0_SRQ |
-             QRNIC_CAP0_UC | QRNIC_CAP0_MCAST | QRNIC_CAP0_RESIZE_CQ,
+             QRNIC_CAP0_UC | QRNIC_CAP0_MCAST | QRNIC_CAP0_RESIZE_CQ |
+             QRNIC_CAP0_MW | QRNIC_CAP0_FAST_REG,
              "CAP0: Ethernet, RoCE v2, RC, atomics, UD, SRQ, UC, multicast, "
-             "CQ resize");
+             "CQ resize, memory windows, fast registration");
     CHECK_EQ(aq_reg(&q, QRNIC_REG_CAP1), 0, "CAP1 reads 0");
     CHECK(aq_reg(&q, QRNIC_REG_NUM_MSIX) == QRNIC_NUM_MSIX &&
           aq_reg(&q, QRNIC_REG_DB_PAGES) == 64 &&
