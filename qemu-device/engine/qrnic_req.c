@@ -667,6 +667,22 @@ static bool refetch(struct qrnic_engine *e, struct qrnic_qp *qp,
     return true;
 }
 
+/*
+ * The cursor leaves a WQE it has sent for the next one with packets.
+ * WQEs that moved no data are done from the start: were the cursor to
+ * rest on one, the completer could retire it from under the cursor.
+ */
+static void cursor_next(struct qrnic_qp *qp)
+{
+    do {
+        qp->sq_cur++;
+    } while (qp->sq_cur != qp->sq_head && !qrnic_swqe(qp, qp->sq_cur)->npkts);
+    qp->cur_valid = false;
+    if (qp->sq_cur != qp->sq_head) {
+        qp->tx_psn = qrnic_swqe(qp, qp->sq_cur)->first_psn;
+    }
+}
+
 bool qrnic_req_work(struct qrnic_engine *e, struct qrnic_qp *qp,
                     uint32_t budget)
 {
@@ -695,15 +711,6 @@ bool qrnic_req_work(struct qrnic_engine *e, struct qrnic_qp *qp,
             psn_diff(qp->tx_psn, qp->una_psn) >= (int32_t)window) {
             return false;
         }
-        if (!s->npkts) {
-            /* A WQE that moved no data (resending from before it). */
-            qp->sq_cur++;
-            qp->cur_valid = false;
-            if (qp->sq_cur != qp->sq_head) {
-                qp->tx_psn = qrnic_swqe(qp, qp->sq_cur)->first_psn;
-            }
-            continue;
-        }
         /*
          * A READ asks for its next chunk only when the last one is all
          * here, so requests in flight never exceed max_rd_atomic.
@@ -724,11 +731,7 @@ bool qrnic_req_work(struct qrnic_engine *e, struct qrnic_qp *qp,
             qp->una_psn = qp->tx_psn;
         }
         if (psn_diff(qp->tx_psn, psn_add(s->first_psn, s->npkts)) >= 0) {
-            qp->sq_cur++;
-            qp->cur_valid = false;
-            if (qp->sq_cur != qp->sq_head) {
-                qp->tx_psn = qrnic_swqe(qp, qp->sq_cur)->first_psn;
-            }
+            cursor_next(qp);
             if (qp->type == QRNIC_QPT_UC) {
                 /* UC: done once on the wire, never resent. */
                 s->done = true;
