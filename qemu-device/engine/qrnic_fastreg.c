@@ -14,8 +14,8 @@
 #include "qrnic_le.h"
 
 #define ARG(field) (cmd + offsetof(struct qrnic_cmd, field))
-#define REG(field) (w->args + offsetof(struct qrnic_sq_wqe, reg_mr.field) - \
-                    QRNIC_WQE_ARGS_OFF)
+#define REG(field) (w->args + (offsetof(struct qrnic_sq_wqe, reg_mr.field) - \
+                               QRNIC_WQE_ARGS_OFF))
 
 uint8_t qrnic_cmd_alloc_mr(struct qrnic_engine *e, const uint8_t *cmd,
                            uint32_t *key)

@@ -15,8 +15,8 @@
 #include "qrnic_le.h"
 
 #define ARG(field) (cmd + offsetof(struct qrnic_cmd, field))
-#define BIND(field) (w->args + offsetof(struct qrnic_sq_wqe, bind_mw.field) - \
-                     QRNIC_WQE_ARGS_OFF)
+#define BIND(field) (w->args + (offsetof(struct qrnic_sq_wqe, bind_mw.field) - \
+                                QRNIC_WQE_ARGS_OFF))
 
 uint8_t qrnic_cmd_alloc_mw(struct qrnic_engine *e, const uint8_t *cmd,
                            uint32_t *key)
