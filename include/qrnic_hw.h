@@ -653,11 +653,12 @@ enum qrnic_vendor_err {
  *
  * Windows (ALLOC_MW): type 1 and type 2B.  A BIND_MW WQE binds a window to
  * [addr, addr + length) of a region that has QRNIC_ACCESS_MW_BIND, in the
- * QP's PD, with remote rights the region also allows (remote write and
- * atomic also need the region's local write).  Type 1 windows rebind
- * freely, a zero length unbinds them; a type 2 window must be unbound
- * (fresh, or invalidated by LOCAL_INV, SEND_WITH_INV or DEALLOC_MW), and
- * once bound it serves only requests arriving at the QP that bound it.
+ * QP's PD, with remote rights of its own (remote write and atomic need
+ * the region's local write; the region's own remote rights do not
+ * matter).  Type 1 windows rebind freely, a zero length unbinds them; a
+ * type 2 window must be unbound (fresh, or invalidated by LOCAL_INV,
+ * SEND_WITH_INV or DEALLOC_MW), and once bound it serves only requests
+ * arriving at the QP that bound it.
  * DESTROY_QP unbinds the type 2 windows the QP bound.
  *
  * Fast-registration regions (ALLOC_MR, kernel PDs): invalid until a REG_MR
@@ -750,9 +751,11 @@ QRNIC_HW_SIZE(qrnic_sge, QRNIC_SGE_SIZE);
  * LOCAL_INV and SEND_WITH_INV carry the key to invalidate in imm_data
  * (little endian).  SEND_WITH_INV is RC only; the responder invalidates
  * the key (a fast-registration region of its QP's PD, or a type 2 window
- * bound by that QP) when the message completes, and NAKs it with a remote
- * operational error if it cannot.  BIND_MW, REG_MR and LOCAL_INV move no
- * data and complete in order with the WQEs around them; REG_MR only on
+ * bound by that QP) when the message completes; if it cannot, as rdma_rxe
+ * does, the receive completes REM_INV_REQ_ERR, the message is
+ * acknowledged as usual and the QP goes to ERR.  BIND_MW, REG_MR and
+ * LOCAL_INV move no data and complete in order with the WQEs around them
+ * (LOCAL_INV after those before it have completed); REG_MR only on
  * kernel QPs.  FLUSH (RC) asks the responder to make [remote_addr,
  * remote_addr + length) (or the whole region with QRNIC_FLUSH_MR) globally
  * visible after the writes before it; ATOMIC_WRITE (RC) writes 8 bytes

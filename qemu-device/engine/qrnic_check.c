@@ -13,6 +13,12 @@ static bool ring_ok(uint16_t pi, uint16_t ci, uint8_t log_depth)
     return (uint16_t)(pi - ci) <= (1u << log_depth);
 }
 
+/* A live object's PD: allocated, and counting at least one user. */
+static bool pd_used(const struct qrnic_engine *e, uint32_t pdn)
+{
+    return qrnic_pd_exists(e, pdn) && e->pd_users[pdn - 1] > 0;
+}
+
 static const char *check_sq(const struct qrnic_qp *qp)
 {
     uint16_t started = qp->sq_head - qp->sq_tail;
@@ -42,7 +48,7 @@ static const char *check_sq(const struct qrnic_qp *qp)
     return NULL;
 }
 
-static const char *check_qps(const struct qrnic_engine *e)
+static const char *check_qps(const struct qrnic_engine *e, uint32_t *nmw2)
 {
     uint32_t i, ready = 0, inflight = 0, active = 0, starved = 0;
     const struct qrnic_qp *qp;
@@ -57,6 +63,11 @@ static const char *check_qps(const struct qrnic_engine *e)
         if (qp->idx != i || !qrnic_qp_get((struct qrnic_engine *)e, qp->qpn)) {
             return "QP: table slot and QPN disagree";
         }
+        if (!pd_used(e, qp->pdn) || qp->nmw2 > *nmw2) {
+            return "QP: its PD is gone or does not count it, or it counts "
+                   "more type 2 windows than are bound";
+        }
+        *nmw2 -= qp->nmw2;
         if (!ring_ok(qp->rq_pi, qp->rq_ci, qp->log_rq)) {
             return "QP: RQ consumer passed its producer";
         }
@@ -86,6 +97,9 @@ static const char *check_qps(const struct qrnic_engine *e)
         starved != e->cc.starved) {
         return "congestion control: in flight or starved QPs miscounted";
     }
+    if (*nmw2) {
+        return "QPs' counts of type 2 windows they bound do not add up";
+    }
     for (qp = e->ready_qps.head; qp; qp = qp->ready_next) {
         if (!qp->ready_queued || ++ready > QRNIC_ENG_MAX_QP ||
             e->qp[qp->idx] != qp) {
@@ -107,9 +121,87 @@ static const char *check_qps(const struct qrnic_engine *e)
     return NULL;
 }
 
+/* A bound window: its region live, valid, of its PD, around it; its QP. */
+static const char *check_window(const struct qrnic_engine *e,
+                                const struct qrnic_mr *mw)
+{
+    const struct qrnic_mr *mr;
+    const struct qrnic_qp *qp;
+
+    if (!mw->valid) {
+        return mw->mr_idx || mw->access || mw->qpn ?
+               "key table: an unbound window holds a binding" : NULL;
+    }
+    mr = mw->mr_idx && mw->mr_idx < QRNIC_ENG_MAX_MR ? e->mr[mw->mr_idx] :
+         NULL;
+    if (!mr || qrnic_key_is_mw(mr) || !mr->valid || !mr->nmw ||
+        mr->pdn != mw->pdn ||
+        !mw->length || !qrnic_mr_covers(mr, mw->iova, mw->length) ||
+        (mw->access & ~QRNIC_ACCESS_REMOTE)) {
+        return "key table: a bound window outside a valid region of its PD";
+    }
+    if (mw->kind == QRNIC_KEY_MW2) {
+        qp = qrnic_qp_get((struct qrnic_engine *)e, mw->qpn);
+        if (!qp || qp->pdn != mw->pdn) {
+            return "key table: a type 2 window bound by no live QP of its PD";
+        }
+    } else if (mw->qpn) {
+        return "key table: a type 1 window names a QP";
+    }
+    return NULL;
+}
+
+/*
+ * The key table: entries where their key says, windows bound as they may
+ * be, the regions' counts of windows bound to them (each bound window's
+ * region counts it, and they add up), the page addresses reserved.  Adds
+ * the bound type 2 windows to *nmw2.  No array on the stack, no loop
+ * over all PDs: this runs after every step, under ASan.
+ */
+static const char *check_keys(const struct qrnic_engine *e, uint32_t *nmw2)
+{
+    uint32_t top = e->mr_top < QRNIC_ENG_MAX_MR ? e->mr_top : 0;
+    uint32_t mtt = 0, bound = 0, i;
+    const char *why;
+
+    /* No key was ever handed out above mr_top. */
+    for (i = 1; i <= top; i++) {
+        const struct qrnic_mr *mr = e->mr[i];
+
+        if (!mr) {
+            continue;
+        }
+        if (QRNIC_KEY_INDEX(mr->key) != i || mr->kind > QRNIC_KEY_MW2 ||
+            !pd_used(e, mr->pdn) || mr->npages > mr->mtt ||
+            (mr->kind == QRNIC_KEY_MR && !mr->valid) ||
+            (mr->kind == QRNIC_KEY_FRMR && e->pd_uctx[mr->pdn - 1])) {
+            return "key table: an entry's key, kind, PD or pages are wrong";
+        }
+        mtt += mr->mtt;
+        if (qrnic_key_is_mw(mr)) {
+            why = check_window(e, mr);
+            if (why) {
+                return why;
+            }
+            if (mr->valid) {
+                bound++;
+                *nmw2 += mr->kind == QRNIC_KEY_MW2;
+            }
+        } else {
+            bound -= mr->nmw;
+        }
+    }
+    if (bound) {
+        return "key table: the regions' counts of windows do not add up";
+    }
+    return mtt != e->mtt_used ?
+           "key table: page addresses reserved do not add up" : NULL;
+}
+
 const char *qrnic_engine_check(const struct qrnic_engine *e)
 {
-    uint32_t i;
+    uint32_t i, nmw2 = 0;
+    const char *why;
 
     if (e->depth) {
         return "engine left busy";
@@ -170,6 +262,10 @@ const char *qrnic_engine_check(const struct qrnic_engine *e)
                     srq->limit >= (1u << srq->log_depth))) {
             return "SRQ slot, index or limit out of range";
         }
+        if (srq && !pd_used(e, srq->pdn)) {
+            return "SRQ: its PD is gone or does not count it";
+        }
     }
-    return check_qps(e);
+    why = check_keys(e, &nmw2);
+    return why ? why : check_qps(e, &nmw2);
 }

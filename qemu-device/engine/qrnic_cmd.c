@@ -44,6 +44,17 @@ static uint32_t count_true(const bool *v, uint32_t n)
     return c;
 }
 
+/* Entries of the key table that are windows (mw) or regions (!mw). */
+static uint32_t count_keys(const struct qrnic_engine *e, bool mw)
+{
+    uint32_t i, c = 0;
+
+    for (i = 0; i < QRNIC_ENG_MAX_MR; i++) {
+        c += e->mr[i] && qrnic_key_is_mw(e->mr[i]) == mw ? 1 : 0;
+    }
+    return c;
+}
+
 static uint32_t count_ptrs(void **v, uint32_t n)
 {
     uint32_t i, c = 0;
@@ -98,6 +109,10 @@ static uint8_t cmd_query_device(struct qrnic_engine *e, const uint8_t *cmd)
     PUT32(a, struct qrnic_dev_attr, max_uctx, e->db_pages - 1);
     PUT32(a, struct qrnic_dev_attr, max_mtu, QRNIC_MAX_MTU);
     PUT32(a, struct qrnic_dev_attr, num_eq, QRNIC_ENG_MAX_EQ);
+    /* Windows and regions share one table. */
+    PUT32(a, struct qrnic_dev_attr, max_mw, QRNIC_ENG_MAX_MR - 1);
+    PUT32(a, struct qrnic_dev_attr, max_fast_reg_pages,
+          QRNIC_MAX_FAST_REG_PAGES);
     return dma_out(e, qrnic_ld64(ARG(query_device.resp_addr)), a, sizeof(a));
 }
 
@@ -123,8 +138,8 @@ static uint8_t cmd_query_res(struct qrnic_engine *e, const uint8_t *cmd)
                                                      QRNIC_ENG_MAX_QP));
     PUT32(r, struct qrnic_res_counts, cq, count_ptrs((void **)e->cq,
                                                      QRNIC_ENG_MAX_CQ));
-    PUT32(r, struct qrnic_res_counts, mr, count_ptrs((void **)e->mr,
-                                                     QRNIC_ENG_MAX_MR));
+    PUT32(r, struct qrnic_res_counts, mr, count_keys(e, false));
+    PUT32(r, struct qrnic_res_counts, mw, count_keys(e, true));
     PUT32(r, struct qrnic_res_counts, mr_pages, e->mtt_used);
     PUT32(r, struct qrnic_res_counts, srq, count_ptrs((void **)e->srq,
                                                       QRNIC_ENG_MAX_SRQ));
@@ -359,7 +374,7 @@ static uint8_t cmd_dealloc_pd(struct qrnic_engine *e, const uint8_t *cmd)
         return QRNIC_ST_BAD_HANDLE;
     }
     if (e->pd_users[i]) {
-        return QRNIC_ST_BAD_STATE;      /* MRs or QPs still use it */
+        return QRNIC_ST_BAD_STATE;      /* MRs, windows, QPs, SRQs use it */
     }
     if (e->pd_uctx[i]) {
         e->uctx_pds[e->pd_uctx[i]]--;
@@ -435,6 +450,12 @@ uint8_t qrnic_cmd_exec(struct qrnic_engine *e, const uint8_t *cmd,
         return qrnic_cmd_mcast(e, cmd, false);
     case QRNIC_CMD_RESIZE_CQ:
         return qrnic_cmd_resize_cq(e, cmd, result0);
+    case QRNIC_CMD_ALLOC_MW:
+        return qrnic_cmd_alloc_mw(e, cmd, result0);
+    case QRNIC_CMD_DEALLOC_MW:
+        return qrnic_cmd_dealloc_mw(e, cmd);
+    case QRNIC_CMD_ALLOC_MR:
+        return qrnic_cmd_alloc_mr(e, cmd, result0);
     default:
         return QRNIC_ST_BAD_OPCODE;
     }

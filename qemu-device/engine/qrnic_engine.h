@@ -207,16 +207,17 @@ struct qrnic_engine {
     uint32_t uctx_pds[QRNIC_ENG_MAX_DB_PAGES];
     bool pd_valid[QRNIC_ENG_MAX_PD];
     uint32_t pd_uctx[QRNIC_ENG_MAX_PD];
-    uint32_t pd_users[QRNIC_ENG_MAX_PD];    /* MRs and QPs in the PD */
+    uint32_t pd_users[QRNIC_ENG_MAX_PD];    /* keys, QPs, SRQs in the PD */
     uint32_t uctx_objs[QRNIC_ENG_MAX_DB_PAGES]; /* its CQs and QPs */
     struct qrnic_eth_state eth;
     struct qrnic_stats stats;
 
     /* RDMA objects; the handle's index selects the slot. */
     struct qrnic_cq *cq[QRNIC_ENG_MAX_CQ];
-    struct qrnic_mr *mr[QRNIC_ENG_MAX_MR];
+    struct qrnic_mr *mr[QRNIC_ENG_MAX_MR];  /* regions and windows */
     uint8_t mr_tag[QRNIC_ENG_MAX_MR];
     uint32_t mr_next;                       /* where the key search starts */
+    uint32_t mr_top;                        /* no live key's index above */
     uint32_t mtt_used;                      /* page addresses held */
     struct qrnic_qp *qp[QRNIC_ENG_MAX_QP];
     struct qrnic_srq *srq[QRNIC_ENG_MAX_SRQ];

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * qrnic engine: memory regions.  REG_MR copies the region's page list into
- * the device; every later access names the region by key and is checked
- * (key and tag, PD, access right, bounds) before a byte moves, then copied
- * page by page with ops->dma_read/dma_write.
+ * qrnic engine: memory regions and the key table they share with windows
+ * (qrnic_mw.c) and fast-registration regions (qrnic_fastreg.c).  REG_MR
+ * copies the region's page list into the device; every later access names
+ * the region by key and is checked (key and key byte, kind, state, PD,
+ * access right, bounds) before a byte moves, then copied page by page with
+ * ops->dma_read/dma_write.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -12,16 +14,34 @@
 
 #define ARG(field) (cmd + offsetof(struct qrnic_cmd, field))
 
-static struct qrnic_mr *mr_lookup(struct qrnic_engine *e, uint32_t key)
+struct qrnic_mr *qrnic_key_slot(struct qrnic_engine *e, uint32_t key)
 {
     uint32_t idx = QRNIC_KEY_INDEX(key);
-    struct qrnic_mr *mr;
 
-    if (idx == 0 || idx >= QRNIC_ENG_MAX_MR) {
-        return NULL;
-    }
-    mr = e->mr[idx];
+    return idx == 0 || idx >= QRNIC_ENG_MAX_MR ? NULL : e->mr[idx];
+}
+
+static struct qrnic_mr *mr_lookup(struct qrnic_engine *e, uint32_t key)
+{
+    struct qrnic_mr *mr = qrnic_key_slot(e, key);
+
     return mr && mr->key == key ? mr : NULL;
+}
+
+/* A valid region of the PD allowing access to [va, va + len). */
+static uint8_t region_check(const struct qrnic_mr *mr, uint32_t pdn,
+                            uint32_t access, uint64_t va, uint64_t len)
+{
+    if (!mr || qrnic_key_is_mw(mr) || !mr->valid || mr->pdn != pdn) {
+        return QRNIC_VERR_BAD_LKEY;
+    }
+    if ((mr->access & access) != access) {
+        return QRNIC_VERR_LKEY_ACCESS;
+    }
+    if (!qrnic_mr_covers(mr, va, len)) {
+        return QRNIC_VERR_LKEY_BOUNDS;
+    }
+    return QRNIC_VERR_NONE;
 }
 
 uint8_t qrnic_mr_check(struct qrnic_engine *e, uint32_t key, uint32_t pdn,
@@ -29,18 +49,38 @@ uint8_t qrnic_mr_check(struct qrnic_engine *e, uint32_t key, uint32_t pdn,
                        struct qrnic_mr **out)
 {
     struct qrnic_mr *mr = mr_lookup(e, key);
+    uint8_t verr = region_check(mr, pdn, access, va, len);
 
+    *out = verr ? NULL : mr;
+    return verr;
+}
+
+uint8_t qrnic_rkey_check(struct qrnic_engine *e, const struct qrnic_qp *qp,
+                         uint32_t key, uint32_t access, uint64_t va,
+                         uint64_t len, struct qrnic_mr **out)
+{
+    struct qrnic_mr *mw = mr_lookup(e, key);
+
+    if (!mw || !qrnic_key_is_mw(mw)) {
+        return qrnic_mr_check(e, key, qp->pdn, access, va, len, out);
+    }
     *out = NULL;
-    if (!mr || mr->pdn != pdn) {
+    if (!mw->valid || mw->pdn != qp->pdn ||
+        (mw->kind == QRNIC_KEY_MW2 && mw->qpn != qp->qpn)) {
         return QRNIC_VERR_BAD_LKEY;
     }
-    if ((mr->access & access) != access) {
+    if ((mw->access & access) != access) {
         return QRNIC_VERR_LKEY_ACCESS;
     }
-    if (va < mr->iova || len > mr->length || va - mr->iova > mr->length - len) {
+    if (!qrnic_mr_covers(mw, va, len)) {
         return QRNIC_VERR_LKEY_BOUNDS;
     }
-    *out = mr;
+    /* The window's rights stand for the region's; it must still be valid. */
+    mw = e->mr[mw->mr_idx];
+    if (region_check(mw, qp->pdn, 0, va, len)) {
+        return QRNIC_VERR_BAD_LKEY;
+    }
+    *out = mw;
     return QRNIC_VERR_NONE;
 }
 
@@ -206,12 +246,48 @@ static uint8_t reg_mr_args(struct qrnic_engine *e, const uint8_t *cmd,
     return QRNIC_ST_OK;
 }
 
+bool qrnic_key_insert(struct qrnic_engine *e, struct qrnic_mr *mr)
+{
+    uint32_t i;
+
+    for (i = 0; i < QRNIC_ENG_MAX_MR - 1; i++) {
+        uint32_t n = 1 + (e->mr_next + i) % (QRNIC_ENG_MAX_MR - 1);
+
+        if (!e->mr[n]) {
+            /* A key byte the index did not have last time. */
+            e->mr_tag[n]++;
+            mr->key = n << 8 | e->mr_tag[n];
+            e->mr[n] = mr;
+            e->mr_next = n;
+            e->mr_top = n > e->mr_top ? n : e->mr_top;
+            e->mtt_used += mr->mtt;
+            e->pd_users[mr->pdn - 1]++;
+            return true;
+        }
+    }
+    return false;
+}
+
+void qrnic_key_free(struct qrnic_engine *e, uint32_t idx)
+{
+    struct qrnic_mr *mr = e->mr[idx];
+
+    if (qrnic_key_is_mw(mr) && mr->valid) {
+        qrnic_mw_unbind(e, mr);
+    }
+    /* The next key of this index differs from every one software saw. */
+    e->mr_tag[idx] = (uint8_t)QRNIC_KEY_BYTE(mr->key);
+    e->pd_users[mr->pdn - 1]--;
+    e->mtt_used -= mr->mtt;
+    e->mr[idx] = NULL;
+    free(mr);
+}
+
 uint8_t qrnic_cmd_reg_mr(struct qrnic_engine *e, const uint8_t *cmd,
                          uint32_t *key)
 {
     const uint8_t *pbl = ARG(reg_mr.pbl);
-    uint32_t pdn = qrnic_ld32(ARG(reg_mr.pdn));
-    uint32_t npages, idx, i;
+    uint32_t npages;
     struct qrnic_mr *mr;
     uint8_t st;
 
@@ -219,30 +295,20 @@ uint8_t qrnic_cmd_reg_mr(struct qrnic_engine *e, const uint8_t *cmd,
     if (st != QRNIC_ST_OK) {
         return st;
     }
-    idx = 0;
-    for (i = 0; i < QRNIC_ENG_MAX_MR - 1; i++) {
-        uint32_t n = 1 + (e->mr_next + i) % (QRNIC_ENG_MAX_MR - 1);
-
-        if (!e->mr[n]) {
-            idx = n;
-            break;
-        }
-    }
-    if (!idx) {
-        return QRNIC_ST_NO_RESOURCES;
-    }
     mr = calloc(1, sizeof(*mr) + (size_t)npages * sizeof(uint64_t));
     if (!mr) {
         return QRNIC_ST_NO_RESOURCES;
     }
-    mr->pdn = pdn;
+    mr->kind = QRNIC_KEY_MR;
+    mr->valid = true;
+    mr->pdn = qrnic_ld32(ARG(reg_mr.pdn));
     mr->access = qrnic_ld32(ARG(reg_mr.access));
     mr->iova = qrnic_ld64(ARG(reg_mr.iova));
     mr->length = qrnic_ld64(ARG(reg_mr.length));
     mr->phys = pbl[offsetof(struct qrnic_pbl, levels)] == QRNIC_PBL_PHYS;
     mr->page_shift = mr->phys ? QRNIC_MIN_PAGE_SHIFT :
                      pbl[offsetof(struct qrnic_pbl, page_shift)];
-    mr->npages = npages;
+    mr->npages = mr->mtt = npages;
     if (!mr->phys) {
         st = qrnic_pbl_read(e, pbl, mr->pages, npages);
         if (st != QRNIC_ST_OK) {
@@ -250,44 +316,45 @@ uint8_t qrnic_cmd_reg_mr(struct qrnic_engine *e, const uint8_t *cmd,
             return st;
         }
     }
-    e->mr_tag[idx]++;
-    mr->key = idx << 8 | e->mr_tag[idx];
-    e->mr[idx] = mr;
-    e->mr_next = idx;
-    e->mtt_used += npages;
-    e->pd_users[pdn - 1]++;
+    if (!qrnic_key_insert(e, mr)) {
+        free(mr);
+        return QRNIC_ST_NO_RESOURCES;
+    }
     *key = mr->key;
     return QRNIC_ST_OK;
 }
 
-static void mr_free(struct qrnic_engine *e, uint32_t idx)
-{
-    struct qrnic_mr *mr = e->mr[idx];
-
-    e->pd_users[mr->pdn - 1]--;
-    e->mtt_used -= mr->npages;
-    e->mr[idx] = NULL;
-    free(mr);
-}
-
+/*
+ * A REG_MR region by its key, an ALLOC_MR one by its index (software may
+ * not know the key byte its last REG_MR WQE set); not while windows are
+ * bound to it.
+ */
 uint8_t qrnic_cmd_dereg_mr(struct qrnic_engine *e, const uint8_t *cmd)
 {
     uint32_t key = qrnic_ld32(ARG(dereg_mr.key));
+    struct qrnic_mr *mr = qrnic_key_slot(e, key);
 
-    if (!mr_lookup(e, key)) {
+    if (!mr || qrnic_key_is_mw(mr) ||
+        (mr->kind == QRNIC_KEY_MR && mr->key != key)) {
         return QRNIC_ST_BAD_HANDLE;
     }
-    mr_free(e, QRNIC_KEY_INDEX(key));
+    if (mr->nmw) {
+        return QRNIC_ST_BAD_STATE;
+    }
+    qrnic_key_free(e, QRNIC_KEY_INDEX(key));
     return QRNIC_ST_OK;
 }
 
+/* Device reset: windows first, so no region is freed under one. */
 void qrnic_mr_free_all(struct qrnic_engine *e)
 {
-    uint32_t i;
+    uint32_t i, pass;
 
-    for (i = 1; i < QRNIC_ENG_MAX_MR; i++) {
-        if (e->mr[i]) {
-            mr_free(e, i);
+    for (pass = 0; pass < 2; pass++) {
+        for (i = 1; i < QRNIC_ENG_MAX_MR; i++) {
+            if (e->mr[i] && qrnic_key_is_mw(e->mr[i]) == !pass) {
+                qrnic_key_free(e, i);
+            }
         }
     }
     e->mtt_used = 0;

@@ -364,6 +364,7 @@ uint8_t qrnic_cmd_create_qp(struct qrnic_engine *e, const uint8_t *cmd,
 
 static void qp_free(struct qrnic_engine *e, struct qrnic_qp *qp)
 {
+    qrnic_mw_qp_gone(e, qp);
     qrnic_sched_unlink(e, qp);
     qrnic_mcast_detach_qp(e, qp->qpn);
     qmem_own(e, qp->sq_off, qrnic_qmem_pages(qp->log_sq, qp->log_sq_stride),
@@ -483,6 +484,12 @@ uint8_t qrnic_cqe_opcode(uint8_t wr_opcode)
         return QRNIC_CQE_OP_FLUSH;
     case QRNIC_WR_ATOMIC_WRITE:
         return QRNIC_CQE_OP_ATOMIC_WRITE;
+    case QRNIC_WR_BIND_MW:
+        return QRNIC_CQE_OP_BIND_MW;
+    case QRNIC_WR_LOCAL_INV:
+        return QRNIC_CQE_OP_LOCAL_INV;
+    case QRNIC_WR_REG_MR:
+        return QRNIC_CQE_OP_REG_MR;
     default:
         return QRNIC_CQE_OP_SEND;
     }

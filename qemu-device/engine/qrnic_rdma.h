@@ -91,24 +91,54 @@ void qrnic_cq_free_all(struct qrnic_engine *e);
 uint8_t qrnic_pbl_read(struct qrnic_engine *e, const uint8_t *pbl,
                        uint64_t *pages, uint32_t npages);
 
-/* ---- memory regions ------------------------------------------------------ */
+/* ---- memory regions and windows ------------------------------------------ */
+
+/*
+ * One table (e->mr[], indexed by the key's upper 24 bits) holds regions
+ * and windows; QRNIC_KEY_* says which an entry is.
+ */
+enum qrnic_key_kind {
+    QRNIC_KEY_MR,               /* REG_MR command: always valid */
+    QRNIC_KEY_FRMR,             /* ALLOC_MR: valid once a REG_MR WQE ran */
+    QRNIC_KEY_MW1,              /* ALLOC_MW type 1 */
+    QRNIC_KEY_MW2,              /* ALLOC_MW type 2B */
+};
 
 struct qrnic_mr {
     uint32_t key;
     uint32_t pdn;
     uint32_t access;
+    uint8_t kind;               /* enum qrnic_key_kind */
+    bool valid;                 /* region usable / window bound */
     bool phys;
     uint8_t page_shift;
-    uint64_t iova;
+    uint64_t iova;              /* window: its range in the region's */
     uint64_t length;
-    uint32_t npages;
+    uint32_t npages;            /* page addresses in use */
+    uint32_t mtt;               /* page addresses reserved (e->mtt_used) */
+    uint32_t nmw;               /* region: windows bound to it */
+    uint32_t mr_idx;            /* bound window: its region's index */
+    uint32_t qpn;               /* bound type 2 window: the QP that bound it */
     uint64_t pages[];
 };
+
+static inline bool qrnic_key_is_mw(const struct qrnic_mr *mr)
+{
+    return mr->kind == QRNIC_KEY_MW1 || mr->kind == QRNIC_KEY_MW2;
+}
 
 /* Why an MR check failed; QRNIC_VERR_* values. */
 uint8_t qrnic_mr_check(struct qrnic_engine *e, uint32_t key, uint32_t pdn,
                        uint32_t access, uint64_t va, uint64_t len,
                        struct qrnic_mr **out);
+/*
+ * The same for an rkey arriving at qp: a valid region of its PD, or a
+ * bound window of its PD (type 2: bound by qp) whose rights and range
+ * allow it, then the window's (valid) region; *out is the region.
+ */
+uint8_t qrnic_rkey_check(struct qrnic_engine *e, const struct qrnic_qp *qp,
+                         uint32_t key, uint32_t access, uint64_t va,
+                         uint64_t len, struct qrnic_mr **out);
 /* Copy between the MR's memory at va and buf; false on a DMA failure. */
 bool qrnic_mr_read(struct qrnic_engine *e, const struct qrnic_mr *mr,
                    uint64_t va, void *buf, uint64_t len);
@@ -118,6 +148,42 @@ uint8_t qrnic_cmd_reg_mr(struct qrnic_engine *e, const uint8_t *cmd,
                          uint32_t *key);
 uint8_t qrnic_cmd_dereg_mr(struct qrnic_engine *e, const uint8_t *cmd);
 void qrnic_mr_free_all(struct qrnic_engine *e);
+/*
+ * The key table: put mr (pdn set, its pages reserved in mr->mtt) at a
+ * free index with a new key byte; false if the table is full (mr is not
+ * freed).  qrnic_key_free() releases an entry (a bound window first
+ * unbinds).
+ */
+bool qrnic_key_insert(struct qrnic_engine *e, struct qrnic_mr *mr);
+void qrnic_key_free(struct qrnic_engine *e, uint32_t idx);
+/* The entry the key's index names, whatever its key byte; or NULL. */
+struct qrnic_mr *qrnic_key_slot(struct qrnic_engine *e, uint32_t key);
+/* Check a region's bounds; it must cover [va, va + len). */
+static inline bool qrnic_mr_covers(const struct qrnic_mr *mr, uint64_t va,
+                                   uint64_t len)
+{
+    return va >= mr->iova && len <= mr->length &&
+           va - mr->iova <= mr->length - len;
+}
+
+/* qrnic_mw.c: memory windows */
+uint8_t qrnic_cmd_alloc_mw(struct qrnic_engine *e, const uint8_t *cmd,
+                           uint32_t *key);
+uint8_t qrnic_cmd_dealloc_mw(struct qrnic_engine *e, const uint8_t *cmd);
+/* A window's binding ends: its region and QP forget it. */
+void qrnic_mw_unbind(struct qrnic_engine *e, struct qrnic_mr *mw);
+/* DESTROY_QP: the type 2 windows the QP bound are unbound. */
+void qrnic_mw_qp_gone(struct qrnic_engine *e, struct qrnic_qp *qp);
+
+/* qrnic_fastreg.c: fast-registration regions, invalidation */
+uint8_t qrnic_cmd_alloc_mr(struct qrnic_engine *e, const uint8_t *cmd,
+                           uint32_t *key);
+/*
+ * Make key invalid for qp: LOCAL_INV (remote false) or a received
+ * SEND_WITH_INV; false if the key names nothing it may invalidate.
+ */
+bool qrnic_key_invalidate(struct qrnic_engine *e, const struct qrnic_qp *qp,
+                          uint32_t key, bool remote);
 
 /* A host copy of a WQE's scatter/gather list. */
 struct qrnic_sgl {
@@ -157,6 +223,11 @@ struct qrnic_swqe {
     uint8_t verr;
 };
 
+/* The bytes of struct qrnic_sq_wqe from the RDMA fields to the end. */
+#define QRNIC_WQE_ARGS_OFF      offsetof(struct qrnic_sq_wqe, remote_addr)
+#define QRNIC_WQE_ARGS          (sizeof(struct qrnic_sq_wqe) - \
+                                 QRNIC_WQE_ARGS_OFF)
+
 /* A send WQE read from queue memory and checked. */
 struct qrnic_wqe {
     uint64_t wr_id;
@@ -173,6 +244,8 @@ struct qrnic_wqe {
     struct qrnic_sgl sgl;
     uint32_t inline_len;
     uint8_t inline_data[QRNIC_MAX_INLINE];
+    uint8_t args[QRNIC_WQE_ARGS];   /* BIND_MW, REG_MR: the header's last
+                                     * 40 bytes (their own layouts) */
 };
 
 /* Responder: a READ or atomic request kept for replies and duplicates. */
@@ -203,6 +276,7 @@ struct qrnic_qp {
     uint32_t idx;
     uint32_t uctx;
     uint32_t pdn;
+    uint32_t nmw2;              /* type 2 windows it bound (kept in RESET) */
     struct qrnic_cq *scq;
     struct qrnic_cq *rcq;
     struct qrnic_srq *srq;      /* receives come from it; NULL: own RQ */
@@ -299,6 +373,7 @@ struct qrnic_qp {
     uint32_t write_rkey;
     uint32_t write_len;
     uint32_t write_off;
+    bool inv_failed;            /* a SEND_WITH_INV could not invalidate */
     struct qrnic_rd_res *rd_res;    /* QRNIC_MAX_RD_ATOMIC entries */
     uint32_t rd_res_next;       /* slot the next request takes */
     bool ack_pending;           /* ack_* to be sent */
@@ -430,6 +505,20 @@ static inline struct qrnic_swqe *qrnic_swqe(struct qrnic_qp *qp, uint16_t i)
 {
     return &qp->swq[i & ((1u << qp->log_sq) - 1)];
 }
+
+/* Send WQEs that move no data; the requester runs them in its turn. */
+static inline bool qrnic_wr_is_local(uint8_t opcode)
+{
+    return opcode == QRNIC_WR_BIND_MW || opcode == QRNIC_WR_REG_MR ||
+           opcode == QRNIC_WR_LOCAL_INV;
+}
+
+/* Execute one for qp; QRNIC_WC_* status, *verr the reason of a failure. */
+uint8_t qrnic_local_op(struct qrnic_engine *e, struct qrnic_qp *qp,
+                       const struct qrnic_wqe *w, uint8_t *verr);
+/* qrnic_mw.c: BIND_MW; QRNIC_WC_* status. */
+uint8_t qrnic_mw_bind(struct qrnic_engine *e, struct qrnic_qp *qp,
+                      const struct qrnic_wqe *w, uint8_t *verr);
 
 static inline bool qrnic_wr_is_flush_aw(uint8_t opcode)
 {

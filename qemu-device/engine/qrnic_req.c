@@ -143,6 +143,15 @@ static uint32_t msg_pkts(const struct qrnic_qp *qp, uint32_t length)
     return length ? (length + qp->mtu - 1) / qp->mtu : 1;
 }
 
+/* Opcodes a connected QP of this type takes. */
+static bool opcode_ok(const struct qrnic_qp *qp, uint8_t opcode)
+{
+    if (qrnic_wr_is_rd_atomic(opcode) || opcode == QRNIC_WR_SEND_WITH_INV) {
+        return qp->type == QRNIC_QPT_RC;
+    }
+    return opcode <= QRNIC_WR_SEND_IMM || qrnic_wr_is_local(opcode);
+}
+
 /*
  * Decode and check the send WQE in slot idx.  Returns QRNIC_VERR_* and
  * the completion status it calls for.
@@ -171,15 +180,19 @@ static uint8_t fetch_wqe(struct qrnic_engine *e, struct qrnic_qp *qp,
     num_sge = *WQE(num_sge);
 
     *status = QRNIC_WC_LOC_QP_OP_ERR;
-    if ((q->opcode > QRNIC_WR_ATOMIC_FETCH_AND_ADD &&
-         !qrnic_wr_is_flush_aw(q->opcode)) ||
-        (qp->type == QRNIC_QPT_UC && qrnic_wr_is_rd_atomic(q->opcode)) ||
+    if (!opcode_ok(qp, q->opcode) ||
         (q->flags & ~(QRNIC_WQE_F_SIGNALED | QRNIC_WQE_F_SOLICITED |
                       QRNIC_WQE_F_INLINE | QRNIC_WQE_F_FENCE))) {
         return QRNIC_VERR_BAD_OPCODE;
     }
     if (qrnic_wr_is_flush_aw(q->opcode)) {
         return qrnic_flush_wqe(w, q, status);
+    }
+    if (qrnic_wr_is_local(q->opcode)) {
+        /* No data: their own fields, no SGEs. */
+        memcpy(q->args, w + QRNIC_WQE_ARGS_OFF, QRNIC_WQE_ARGS);
+        q->length = 0;
+        return QRNIC_VERR_NONE;
     }
     *status = QRNIC_WC_LOC_LEN_ERR;
     if (q->flags & QRNIC_WQE_F_INLINE) {
@@ -201,7 +214,8 @@ static uint8_t fetch_wqe(struct qrnic_engine *e, struct qrnic_qp *qp,
         return QRNIC_VERR_MSG_TOO_LONG;
     }
     q->length = (uint32_t)q->sgl.total;
-    if (q->opcode >= QRNIC_WR_ATOMIC_CMP_AND_SWP && q->length != 8) {
+    if (qrnic_wr_is_rd_atomic(q->opcode) &&
+        q->opcode != QRNIC_WR_RDMA_READ && q->length != 8) {
         return QRNIC_VERR_BAD_SGE;
     }
     /* Data the device writes locally (READ, atomic result) needs it. */
@@ -435,9 +449,13 @@ void qrnic_req_timer(struct qrnic_engine *e, struct qrnic_qp *qp,
 static uint8_t send_opcode(uint8_t wr, bool first, bool last)
 {
     bool imm = wr == QRNIC_WR_SEND_IMM || wr == QRNIC_WR_RDMA_WRITE_IMM;
-    uint8_t base = (wr == QRNIC_WR_SEND || wr == QRNIC_WR_SEND_IMM) ?
+    uint8_t base = (wr == QRNIC_WR_SEND || wr == QRNIC_WR_SEND_IMM ||
+                    wr == QRNIC_WR_SEND_WITH_INV) ?
                    QRNIC_OP_SEND_FIRST : QRNIC_OP_WRITE_FIRST;
 
+    if (wr == QRNIC_WR_SEND_WITH_INV && last) {
+        return first ? QRNIC_OP_SEND_ONLY_INV : QRNIC_OP_SEND_LAST_INV;
+    }
     if (first && last) {
         return base + (imm ? 5 : 4);
     }
@@ -525,6 +543,10 @@ static bool send_packet(struct qrnic_engine *e, struct qrnic_qp *qp,
             pos += qrnic_put_reth(f + pos, w->remote_addr, w->rkey,
                                   w->length);
         }
+        if (qrnic_op_flags(opcode) & QRNIC_OPF_IETH) {
+            pos += qrnic_put_ieth(f + pos,
+                                  qrnic_ld32((const uint8_t *)&w->imm));
+        }
         if (last && (qrnic_op_flags(opcode) & QRNIC_OPF_IMM)) {
             pos += qrnic_put_imm(f + pos, w->imm);
         }
@@ -569,7 +591,43 @@ static bool send_packet(struct qrnic_engine *e, struct qrnic_qp *qp,
     return true;
 }
 
-enum start_result { STARTED, BLOCKED };
+enum start_result { STARTED, BLOCKED, LOCAL };
+
+/*
+ * A WQE that moves no data runs now, in its turn: every WQE before it
+ * has been sent, so a later one sees its effect.  LOCAL_INV waits until
+ * those before it have completed too: a resend of one of them may still
+ * read through the key it invalidates.
+ */
+static enum start_result start_local(struct qrnic_engine *e,
+                                     struct qrnic_qp *qp)
+{
+    struct qrnic_swqe *s = qrnic_swqe(qp, qp->sq_head);
+    struct qrnic_wqe *w = &qp->cur;
+    uint8_t status, verr;
+
+    if (w->opcode == QRNIC_WR_LOCAL_INV && qp->sq_tail != qp->sq_head) {
+        qp->cur_valid = false;
+        return BLOCKED;
+    }
+    memset(s, 0, sizeof(*s));
+    s->wr_id = w->wr_id;
+    s->opcode = w->opcode;
+    s->flags = w->flags;
+    s->first_psn = qp->next_psn;        /* no PSNs: npkts 0 */
+    qp->sq_head++;
+    qp->sq_cur = qp->sq_head;
+    qp->tx_psn = qp->next_psn;
+    qp->cur_valid = false;
+    status = qrnic_local_op(e, qp, w, &verr);
+    if (status != QRNIC_WC_SUCCESS) {
+        qrnic_req_fail(e, qp, qp->sq_head - 1, status, verr);
+        return BLOCKED;
+    }
+    s->done = true;
+    qrnic_req_progress(e, qp);
+    return LOCAL;
+}
 
 static enum start_result start_next(struct qrnic_engine *e,
                                     struct qrnic_qp *qp)
@@ -596,6 +654,9 @@ static enum start_result start_next(struct qrnic_engine *e,
                   ((w->flags & QRNIC_WQE_F_FENCE) && qp->rd_inflight))) {
         qp->cur_valid = false;
         return BLOCKED;
+    }
+    if (!verr && qrnic_wr_is_local(w->opcode)) {
+        return start_local(e, qp);
     }
     memset(s, 0, sizeof(*s));
     s->wr_id = w->wr_id;
@@ -679,6 +740,22 @@ static bool may_send(struct qrnic_engine *e, struct qrnic_qp *qp,
     return true;
 }
 
+/*
+ * The cursor leaves a WQE it has sent for the next one with packets.
+ * WQEs that moved no data are done from the start: were the cursor to
+ * rest on one, the completer could retire it from under the cursor.
+ */
+static void cursor_next(struct qrnic_qp *qp)
+{
+    do {
+        qp->sq_cur++;
+    } while (qp->sq_cur != qp->sq_head && !qrnic_swqe(qp, qp->sq_cur)->npkts);
+    qp->cur_valid = false;
+    if (qp->sq_cur != qp->sq_head) {
+        qp->tx_psn = qrnic_swqe(qp, qp->sq_cur)->first_psn;
+    }
+}
+
 bool qrnic_req_work(struct qrnic_engine *e, struct qrnic_qp *qp,
                     uint32_t budget)
 {
@@ -691,8 +768,16 @@ bool qrnic_req_work(struct qrnic_engine *e, struct qrnic_qp *qp,
     while (budget) {
         struct qrnic_swqe *s;
 
-        if (qp->sq_cur == qp->sq_head && start_next(e, qp) != STARTED) {
-            return false;
+        if (qp->sq_cur == qp->sq_head) {
+            enum start_result r = start_next(e, qp);
+
+            if (r == LOCAL) {
+                budget--;
+                continue;
+            }
+            if (r != STARTED) {
+                return false;
+            }
         }
         s = qrnic_swqe(qp, qp->sq_cur);
         if (s->status != QRNIC_WC_SUCCESS || !may_send(e, qp, window)) {
@@ -718,11 +803,7 @@ bool qrnic_req_work(struct qrnic_engine *e, struct qrnic_qp *qp,
             qp->una_psn = qp->tx_psn;
         }
         if (psn_diff(qp->tx_psn, psn_add(s->first_psn, s->npkts)) >= 0) {
-            qp->sq_cur++;
-            qp->cur_valid = false;
-            if (qp->sq_cur != qp->sq_head) {
-                qp->tx_psn = qrnic_swqe(qp, qp->sq_cur)->first_psn;
-            }
+            cursor_next(qp);
             if (qp->type == QRNIC_QPT_UC) {
                 /* UC: done once on the wire, never resent. */
                 s->done = true;

@@ -132,7 +132,17 @@ static bool do_send(struct qrnic_engine *e, struct qrnic_qp *qp,
         return false;
     }
     qp->recv_off += rx->paylen;
-    if (rx->opf & QRNIC_OPF_LAST) {
+    if ((rx->opf & QRNIC_OPF_IETH) &&
+        !qrnic_key_invalidate(e, qp, rx->ieth, true)) {
+        /*
+         * As rxe (its class J): the data is placed, the receive completes
+         * with REM_INV_REQ_ERR, the request is acknowledged as usual and
+         * then the QP goes to ERR.
+         */
+        qrnic_recv_complete(e, qp, QRNIC_CQE_OP_RECV, QRNIC_WC_REM_INV_REQ_ERR,
+                            QRNIC_VERR_BAD_KEY_OP, qp->recv_off, rx);
+        qp->inv_failed = true;
+    } else if (rx->opf & QRNIC_OPF_LAST) {
         qrnic_recv_complete(e, qp, QRNIC_CQE_OP_RECV, QRNIC_WC_SUCCESS,
                             QRNIC_VERR_NONE, qp->recv_off, rx);
     }
@@ -152,8 +162,8 @@ static bool do_write(struct qrnic_engine *e, struct qrnic_qp *qp,
     }
     if (rx->opf & QRNIC_OPF_FIRST) {
         if (rx->dma_len &&
-            qrnic_mr_check(e, rx->rkey, qp->pdn, QRNIC_ACCESS_REMOTE_WRITE,
-                           rx->va, rx->dma_len, &mr)) {
+            qrnic_rkey_check(e, qp, rx->rkey, QRNIC_ACCESS_REMOTE_WRITE,
+                             rx->va, rx->dma_len, &mr)) {
             fatal_nak(e, qp, rx->psn, QRNIC_NAK_REM_ACCESS);
             return false;
         }
@@ -177,8 +187,8 @@ static bool do_write(struct qrnic_engine *e, struct qrnic_qp *qp,
         uint64_t va = qp->write_va + qp->write_off;
 
         /* Checked again: the region may be gone since the first packet. */
-        if (qrnic_mr_check(e, qp->write_rkey, qp->pdn,
-                           QRNIC_ACCESS_REMOTE_WRITE, va, rx->paylen, &mr)) {
+        if (qrnic_rkey_check(e, qp, qp->write_rkey,
+                             QRNIC_ACCESS_REMOTE_WRITE, va, rx->paylen, &mr)) {
             fatal_nak(e, qp, rx->psn, QRNIC_NAK_REM_ACCESS);
             return false;
         }
@@ -225,8 +235,8 @@ static bool do_read(struct qrnic_engine *e, struct qrnic_qp *qp,
 
     if (!(qp->access & QRNIC_ACCESS_REMOTE_READ) ||
         (rx->dma_len &&
-         qrnic_mr_check(e, rx->rkey, qp->pdn, QRNIC_ACCESS_REMOTE_READ,
-                        rx->va, rx->dma_len, &mr))) {
+         qrnic_rkey_check(e, qp, rx->rkey, QRNIC_ACCESS_REMOTE_READ,
+                          rx->va, rx->dma_len, &mr))) {
         fatal_nak(e, qp, rx->psn, QRNIC_NAK_REM_ACCESS);
         return false;
     }
@@ -258,8 +268,8 @@ static bool do_atomic(struct qrnic_engine *e, struct qrnic_qp *qp,
     uint64_t orig;
 
     if (!(qp->access & QRNIC_ACCESS_REMOTE_ATOMIC) ||
-        qrnic_mr_check(e, rx->rkey, qp->pdn, QRNIC_ACCESS_REMOTE_ATOMIC,
-                       rx->va, 8, &mr)) {
+        qrnic_rkey_check(e, qp, rx->rkey, QRNIC_ACCESS_REMOTE_ATOMIC,
+                         rx->va, 8, &mr)) {
         fatal_nak(e, qp, rx->psn, QRNIC_NAK_REM_ACCESS);
         return false;
     }
@@ -324,9 +334,9 @@ static void duplicate(struct qrnic_engine *e, struct qrnic_qp *qp,
             /* Executed again, so checked again, QP rights included. */
             if (!(qp->access & QRNIC_ACCESS_REMOTE_READ) ||
                 (rx->dma_len &&
-                 qrnic_mr_check(e, rx->rkey, qp->pdn,
-                                QRNIC_ACCESS_REMOTE_READ, rx->va,
-                                rx->dma_len, &mr))) {
+                 qrnic_rkey_check(e, qp, rx->rkey,
+                                  QRNIC_ACCESS_REMOTE_READ, rx->va,
+                                  rx->dma_len, &mr))) {
                 return;
             }
             /*
@@ -461,6 +471,10 @@ void qrnic_resp_rx(struct qrnic_engine *e, struct qrnic_qp *qp,
         queue_ack(e, qp, QRNIC_AETH_ACK | QRNIC_AETH_CREDITS_INVALID,
                   rx->psn);
     }
+    if (qp->inv_failed) {
+        qp->inv_failed = false;
+        qrnic_qp_error(e, qp, true);
+    }
 }
 
 /* ---- replies ------------------------------------------------------------- */
@@ -516,8 +530,8 @@ static bool send_read_response(struct qrnic_engine *e, struct qrnic_qp *qp,
                               QRNIC_AETH_CREDITS_INVALID, qp->msn);
     }
     if (!(qp->access & QRNIC_ACCESS_REMOTE_READ) ||
-        (n && (qrnic_mr_check(e, r->rkey, qp->pdn, QRNIC_ACCESS_REMOTE_READ,
-                              r->out_va, n, &mr) ||
+        (n && (qrnic_rkey_check(e, qp, r->rkey, QRNIC_ACCESS_REMOTE_READ,
+                                r->out_va, n, &mr) ||
                !qrnic_mr_read(e, mr, r->out_va, f + pos, n)))) {
         r->pending = false;
         fatal_nak(e, qp, r->out_psn, QRNIC_NAK_REM_ACCESS);

@@ -279,6 +279,11 @@ void qrnic_recv_complete(struct qrnic_engine *e, struct qrnic_qp *qp,
             wc.imm = rx->imm;
             wc.flags |= QRNIC_CQE_F_IMM;
         }
+        if (rx->opf & QRNIC_OPF_IETH) {
+            /* The key it invalidated, little endian in the CQE. */
+            qrnic_st32((uint8_t *)&wc.imm, rx->ieth);
+            wc.flags |= QRNIC_CQE_F_INV;
+        }
         if (rx->se) {
             wc.flags |= QRNIC_CQE_F_SOLICITED;
         }

@@ -42,6 +42,8 @@ static const uint32_t op_flags[] = {
     [QRNIC_OP_FLUSH] = REQ_(F(ONLY) | F(FETH) | F(RETH) | F(FLUSH)),
     [QRNIC_OP_ATOMIC_WRITE] = REQ_(F(ONLY) | F(PAYLOAD) | F(RETH) |
                                    F(ATOMIC_WRITE)),
+    [QRNIC_OP_SEND_LAST_INV] = REQ_(F(SEND) | F(LAST) | F(PAYLOAD) | F(IETH)),
+    [QRNIC_OP_SEND_ONLY_INV] = REQ_(F(SEND) | F(ONLY) | F(PAYLOAD) | F(IETH)),
 #define UC_(op) [QRNIC_OP_UC_BASE + QRNIC_OP_##op] = F(UC)
     UC_(SEND_FIRST) | REQ_(F(SEND) | F(FIRST) | F(PAYLOAD)),
     UC_(SEND_MIDDLE) | REQ_(F(SEND) | F(MIDDLE) | F(PAYLOAD)),
@@ -153,6 +155,11 @@ bool qrnic_wire_parse(const uint8_t *f, const struct qrnic_roce_pkt *pkt,
         NEED(QRNIC_ATOMIC_ACK_LEN);
         rx->orig = qrnic_ld64_be(f + off);
         off += QRNIC_ATOMIC_ACK_LEN;
+    }
+    if (rx->opf & F(IETH)) {
+        NEED(QRNIC_IETH_LEN);
+        rx->ieth = qrnic_ld32_be(f + off);
+        off += QRNIC_IETH_LEN;
     }
     if (rx->opf & F(IMM)) {
         NEED(QRNIC_IMM_LEN);
@@ -338,6 +345,12 @@ size_t qrnic_put_imm(uint8_t *p, uint32_t imm)
 {
     memcpy(p, &imm, QRNIC_IMM_LEN);
     return QRNIC_IMM_LEN;
+}
+
+size_t qrnic_put_ieth(uint8_t *p, uint32_t rkey)
+{
+    qrnic_st32_be(p, rkey);
+    return QRNIC_IETH_LEN;
 }
 
 size_t qrnic_put_deth(uint8_t *p, uint32_t qkey, uint32_t src_qp)

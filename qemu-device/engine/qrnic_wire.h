@@ -36,6 +36,8 @@ enum qrnic_rc_opcode {
     QRNIC_OP_ATOMIC_ACK         = 0x12,
     QRNIC_OP_CMP_SWAP           = 0x13,
     QRNIC_OP_FETCH_ADD          = 0x14,
+    QRNIC_OP_SEND_LAST_INV      = 0x16,     /* SEND_LAST_WITH_INVALIDATE */
+    QRNIC_OP_SEND_ONLY_INV      = 0x17,     /* SEND_ONLY_WITH_INVALIDATE */
     QRNIC_OP_FLUSH              = 0x1c,     /* IBA A19: FETH, RETH */
     QRNIC_OP_ATOMIC_WRITE       = 0x1d,     /* IBA A19: RETH, 8 bytes */
 };
@@ -64,6 +66,7 @@ enum qrnic_rc_opcode {
 #define QRNIC_OPF_READ          (1u << 13)  /* request or response */
 #define QRNIC_OPF_DETH          (1u << 14)  /* UD: Q_Key and source QP */
 #define QRNIC_OPF_UC            (1u << 15)  /* a UC opcode */
+#define QRNIC_OPF_IETH          (1u << 16)  /* the rkey to invalidate */
 #define QRNIC_OPF_FETH          (1u << 20)  /* FLUSH extended header */
 #define QRNIC_OPF_FLUSH         (1u << 21)
 #define QRNIC_OPF_ATOMIC_WRITE  (1u << 22)
@@ -84,6 +87,8 @@ uint32_t qrnic_op_flags(uint8_t opcode);
 #define QRNIC_FETH_PLT_MASK     0x0fu
 #define QRNIC_FETH_SEL_SHIFT    4
 #define QRNIC_FETH_SEL_MASK     0x30u
+
+#define QRNIC_IETH_LEN          4
 
 #define QRNIC_BTH_SE            0x80
 #define QRNIC_BTH_ACKREQ        0x80000000u
@@ -117,6 +122,7 @@ struct qrnic_rx {
     uint64_t swap_add;          /* AtomicETH */
     uint64_t compare;
     uint32_t imm;               /* ImmDt, raw network order bytes */
+    uint32_t ieth;              /* IETH: the rkey to invalidate */
     uint8_t syndrome;           /* AETH */
     uint32_t msn;
     uint64_t orig;              /* AtomicAckETH */
@@ -173,6 +179,7 @@ size_t qrnic_put_aeth(uint8_t *p, uint8_t syndrome, uint32_t msn);
 size_t qrnic_put_atomic_eth(uint8_t *p, uint64_t va, uint32_t rkey,
                             uint64_t swap_add, uint64_t compare);
 size_t qrnic_put_imm(uint8_t *p, uint32_t imm);
+size_t qrnic_put_ieth(uint8_t *p, uint32_t rkey);
 size_t qrnic_put_deth(uint8_t *p, uint32_t qkey, uint32_t src_qp);
 size_t qrnic_put_feth(uint8_t *p, uint8_t type, uint8_t level);
 /* RoCEv2's UDP source port: a hash of the flow label or the QP numbers. */

@@ -36,8 +36,15 @@
  * RESIZE, both, none or unknown bits), a new ring's page and depth and a
  * reserved byte; send WQEs of the QPs may be FLUSH or ATOMIC WRITE
  * (opcode selectors 0xe0..0xef), MR access bit 7 of the input stands for
- * FLUSH_GLOBAL.  The fake platform checks the engine's invariants
- * after every step.
+ * FLUSH_GLOBAL.  Memory windows and fast registration: ALLOC_MW (type
+ * 1, 2 or any), DEALLOC_MW and ALLOC_MR (page counts around the limit,
+ * kernel or user PDs) with their keys joining the MR handles, so REG_MR's
+ * and DEREG_MR's handles, SGE lkeys and rkeys may name windows and
+ * fast-registration regions too; WQEs with ctl bit 6 are BIND_MW (the
+ * rkey handle's window to the lkey handle's region), REG_MR (a page list
+ * in scratch RAM, maybe a page too many or nowhere), LOCAL_INV and
+ * SEND_WITH_INV, through the QP connected to itself.  The fake platform
+ * checks the engine's invariants after every step.
  *
  * Input: flags (1: no bring-up, 2: loopback cable, 4: link down,
  * 8: hostile guest), then operations (OP_*).
@@ -315,6 +322,8 @@ static void collect(void)
                 add_handle(H_QP, r0, 0);
                 break;
             case QRNIC_CMD_REG_MR:
+            case QRNIC_CMD_ALLOC_MR:        /* iova 0: REG_MR WQEs set it */
+            case QRNIC_CMD_ALLOC_MW:
                 add_handle(H_MR, r0, st.slot_iova[st.aq_ci &
                                                  ((1u << AQ_LOG) - 1)]);
                 break;
@@ -479,6 +488,9 @@ static void modify_attr(struct fz *f, uint8_t *a)
         a[offsetof(struct qrnic_qp_attr, port_num)] = 1;
     }
 }
+
+/* ALLOC_MW's types: type 1, type 2, and two refused. */
+static const uint8_t mw_types[4] = { QRNIC_MW_TYPE_1, QRNIC_MW_TYPE_2, 0, 3 };
 
 /* CREATE_QP's types, mostly (selector < 0x80). */
 static const uint8_t qp_types[4] = { QRNIC_QPT_RC, QRNIC_QPT_UD,
@@ -750,7 +762,19 @@ static void op_admin(struct fz *f)
                    (v8 & 0x80 ? QRNIC_ACCESS_FLUSH_GLOBAL : 0));
         break;
     case QRNIC_CMD_DEREG_MR:
+    case QRNIC_CMD_DEALLOC_MW:
         qrnic_st32(ARG(c, dereg_mr.key), f_handle(f, H_MR));
+        break;
+    case QRNIC_CMD_ALLOC_MW:
+        qrnic_st32(ARG(c, alloc_mw.pdn), f_handle(f, H_PD));
+        v8 = fz_u8(f);
+        *ARG(c, alloc_mw.type) = v8 >= FZ_RAW ? v8 : mw_types[v8 % 4];
+        break;
+    case QRNIC_CMD_ALLOC_MR:
+        qrnic_st32(ARG(c, alloc_mr.pdn), f_handle(f, H_PD));
+        v16 = fz_u16(f);
+        qrnic_st32(ARG(c, alloc_mr.max_pages), v16 >= 0xff00 ?
+                   (uint32_t)v16 << 16 | v16 : v16 % 520u);
         break;
     case QRNIC_CMD_CREATE_QP:
         qrnic_st32(ARG(c, create_qp.pdn), f_handle(f, H_PD));
@@ -1108,6 +1132,77 @@ static void op_frame(struct fz *f)
 }
 
 /*
+ * A WQE moving no data, or SEND_WITH_INV (opcode % 4 picks, raw: any):
+ * BIND_MW of the window rkey names to [addr, addr + len) of the region
+ * key names (rights from nsge), REG_MR of the region rkey names (a page
+ * list of the pages covering len bytes at 0x7f8000000000 + (roff & 0xfff)
+ * in scratch RAM; roff bit 14: a page too many, bit 13: the list
+ * nowhere), LOCAL_INV of rkey, SEND_WITH_INV of rkey from one SGE at
+ * addr.  roff bit 15: the new key byte differs from the key's.  The MR
+ * handle rkey came from then names the range bound or registered.
+ */
+#define W(field) (w + offsetof(struct qrnic_sq_wqe, field))
+
+static void key_wqe(uint8_t *w, uint8_t opsel, uint8_t flags, uint8_t nsge,
+                    uint64_t addr, uint16_t len, uint32_t key, uint32_t rkey,
+                    uint32_t rslot, uint16_t roff)
+{
+    static const uint8_t ops[4] = { QRNIC_WR_BIND_MW, QRNIC_WR_REG_MR,
+                                    QRNIC_WR_LOCAL_INV,
+                                    QRNIC_WR_SEND_WITH_INV };
+    uint32_t new_key = roff & 0x8000 ? rkey ^ 1 : rkey;
+    uint64_t iova = 0x7f8000000000ull + (roff & 0xfff), list;
+    uint32_t np = (uint32_t)(((iova & 0xfff) + len + 0xfff) >> 12), i;
+
+    w[8] = opsel < FZ_RAW ? ops[opsel % 4] : opsel;
+    w[9] = flags < FZ_RAW ? flags & 0x0b : flags;
+    qrnic_st32(w + 12, rkey);                       /* LE, not network */
+    switch (w[8]) {
+    case QRNIC_WR_BIND_MW:
+        qrnic_st32(W(bind_mw.mw_key), rkey);
+        qrnic_st32(W(bind_mw.new_key), new_key);
+        qrnic_st64(W(bind_mw.addr), addr);
+        qrnic_st64(W(bind_mw.length), len);
+        qrnic_st32(W(bind_mw.mr_key), key);
+        qrnic_st32(W(bind_mw.access), nsge < FZ_RAW ? (nsge & 0x0e) |
+                   (nsge & 0x10 ? QRNIC_ACCESS_FLUSH_GLOBAL : 0) :
+                   (uint32_t)nsge << 4 | nsge);
+        if (rslot < NH) {
+            st.mr_iova[rslot] = addr;
+        }
+        break;
+    case QRNIC_WR_REG_MR:
+        np += roff & 0x4000 ? 1 : 0;
+        list = scratch(np * 8);
+        for (i = 0; i < np && i < 32; i++) {
+            qrnic_st64(qf_ram(&dev, list + i * 8ull, 8),
+                       QF_RAM_BASE + (uint64_t)(DATA_PAGE0 + (roff + i) %
+                                                (RAM_PAGES - DATA_PAGE0)) *
+                       4096);
+        }
+        qrnic_st32(W(reg_mr.key), new_key);
+        qrnic_st32(W(reg_mr.access), nsge < FZ_RAW ? nsge & 0x0f : nsge);
+        qrnic_st64(W(reg_mr.iova), iova);
+        qrnic_st64(W(reg_mr.length), len);
+        qrnic_st64(W(reg_mr.pbl_addr), roff & 0x2000 ? 0x1000 : list);
+        qrnic_st32(W(reg_mr.npages), np);
+        *W(reg_mr.page_shift) = 12;
+        if (rslot < NH) {
+            st.mr_iova[rslot] = iova;
+        }
+        break;
+    default:
+        w[10] = nsge < FZ_RAW ? nsge % 2 : nsge;
+        qrnic_st32(w + 16, len);
+        qrnic_st64(w + 64, addr);
+        qrnic_st32(w + 72, len);
+        qrnic_st32(w + 76, key);
+        break;
+    }
+}
+#undef W
+
+/*
  * A send or receive WQE written into queue memory (SQ stride 128, RQ 32),
  * maybe rung: one SGE of an MR handle, the remote side another's.  With
  * ctl bit 3 a send WQE carries a UD address vector instead, from roff:
@@ -1116,7 +1211,7 @@ static void op_frame(struct fz *f)
  * 4 an IPv6 GID (GID 1), 5-6 the source GID index, 7 a MAC not ours, 14 a
  * flow label wider than 20 bits.  With ctl bit 4 it is a receive WQE for
  * an SRQ (stride 32) whose handle the QP handle's bytes pick, rung on
- * DB_SRQ.
+ * DB_SRQ.  With ctl bit 6 a send WQE is one of key_wqe().
  */
 static void op_wqe(struct fz *f)
 {
@@ -1137,6 +1232,10 @@ static void op_wqe(struct fz *f)
     memset(w, 0, stride);
     if (ctl & 4) {
         fz_bytes(f, w, stride);
+    } else if (!rq && (ctl & 0x40)) {
+        key_wqe(w, opcode, flags, nsge, iova + off, len, key, rkey, rslot,
+                roff);
+        qrnic_st64(w, 0x6600u + slot);
     } else if (!rq && (ctl & 8)) {
         static const uint32_t qkeys[4] = { QRNIC_UD_QKEY_USE_QP, 0,
                                            0x80010000u, 0 };
@@ -1700,6 +1799,40 @@ static void o_wqe(struct fzw *w, uint8_t ctl, uint8_t page, uint8_t slot,
            mr);
 }
 
+/* Key WQEs (key_wqe()): BIND_MW, REG_MR, LOCAL_INV, SEND_WITH_INV. */
+#define K_BIND          0
+#define K_REG           1
+#define K_INV           2
+#define K_SEND_INV      3
+#define K_RING          0x42            /* ctl: a key WQE, rung */
+
+/*
+ * A key WQE in SQ page 0 slot slot of QP 0: key the lkey handle (BIND:
+ * the region; SEND_WITH_INV: the SGE's), rmr the rkey handle (the window,
+ * the fast-registration region, the key to invalidate); nsge the rights
+ * (BIND, REG_MR); roff as key_wqe() says.
+ */
+static void o_kwqe(struct fzw *w, uint8_t slot, uint8_t op, uint8_t nsge,
+                   uint8_t mr, uint16_t off, uint16_t len, uint16_t roff,
+                   uint8_t rmr)
+{
+    o_wqe2(w, K_RING, 0, slot, 0, op, 1, nsge, mr, off, len, roff, rmr);
+}
+
+static void c_alloc_mw(struct fzw *w, uint8_t pd, uint8_t tsel)
+{
+    cmd(w, QRNIC_CMD_ALLOC_MW, 0);
+    hd(w, pd);
+    fzw_u8(w, tsel);
+}
+
+static void c_alloc_mr(struct fzw *w, uint8_t pd, uint16_t max_pages)
+{
+    cmd(w, QRNIC_CMD_ALLOC_MR, 0);
+    hd(w, pd);
+    fzw_u16(w, max_pages);
+}
+
 /* The usual objects: async EQ 0, completion EQ 1, GID 0, PD 0, CQ 0, MR 0. */
 static void objects(struct fzw *w)
 {
@@ -1846,6 +1979,176 @@ static void c_resize(struct fzw *w, uint8_t cq, uint8_t log, uint8_t levels,
     fzw_u8(w, rsvd);
     fzw_u8(w, rsel);
     fzw_u16(w, v);
+}
+
+/* QP 0 (connected to itself) through RESET to RTS again. */
+static void self_qp_again(struct fzw *w)
+{
+    struct attr a;
+
+    memset(&a, 0, sizeof(a));
+    a.state = QRNIC_QPS_RESET;
+    c_modify(w, 0, 3, a);
+    connect(w, 0, 0, 3, 3, 0, 0);
+}
+
+/* Memory windows and fast registration (key WQEs: key_wqe()). */
+static void keys_seeds(fz_emit_fn emit)
+{
+    static struct fzw w;
+    int i;
+
+    /* The commands: ALLOC_MW of each type (two refused) and of no PD,
+     * ALLOC_MR of 512, 513, 0 pages and in a user PD, DEALLOC_PD while
+     * they use it, DEALLOC_MW and DEREG_MR of each other's keys, by
+     * index, twice; QUERY_RES and QUERY_DEVICE. */
+    w.n = 0;
+    fzw_u8(&w, 0);
+    objects(&w);                                    /* MR handle 0 */
+    c_alloc_mw(&w, 0, 0);                           /* 1: type 1 */
+    c_alloc_mw(&w, 0, 1);                           /* 2: type 2 */
+    c_alloc_mw(&w, 0, 2);
+    c_alloc_mw(&w, 0, 3);
+    c_alloc_mw(&w, 0, FZ_RAW | 2);
+    cmd(&w, QRNIC_CMD_ALLOC_MW, 0);
+    hd_raw(&w, 0x3ff);
+    fzw_u8(&w, 0);
+    c_alloc_mr(&w, 0, 512);                         /* 3 */
+    c_alloc_mr(&w, 0, 513);
+    c_alloc_mr(&w, 0, 0);
+    c_alloc_mr(&w, 0, 0xffff);
+    cmd(&w, QRNIC_CMD_ALLOC_UCTX, 0);
+    c_pd(&w, 0);                                    /* PD 1: the user's */
+    c_alloc_mr(&w, 1, 4);
+    c_alloc_mw(&w, 1, 1);                           /* 4: type 2, user PD */
+    c_query(&w, QRNIC_CMD_QUERY_RES, GA_PAGE(30));
+    c_query(&w, QRNIC_CMD_QUERY_DEVICE, GA_PAGE(30));
+    c_handle(&w, QRNIC_CMD_DEALLOC_PD, 0);
+    c_handle(&w, QRNIC_CMD_DEALLOC_PD, 1);
+    c_handle(&w, QRNIC_CMD_DEALLOC_MW, 0);          /* a REG_MR key */
+    c_handle(&w, QRNIC_CMD_DEREG_MR, 1);            /* a window's */
+    c_handle(&w, QRNIC_CMD_DEALLOC_MW, 1);
+    c_handle(&w, QRNIC_CMD_DEALLOC_MW, 1);
+    c_handle(&w, QRNIC_CMD_DEREG_MR, 3);
+    c_handle(&w, QRNIC_CMD_DEREG_MR, 3);
+    c_handle(&w, QRNIC_CMD_DEALLOC_MW, 4);
+    c_handle(&w, QRNIC_CMD_DEALLOC_PD, 1);
+    c_query(&w, QRNIC_CMD_QUERY_RES, GA_PAGE(30));
+    emit("keys-commands", &w);
+
+    /* Windows on QP 0 connected to itself (and over a cable): type 1 and
+     * type 2 bound to a region with MW_BIND, WRITE, READ and an atomic
+     * through them, SEND_WITH_INV of the type 2 one, a WRITE after it
+     * (REM_ACCESS_ERR); binds out of the region, of a bound type 2 window,
+     * without the region's local write, LOCAL_INV of a type 1 window;
+     * DEREG_MR under a bound window, DEALLOC_MW, DESTROY_QP with a type 2
+     * window bound. */
+    for (i = 0; i < 2; i++) {
+        w.n = 0;
+        fzw_u8(&w, i ? F_LOOP : 0);
+        objects(&w);                                /* MR 0 */
+        c_mr(&w, 2, 0, 16, 12, QRNIC_PBL_LEVEL1, 0, 0x1f);    /* MR 1 */
+        c_mr(&w, 3, 0, 1, 12, QRNIC_PBL_LEVEL1, 0,
+             QRNIC_ACCESS_MW_BIND | QRNIC_ACCESS_REMOTE_READ);  /* MR 2 */
+        self_qp(&w, 0, 3, 3);
+        c_alloc_mw(&w, 0, 0);                       /* MR handle 3: type 1 */
+        c_alloc_mw(&w, 0, 1);                       /* 4: type 2 */
+        o_kwqe(&w, 0, K_BIND, 0x06, 1, 0, 8192, 0, 3);
+        o_kwqe(&w, 1, K_BIND, 0x0e, 1, 8192, 4096, 0, 4);
+        o_wqe2(&w, 2, 0, 2, 0, QRNIC_WR_RDMA_WRITE, 1, 1, 0, 0, 4000, 100,
+               3);
+        o_wqe2(&w, 2, 0, 3, 0, QRNIC_WR_RDMA_READ, 1, 1, 0, 30000, 2000, 0,
+               4);
+        o_wqe2(&w, 2, 0, 4, 0, QRNIC_WR_ATOMIC_FETCH_AND_ADD, 1, 1, 0, 64,
+               8, 8, 4);
+        BH(&w);
+        o_wqe(&w, 3, 1, 0, 0, 0, 0, 1, 0, 8000, 4000, 0);
+        o_kwqe(&w, 5, K_SEND_INV, 1, 0, 0, 100, 0, 4);
+        BH(&w);
+        o_wqe2(&w, 2, 0, 6, 0, QRNIC_WR_RDMA_WRITE, 1, 1, 0, 0, 64, 0, 4);
+        BH(&w);
+        TIMER(&w, 60);
+        BH(&w);
+        self_qp_again(&w);
+        o_kwqe(&w, 0, K_BIND, 0x06, 1, 65000, 4096, 0, 3);   /* past it */
+        BH(&w);
+        self_qp_again(&w);
+        o_kwqe(&w, 0, K_BIND, 0x06, 1, 0, 64, 0, 4);         /* type 2 */
+        o_kwqe(&w, 1, K_BIND, 0x06, 1, 0, 64, 0, 4);         /* bound */
+        BH(&w);
+        self_qp_again(&w);
+        o_kwqe(&w, 0, K_BIND, 0x02, 2, 0, 64, 0, 3);  /* no local write */
+        BH(&w);
+        self_qp_again(&w);
+        o_kwqe(&w, 0, K_BIND, 0x04, 2, 0, 64, 0x8000, 3);
+        o_kwqe(&w, 1, K_INV, 0, 0, 0, 0, 0, 3);       /* type 1: refused */
+        BH(&w);
+        c_handle(&w, QRNIC_CMD_DEREG_MR, 1);
+        c_handle(&w, QRNIC_CMD_DEALLOC_MW, 3);
+        self_qp_again(&w);
+        o_kwqe(&w, 0, K_INV, 0, 0, 0, 0, 0, 4);       /* type 2: unbinds */
+        o_kwqe(&w, 1, K_BIND, 0x06, 1, 100, 200, 0, 4);
+        o_kwqe(&w, 2, K_BIND, 0x06, 1, 0, 0, 0, 3);     /* type 1: unbinds */
+        o_wqe2(&w, 2, 0, 3, 0, QRNIC_WR_RDMA_WRITE, 1, 1, 0, 0, 200, 0, 4);
+        o_kwqe(&w, 4, K_BIND, 0x06, 1, 0, 64, 0, 1);    /* not a window */
+        BH(&w);
+        c_handle(&w, QRNIC_CMD_DEREG_MR, 1);
+        c_handle(&w, QRNIC_CMD_DESTROY_QP, 0);
+        c_handle(&w, QRNIC_CMD_DEREG_MR, 1);
+        c_handle(&w, QRNIC_CMD_DEALLOC_MW, 4);
+        c_query(&w, QRNIC_CMD_QUERY_RES, GA_PAGE(30));
+        emit(i ? "keys-windows-cable" : "keys-windows", &w);
+    }
+
+    /* Fast registration on QP 0 connected to itself: REG_MR of 3 pages
+     * at an iova inside a page, WRITE and READ through it, a SEND from
+     * it, LOCAL_INV, registered again with a new key byte, REG_MR of a
+     * valid region; a page list nowhere, a page too many, too many pages
+     * for the region; SEND_WITH_INV of it and of a REG_MR key (the
+     * receiver goes to ERR); DEREG_MR by index. */
+    w.n = 0;
+    fzw_u8(&w, 0);
+    objects(&w);                                    /* MR 0 */
+    self_qp(&w, 0, 3, 3);
+    c_alloc_mr(&w, 0, 4);                           /* MR handle 1 */
+    c_alloc_mr(&w, 0, 1);                           /* 2 */
+    o_kwqe(&w, 0, K_REG, 0x0f, 0, 0, 9000, 0x123, 1);
+    o_wqe2(&w, 2, 0, 1, 0, QRNIC_WR_RDMA_WRITE, 1, 1, 0, 0, 5000, 100, 1);
+    o_wqe2(&w, 2, 0, 2, 0, QRNIC_WR_RDMA_READ, 1, 1, 0, 20000, 3000, 0, 1);
+    o_wqe(&w, 3, 1, 0, 0, 0, 0, 1, 0, 8000, 4000, 0);
+    o_wqe2(&w, 2, 0, 3, 0, QRNIC_WR_SEND, 1, 1, 1, 0, 2000, 0, 1);
+    BH(&w);
+    o_kwqe(&w, 4, K_INV, 0, 0, 0, 0, 0, 1);
+    o_kwqe(&w, 5, K_REG, 0x07, 0, 0, 100, 0x8010, 1);
+    o_kwqe(&w, 6, K_REG, 0x07, 0, 0, 100, 0x10, 1);  /* valid: refused */
+    BH(&w);
+    self_qp_again(&w);
+    o_kwqe(&w, 0, K_REG, 0x0f, 0, 0, 100, 0x2000, 2);  /* list nowhere */
+    BH(&w);
+    self_qp_again(&w);
+    o_kwqe(&w, 0, K_REG, 0x0f, 0, 0, 100, 0x4000, 2);  /* page too many */
+    BH(&w);
+    self_qp_again(&w);
+    o_kwqe(&w, 0, K_REG, 0x0f, 0, 0, 6000, 0, 2);      /* 2 of 1 */
+    BH(&w);
+    self_qp_again(&w);
+    o_kwqe(&w, 0, K_REG, 0x0f, 0, 0, 4000, 0x40, 2);
+    o_wqe(&w, 3, 1, 0, 0, 0, 0, 1, 0, 8000, 4000, 0);
+    o_kwqe(&w, 1, K_SEND_INV, 1, 0, 0, 64, 0, 2);
+    o_wqe2(&w, 2, 0, 2, 0, QRNIC_WR_RDMA_WRITE, 1, 1, 0, 0, 64, 0, 2);
+    BH(&w);
+    TIMER(&w, 60);
+    BH(&w);
+    self_qp_again(&w);
+    o_wqe(&w, 3, 1, 0, 0, 0, 0, 1, 0, 8000, 4000, 0);
+    o_kwqe(&w, 0, K_SEND_INV, 1, 0, 0, 64, 0, 0);    /* a REG_MR key */
+    BH(&w);
+    TIMER(&w, 60);
+    BH(&w);
+    c_handle(&w, QRNIC_CMD_DEREG_MR, 1);
+    c_handle(&w, QRNIC_CMD_DEREG_MR, 2);
+    c_query(&w, QRNIC_CMD_QUERY_RES, GA_PAGE(30));
+    emit("keys-fastreg", &w);
 }
 
 void fuzz_make_seeds(fz_emit_fn emit)
@@ -3281,4 +3584,5 @@ void fuzz_make_seeds(fz_emit_fn emit)
         BH(&w);
         emit("bad-mr-flush-aw", &w);
     }
+    keys_seeds(emit);
 }

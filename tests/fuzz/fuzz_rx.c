@@ -56,6 +56,14 @@
  * attaching past 16 QPs gets NO_RESOURCES.  W's receives complete in
  * order, the successful ones no more often than datagrams that could
  * reach it were sent.
+ * Memory windows and fast registration: node 1 also has QP K (RC, its
+ * own CQ, connected to a QP of node 0 of its own), MR C (MW_BIND), a type
+ * 1 and a type 2 window bound through QP K to halves of MR C and a
+ * fast-registration region QP K registered over three pages.  Frames go
+ * to QP K (a selector bit the seeds before them never set), keys may name
+ * those four (another selector bit), and SEND_LAST_WITH_INVALIDATE and
+ * SEND_ONLY_WITH_INVALIDATE (an RC opcode selector of 22 or 23) carry the
+ * key in an IETH; receive WQEs go to QP K too.
  *
  * RDMA FLUSH and ATOMIC WRITE: the frame template's opcode selector
  * takes them too (21, 22: values the seeds before them never used), the
@@ -137,6 +145,7 @@ enum {
 
 /* op_frame's QP selector: qsel % 4 == Q_NEW, then (qsel >> 2) % 4 */
 #define Q_NEW           1
+#define Q_K_BIT         0x40    /* with Q_NEW: QP K */
 enum { QN_C, QN_E, QN_F, QN_A };
 
 #define FZ_UD_SRQ_QKEY  0x5566aa77u     /* QP V's */
@@ -188,6 +197,13 @@ static struct {
     struct hcq *cqc;
     struct hqp *crowd[QRNIC_MAX_MCAST_QPS];
     uint8_t crowd_att[MC_NGID]; /* crowd[0..n - 1] attached to mc_gids[g] */
+    /* Keys: QP K and its peer, MR C, two windows, a region (setup_keys). */
+    struct hcq *cqk;
+    struct hqp *qpk, *qp0k;
+    struct hmr *mrc;
+    uint32_t kkey[3];           /* window 1, window 2, the region */
+    uint64_t kiova[3];
+    uint64_t klen[3];
 } fx;
 
 static void connect_b(bool rd)
@@ -306,6 +322,98 @@ static void setup_mcast(void)
     fx.w_recv_next = 0;
 }
 
+#define KFR_PAGES       4
+#define KFR_IOVA        0x7d0000000123ull
+#define KFR_LEN         (3 * 4096u - 0x123 - 100)
+#define MRC_BYTES       (16u << 10)
+
+/* The key with the next key byte (the same index). */
+static uint32_t key_byte_next(uint32_t key)
+{
+    return (key & ~0xffu) | ((key + 1) & 0xffu);
+}
+
+/* A WQE moving no data, raw, on QP K; its completion must succeed. */
+static void k_local(const struct qrnic_sq_wqe *w)
+{
+    struct hqp *qp = fx.qpk;
+    uint8_t *slot = nodes[1].d.qmem + qp->sq_off +
+                    ((uint32_t)(qp->sq_pi & ((1u << qp->log_sq) - 1)) <<
+                     qp->log_ss);
+    struct hwc wc;
+
+    memset(slot, 0, 1u << qp->log_ss);
+    memcpy(slot, w, sizeof(*w));
+    qp->sq_pi++;
+    qp_ring_sq(qp);
+    qf_run_bh(&nodes[1].d);
+    if (!cq_poll(fx.cqk, &wc) || wc.status != QRNIC_WC_SUCCESS) {
+        fz_fail("fixture: QP K's %u WQE", w->opcode);
+    }
+}
+
+/* After the multicast fixture, for the same reason: QP K and its keys. */
+static void setup_keys(void)
+{
+    struct node *n0 = &nodes[0], *n1 = &nodes[1];
+    struct qrnic_sq_wqe w;
+    struct qrnic_cmd c;
+    uint64_t pages, list;
+    uint32_t i;
+    uint8_t st[3];
+
+    fx.cqk = node_create_cq(n1, 8);
+    fx.qpk = fx.cqk ? node_create_qp(n1, fx.cqk, fx.cqk, 4, 7, 4, 6) : NULL;
+    fx.qp0k = node_create_qp(n0, fx.cq0x, fx.cq0x, 4, 7, 4, 6);
+    fx.mrc = node_mr(n1, MRC_BYTES, ALL_ACCESS | QRNIC_ACCESS_MW_BIND);
+    for (i = 0; i < 2; i++) {
+        c = harness_cmd(QRNIC_CMD_ALLOC_MW);
+        c.alloc_mw.pdn = n1->pd;
+        c.alloc_mw.type = i ? QRNIC_MW_TYPE_2 : QRNIC_MW_TYPE_1;
+        st[i] = node_cmd(n1, &c, &fx.kkey[i]);
+    }
+    c = harness_cmd(QRNIC_CMD_ALLOC_MR);
+    c.alloc_mr.pdn = n1->pd;
+    c.alloc_mr.max_pages = KFR_PAGES;
+    st[2] = node_cmd(n1, &c, &fx.kkey[2]);
+    if (!fx.qpk || !fx.qp0k || fx.mrc->status || st[0] || st[1] || st[2] ||
+        !qp_connect(fx.qpk, fx.qp0k, fx.path_mtu, 8, fx.retry & 7,
+                    (fx.retry >> 3) & 7, 1) ||
+        !qp_connect(fx.qp0k, fx.qpk, fx.path_mtu, 8, 7, 6, 1)) {
+        fz_fail("fixture: QP K, MR C, windows, region");
+    }
+    for (i = 0; i < 2; i++) {
+        memset(&w, 0, sizeof(w));
+        w.opcode = QRNIC_WR_BIND_MW;
+        w.flags = QRNIC_WQE_F_SIGNALED;
+        w.bind_mw.mw_key = fx.kkey[i];
+        w.bind_mw.new_key = fx.kkey[i] = key_byte_next(fx.kkey[i]);
+        w.bind_mw.addr = fx.kiova[i] = fx.mrc->iova + i * (MRC_BYTES / 2);
+        w.bind_mw.length = fx.klen[i] = MRC_BYTES / 2;
+        w.bind_mw.mr_key = fx.mrc->key;
+        w.bind_mw.access = QRNIC_ACCESS_REMOTE_WRITE |
+                           QRNIC_ACCESS_REMOTE_READ |
+                           QRNIC_ACCESS_REMOTE_ATOMIC;
+        k_local(&w);
+    }
+    pages = node_alloc(n1, KFR_PAGES * 4096ull, 4096);
+    list = node_alloc(n1, KFR_PAGES * 8ull, 8);
+    for (i = 0; i < 3; i++) {
+        qrnic_st64(node_ptr(n1, list + i * 8ull), pages + (2 - i) * 4096ull);
+    }
+    memset(&w, 0, sizeof(w));
+    w.opcode = QRNIC_WR_REG_MR;
+    w.flags = QRNIC_WQE_F_SIGNALED;
+    w.reg_mr.key = fx.kkey[2] = key_byte_next(fx.kkey[2]);
+    w.reg_mr.access = ALL_ACCESS;
+    w.reg_mr.iova = fx.kiova[2] = KFR_IOVA;
+    w.reg_mr.length = fx.klen[2] = KFR_LEN;
+    w.reg_mr.pbl_addr = list;
+    w.reg_mr.npages = 3;
+    w.reg_mr.page_shift = 12;
+    k_local(&w);
+}
+
 static void mc_gid(int g, uint8_t *gid)
 {
     if (g == 4) {
@@ -349,6 +457,7 @@ static void setup(struct fz *f)
     setup_ud();
     setup_srq_uc();
     setup_mcast();
+    setup_keys();
     wire.cut = !(flags & F_PEER_LIVE);
     harness_hub(flags & F_HUB);
 }
@@ -365,9 +474,25 @@ static uint32_t psn_base(struct hqp *qp, bool request)
     return !q ? 0 : request ? q->epsn : q->next_psn;
 }
 
-static struct hmr *key_mr(uint8_t ksel)
+/* ksel % 4 == 3 with bit 5: window 1, window 2, the region, MR C. */
+#define K_KEYS          0x20
+
+/* The range of the object a key selector names. */
+static void key_range(uint8_t ksel, uint64_t *iova, uint64_t *len)
 {
-    return ksel < FZ_RAW && ksel % 4 == 1 ? fx.mrb : fx.mra;
+    const struct hmr *mr = ksel < FZ_RAW && ksel % 4 == 1 ? fx.mrb : fx.mra;
+    int k = (ksel >> 2) & 3;
+
+    if (ksel < FZ_RAW && ksel % 4 == 3 && (ksel & K_KEYS)) {
+        mr = k == 3 ? fx.mrc : NULL;
+        if (!mr) {
+            *iova = fx.kiova[k];
+            *len = fx.klen[k];
+            return;
+        }
+    }
+    *iova = mr->iova;
+    *len = mr->len;
 }
 
 static uint32_t key_of(uint8_t ksel, uint32_t raw)
@@ -383,6 +508,10 @@ static uint32_t key_of(uint8_t ksel, uint32_t raw)
     case 2:
         return fx.mra->key ^ 1;     /* a stale tag */
     default:
+        if (ksel & K_KEYS) {
+            return (ksel >> 2) % 4 == 3 ? fx.mrc->key :
+                   fx.kkey[(ksel >> 2) % 4];
+        }
         return raw;
     }
 }
@@ -411,9 +540,9 @@ static uint32_t pay_len(uint8_t psel, uint32_t opf)
 /* Mutation byte: the FETH's reserved bits 31..8 from the MSN field. */
 #define FR_FETH_RSVD    0x08
 
-/* op_frame's opcode selector: 0..20 that RC opcode, then these two. */
-#define FOP_FLUSH       21
-#define FOP_ATOMIC_WRITE 22
+/* op_frame's opcode selector: 0..23 that RC opcode, then these two. */
+#define FOP_FLUSH       24
+#define FOP_ATOMIC_WRITE 25
 
 /* op_frame's destination: QP A, QP B, any QPN (NULL) or a newer one. */
 static struct hqp *frame_qp(uint8_t qsel)
@@ -423,6 +552,9 @@ static struct hqp *frame_qp(uint8_t qsel)
 
     if (qsel >= FZ_RAW || qsel % 4 == 3) {
         return NULL;
+    }
+    if (qsel % 4 == Q_NEW && (qsel & Q_K_BIT)) {
+        return fx.qpk;
     }
     if (qsel % 4 == Q_NEW) {
         return *newer[(qsel >> 2) % 4];
@@ -444,11 +576,11 @@ static void op_frame(struct fz *f)
     uint8_t lsel = fz_u8(f), syn = fz_u8(f);
     uint16_t msn = fz_u16(f);
     uint8_t psel = fz_u8(f), pfill = fz_u8(f), mut = fz_u8(f);
-    uint8_t opcode = opsel < FZ_RAW ? opsel % 23 : rawop;
+    uint8_t opcode = opsel < FZ_RAW ? opsel % 26 : rawop;
     struct hqp *qp = frame_qp(qsel);
     bool uc = qp && (qp == fx.qpe || qp == fx.qpf);
     uint32_t opf;
-    struct hmr *mr = key_mr(ksel);
+    uint64_t kiova, klen;
     struct fz_l3 l3 = { fl & FL_IPV6, fl & FL_VLAN, nodes[0].gid,
                         nodes[1].gid };
     uint32_t psn, paylen, i, dma_len, pad;
@@ -470,15 +602,16 @@ static void op_frame(struct fz *f)
     psn = qp ? psn_base(qp, !(opf & QRNIC_OPF_VALID) ||
                             (opf & QRNIC_OPF_REQ)) : 0;
     psn = (psn + (uint32_t)(int32_t)dpsn) & 0xffffff;
+    key_range(ksel, &kiova, &klen);
     switch (vsel >> 6) {
     case 0:
-        va = mr->iova + off;
+        va = kiova + off;
         break;
     case 1:
-        va = mr->iova + mr->len - off;
+        va = kiova + klen - off;
         break;
     case 2:
-        va = mr->iova - off;
+        va = kiova - off;
         break;
     default:
         va = (uint64_t)rawkey << 16 ^ off;
@@ -515,6 +648,9 @@ static void op_frame(struct fz *f)
     }
     if (opf & QRNIC_OPF_IMM) {
         pos += qrnic_put_imm(fr + pos, 0x12345678);
+    }
+    if (opf & QRNIC_OPF_IETH) {
+        pos += qrnic_put_ieth(fr + pos, key_of(ksel, rawkey));
     }
     paylen = pay_len(psel, opf);
     if (paylen > QRNIC_ETH_MAX_FRAME - 8 - pos) {
@@ -785,8 +921,11 @@ static void post_recv(struct fz *f, struct hqp *qp)
         uint8_t ksel = fz_u8(f);
         uint16_t off = fz_u16(f);
 
+        uint64_t iova, len;
+
+        key_range(ksel, &iova, &len);
         s[i].lkey = key_of(ksel, (uint32_t)ksel << 8 | ksel);
-        s[i].addr = key_mr(ksel)->iova + off;
+        s[i].addr = iova + off;
         s[i].len = fz_u16(f);
     }
     n = nsge < FZ_RAW ? nsge % 4 : 0;
@@ -813,11 +952,15 @@ static void post_recv(struct fz *f, struct hqp *qp)
     }
 }
 
-/* QP A or B (qsel bit 0); bits 1-2: 1 or 3 the SRQ, 2 QP E. */
+/* QP A or B (qsel bit 0); bits 1-2: 1 or 3 the SRQ, 2 QP E; bit 4 QP K. */
 static void op_recv(struct fz *f)
 {
     uint8_t qsel = fz_u8(f);
 
+    if (qsel < FZ_RAW && (qsel & 0x10)) {
+        post_recv(f, fx.qpk);
+        return;
+    }
     switch ((qsel >> 1) % 4) {
     case 1:
     case 3:
@@ -1314,7 +1457,7 @@ static void check_w_wc(const struct hwc *wc)
 
 static void drain_cqs(void)
 {
-    struct hcq *cqs[] = { fx.cq0, fx.cqa, fx.cqb, fx.cq0x };
+    struct hcq *cqs[] = { fx.cq0, fx.cqa, fx.cqb, fx.cq0x, fx.cqk };
     struct hwc wc;
     unsigned int i;
 
@@ -1613,6 +1756,97 @@ enum { MC_U, MC_V, MC_W, MC_GSI, MC_QPA, MC_QPC, MC_NONE };
                                      (g) == 5 ? 4 : (g))
 
 /* Seeds assume path MTU 1024 (mtu byte 2) unless they say otherwise. */
+#define Q_K             (Q_NEW | Q_K_BIT)
+#define R_K             0x10                /* op_recv: QP K */
+#define KK(k)           (3 | K_KEYS | (k) << 2)  /* window 1, 2, region, C */
+
+/* Windows, fast registration, SEND_WITH_INV frames to QP K (and A, E). */
+static void keys_seeds(fz_emit_fn emit)
+{
+    static struct fzw w;
+
+    /* Through the windows at QP K: WRITE, READ and an atomic, a WRITE
+     * crossing window 1's end is NAKed... after SEND_WITH_INV of window 2
+     * (F_INV) and a WRITE through it (REM_ACCESS, QP K in ERR). */
+    w_head(&w, 2, 0, 0x3f);
+    w_frame(&w, F(.op = QRNIC_OP_WRITE_ONLY, .q = Q_K, .fl = FL_ACKREQ,
+                  .k = KK(0), .off = 100, .len = 60, .pay = PAY_N(60)));
+    w_frame(&w, F(.op = QRNIC_OP_READ_REQ, .q = Q_K, .k = KK(1), .off = 8,
+                  .len = 3000));
+    w_frame(&w, F(.op = QRNIC_OP_CMP_SWAP, .q = Q_K, .k = KK(0), .off = 16));
+    w_frame(&w, F(.op = QRNIC_OP_FETCH_ADD, .q = Q_K, .k = KK(1), .off = 8));
+    w_frame(&w, F(.op = QRNIC_OP_WRITE_ONLY, .q = Q_K, .fl = FL_ACKREQ,
+                  .k = KK(3), .off = 100, .len = 60, .pay = PAY_N(60)));
+    BH(&w);
+    w_recv(&w, R_K, 1, 0, 0, 4096);
+    w_frame(&w, F(.op = QRNIC_OP_SEND_ONLY_INV, .q = Q_K, .fl = FL_ACKREQ,
+                  .k = KK(1), .pay = PAY_N(40)));
+    w_frame(&w, F(.op = QRNIC_OP_WRITE_ONLY, .q = Q_K, .fl = FL_ACKREQ,
+                  .k = KK(1), .off = 0, .len = 8, .pay = PAY_N(8)));
+    RUN(&w, 31, 255);
+    /* Type 2 window 1 is QP K's: at QP A it is refused; window 1 (type 1)
+     * serves QP A; a WRITE crossing its end. */
+    w_frame(&w, F(.op = QRNIC_OP_WRITE_ONLY, .fl = FL_ACKREQ, .k = KK(0),
+                  .off = 200, .len = 16, .pay = PAY_N(16)));
+    w_frame(&w, F(.op = QRNIC_OP_WRITE_ONLY, .fl = FL_ACKREQ, .k = KK(0),
+                  .v = 0x40, .off = 4, .len = 8, .pay = PAY_N(8)));
+    RUN(&w, 31, 255);
+    emit("keys-windows", &w);
+
+    /* The region QP K registered: a three-packet WRITE across its pages, a
+     * READ of it, a two-packet SEND_WITH_INV of it (SEND_FIRST, then
+     * SEND_LAST_WITH_INVALIDATE), a WRITE after it (REM_ACCESS). */
+    w_head(&w, 2, 0, 0x3f);
+    w_frame(&w, F(.op = QRNIC_OP_WRITE_FIRST, .q = Q_K, .k = KK(2),
+                  .off = 0, .len = 2 * 1024 + 480, .pay = PAY_MTU));
+    w_frame(&w, F(.op = QRNIC_OP_WRITE_MIDDLE, .q = Q_K, .pay = PAY_MTU));
+    w_frame(&w, F(.op = QRNIC_OP_WRITE_LAST, .q = Q_K, .fl = FL_ACKREQ,
+                  .pay = PAY_BIG(3)));
+    w_frame(&w, F(.op = QRNIC_OP_READ_REQ, .q = Q_K, .k = KK(2), .off = 4000,
+                  .len = 4096));
+    BH(&w);
+    w_recv(&w, R_K, 1, 0, 0, 4096);
+    w_frame(&w, F(.op = QRNIC_OP_SEND_FIRST, .q = Q_K, .pay = PAY_MTU));
+    w_frame(&w, F(.op = QRNIC_OP_SEND_LAST_INV, .q = Q_K, .fl = FL_ACKREQ,
+                  .k = KK(2), .pay = PAY_N(20)));
+    w_frame(&w, F(.op = QRNIC_OP_WRITE_ONLY, .q = Q_K, .fl = FL_ACKREQ,
+                  .k = KK(2), .off = 0, .len = 8, .pay = PAY_N(8)));
+    RUN(&w, 31, 255);
+    emit("keys-fastreg", &w);
+
+    /* IETH keys that cannot be invalidated: MR C's (a REG_MR region),
+     * window 2 at QP A (bound by QP K), a stale key; the receive completes
+     * REM_INV_REQ_ERR, the message is acknowledged, the QP goes to ERR.
+     * SEND_ONLY_WITH_INVALIDATE to UC QP E (dropped), one cut short
+     * (dropped), a SEND_LAST_WITH_INVALIDATE out of a message (NAK); in a
+     * seed of its own, MR A's key with a stale byte. */
+    w_head(&w, 2, 0, 0x3f);
+    w_recv(&w, R_K, 1, 0, 0, 4096);
+    w_recv(&w, 0, 1, 0, 0, 4096);
+    w_recv(&w, R_E, 1, 0, 0, 4096);
+    w_frame(&w, F(.op = QRNIC_OP_SEND_ONLY_INV, .q = Q_E, .k = KK(1),
+                  .pay = PAY_N(8)));
+    w_frame(&w, F(.op = QRNIC_OP_SEND_ONLY_INV, .q = Q_K, .k = KK(1),
+                  .pay = PAY_N(0), .mut = 0x80));
+    BH(&w);
+    w_frame(&w, F(.op = QRNIC_OP_SEND_ONLY_INV, .q = Q_K, .fl = FL_ACKREQ,
+                  .k = KK(3), .pay = PAY_N(8)));
+    w_frame(&w, F(.op = QRNIC_OP_SEND_ONLY_INV, .fl = FL_ACKREQ, .k = KK(1),
+                  .pay = PAY_N(8)));
+    RUN(&w, 31, 255);
+    w_frame(&w, F(.op = QRNIC_OP_SEND_LAST_INV, .q = Q_C, .k = KK(1),
+                  .pay = PAY_N(8)));
+    RUN(&w, 31, 255);
+    emit("keys-ieth-refused", &w);
+
+    w_head(&w, 2, 0, 0x3f);
+    w_recv(&w, R_K, 1, 0, 0, 4096);
+    w_frame(&w, F(.op = QRNIC_OP_SEND_ONLY_INV, .q = Q_K, .fl = FL_ACKREQ,
+                  .k = 2, .pay = PAY_N(8)));
+    RUN(&w, 31, 255);
+    emit("keys-ieth-stale", &w);
+}
+
 void fuzz_make_seeds(fz_emit_fn emit)
 {
     static struct fzw w;
@@ -2706,4 +2940,5 @@ void fuzz_make_seeds(fz_emit_fn emit)
     w_frame(&w, F(.op = QRNIC_OP_ACK, .dpsn = -1, .syn = 0x62));
     TIME(&w, 40);
     emit("completer-flush-aw-naks", &w);
+    keys_seeds(emit);
 }

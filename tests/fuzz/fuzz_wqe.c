@@ -76,6 +76,17 @@
  * a rights change may take it away.  On a UC QP neither (nor READ or an
  * atomic) may ever succeed.
  *
+ * Memory windows and fast registration: each node also has MR C
+ * (MW_BIND), a type 1 and a type 2 window and a fast-registration region
+ * with pages for it.  OP_KEYS posts BIND_MW (ranges in and out of MR C or
+ * MR A, any rights and key byte), REG_MR (a page too many, the list
+ * nowhere, more pages than the region has), LOCAL_INV and SEND_WITH_INV of
+ * any of the four, and RDMA WRITE or READ through the peer's, on any
+ * connected QP (UC: SEND_WITH_INV refused); it deallocates and allocates
+ * windows again (bound or not), deregisters and allocates the region,
+ * tries to deregister MR C, and checks refused ALLOC_MW and ALLOC_MR
+ * arguments.  The checks above hold for the completions of these WQEs.
+ *
  * Input: mtu, flags (1: hub, 2: hostile guest), retry (retry_cnt |
  * rnr_retry << 3, rnr_retry kept below 7: "forever" never ends), timeout,
  * then operations (OP_*).
@@ -121,6 +132,7 @@ enum {
     OP_SRQCTL,
     OP_MCAST,
     OP_RESIZE,
+    OP_KEYS,
     OP_COUNT
 };
 
@@ -176,6 +188,12 @@ struct side {
     struct hsrq *srq;
     struct xq x[NX];
     struct fz_srq sk;
+    /* Memory windows and fast registration (OP_KEYS). */
+    struct hmr *mrc;            /* MW_BIND and every right */
+    uint32_t key_idx[3];        /* the type 1, type 2 window, ALLOC_MR */
+    uint64_t fr_pages;          /* KEY_FR_PAGES pages for REG_MR */
+    uint64_t fr_list;           /* their page list */
+    uint64_t fr_iova;           /* the last REG_MR's iova */
 };
 
 /*
@@ -284,6 +302,65 @@ static void setup_x(uint8_t path_mtu, uint8_t timeout, uint8_t retry,
     }
 }
 
+#define KEY_FR_PAGES    8
+#define KEY_MRC_BYTES   (16u << 10)
+enum { K_MW1, K_MW2, K_FR, K_MRC };
+
+/* The key an object of the node has now (the engine's: binds change it). */
+static uint32_t cur_key(int node, int k)
+{
+    const struct qrnic_mr *m;
+
+    if (k == K_MRC) {
+        return fx.s[node].mrc->key;
+    }
+    m = qrnic_key_slot(&nodes[node].d.e, fx.s[node].key_idx[k] << 8);
+    return m ? m->key : fx.s[node].key_idx[k] << 8;
+}
+
+/*
+ * After every other fixture, for the same reason: MR C (MW_BIND), a type
+ * 1 and a type 2 window, a fast-registration region and pages for it.
+ */
+static void setup_keys(void)
+{
+    int i, k;
+
+    for (i = 0; i < 2; i++) {
+        struct side *s = &fx.s[i];
+        struct qrnic_cmd c;
+        uint32_t key[3];
+        uint8_t st[3];
+
+        s->mrc = node_mr(&nodes[i], KEY_MRC_BYTES, ALL_ACCESS |
+                         QRNIC_ACCESS_MW_BIND);
+        for (k = 0; k < 2; k++) {
+            c = harness_cmd(QRNIC_CMD_ALLOC_MW);
+            c.alloc_mw.pdn = nodes[i].pd;
+            c.alloc_mw.type = k ? QRNIC_MW_TYPE_2 : QRNIC_MW_TYPE_1;
+            st[k] = node_cmd(&nodes[i], &c, &key[k]);
+        }
+        c = harness_cmd(QRNIC_CMD_ALLOC_MR);
+        c.alloc_mr.pdn = nodes[i].pd;
+        c.alloc_mr.max_pages = KEY_FR_PAGES;
+        st[2] = node_cmd(&nodes[i], &c, &key[2]);
+        if (s->mrc->status || st[0] || st[1] || st[2]) {
+            fz_fail("fixture: MR C, windows, fast-registration region");
+        }
+        for (k = 0; k < 3; k++) {
+            s->key_idx[k] = QRNIC_KEY_INDEX(key[k]);
+        }
+        s->fr_pages = node_alloc(&nodes[i], KEY_FR_PAGES * 4096ull, 4096);
+        s->fr_list = node_alloc(&nodes[i], KEY_FR_PAGES * 8ull, 8);
+        for (k = 0; k < KEY_FR_PAGES; k++) {
+            /* Reversed: the device's translation shows. */
+            qrnic_st64(node_ptr(&nodes[i], s->fr_list + k * 8ull),
+                       s->fr_pages + (KEY_FR_PAGES - 1 - k) * 4096ull);
+        }
+        s->fr_iova = 0x7e0000000000ull;
+    }
+}
+
 static void setup(struct fz *f)
 {
     uint8_t mtu = fz_u8(f), flags = fz_u8(f), retry = fz_u8(f);
@@ -314,6 +391,7 @@ static void setup(struct fz *f)
     setup_ud();
     fx.path_mtu = path_mtu;
     setup_x(path_mtu, timeout, retry & 7, rnr);
+    setup_keys();
     harness_hub(flags & F_HUB);
     if (flags & F_HOSTILE) {
         nodes[0].d.hostile_rng = 0x1234567;
@@ -1400,6 +1478,189 @@ static void op_resize(struct fz *f)
     }
 }
 
+/* DEREG_MR and ALLOC_MR of the node's fast-registration region. */
+static void key_dereg_keep(int node, uint8_t max_pages)
+{
+    struct side *s = &fx.s[node];
+    struct qrnic_cmd c = harness_cmd(QRNIC_CMD_DEREG_MR);
+    uint32_t key;
+
+    c.dereg_mr.key = cur_key(node, K_FR);
+    node_cmd(&nodes[node], &c, NULL);
+    c = harness_cmd(QRNIC_CMD_ALLOC_MR);
+    c.alloc_mr.pdn = nodes[node].pd;
+    c.alloc_mr.max_pages = 1 + max_pages % KEY_FR_PAGES;
+    if (node_cmd(&nodes[node], &c, &key) == QRNIC_ST_OK) {
+        s->key_idx[K_FR] = QRNIC_KEY_INDEX(key);
+    }
+}
+
+/* Where an object of the peer (or ours) lies: MR C, a window's range. */
+static uint64_t key_addr(int node, int k)
+{
+    const struct qrnic_mr *m;
+
+    if (k == K_FR) {
+        return fx.s[node].fr_iova;
+    }
+    if (k == K_MRC) {
+        return fx.s[node].mrc->iova;
+    }
+    m = qrnic_key_slot(&nodes[node].d.e, fx.s[node].key_idx[k] << 8);
+    return m && m->valid ? m->iova : fx.s[node].mrc->iova;
+}
+
+/*
+ * Memory windows and fast registration: sel % 8 picks
+ *   0, 1  BIND_MW of the type 1 / type 2 window to [off, off + len) of
+ *         MR C (raw a: of MR A, no MW_BIND), rights a & 0x10e, key byte b
+ *   2     LOCAL_INV of the window 1, window 2, region, MR C (a % 4)
+ *   3     REG_MR of the region at 0x7e.. + off % 4096 for len bytes,
+ *         rights a & 0x0f (raw: a), b bit 0 a page too many, bit 1 the
+ *         list nowhere, bit 2 more pages than it has
+ *   4     SEND_WITH_INV of the peer's window 1, 2, region, MR C (a % 4)
+ *         from MR A, b bytes
+ *   5     RDMA WRITE (b bit 0: READ) through the peer's a % 4 at off
+ *   6     DEALLOC_MW and ALLOC_MW of window a % 2 (the same index may not
+ *         come back: keys follow the engine), DEREG_MR and ALLOC_MR of the
+ *         region (b: max pages), DEREG_MR of MR C (refused while bound)
+ *   7     ALLOC_MW of a refused type, ALLOC_MR of 0 or 513 pages, the
+ *         statuses checked
+ * ctl: bit 0 the node, bit 1 ring, bits 3-4 the connected QP (W_QP).
+ */
+static void op_keys(struct fz *f)
+{
+    uint8_t sel = fz_u8(f), ctl = fz_u8(f), a = fz_u8(f), b = fz_u8(f);
+    uint16_t off = fz_u16(f), len = fz_u16(f);
+    int node = ctl & W_NODE1, k = a % 4;
+    struct side *s = &fx.s[node];
+    struct hqp *qp = conn_qp(node, ctl);
+    uint8_t *slot = nodes[node].d.qmem + qp->sq_off +
+                    ((uint32_t)(qp->sq_pi & ((1u << LOG_SQ) - 1)) << LOG_SS);
+    struct qrnic_cmd c;
+    uint32_t key, np;
+    uint8_t st;
+
+    if (sel % 8 >= 6) {
+        switch (sel % 8 == 7 ? 3 + a % 3 : a % 3) {
+        case 0:                     /* a window: deallocated, allocated */
+            c = harness_cmd(QRNIC_CMD_DEALLOC_MW);
+            c.dealloc_mw.key = cur_key(node, a & 1);
+            node_cmd(&nodes[node], &c, NULL);
+            c = harness_cmd(QRNIC_CMD_ALLOC_MW);
+            c.alloc_mw.pdn = nodes[node].pd;
+            c.alloc_mw.type = a & 1 ? QRNIC_MW_TYPE_2 : QRNIC_MW_TYPE_1;
+            if (node_cmd(&nodes[node], &c, &key) == QRNIC_ST_OK) {
+                s->key_idx[a & 1] = QRNIC_KEY_INDEX(key);
+            }
+            return;
+        case 1:                     /* the region, again */
+            key_dereg_keep(node, b);
+            return;
+        case 2:
+            c = harness_cmd(QRNIC_CMD_DEREG_MR);
+            c.dereg_mr.key = s->mrc->key;
+            st = node_cmd(&nodes[node], &c, NULL);
+            if (st == QRNIC_ST_OK) {
+                s->mrc->key = 0;    /* gone for good */
+            }
+            return;
+        case 3:
+            c = harness_cmd(QRNIC_CMD_ALLOC_MW);
+            c.alloc_mw.pdn = nodes[node].pd;
+            c.alloc_mw.type = b & 1 ? 3 : 0;
+            st = node_cmd(&nodes[node], &c, NULL);
+            break;
+        case 4:
+            c = harness_cmd(QRNIC_CMD_ALLOC_MR);
+            c.alloc_mr.pdn = nodes[node].pd;
+            c.alloc_mr.max_pages = b & 1 ? QRNIC_MAX_FAST_REG_PAGES + 1 : 0;
+            st = node_cmd(&nodes[node], &c, NULL);
+            break;
+        default:
+            c = harness_cmd(QRNIC_CMD_DEALLOC_MW);
+            c.dealloc_mw.key = s->mra->key;
+            st = node_cmd(&nodes[node], &c, NULL);
+            if (st != QRNIC_ST_BAD_HANDLE) {
+                fz_fail("node %d: DEALLOC_MW of a REG_MR key: status %u",
+                        node, st);
+            }
+            return;
+        }
+        if (st != QRNIC_ST_BAD_PARAM) {
+            fz_fail("node %d: %s with bad arguments: status %u", node,
+                    c.opcode == QRNIC_CMD_ALLOC_MW ? "ALLOC_MW" : "ALLOC_MR",
+                    st);
+        }
+        return;
+    }
+    memset(slot, 0, 1u << LOG_SS);
+    qrnic_st64(slot, fx.wr_id++);
+    slot[9] = QRNIC_WQE_F_SIGNALED | (b & 0x80 ? QRNIC_WQE_F_FENCE : 0);
+    switch (sel % 8) {
+    case 0:
+    case 1:
+        key = cur_key(node, sel % 2);
+        slot[8] = QRNIC_WR_BIND_MW;
+        qrnic_st32(slot + offsetof(struct qrnic_sq_wqe, bind_mw.mw_key), key);
+        qrnic_st32(slot + offsetof(struct qrnic_sq_wqe, bind_mw.new_key),
+                   (key & ~0xffu) | b);
+        qrnic_st64(slot + offsetof(struct qrnic_sq_wqe, bind_mw.addr),
+                   (a >= FZ_RAW ? s->mra->iova : s->mrc->iova) + off);
+        qrnic_st64(slot + offsetof(struct qrnic_sq_wqe, bind_mw.length), len);
+        qrnic_st32(slot + offsetof(struct qrnic_sq_wqe, bind_mw.mr_key),
+                   a >= FZ_RAW ? s->mra->key : s->mrc->key);
+        qrnic_st32(slot + offsetof(struct qrnic_sq_wqe, bind_mw.access),
+                   a & QRNIC_ACCESS_REMOTE);
+        break;
+    case 2:
+        slot[8] = QRNIC_WR_LOCAL_INV;
+        qrnic_st32(slot + offsetof(struct qrnic_sq_wqe, imm_data),
+                   cur_key(node, k));
+        break;
+    case 3:
+        s->fr_iova = 0x7e0000000000ull + (off & 0xfff);
+        np = (uint32_t)(((s->fr_iova & 0xfff) + len + 0xfff) >> 12) +
+             (b & 1);
+        slot[8] = QRNIC_WR_REG_MR;
+        qrnic_st32(slot + offsetof(struct qrnic_sq_wqe, reg_mr.key),
+                   (cur_key(node, K_FR) & ~0xffu) | (b & 0xf0));
+        qrnic_st32(slot + offsetof(struct qrnic_sq_wqe, reg_mr.access),
+                   a < FZ_RAW ? a & 0x0f : a);
+        qrnic_st64(slot + offsetof(struct qrnic_sq_wqe, reg_mr.iova),
+                   s->fr_iova);
+        qrnic_st64(slot + offsetof(struct qrnic_sq_wqe, reg_mr.length), len);
+        qrnic_st64(slot + offsetof(struct qrnic_sq_wqe, reg_mr.pbl_addr),
+                   b & 2 ? 0x1000 : s->fr_list);
+        qrnic_st32(slot + offsetof(struct qrnic_sq_wqe, reg_mr.npages),
+                   b & 4 ? KEY_FR_PAGES + 1 : np);
+        slot[offsetof(struct qrnic_sq_wqe, reg_mr.page_shift)] = 12;
+        break;
+    case 4:
+        slot[8] = QRNIC_WR_SEND_WITH_INV;
+        slot[10] = 1;
+        qrnic_st32(slot + offsetof(struct qrnic_sq_wqe, imm_data),
+                   cur_key(!node, k));
+        qrnic_st64(slot + 64, s->mra->iova);
+        qrnic_st32(slot + 72, b);
+        qrnic_st32(slot + 76, s->mra->key);
+        break;
+    default:
+        slot[8] = b & 1 ? QRNIC_WR_RDMA_READ : QRNIC_WR_RDMA_WRITE;
+        slot[10] = 1;
+        qrnic_st64(slot + 24, key_addr(!node, k) + off);
+        qrnic_st32(slot + 32, cur_key(!node, k));
+        qrnic_st64(slot + 64, s->mra->iova);
+        qrnic_st32(slot + 72, len % (MR_A_BYTES + 1));
+        qrnic_st32(slot + 76, s->mra->key);
+        break;
+    }
+    qp->sq_pi++;
+    if (ctl & W_RING) {
+        qp_ring_sq(qp);
+    }
+}
+
 /* Clean wire, SQD back to RTS, run until idle, then the checks. */
 static void drain_and_check(void)
 {
@@ -1537,6 +1798,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             break;
         case OP_RESIZE:
             op_resize(&f);
+            break;
+        case OP_KEYS:
+            op_keys(&f);
             break;
         default:
             op_sq(&f);
@@ -1794,6 +2058,194 @@ static void w_srqctl(struct fzw *w, uint8_t sel, uint8_t arg, uint16_t v)
         fzw_u8(w, steps); \
     } while (0)
 #define RS_SMALL(log)   (4 | ((log) - 1) << 3)
+
+/* OP_KEYS (op_keys()): sel, ctl, a, b, off, len. */
+static void w_keys(struct fzw *w, uint8_t sel, uint8_t ctl, uint8_t a,
+                   uint8_t b, uint16_t off, uint16_t len)
+{
+    fzw_u8(w, OP_KEYS);
+    fzw_u8(w, sel);
+    fzw_u8(w, ctl);
+    fzw_u8(w, a);
+    fzw_u8(w, b);
+    fzw_u16(w, off);
+    fzw_u16(w, len);
+}
+
+#define KB_T1           0               /* op_keys sel */
+#define KB_T2           1
+#define KB_INV          2
+#define KB_REG          3
+#define KB_SEND_INV     4
+#define KB_RDMA         5
+#define KB_CMD          6
+#define KB_BAD_CMD      7
+#define KO_MW1          0               /* op_keys a % 4: which object */
+#define KO_MW2          1
+#define KO_FR           2
+#define KO_MRC          3
+#define KRW             (QRNIC_ACCESS_REMOTE_WRITE | QRNIC_ACCESS_REMOTE_READ)
+
+static void keys_seeds(fz_emit_fn emit)
+{
+    static struct fzw w;
+    int i;
+
+    /* Windows on the RC QPs: both nodes bind a type 1 and a type 2 window,
+     * the peer writes and reads through them, SEND_WITH_INV of the type 2
+     * one (F_INV), a WRITE after it (REM_ACCESS_ERR ends the pair); then
+     * on the RC QPs of the SRQ fixture: a bind to a range past MR C, one
+     * without rights MR A can back, a rebind of the bound type 2 window,
+     * LOCAL_INV and a new bind; lossy and hub. */
+    for (i = 0; i < 2; i++) {
+        w_head(&w, 2, i ? F_HUB : 0, 0x37, 8);
+        if (i) {
+            WIRE(&w, 0, 10);
+            WIRE(&w, 2, 10);
+        }
+        w_keys(&w, KB_T1, W_NODE1 | W_RING, KRW, 0x11, 0, 8192);
+        w_keys(&w, KB_T2, W_NODE1 | W_RING, KRW | QRNIC_ACCESS_REMOTE_ATOMIC,
+               0x22, 8192, 4096);
+        w_keys(&w, KB_T1, W_RING, KRW, 0x33, 4096, 4096);
+        RUN(&w, 10, 10);
+        w_keys(&w, KB_RDMA, W_RING, KO_MW1, 0, 100, 3000);
+        w_keys(&w, KB_RDMA, W_RING, KO_MW2, 1, 0, 2000);
+        w_keys(&w, KB_RDMA, W_NODE1 | W_RING, KO_MW1, 0, 0, 4096);
+        w_rq(&w, W_NODE1 | W_RING, 1, 4096);
+        w_keys(&w, KB_SEND_INV, W_RING, KO_MW2, 100, 0, 0);
+        RUN(&w, 40, 40);
+        w_keys(&w, KB_RDMA, W_RING, KO_MW2, 0, 0, 64);
+        RUN(&w, 255, 255);
+        w_keys(&w, KB_T2, W_NODE1 | W_RING | W_QP(X_RC), KRW, 0x44, 0,
+               512);
+        RUN(&w, 10, 10);
+        w_keys(&w, KB_RDMA, W_RING | W_QP(X_RC), KO_MW2, 0, 10, 500);
+        RUN(&w, 40, 40);
+        w_keys(&w, KB_T2, W_NODE1 | W_RING | W_QP(X_RC), KRW, 0x45, 0,
+               512);
+        RUN(&w, 40, 40);
+        w_keys(&w, KB_T1, W_RING | W_QP(X_RC), KRW, 0x46, 16000, 4096);
+        RUN(&w, 40, 40);
+        w_keys(&w, KB_T1, W_NODE1 | W_RING | W_QP(X_UC), FZ_RAW | KRW, 0x47,
+               0, 64);
+        RUN(&w, 255, 255);
+        emit(i ? "keys-windows-lossy-hub" : "keys-windows", &w);
+    }
+
+    /* Fast registration: both nodes register their region (reversed
+     * pages, an iova inside a page), the peer writes and reads it,
+     * SEND_WITH_INV of the peer's, registered again with another key
+     * byte, eight SENDs and a LOCAL_INV of it on a lossy wire, LOCAL_INV
+     * and REG_MR twice (the second refused) on node 0; REG_MR on
+     * the UC QPs with a page too many, the list nowhere, more pages than
+     * the region has, on a valid region (each puts the QP in ERR: up
+     * again); DEREG_MR and ALLOC_MR of it, DEREG_MR of MR C. */
+    w_head(&w, 2, 0, 0x37, 8);
+    w_keys(&w, KB_REG, W_NODE1 | W_RING, 0x0f, 0, 0x234, 20000);
+    w_keys(&w, KB_REG, W_RING, 0x0f, 0x10, 0x800, 4096);
+    RUN(&w, 10, 10);
+    w_keys(&w, KB_RDMA, W_RING, KO_FR, 0, 0, 20000);
+    w_keys(&w, KB_RDMA, W_RING, KO_FR, 1, 5000, 9000);
+    w_keys(&w, KB_RDMA, W_NODE1 | W_RING, KO_FR, 0, 100, 3000);
+    RUN(&w, 60, 60);
+    w_rq(&w, W_NODE1 | W_RING, 1, 4096);
+    w_keys(&w, KB_SEND_INV, W_RING, KO_FR, 64, 0, 0);
+    RUN(&w, 40, 40);
+    w_keys(&w, KB_REG, W_NODE1 | W_RING, 0x07, 0x20, 0x10, 8000);
+    RUN(&w, 10, 10);
+    WIRE(&w, 0, 15);
+    for (i = 0; i < 8; i++) {
+        w_rq(&w, W_RING, 1, 4096);
+        w_sq(&w, SQ(.ctl = W_NODE1, .op = QRNIC_WR_SEND, .nsge = 1,
+                    .sge = { SG(0, (uint16_t)(i * 512), 1000) }));
+    }
+    w_keys(&w, KB_INV, W_NODE1 | W_RING, KO_FR, 0, 0, 0);
+    RUN(&w, 255, 255);
+    WIRE(&w, 0, 0);
+    w_keys(&w, KB_INV, W_RING, KO_FR, 0, 0, 0);
+    w_keys(&w, KB_REG, W_RING, 0x07, 0x20, 0x10, 8000);
+    w_keys(&w, KB_REG, W_RING, 0x07, 0x30, 0x10, 8000);
+    RUN(&w, 40, 40);
+    w_keys(&w, KB_REG, W_NODE1 | W_RING | W_QP(X_UC), 0x0f, 0x51, 0, 4096);
+    RUN(&w, 20, 20);
+    QP_ERR(&w, Q_X(X_UC) | 1 | Q_RESTART);
+    w_keys(&w, KB_REG, W_NODE1 | W_RING | W_QP(X_UC), 0x0f, 0x52, 0, 4096);
+    RUN(&w, 20, 20);
+    QP_ERR(&w, Q_X(X_UC) | 1 | Q_RESTART);
+    w_keys(&w, KB_REG, W_NODE1 | W_RING | W_QP(X_UC), 0x0f, 0x54, 0, 4096);
+    RUN(&w, 20, 20);
+    QP_ERR(&w, Q_X(X_UC) | 1 | Q_RESTART);
+    w_keys(&w, KB_REG, W_NODE1 | W_RING | W_QP(X_UC), 0x0f, 0x60, 0, 4096);
+    w_keys(&w, KB_REG, W_NODE1 | W_RING | W_QP(X_UC), 0x0f, 0x70, 0, 4096);
+    RUN(&w, 20, 20);
+    QP_ERR(&w, Q_X(X_UC) | 1 | Q_RESTART);
+    w_keys(&w, KB_CMD, W_NODE1, 1, 3, 0, 0);
+    w_keys(&w, KB_CMD, W_NODE1, 2, 0, 0, 0);
+    w_keys(&w, KB_REG, W_NODE1 | W_RING | W_QP(X_UC), 0xff, 0x80, 0, 100);
+    RUN(&w, 255, 255);
+    emit("keys-fastreg", &w);
+
+    /* Commands and UC: windows deallocated and allocated again while
+     * bound, refused ALLOC_MW and ALLOC_MR, DEALLOC_MW of a REG_MR key;
+     * a type 2 window bound on a UC QP and written through by its UC
+     * twin, SEND_WITH_INV on UC (refused), LOCAL_INV of a type 1 window
+     * and of MR C (refused), of the unbound type 2 window. */
+    w_head(&w, 2, 0, 0x37, 8);
+    w_keys(&w, KB_T1, W_RING, KRW, 1, 0, 4096);
+    w_keys(&w, KB_T2, W_RING | W_QP(X_UC), QRNIC_ACCESS_REMOTE_WRITE, 2,
+           4096, 4096);
+    RUN(&w, 10, 10);
+    w_keys(&w, KB_RDMA, W_NODE1 | W_RING | W_QP(X_UC), KO_MW2, 0, 0, 4096);
+    w_keys(&w, KB_RDMA, W_NODE1 | W_RING | W_QP(X_UCS), KO_MW2, 0, 0, 64);
+    RUN(&w, 40, 40);
+    w_keys(&w, KB_CMD, 0, 0, 0, 0, 0);
+    w_keys(&w, KB_CMD, 0, 1, 0, 0, 0);
+    w_keys(&w, KB_BAD_CMD, 0, 0, 0, 0, 0);
+    w_keys(&w, KB_BAD_CMD, 0, 0, 1, 0, 0);
+    w_keys(&w, KB_BAD_CMD, 0, 1, 0, 0, 0);
+    w_keys(&w, KB_BAD_CMD, 0, 1, 1, 0, 0);
+    w_keys(&w, KB_BAD_CMD, 0, 2, 0, 0, 0);
+    w_keys(&w, KB_SEND_INV, W_RING | W_QP(X_UC), KO_MW2, 8, 0, 0);
+    RUN(&w, 20, 20);
+    QP_ERR(&w, Q_X(X_UC) | Q_RESTART);
+    w_keys(&w, KB_INV, W_RING | W_QP(X_UC), KO_MW1, 0, 0, 0);
+    RUN(&w, 20, 20);
+    QP_ERR(&w, Q_X(X_UC) | Q_RESTART);
+    w_keys(&w, KB_INV, W_RING | W_QP(X_UC), KO_MRC, 0, 0, 0);
+    RUN(&w, 20, 20);
+    QP_ERR(&w, Q_X(X_UC) | Q_RESTART);
+    w_keys(&w, KB_INV, W_RING | W_QP(X_UC), KO_MW2, 0, 0, 0);
+    w_keys(&w, KB_CMD, 0, 2, 0, 0, 0);
+    RUN(&w, 255, 255);
+    emit("keys-commands-uc", &w);
+
+    /* Binds of the type 1 window between SENDs on a lossy wire (resends
+     * go back across them), a type 2 bind, READs through both, LOCAL_INV
+     * of the type 2 window, a zero-length bind of the type 1 window. */
+    w_head(&w, 2, 0, 0x37, 8);
+    WIRE(&w, 0, 20);
+    for (i = 0; i < 8; i++) {
+        w_rq(&w, W_RING, 1, 4096);
+        w_sq(&w, SQ(.ctl = W_NODE1, .op = QRNIC_WR_SEND, .flags = SIG,
+                    .nsge = 1, .sge = { SG(0, (uint16_t)(i * 512), 2000) }));
+        w_keys(&w, KB_T1, W_NODE1 | W_RING, KRW, (uint8_t)(0x10 + i),
+               (uint16_t)(i * 512), 512);
+        RUN(&w, 30, 30);            /* the key: the engine's after it */
+    }
+    RUN(&w, 255, 255);
+    w_keys(&w, KB_T2, W_NODE1 | W_RING, KRW, 0x20, 0, 4096);
+    RUN(&w, 20, 20);
+    w_keys(&w, KB_RDMA, W_RING, KO_MW2, 1, 0, 256);
+    w_keys(&w, KB_RDMA, W_RING, KO_MW1, 1, 0, 256);
+    RUN(&w, 255, 255);
+    w_keys(&w, KB_INV, W_NODE1 | W_RING, KO_MW2, 0, 0, 0);
+    w_keys(&w, KB_T1, W_NODE1 | W_RING, 0, 0x77, 0, 0);
+    RUN(&w, 255, 255);
+    WIRE(&w, 0, 0);
+    w_keys(&w, KB_RDMA, W_RING, KO_MW1, 0, 0, 64);
+    RUN(&w, 255, 255);
+    emit("keys-binds-between-sends", &w);
+}
 
 void fuzz_make_seeds(fz_emit_fn emit)
 {
@@ -2794,4 +3246,5 @@ void fuzz_make_seeds(fz_emit_fn emit)
                 .roff = 64, .cmp = 7));
     RUN(&w, 255, 255);
     emit("flush-aw-uc", &w);
+    keys_seeds(emit);
 }

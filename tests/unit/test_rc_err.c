@@ -114,7 +114,7 @@ static void test_bad_wqes(void)
         int num_sge;
         uint8_t status;
     } cases[] = {
-        { "unknown opcode 9", 9, QRNIC_WQE_F_SIGNALED, 1,
+        { "unknown opcode 12", 12, QRNIC_WQE_F_SIGNALED, 1,
           QRNIC_WC_LOC_QP_OP_ERR },
         { "unknown flag bits", QRNIC_WR_SEND, 0x81, 1,
           QRNIC_WC_LOC_QP_OP_ERR },

@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * qrnic engine: fast registration and invalidation.  ALLOC_MR reserves a
+ * region of up to max_pages pages for a kernel PD, invalid; a REG_MR WQE
+ * on a kernel QP of the PD gives it pages (read from the WQE's page
+ * list), bounds, rights and a key byte; LOCAL_INV or a received
+ * SEND_WITH_INV makes it invalid again (or unbinds a type 2 window).
+ * qrnic_local_op() runs the WQEs that move no data when the requester
+ * reaches them.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "qrnic_rdma.h"
+#include "qrnic_le.h"
+
+#define ARG(field) (cmd + offsetof(struct qrnic_cmd, field))
+#define REG(field) (w->args + (offsetof(struct qrnic_sq_wqe, reg_mr.field) - \
+                               QRNIC_WQE_ARGS_OFF))
+
+uint8_t qrnic_cmd_alloc_mr(struct qrnic_engine *e, const uint8_t *cmd,
+                           uint32_t *key)
+{
+    uint32_t pdn = qrnic_ld32(ARG(alloc_mr.pdn));
+    uint32_t max_pages = qrnic_ld32(ARG(alloc_mr.max_pages));
+    struct qrnic_mr *mr;
+
+    if (!qrnic_pd_exists(e, pdn)) {
+        return QRNIC_ST_BAD_HANDLE;
+    }
+    if (e->pd_uctx[pdn - 1] || max_pages == 0 ||
+        max_pages > QRNIC_MAX_FAST_REG_PAGES) {
+        return QRNIC_ST_BAD_PARAM;
+    }
+    if (max_pages > QRNIC_ENG_MAX_MTT - e->mtt_used) {
+        return QRNIC_ST_NO_RESOURCES;
+    }
+    mr = calloc(1, sizeof(*mr) + (size_t)max_pages * sizeof(uint64_t));
+    if (!mr) {
+        return QRNIC_ST_NO_RESOURCES;
+    }
+    mr->kind = QRNIC_KEY_FRMR;
+    mr->pdn = pdn;
+    mr->page_shift = QRNIC_MIN_PAGE_SHIFT;
+    mr->mtt = max_pages;
+    if (!qrnic_key_insert(e, mr)) {
+        free(mr);
+        return QRNIC_ST_NO_RESOURCES;
+    }
+    *key = mr->key;
+    return QRNIC_ST_OK;
+}
+
+/* REG_MR's arguments against the region; the page count in *npages. */
+static bool reg_ok(const struct qrnic_qp *qp, const struct qrnic_mr *mr,
+                   const struct qrnic_wqe *w, uint32_t *npages)
+{
+    uint32_t access = qrnic_ld32(REG(access));
+    uint64_t iova = qrnic_ld64(REG(iova));
+    uint64_t length = qrnic_ld64(REG(length));
+    uint8_t shift = *REG(page_shift);
+    uint64_t span;
+
+    *npages = qrnic_ld32(REG(npages));
+    if (!mr || mr->kind != QRNIC_KEY_FRMR || mr->valid ||
+        mr->pdn != qp->pdn) {
+        return false;
+    }
+    if ((access & ~(QRNIC_ACCESS_ALL & ~QRNIC_ACCESS_MW_BIND)) ||
+        ((access & (QRNIC_ACCESS_REMOTE_WRITE | QRNIC_ACCESS_REMOTE_ATOMIC)) &&
+         !(access & QRNIC_ACCESS_LOCAL_WRITE)) ||
+        length == 0 || iova + (length - 1) < iova) {
+        return false;
+    }
+    if (shift < QRNIC_MIN_PAGE_SHIFT || shift > QRNIC_MAX_PAGE_SHIFT ||
+        *npages == 0 || *npages > mr->mtt) {
+        return false;
+    }
+    /* The pages cover the region exactly, as for the REG_MR command. */
+    span = (iova & ((1ull << shift) - 1)) + length;
+    return span >= length &&
+           ((span + (1ull << shift) - 1) >> shift) == *npages;
+}
+
+/* A REG_MR WQE: kernel QPs only; the region stays invalid on failure. */
+static uint8_t reg_mr(struct qrnic_engine *e, struct qrnic_qp *qp,
+                      const struct qrnic_wqe *w, uint8_t *verr)
+{
+    uint32_t key = qrnic_ld32(REG(key));
+    struct qrnic_mr *mr = qrnic_key_slot(e, key);
+    uint8_t pbl[sizeof(struct qrnic_pbl)];
+    uint32_t npages;
+    uint8_t st;
+
+    if (qp->uctx) {
+        *verr = QRNIC_VERR_BAD_OPCODE;
+        return QRNIC_WC_LOC_QP_OP_ERR;
+    }
+    *verr = QRNIC_VERR_BAD_KEY_OP;
+    if (!reg_ok(qp, mr, w, &npages)) {
+        return QRNIC_WC_LOC_QP_OP_ERR;
+    }
+    memset(pbl, 0, sizeof(pbl));
+    memcpy(pbl + offsetof(struct qrnic_pbl, addr), REG(pbl_addr), 8);
+    qrnic_st32(pbl + offsetof(struct qrnic_pbl, npages), npages);
+    pbl[offsetof(struct qrnic_pbl, levels)] = QRNIC_PBL_LEVEL1;
+    pbl[offsetof(struct qrnic_pbl, page_shift)] = *REG(page_shift);
+    st = qrnic_pbl_read(e, pbl, mr->pages, npages);
+    if (st != QRNIC_ST_OK) {
+        *verr = st == QRNIC_ST_DMA_ERROR ? QRNIC_VERR_DMA :
+                QRNIC_VERR_BAD_KEY_OP;
+        return QRNIC_WC_LOC_QP_OP_ERR;
+    }
+    mr->key = key;
+    mr->access = qrnic_ld32(REG(access));
+    mr->iova = qrnic_ld64(REG(iova));
+    mr->length = qrnic_ld64(REG(length));
+    mr->page_shift = *REG(page_shift);
+    mr->npages = npages;
+    mr->valid = true;
+    *verr = QRNIC_VERR_NONE;
+    return QRNIC_WC_SUCCESS;
+}
+
+bool qrnic_key_invalidate(struct qrnic_engine *e, const struct qrnic_qp *qp,
+                          uint32_t key, bool remote)
+{
+    struct qrnic_mr *mr = qrnic_key_slot(e, key);
+
+    if (!mr || mr->key != key || !mr->valid || mr->pdn != qp->pdn) {
+        return false;
+    }
+    switch (mr->kind) {
+    case QRNIC_KEY_FRMR:
+        if (mr->nmw) {
+            return false;       /* windows are bound to it */
+        }
+        mr->valid = false;
+        mr->npages = 0;
+        return true;
+    case QRNIC_KEY_MW2:
+        /* A remote invalidation only through the QP it serves. */
+        if (remote && mr->qpn != qp->qpn) {
+            return false;
+        }
+        qrnic_mw_unbind(e, mr);
+        return true;
+    default:
+        return false;           /* REG_MR regions, type 1 windows */
+    }
+}
+
+uint8_t qrnic_local_op(struct qrnic_engine *e, struct qrnic_qp *qp,
+                       const struct qrnic_wqe *w, uint8_t *verr)
+{
+    switch (w->opcode) {
+    case QRNIC_WR_BIND_MW:
+        return qrnic_mw_bind(e, qp, w, verr);
+    case QRNIC_WR_REG_MR:
+        return reg_mr(e, qp, w, verr);
+    default:
+        if (!qrnic_key_invalidate(e, qp, qrnic_ld32((const uint8_t *)&w->imm),
+                                  false)) {
+            *verr = QRNIC_VERR_BAD_KEY_OP;
+            return QRNIC_WC_LOC_QP_OP_ERR;
+        }
+        *verr = QRNIC_VERR_NONE;
+        return QRNIC_WC_SUCCESS;
+    }
+}
