@@ -54,16 +54,18 @@ int qrnic_dealloc_mw(struct ibv_mw *mw)
 int qrnic_set_bind(struct qrnic_sq_wqe *hdr, struct ibv_mw *mw, uint32_t rkey,
 		   const struct ibv_mw_bind_info *info)
 {
+	/* Local write means nothing for a window (rxe ignores it too). */
+	unsigned int access = info->mw_access_flags & ~IBV_ACCESS_LOCAL_WRITE;
+
 	if (!mw || QRNIC_KEY_INDEX(rkey) != QRNIC_KEY_INDEX(mw->rkey) ||
-	    (info->length && !info->mr) ||
-	    (info->mw_access_flags & ~QRNIC_ACCESS_REMOTE))
+	    (info->length && !info->mr) || (access & ~QRNIC_ACCESS_REMOTE))
 		return EINVAL;
 	hdr->bind_mw.mw_key = htole32(mw->rkey);
 	hdr->bind_mw.new_key = htole32(rkey);
 	hdr->bind_mw.addr = htole64(info->addr);
 	hdr->bind_mw.length = htole64(info->length);
 	hdr->bind_mw.mr_key = htole32(info->mr ? info->mr->lkey : 0);
-	hdr->bind_mw.access = htole32(info->mw_access_flags);
+	hdr->bind_mw.access = htole32(access);
 	return 0;
 }
 

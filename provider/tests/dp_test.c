@@ -2870,7 +2870,7 @@ static void test_mw_post_send(struct qrnic_context *ctx)
 		{ .addr = (uintptr_t)payload, .length = sizeof(payload) },
 	};
 	static const unsigned int bad_access[] = {
-		IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ,
+		IBV_ACCESS_HUGETLB | IBV_ACCESS_REMOTE_READ,
 		IBV_ACCESS_MW_BIND, IBV_ACCESS_ZERO_BASED,
 		IBV_ACCESS_FLUSH_PERSISTENT, IBV_ACCESS_REMOTE_WRITE | 1u << 31,
 	};
@@ -3003,7 +3003,8 @@ static void test_mw_post_send(struct qrnic_context *ctx)
 	one.wr_id = 0x7101;
 	one.send_flags = 0;
 	one.bind_mw.rkey = 0x4321ac;
-	one.bind_mw.bind_info.mw_access_flags = IBV_ACCESS_REMOTE_WRITE;
+	one.bind_mw.bind_info.mw_access_flags = IBV_ACCESS_REMOTE_WRITE |
+						 IBV_ACCESS_LOCAL_WRITE;
 	db_clear(ctx);
 	bad = NULL;
 	CHECK(qrnic_post_send(&uc->vqp.qp, &one, &bad) == 0 && !bad);
@@ -3109,7 +3110,7 @@ static void test_mw_bind_type1(struct qrnic_context *ctx)
 	bind.bind_info.mw_access_flags = IBV_ACCESS_REMOTE_WRITE;
 	CHECK(qrnic_bind_mw(&qp->vqp.qp, &mw2, &bind) == EINVAL);
 	CHECK(qrnic_bind_mw(&qp->vqp.qp, NULL, &bind) == EINVAL);
-	bind.bind_info.mw_access_flags = IBV_ACCESS_LOCAL_WRITE;
+	bind.bind_info.mw_access_flags = IBV_ACCESS_ZERO_BASED;
 	CHECK(qrnic_bind_mw(&qp->vqp.qp, &mw1, &bind) == EINVAL);
 	bind.bind_info.mw_access_flags = IBV_ACCESS_MW_BIND;
 	CHECK(qrnic_bind_mw(&qp->vqp.qp, &mw1, &bind) == EINVAL);
@@ -3324,7 +3325,7 @@ static void test_mw_wr_api(struct qrnic_context *ctx)
 		case 2: {
 			struct ibv_mw_bind_info bi = info;
 
-			bi.mw_access_flags |= IBV_ACCESS_LOCAL_WRITE;
+			bi.mw_access_flags |= IBV_ACCESS_ZERO_BASED;
 			ibv_wr_bind_mw(qpx, &mw2, 0x4321ab, &bi);
 			break;
 		}
