@@ -18,6 +18,7 @@ enum qrnic_res_stat {
 	QRNIC_RES_MR,
 	QRNIC_RES_MR_PAGES,
 	QRNIC_RES_SRQ,
+	QRNIC_RES_MW,
 	QRNIC_HW_STATS_NUM
 };
 
@@ -44,6 +45,7 @@ static const struct rdma_stat_desc qrnic_stat_descs[] = {
 	[QRNIC_RES_MR].name			= "res_mr",
 	[QRNIC_RES_MR_PAGES].name		= "res_mr_pages",
 	[QRNIC_RES_SRQ].name			= "res_srq",
+	[QRNIC_RES_MW].name			= "res_mw",
 };
 
 static_assert(ARRAY_SIZE(qrnic_stat_descs) == QRNIC_HW_STATS_NUM);
@@ -103,6 +105,7 @@ int qrnic_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 	stats->value[QRNIC_RES_MR] = buf->res.mr;
 	stats->value[QRNIC_RES_MR_PAGES] = buf->res.mr_pages;
 	stats->value[QRNIC_RES_SRQ] = buf->res.srq;
+	stats->value[QRNIC_RES_MW] = buf->res.mw;
 	ret = QRNIC_HW_STATS_NUM;
 out:
 	dma_free_coherent(dev, sizeof(*buf), buf, dma);
