@@ -180,6 +180,7 @@ struct qrnic_mr {
 	u32 max_pages;
 };
 
+/* Windows hold nothing of their own; ib_core sizes objects by driver type. */
 struct qrnic_mw {
 	struct ib_mw ibmw;
 };
@@ -260,11 +261,6 @@ static inline struct qrnic_cq *to_qcq(struct ib_cq *cq)
 static inline struct qrnic_mr *to_qmr(struct ib_mr *mr)
 {
 	return container_of(mr, struct qrnic_mr, ibmr);
-}
-
-static inline struct qrnic_mw *to_qmw(struct ib_mw *mw)
-{
-	return container_of(mw, struct qrnic_mw, ibmw);
 }
 
 static inline struct qrnic_qp *to_qqp(struct ib_qp *qp)

@@ -74,8 +74,7 @@ struct ib_mr *qrnic_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type mr_type,
 	return &mr->ibmr;
 
 err_pages:
-	dma_free_coherent(&qdev->pdev->dev, max_num_sg * sizeof(u64),
-			  mr->pages, mr->pages_dma);
+	qrnic_free_fast_reg(qdev, mr);
 err_free:
 	kfree(mr);
 	return ERR_PTR(ret);

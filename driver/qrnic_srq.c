@@ -237,23 +237,27 @@ static int qrnic_srq_resize_user(struct qrnic_dev *qdev, struct qrnic_srq *srq,
 					qdev->qmem_start + new_wq->offset,
 					new_wq->bytes, QRNIC_MMAP_QMEM,
 					&resp.qmem_mmap_key);
-	if (!entry)
+	if (!entry) {
+		qrnic_qmem_free(qdev, new_wq->offset, new_wq->bytes);
 		return -ENOMEM;
+	}
 	/* From here the entry owns the new slice. */
-	ret = qrnic_aq_exec(qdev, cmd, NULL, NULL);
+	resp.qmem_len = new_wq->bytes;
+	resp.log_depth = new_wq->log_depth;
+	/* Answer first: a provider that cannot learn the new ring keeps the old. */
+	if (copy_to_user(u64_to_user_ptr(resp_addr), &resp, sizeof(resp)))
+		ret = -EFAULT;
+	else
+		ret = qrnic_aq_exec(qdev, cmd, NULL, NULL);
 	if (ret) {
 		rdma_user_mmap_entry_remove(entry);
 		return ret;
 	}
-	resp.qmem_len = new_wq->bytes;
-	resp.log_depth = new_wq->log_depth;
 	rdma_user_mmap_entry_remove(srq->qmem_entry);
 	srq->qmem_entry = entry;
 	srq->wq.offset = new_wq->offset;
 	srq->wq.bytes = new_wq->bytes;
 	srq->wq.log_depth = new_wq->log_depth;
-	if (copy_to_user(u64_to_user_ptr(resp_addr), &resp, sizeof(resp)))
-		return -EFAULT;
 	return 0;
 }
 
@@ -299,7 +303,6 @@ int qrnic_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 	struct qrnic_cmd cmd = { .opcode = QRNIC_CMD_MODIFY_SRQ };
 	struct qrnic_srq *srq = to_qsrq(ibsrq);
 	struct qrnic_ureq_modify_srq ureq = {};
-	u32 depth = 1U << srq->wq.log_depth;
 	int ret;
 
 	if (udata && udata->inlen) {
@@ -324,7 +327,7 @@ int qrnic_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 	}
 	if (!(attr_mask & IB_SRQ_LIMIT))
 		return 0;
-	if (attr->srq_limit >= depth)
+	if (attr->srq_limit >= 1U << srq->wq.log_depth)
 		return -EINVAL;
 	return qrnic_aq_exec(qdev, &cmd, NULL, NULL);
 }

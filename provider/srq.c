@@ -15,6 +15,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include <util/util.h>
+
 #include "qrnic.h"
 #include "qrnic_abi.h"
 
@@ -274,9 +276,7 @@ static int qrnic_srq_resize(struct qrnic_srq *srq, struct ibv_srq_attr *attr,
 
 	if (!attr->max_wr || attr->max_wr > 1u << QRNIC_QP_MAX_LOG)
 		return EINVAL;
-	depth = 1;
-	while (depth < attr->max_wr)
-		depth <<= 1;
+	depth = roundup_pow_of_two(attr->max_wr);
 	/* For any depth the kernel may round up to. */
 	done = calloc((1u << QRNIC_QP_MAX_LOG) / 64, sizeof(*done));
 	if (!done)
