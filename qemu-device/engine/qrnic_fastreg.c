@@ -58,27 +58,21 @@ static bool reg_ok(const struct qrnic_qp *qp, const struct qrnic_mr *mr,
     uint64_t iova = qrnic_ld64(REG(iova));
     uint64_t length = qrnic_ld64(REG(length));
     uint8_t shift = *REG(page_shift);
-    uint64_t span;
 
     *npages = qrnic_ld32(REG(npages));
     if (!mr || mr->kind != QRNIC_KEY_FRMR || mr->valid ||
         mr->pdn != qp->pdn) {
         return false;
     }
-    if ((access & ~(QRNIC_ACCESS_ALL & ~QRNIC_ACCESS_MW_BIND)) ||
-        ((access & (QRNIC_ACCESS_REMOTE_WRITE | QRNIC_ACCESS_REMOTE_ATOMIC)) &&
-         !(access & QRNIC_ACCESS_LOCAL_WRITE)) ||
-        length == 0 || iova + (length - 1) < iova) {
+    if (!qrnic_mr_rights_ok(access, QRNIC_ACCESS_ALL & ~QRNIC_ACCESS_MW_BIND,
+                            iova, length)) {
         return false;
     }
     if (shift < QRNIC_MIN_PAGE_SHIFT || shift > QRNIC_MAX_PAGE_SHIFT ||
         *npages == 0 || *npages > mr->mtt) {
         return false;
     }
-    /* The pages cover the region exactly, as for the REG_MR command. */
-    span = (iova & ((1ull << shift) - 1)) + length;
-    return span >= length &&
-           ((span + (1ull << shift) - 1) >> shift) == *npages;
+    return qrnic_mr_pages_cover(iova, length, shift, *npages);
 }
 
 /* A REG_MR WQE: kernel QPs only; the region stays invalid on failure. */

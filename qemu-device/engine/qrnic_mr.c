@@ -203,6 +203,25 @@ uint8_t qrnic_sgl_copy(struct qrnic_engine *e, uint32_t pdn,
     return len ? QRNIC_VERR_MSG_TOO_LONG : QRNIC_VERR_NONE;
 }
 
+bool qrnic_mr_rights_ok(uint32_t access, uint32_t allowed, uint64_t iova,
+                        uint64_t length)
+{
+    return !(access & ~allowed) &&
+           (!(access & (QRNIC_ACCESS_REMOTE_WRITE |
+                        QRNIC_ACCESS_REMOTE_ATOMIC)) ||
+            (access & QRNIC_ACCESS_LOCAL_WRITE)) &&
+           length != 0 && iova + (length - 1) >= iova;
+}
+
+bool qrnic_mr_pages_cover(uint64_t iova, uint64_t length, uint8_t shift,
+                          uint32_t npages)
+{
+    uint64_t span = (iova & ((1ull << shift) - 1)) + length;
+
+    return span >= length &&
+           ((span + (1ull << shift) - 1) >> shift) == npages;
+}
+
 static uint8_t reg_mr_args(struct qrnic_engine *e, const uint8_t *cmd,
                            uint32_t *npages)
 {
@@ -213,16 +232,12 @@ static uint8_t reg_mr_args(struct qrnic_engine *e, const uint8_t *cmd,
     uint64_t length = qrnic_ld64(ARG(reg_mr.length));
     uint8_t levels = pbl[offsetof(struct qrnic_pbl, levels)];
     uint8_t shift = pbl[offsetof(struct qrnic_pbl, page_shift)];
-    uint64_t span;
 
     *npages = qrnic_ld32(pbl + offsetof(struct qrnic_pbl, npages));
     if (!qrnic_pd_exists(e, pdn)) {
         return QRNIC_ST_BAD_HANDLE;
     }
-    if ((access & ~QRNIC_ACCESS_ALL) ||
-        ((access & (QRNIC_ACCESS_REMOTE_WRITE | QRNIC_ACCESS_REMOTE_ATOMIC)) &&
-         !(access & QRNIC_ACCESS_LOCAL_WRITE)) ||
-        length == 0 || iova + (length - 1) < iova) {
+    if (!qrnic_mr_rights_ok(access, QRNIC_ACCESS_ALL, iova, length)) {
         return QRNIC_ST_BAD_PARAM;
     }
     if (levels == QRNIC_PBL_PHYS) {
@@ -234,10 +249,7 @@ static uint8_t reg_mr_args(struct qrnic_engine *e, const uint8_t *cmd,
         *npages == 0 || *npages > QRNIC_ENG_MAX_MTT) {
         return QRNIC_ST_BAD_PARAM;
     }
-    /* The pages must cover the region exactly. */
-    span = (iova & ((1ull << shift) - 1)) + length;
-    if (span < length ||
-        ((span + (1ull << shift) - 1) >> shift) != *npages) {
+    if (!qrnic_mr_pages_cover(iova, length, shift, *npages)) {
         return QRNIC_ST_BAD_PARAM;
     }
     if (*npages > QRNIC_ENG_MAX_MTT - e->mtt_used) {

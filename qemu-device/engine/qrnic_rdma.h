@@ -127,6 +127,15 @@ static inline bool qrnic_key_is_mw(const struct qrnic_mr *mr)
     return mr->kind == QRNIC_KEY_MW1 || mr->kind == QRNIC_KEY_MW2;
 }
 
+/*
+ * A registration's rights (within allowed; remote write or atomic need
+ * local write) and a non-empty range that does not wrap.
+ */
+bool qrnic_mr_rights_ok(uint32_t access, uint32_t allowed, uint64_t iova,
+                        uint64_t length);
+/* Do npages pages of 1 << shift bytes cover [iova, iova + length) exactly? */
+bool qrnic_mr_pages_cover(uint64_t iova, uint64_t length, uint8_t shift,
+                          uint32_t npages);
 /* Why an MR check failed; QRNIC_VERR_* values. */
 uint8_t qrnic_mr_check(struct qrnic_engine *e, uint32_t key, uint32_t pdn,
                        uint32_t access, uint64_t va, uint64_t len,
