@@ -41,7 +41,7 @@ $(B)/driver/%/qrnic.ko: $(DRIVER_SRC) $(HW_HEADERS)
 	@$(MAKE) --no-print-directory -C driver KVER=$*
 
 # The kernel self-test modules (tests/kmod), all built by one kbuild run.
-$(B)/kmod/%/qrnic_kverbs_test.ko $(B)/kmod/%/qrnic_kcm_test.ko: $(wildcard tests/kmod/*.c) \
+$(B)/kmod/%/qrnic_kverbs_test.ko $(B)/kmod/%/qrnic_kcm_test.ko: $(wildcard tests/kmod/*.c tests/kmod/*.h) \
 		tests/kmod/Kbuild tests/kmod/Makefile
 	@echo "== kernel test modules (tests/kmod) for $*"
 	@$(MAKE) --no-print-directory -C tests/kmod KVER=$*

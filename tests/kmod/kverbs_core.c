@@ -11,43 +11,14 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
-#include <linux/completion.h>
-#include <linux/etherdevice.h>
 #include <linux/slab.h>
-#include <rdma/ib_verbs.h>
 #include <rdma/ib_cache.h>
+
+#include "kverbs.h"
 
 static char *ibdev = "qrnic0";
 module_param(ibdev, charp, 0444);
 MODULE_PARM_DESC(ibdev, "RDMA device to test (default qrnic0)");
-
-#define BUF_SIZE	8192
-#define WAIT_MS		5000
-
-struct kt_side {
-	struct ib_cq *cq;
-	struct ib_qp *qp;
-	void *buf;
-	u64 dma;
-	struct completion event;
-};
-
-struct kt {
-	struct ib_device *dev;
-	struct ib_pd *pd;
-	struct ib_mr *atomic_mr;
-	struct kt_side s[2];
-	const struct ib_gid_attr *gid;
-	u8 mac[ETH_ALEN];
-	int failed;
-};
-
-#define check(t, cond, fmt, ...) do {					\
-	bool __ok = (cond);						\
-	pr_info("%s - " fmt "\n", __ok ? "ok" : "not ok", ##__VA_ARGS__);	\
-	if (!__ok)							\
-		(t)->failed++;						\
-} while (0)
 
 static void kt_comp(struct ib_cq *cq, void *ctx)
 {
@@ -78,7 +49,7 @@ static int kt_find_gid(struct kt *t)
 	return -ENOENT;
 }
 
-static int kt_modify(struct kt *t, int i)
+int kt_modify(struct kt *t, int i)
 {
 	struct kt_side *me = &t->s[i], *peer = &t->s[!i];
 	union ib_gid dgid = t->gid->gid;
@@ -122,6 +93,25 @@ static int kt_modify(struct kt *t, int i)
 	return ib_modify_qp(me->qp, &a, IB_QP_STATE | IB_QP_SQ_PSN |
 			    IB_QP_TIMEOUT | IB_QP_RETRY_CNT |
 			    IB_QP_RNR_RETRY | IB_QP_MAX_QP_RD_ATOMIC);
+}
+
+/* After an error: both QPs through RESET back to RTS, connected again. */
+int kt_reconnect(struct kt *t)
+{
+	struct ib_qp_attr a = { .qp_state = IB_QPS_RESET };
+	int i, ret;
+
+	for (i = 0; i < 2; i++) {
+		ret = ib_modify_qp(t->s[i].qp, &a, IB_QP_STATE);
+		if (ret)
+			return ret;
+	}
+	for (i = 0; i < 2; i++) {
+		ret = kt_modify(t, i);
+		if (ret)
+			return ret;
+	}
+	return 0;
 }
 
 /*
@@ -227,7 +217,7 @@ static void kt_teardown(struct kt *t)
  * Wait for one completion on side i: arm the CQ, and if nothing is there
  * yet, sleep until the completion event (MSI-X -> EQ -> comp_handler).
  */
-static int kt_wait(struct kt *t, int i, struct ib_wc *wc, bool *evented)
+int kt_wait(struct kt *t, int i, struct ib_wc *wc, bool *evented)
 {
 	struct kt_side *s = &t->s[i];
 	int n;
@@ -248,14 +238,14 @@ static int kt_wait(struct kt *t, int i, struct ib_wc *wc, bool *evented)
 	}
 }
 
-static void kt_sge(struct kt *t, struct ib_sge *sge, int i, u32 off, u32 len)
+void kt_sge(struct kt *t, struct ib_sge *sge, int i, u32 off, u32 len)
 {
 	sge->addr = t->s[i].dma + off;
 	sge->length = len;
 	sge->lkey = t->pd->local_dma_lkey;
 }
 
-static void kt_sync(struct kt *t, int i, bool for_cpu)
+void kt_sync(struct kt *t, int i, bool for_cpu)
 {
 	if (for_cpu)
 		ib_dma_sync_single_for_cpu(t->dev, t->s[i].dma, BUF_SIZE,
@@ -265,7 +255,7 @@ static void kt_sync(struct kt *t, int i, bool for_cpu)
 					      DMA_BIDIRECTIONAL);
 }
 
-static void kt_fill(struct kt *t, int i, u8 seed)
+void kt_fill(struct kt *t, int i, u8 seed)
 {
 	u8 *p = t->s[i].buf;
 	int k;
@@ -336,21 +326,37 @@ static void kt_send(struct kt *t)
 }
 
 /*
+ * Post one WR on side from, signalled, with its opcode as wr_id; wait for
+ * its completion.  Returns the completion status or a negative errno.
+ */
+int kt_post_wait(struct kt *t, int from, struct ib_send_wr *wr)
+{
+	const struct ib_send_wr *bad_wr;
+	struct ib_wc wc;
+	bool ev;
+	int ret;
+
+	wr->wr_id = wr->opcode;
+	wr->send_flags |= IB_SEND_SIGNALED;
+	ret = ib_post_send(t->s[from].qp, wr, &bad_wr);
+	if (ret)
+		return ret;
+	if (kt_wait(t, from, &wc, &ev) != 1)
+		return -ETIMEDOUT;
+	return wc.wr_id == wr->opcode ? wc.status : -EIO;
+}
+
+/*
  * One signalled RDMA/atomic WR from side from into side !from's buffer,
  * with rkey; returns the completion status or a negative errno.
  */
-static int kt_rdma(struct kt *t, int from, enum ib_wr_opcode op, u32 loff,
-		   u32 roff, u32 len, u64 add_or_cmp, u64 swap, int flags,
-		   u32 rkey)
+int kt_rdma(struct kt *t, int from, enum ib_wr_opcode op, u32 loff,
+	    u32 roff, u32 len, u64 add_or_cmp, u64 swap, int flags, u32 rkey)
 {
-	const struct ib_send_wr *bad_wr;
 	struct ib_atomic_wr awr = {};
 	struct ib_rdma_wr rwr = {};
 	struct ib_send_wr *wr;
 	struct ib_sge sge;
-	struct ib_wc wc;
-	bool ev;
-	int ret;
 
 	kt_sge(t, &sge, from, loff, len);
 	if (flags & IB_SEND_INLINE)	/* kernel inline data: a virtual address */
@@ -366,17 +372,11 @@ static int kt_rdma(struct kt *t, int from, enum ib_wr_opcode op, u32 loff,
 		rwr.rkey = rkey;
 		wr = &rwr.wr;
 	}
-	wr->wr_id = op;
 	wr->opcode = op;
 	wr->sg_list = &sge;
 	wr->num_sge = 1;
-	wr->send_flags = IB_SEND_SIGNALED | flags;
-	ret = ib_post_send(t->s[from].qp, wr, &bad_wr);
-	if (ret)
-		return ret;
-	if (kt_wait(t, from, &wc, &ev) != 1)
-		return -ETIMEDOUT;
-	return wc.wr_id == op ? wc.status : -EIO;
+	wr->send_flags = flags;
+	return kt_post_wait(t, from, wr);
 }
 
 static void kt_rdma_ops(struct kt *t)
@@ -498,12 +498,17 @@ static int __init kt_init(void)
 		return -ENODEV;
 	}
 	ret = kt_setup(t);
-	check(t, !ret, "%s: PD, two CQs with event handlers, two RC QPs connected to each other (%d)",
+	check(t, !ret,
+	      "%s: PD, two CQs with event handlers, two RC QPs connected to each other (%d)",
 	      ibdev, ret);
 	if (!ret) {
 		kt_send(t);
 		kt_rdma_ops(t);
 		kt_errors(t);
+		ret = kt_reconnect(t);
+		check(t, !ret, "both QPs back to RTS after the errors (%d)", ret);
+		if (!ret)
+			kt_fastreg(t);
 	}
 	kt_teardown(t);
 	ib_device_put(t->dev);
