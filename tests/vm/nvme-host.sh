@@ -1,0 +1,29 @@
+#!/bin/bash
+# Host side of tests/vm/nvme.sh: when a guest asks (nvme-flap-req-ROUND holds
+# the target guest's index), take that guest's link down for 10 seconds
+# through its monitor.  Ends when every guest has finished.
+set -u
+hmp() { echo "$2" | socat - "UNIX-CONNECT:$1" >/dev/null; }
+all_finished() {
+	local i
+	for ((i = 0; i < QRNIC_NGUESTS; i++)); do
+		[ -e "$QRNIC_OUTDIR/out/guest$i.rc" ] || return 1
+	done
+}
+declare -A done_req
+while ! all_finished; do
+	for req in "$QRNIC_SHARE"/nvme-flap-req-*; do
+		[ -e "$req" ] || continue
+		r=${req##*-}
+		[ -n "${done_req[$r]:-}" ] && continue
+		done_req[$r]=1
+		read -r g < "$req"
+		mon=QRNIC_MON$g
+		echo "nvme-host: round $r: guest $g's link off for 10 s"
+		hmp "${!mon}" 'set_link n0 off' && touch "$QRNIC_SHARE/nvme-flap-off-$r"
+		sleep 10
+		hmp "${!mon}" 'set_link n0 on' && touch "$QRNIC_SHARE/nvme-flap-on-$r"
+		echo "nvme-host: round $r: guest $g's link on"
+	done
+	sleep 0.2
+done

@@ -1,0 +1,248 @@
+#!/bin/sh
+# NVMe over RDMA between two guests, as a user sets it up: one guest exports
+# a RAM disk (brd) with the kernel target (nvmet, nvmet-rdma, configfs) on
+# its address, port 4420; the other connects with `nvme connect -t rdma`
+# (2 read + 2 write I/O queues on 2 vCPUs: QRNIC_SMP=2) and
+#   - writes 64 MiB of random data with dd oflag=direct, reads it back and
+#     compares; the target compares its backing store too (at the end);
+#   - runs fio with --verify=crc32c, random read/write, queue depth 16,
+#     4 jobs, for 20 seconds;
+#   - disconnects, then 10 connect/write/read/compare/disconnect cycles;
+#   - writes while the target guest's link is down for 10 seconds (the host
+#     side, tests/vm/nvme-host.sh, runs `set_link n0 off` on its monitor):
+#     the host reconnects and every byte reads back.
+# Afterwards, in both guests: the RDMA resources (rdma resource show, less
+# ib_core's idle shared CQ pool) back to what they were, no WARN/BUG/Oops in
+# dmesg.
+#
+#   run-vms -H tests/vm/nvme-host.sh NIC NIC -- nvme.sh [ROUND...]
+#
+# ROUND 0: guest 1 is the target, guest 0 the host; ROUND 1 the other way
+# round (default: both).
+. "$(dirname "$0")/lib.sh"
+
+rounds=${*:-0 1}
+cfg=/sys/kernel/config/nvmet
+port=4420
+# The RAM disk's layout, in MiB: what each part of the test writes.
+DD_MIB=64		# 0..63: dd, checked on the target's RAM disk
+FIO_OFF=64		# 64..127: fio, 4 jobs x 16 MiB
+CYCLE_OFF=128		# 128..137: one MiB per connect cycle
+FLAP_OFF=144		# 144..167: written across the link outage
+FLAP_MIB=24
+RAM_MIB=192
+
+# The device's resources as `rdma resource show` counts them, but for the
+# CQs of ib_core's shared pool (ib_cq_pool_get, used by nvme-rdma and
+# nvmet-rdma): ib_core keeps those, idle, until the device goes away.
+res_counts() {
+	_pool=$(rdma resource show cq dev "$QRNIC_IBDEV" 2>/dev/null |
+		grep -c ' users 0 .*comm \[ib_core\]')
+	rdma resource show 2>/dev/null | grep -F " $QRNIC_IBDEV:" |
+		sed 's/^[0-9]*: [^ ]* //' |
+		awk -v pool="$_pool" '{ for (i = 1; i < NF; i++) if ($i == "cq") $(i + 1) -= pool; print }'
+}
+
+nqn_of() { echo "nqn.2026-11.org.qrnic:nvme-round$1"; }
+hostnqn="nqn.2026-11.org.qrnic:host-$QRNIC_IDX"
+
+# ---- target -------------------------------------------------------------------
+target_up() {
+	_nqn=$(nqn_of "$1")
+	modprobe nvmet_rdma || return 1
+	mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config ||
+		return 1
+	mkdir "$cfg/subsystems/$_nqn" &&
+		echo 1 > "$cfg/subsystems/$_nqn/attr_allow_any_host" &&
+		mkdir "$cfg/subsystems/$_nqn/namespaces/1" &&
+		echo -n /dev/ram0 > "$cfg/subsystems/$_nqn/namespaces/1/device_path" &&
+		echo 1 > "$cfg/subsystems/$_nqn/namespaces/1/enable" &&
+		mkdir "$cfg/ports/1" &&
+		echo rdma > "$cfg/ports/1/addr_trtype" &&
+		echo ipv4 > "$cfg/ports/1/addr_adrfam" &&
+		echo "$QRNIC_IP" > "$cfg/ports/1/addr_traddr" &&
+		echo "$port" > "$cfg/ports/1/addr_trsvcid" &&
+		ln -s "$cfg/subsystems/$_nqn" "$cfg/ports/1/subsystems/$_nqn" &&
+		retry 20 cm_listening "$port"
+}
+
+target_down() {
+	_nqn=$(nqn_of "$1")
+	rm -f "$cfg/ports/1/subsystems/$_nqn"
+	rmdir "$cfg/ports/1" 2>/dev/null
+	[ -d "$cfg/subsystems/$_nqn/namespaces/1" ] &&
+		echo 0 > "$cfg/subsystems/$_nqn/namespaces/1/enable"
+	rmdir "$cfg/subsystems/$_nqn/namespaces/1" "$cfg/subsystems/$_nqn" 2>/dev/null
+	modprobe -r nvmet_rdma nvmet
+}
+
+# MiB OFF..OFF+N-1 of the RAM disk as the target sees it.
+ram_sum() {
+	dd if=/dev/ram0 bs=1M skip="$1" count="$2" iflag=direct 2>/dev/null | md5sum | cut -d' ' -f1
+}
+
+target_round() {
+	r=$1
+	if target_up "$r"; then
+		pass "nvme round $r: target $(nqn_of "$r") on $QRNIC_IP:$port (nvmet-rdma, /dev/ram0)"
+		echo up > "$QRNIC_SHARE/nvme-target-$r"
+	else
+		fail "nvme round $r: target setup"
+		echo failed > "$QRNIC_SHARE/nvme-target-$r"
+		target_down "$r"
+		return
+	fi
+	if ! wait_for "nvme-host-done-$r" 1200; then
+		fail "nvme round $r: the host never finished"
+	fi
+	for part in dd flap; do
+		[ -f "$QRNIC_SHARE/nvme-sum-$part-$r" ] || continue
+		read -r off n sum < "$QRNIC_SHARE/nvme-sum-$part-$r"
+		got=$(ram_sum "$off" "$n")
+		check "nvme round $r: the target's RAM disk holds the host's $part data (MiB $off+$n, md5 $got)" \
+			test "$got" = "$sum"
+	done
+	target_down "$r"
+}
+
+# ---- host ---------------------------------------------------------------------
+# The namespace's block device (nvme0n1; with native multipath the
+# per-path nvme0c0n1 has no device node).
+nvme_dev() {
+	for _d in $(ls /sys/block | grep -E '^nvme[0-9]+n[0-9]+$'); do
+		[ -b "/dev/$_d" ] && { echo "/dev/$_d"; return 0; }
+	done
+	return 1
+}
+
+# connect R [OPTS...]: connect to round R's target; the namespace in $dev.
+connect() {
+	_r=$1; shift
+	timeout 60 nvme connect -t rdma -a "$tip" -s "$port" -n "$(nqn_of "$_r")" \
+		--hostnqn="$hostnqn" "$@" > /tmp/nvme-connect.out 2>&1 || return 1
+	retry 20 nvme_dev > /dev/null && dev=$(nvme_dev)
+}
+
+disconnect() {
+	timeout 60 nvme disconnect -n "$(nqn_of "$1")" > /tmp/nvme-disconnect.out 2>&1 &&
+		retry 20 sh -c '! ls /sys/block | grep -q ^nvme'
+}
+
+# put FILE MIB_OFF MIB / same FILE MIB_OFF MIB: write FILE at MIB_OFF of the
+# namespace, and compare it with what reads back.
+put() { timeout 120 dd if="$1" of="$dev" bs=1M seek="$2" count="$3" oflag=direct conv=notrunc 2>/tmp/dd.err; }
+same() {
+	timeout 120 dd if="$dev" of=/tmp/nvme-back bs=1M skip="$2" count="$3" iflag=direct 2>/tmp/dd.err &&
+		cmp -s "$1" /tmp/nvme-back
+}
+
+host_round() {
+	r=$1
+	tip=${QRNIC_PEER_IPS%% *}
+	if ! wait_for "nvme-target-$r" 300 || [ "$(cat "$QRNIC_SHARE/nvme-target-$r")" != up ]; then
+		fail "nvme round $r: no target"
+		signal "nvme-host-done-$r"
+		return
+	fi
+	modprobe nvme_rdma
+	mark=$(dmesg | wc -l)
+	if ! connect "$r" --nr-io-queues=2 --nr-write-queues=2; then
+		fail "nvme round $r: nvme connect -t rdma -a $tip -s $port ($(tail -n 3 /tmp/nvme-connect.out))"
+		signal "nvme-host-done-$r"
+		return
+	fi
+	pass "nvme round $r: nvme connect -t rdma to $tip: $dev"
+	check "nvme round $r: 4 I/O queues (2 default, 2 read)" \
+		sh -c "dmesg | tail -n +$((mark + 1)) | grep -q 'creating 4 I/O queues'"
+
+	dd if=/dev/urandom of=/tmp/nvme-data bs=1M count="$DD_MIB" 2>/dev/null
+	if put /tmp/nvme-data 0 "$DD_MIB" && same /tmp/nvme-data 0 "$DD_MIB"; then
+		pass "nvme round $r: $DD_MIB MiB written with oflag=direct read back identical"
+	else
+		fail "nvme round $r: $DD_MIB MiB write/read back ($(tail -n 1 /tmp/dd.err))"
+	fi
+	echo "0 $DD_MIB $(md5sum < /tmp/nvme-data | cut -d' ' -f1)" > "$QRNIC_SHARE/nvme-sum-dd-$r"
+
+	timeout 120 fio --name=nvme-verify --filename="$dev" --direct=1 --ioengine=libaio \
+		--iodepth=16 --rw=randrw --bs=4k --numjobs=4 --size=16M \
+		--offset="${FIO_OFF}M" --offset_increment=16M --time_based --runtime=20 \
+		--verify=crc32c --verify_backlog=64 --verify_fatal=1 --group_reporting \
+		> /tmp/fio.out 2>&1
+	st=$?
+	if [ "$st" -eq 0 ] && grep -q 'err= 0' /tmp/fio.out && ! grep -qE '^verify: |bad magic' /tmp/fio.out; then
+		pass "nvme round $r: fio randrw qd 16, 4 jobs, 20 s, verify=crc32c: $(grep -E '^ +(READ|WRITE):' /tmp/fio.out | sed 's/^ *//; s/,.*//' | tr '\n' ' ')"
+	else
+		fail "nvme round $r: fio (status $st)"
+		sed 's/^/    /' /tmp/fio.out | tail -n 30
+	fi
+	if disconnect "$r"; then
+		pass "nvme round $r: nvme disconnect"
+	else
+		fail "nvme round $r: nvme disconnect ($(cat /tmp/nvme-disconnect.out))"
+	fi
+
+	ok=0
+	i=0
+	while [ "$i" -lt 10 ]; do
+		dd if=/dev/urandom of=/tmp/nvme-cycle bs=1M count=1 2>/dev/null
+		if connect "$r" && put /tmp/nvme-cycle $((CYCLE_OFF + i)) 1 &&
+			same /tmp/nvme-cycle $((CYCLE_OFF + i)) 1 && disconnect "$r"; then
+			ok=$((ok + 1))
+		else
+			echo "# nvme round $r: cycle $i failed"
+			disconnect "$r"
+		fi
+		i=$((i + 1))
+	done
+	check "nvme round $r: 10 connect/write/read/disconnect cycles ($ok passed)" test "$ok" = 10
+
+	# Writes across a 10-second outage of the target's link.
+	dd if=/dev/urandom of=/tmp/nvme-flap bs=1M count="$FLAP_MIB" 2>/dev/null
+	echo "$FLAP_OFF $FLAP_MIB $(md5sum < /tmp/nvme-flap | cut -d' ' -f1)" > "$QRNIC_SHARE/nvme-sum-flap-$r"
+	mark=$(dmesg | wc -l)
+	if connect "$r" --reconnect-delay=1 --ctrl-loss-tmo=120; then
+		k=0
+		st=0
+		while [ "$k" -lt "$FLAP_MIB" ] && [ "$st" -eq 0 ]; do
+			if [ "$k" = 4 ]; then
+				echo "$target" > "$QRNIC_SHARE/nvme-flap-req-$r"
+				wait_for "nvme-flap-off-$r" 30 || echo "# nvme round $r: the link did not go down"
+			fi
+			timeout 180 dd if=/tmp/nvme-flap of="$dev" bs=1M skip="$k" seek=$((FLAP_OFF + k)) \
+				count=1 oflag=direct conv=notrunc 2>/tmp/dd.err || st=$?
+			k=$((k + 1))
+		done
+		wait_for "nvme-flap-on-$r" 60
+		check "nvme round $r: $FLAP_MIB MiB written across the target's 10 s link outage (status $st)" \
+			test "$st" -eq 0
+		check "nvme round $r: the host reconnected" \
+			sh -c "dmesg | tail -n +$((mark + 1)) | grep -qi reconnected"
+		check "nvme round $r: the data written across the outage reads back identical" \
+			same /tmp/nvme-flap "$FLAP_OFF" "$FLAP_MIB"
+		disconnect "$r" || fail "nvme round $r: nvme disconnect after the outage"
+	else
+		fail "nvme round $r: connect for the link outage ($(tail -n 3 /tmp/nvme-connect.out))"
+	fi
+	signal "nvme-host-done-$r"
+}
+
+# ---- both guests ----------------------------------------------------------------
+[ "$QRNIC_NGUESTS" -eq 2 ] || { echo "# nvme: needs two guests"; exit 2; }
+rm -f /dev/nvme*	# no stale files where device nodes appear
+rdma_gid || finish
+modprobe brd rd_nr=1 rd_size=$((RAM_MIB * 1024)) || { fail "nvme: modprobe brd"; finish; }
+before=$(res_counts)
+dmesg -C
+for r in $rounds; do
+	target=$((1 - r))
+	if [ "$QRNIC_IDX" = "$target" ]; then
+		target_round "$r"
+	else
+		host_round "$r"
+	fi
+done
+modprobe -r nvme_rdma nvme_fabrics 2>/dev/null
+after=$(res_counts)
+check "nvme: $QRNIC_IBDEV's resources back to '$before' (now '$after')" test "$after" = "$before"
+check "nvme: no WARN, BUG or Oops in dmesg" sh -c '! dmesg | grep -qE "WARNING:|BUG:|Oops"'
+finish
