@@ -20,10 +20,9 @@
 # ROUND 0: guest 1 is the target, guest 0 the host; ROUND 1 the other way
 # round (default: both).
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/nvme-lib.sh"
 
 rounds=${*:-0 1}
-cfg=/sys/kernel/config/nvmet
-port=4420
 # The RAM disk's layout, in MiB: what each part of the test writes.
 DD_MIB=64		# 0..63: dd, checked on the target's RAM disk
 FIO_OFF=64		# 64..127: fio, 4 jobs x 16 MiB
@@ -32,63 +31,25 @@ FLAP_OFF=144		# 144..167: written across the link outage
 FLAP_MIB=24
 RAM_MIB=192
 
-# The device's resources as `rdma resource show` counts them, but for the
-# CQs of ib_core's shared pool (ib_cq_pool_get, used by nvme-rdma and
-# nvmet-rdma): ib_core keeps those, idle, until the device goes away.
-res_counts() {
-	_pool=$(rdma resource show cq dev "$QRNIC_IBDEV" 2>/dev/null |
-		grep -c ' users 0 .*comm \[ib_core\]')
-	rdma resource show 2>/dev/null | grep -F " $QRNIC_IBDEV:" |
-		sed 's/^[0-9]*: [^ ]* //' |
-		awk -v pool="$_pool" '{ for (i = 1; i < NF; i++) if ($i == "cq") $(i + 1) -= pool; print }'
-}
-
-nqn_of() { echo "nqn.2026-11.org.qrnic:nvme-round$1"; }
-hostnqn="nqn.2026-11.org.qrnic:host-$QRNIC_IDX"
-
 # ---- target -------------------------------------------------------------------
-target_up() {
-	_nqn=$(nqn_of "$1")
-	modprobe nvmet_rdma || return 1
-	mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config ||
-		return 1
-	mkdir "$cfg/subsystems/$_nqn" &&
-		echo 1 > "$cfg/subsystems/$_nqn/attr_allow_any_host" &&
-		mkdir "$cfg/subsystems/$_nqn/namespaces/1" &&
-		echo -n /dev/ram0 > "$cfg/subsystems/$_nqn/namespaces/1/device_path" &&
-		echo 1 > "$cfg/subsystems/$_nqn/namespaces/1/enable" &&
-		mkdir "$cfg/ports/1" &&
-		echo rdma > "$cfg/ports/1/addr_trtype" &&
-		echo ipv4 > "$cfg/ports/1/addr_adrfam" &&
-		echo "$QRNIC_IP" > "$cfg/ports/1/addr_traddr" &&
-		echo "$port" > "$cfg/ports/1/addr_trsvcid" &&
-		ln -s "$cfg/subsystems/$_nqn" "$cfg/ports/1/subsystems/$_nqn" &&
-		retry 20 cm_listening "$port"
-}
-
-target_down() {
-	_nqn=$(nqn_of "$1")
-	rm -f "$cfg/ports/1/subsystems/$_nqn"
-	rmdir "$cfg/ports/1" 2>/dev/null
-	[ -d "$cfg/subsystems/$_nqn/namespaces/1" ] &&
-		echo 0 > "$cfg/subsystems/$_nqn/namespaces/1/enable"
-	rmdir "$cfg/subsystems/$_nqn/namespaces/1" "$cfg/subsystems/$_nqn" 2>/dev/null
-	modprobe -r nvmet_rdma nvmet
-}
-
 # MiB OFF..OFF+N-1 of the RAM disk as the target sees it.
 ram_sum() {
 	dd if=/dev/ram0 bs=1M skip="$1" count="$2" iflag=direct 2>/dev/null | md5sum | cut -d' ' -f1
+}
+
+say_target() {
+	echo "$2" > "$QRNIC_SHARE/nvme-target-$1.tmp"
+	mv "$QRNIC_SHARE/nvme-target-$1.tmp" "$QRNIC_SHARE/nvme-target-$1"
 }
 
 target_round() {
 	r=$1
 	if target_up "$r"; then
 		pass "nvme round $r: target $(nqn_of "$r") on $QRNIC_IP:$port (nvmet-rdma, /dev/ram0)"
-		echo up > "$QRNIC_SHARE/nvme-target-$r"
+		say_target "$r" up
 	else
 		fail "nvme round $r: target setup"
-		echo failed > "$QRNIC_SHARE/nvme-target-$r"
+		say_target "$r" failed
 		target_down "$r"
 		return
 	fi
@@ -106,28 +67,6 @@ target_round() {
 }
 
 # ---- host ---------------------------------------------------------------------
-# The namespace's block device (nvme0n1; with native multipath the
-# per-path nvme0c0n1 has no device node).
-nvme_dev() {
-	for _d in $(ls /sys/block | grep -E '^nvme[0-9]+n[0-9]+$'); do
-		[ -b "/dev/$_d" ] && { echo "/dev/$_d"; return 0; }
-	done
-	return 1
-}
-
-# connect R [OPTS...]: connect to round R's target; the namespace in $dev.
-connect() {
-	_r=$1; shift
-	timeout 60 nvme connect -t rdma -a "$tip" -s "$port" -n "$(nqn_of "$_r")" \
-		--hostnqn="$hostnqn" "$@" > /tmp/nvme-connect.out 2>&1 || return 1
-	retry 20 nvme_dev > /dev/null && dev=$(nvme_dev)
-}
-
-disconnect() {
-	timeout 60 nvme disconnect -n "$(nqn_of "$1")" > /tmp/nvme-disconnect.out 2>&1 &&
-		retry 20 sh -c '! ls /sys/block | grep -q ^nvme'
-}
-
 # put FILE MIB_OFF MIB / same FILE MIB_OFF MIB: write FILE at MIB_OFF of the
 # namespace, and compare it with what reads back.
 put() { timeout 120 dd if="$1" of="$dev" bs=1M seek="$2" count="$3" oflag=direct conv=notrunc 2>/tmp/dd.err; }
