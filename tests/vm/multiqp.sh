@@ -1,0 +1,80 @@
+#!/bin/sh
+# Many QPs between two guests: ib_write_bw, ib_send_bw and ib_read_bw with
+# -q 8, 32 and 64 (64 KiB messages), each guest serving once; both sides
+# must exit 0 and the client print its result row.  Then the goodput with
+# one QP and with 8 (ib_write_bw -D, guest 0 sending): the 8 QPs together
+# must carry at least 90% of what one does (the device shares its window
+# among QPs and backs off as one), and the transport counters of a qrnic
+# sender are printed.
+#   multiqp.sh [QPS...]   default 8 32 64
+. "$(dirname "$0")/lib.sh"
+
+[ "$QRNIC_NGUESTS" -ge 2 ] || { fail "multiqp needs two guests"; finish; }
+rdma_gid || finish
+PAIR_TIMEOUT=240
+
+# counters NAME...: "name value" of this qrnic device's transport counters.
+counters() {
+	[ "$QRNIC_NIC" = qrnic ] || return 0
+	for _c in "$@"; do
+		[ -r "$hw/$_c" ] && printf '%s %s ' "$_c" "$(cat "$hw/$_c")"
+	done
+}
+
+k=0
+# mq TEST QPS ITERS SERVER
+mq() {
+	test=$1 q=$2 iters=$3 server=$4
+	out=/tmp/multiqp-$k.out
+	if [ "$QRNIC_IDX" = "$server" ]; then role=server; else role=client; fi
+	desc="ib_$test -q $q, server g$server ($role g$QRNIC_IDX $QRNIC_IBDEV)"
+	pair_run "multiqp-$k" "$server" $((18900 + k)) "$out" \
+		"ib_$test" -d "$QRNIC_IBDEV" -x "$gid" -F -q "$q" -s 65536 -n "$iters"
+	rc=$?
+	k=$((k + 1))
+	# perftest's iteration column counts every QP's iterations.
+	row=$(awk -v n=$((iters * q)) '$1 == 65536 && $2 == n && NF >= 5 { print; exit }' "$out")
+	if [ "$rc" -ne 0 ]; then
+		fail "$desc: status $rc"
+		tail -n 15 "$out" | sed 's/^/    /'
+	elif [ "$role" = server ]; then
+		pass "$desc: exit 0"
+	elif [ -n "$row" ]; then
+		pass "$desc: 64 KiB x $iters per QP, $(echo "$row" | awk '{ print $4 }') MiB/s average"
+	else
+		fail "$desc: no result row"
+		tail -n 15 "$out" | sed 's/^/    /'
+	fi
+}
+
+for q in ${*:-8 32 64}; do
+	# About 20 MiB per run: rxe under TCG moves 10-20 MiB/s.
+	iters=$((320 / q))
+	for test in write_bw send_bw read_bw; do
+		for server in 1 0; do
+			mq "$test" "$q" "$iters" "$server"
+		done
+	done
+done
+
+# goodput QPS: ib_write_bw -D 4 from guest 0; sets bw (MiB/s average).
+goodput() {
+	out=/tmp/multiqp-gp-$1.out
+	pair_run "multiqp-gp-$1" 1 $((18990 + $1)) "$out" \
+		ib_write_bw -d "$QRNIC_IBDEV" -x "$gid" -F -q "$1" -s 65536 -D 4
+	_rc=$?
+	bw=$(awk '$1 == 65536 && NF >= 5 { print $4; exit }' "$out")
+	[ "$_rc" -eq 0 ] && [ -n "$bw" ]
+}
+before=$(counters retrans_pkts ack_timeouts)
+if goodput 1 && bw1=$bw && goodput 8 && bw8=$bw; then
+	if [ "$QRNIC_IDX" = 0 ]; then
+		check "goodput: 8 QPs $bw8 MiB/s, 1 QP $bw1 MiB/s (8 QPs at least 90% of 1)" \
+			awk -v a="$bw8" -v b="$bw1" 'BEGIN { exit !(a >= 0.9 * b) }'
+		echo "# counters before: $before; after: $(counters retrans_pkts ack_timeouts)"
+	fi
+else
+	fail "goodput runs (ib_write_bw -D 4, -q 1 and -q 8): status $_rc"
+	tail -n 15 "$out" | sed 's/^/    /'
+fi
+finish
