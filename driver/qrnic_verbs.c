@@ -418,6 +418,7 @@ static const struct ib_device_ops qrnic_rc_ops = {
 	.post_send		= qrnic_post_send,
 	.query_qp		= qrnic_query_qp,
 	.reg_user_mr		= qrnic_reg_user_mr,
+	.rereg_user_mr		= qrnic_rereg_user_mr,
 	.req_notify_cq		= qrnic_req_notify_cq,
 
 	INIT_RDMA_OBJ_SIZE(ib_cq, qrnic_cq, ibcq),

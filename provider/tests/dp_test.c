@@ -125,7 +125,7 @@ static struct qrnic_context *fake_ctx(void)
 static struct qrnic_cq *fake_cq(struct qrnic_context *ctx, uint32_t cqe,
 				uint32_t cqn)
 {
-	struct qrnic_cq *cq = qrnic_cq_alloc(cqe);
+	struct qrnic_cq *cq = qrnic_cq_alloc(cqe, NULL);
 
 	if (!cq)
 		abort();
@@ -486,28 +486,28 @@ static void test_cq_sizes(void)
 {
 	struct qrnic_cq *cq;
 
-	cq = qrnic_cq_alloc(1);
+	cq = qrnic_cq_alloc(1, NULL);
 	CHECK(cq && cq->log_depth == 1 && cq->depth == 2);
 	CHECK(cq && cq->buf_size == 4096);
 	CHECK(cq && (uint8_t *)cq->rec == (uint8_t *)cq->buf + 2 * 32);
 	qrnic_cq_free(cq);
 
-	cq = qrnic_cq_alloc(3);
+	cq = qrnic_cq_alloc(3, NULL);
 	CHECK(cq && cq->depth == 4);
 	qrnic_cq_free(cq);
 
-	cq = qrnic_cq_alloc(128);
+	cq = qrnic_cq_alloc(128, NULL);
 	CHECK(cq && cq->depth == 128 && cq->buf_size == 8192);
 	qrnic_cq_free(cq);
 
-	cq = qrnic_cq_alloc(1u << QRNIC_CQ_MAX_LOG);
+	cq = qrnic_cq_alloc(1u << QRNIC_CQ_MAX_LOG, NULL);
 	CHECK(cq && cq->log_depth == QRNIC_CQ_MAX_LOG);
 	qrnic_cq_free(cq);
 
 	errno = 0;
-	CHECK(!qrnic_cq_alloc((1u << QRNIC_CQ_MAX_LOG) + 1) && errno == EINVAL);
+	CHECK(!qrnic_cq_alloc((1u << QRNIC_CQ_MAX_LOG) + 1, NULL) && errno == EINVAL);
 	errno = 0;
-	CHECK(!qrnic_cq_alloc(0) && errno == EINVAL);
+	CHECK(!qrnic_cq_alloc(0, NULL) && errno == EINVAL);
 }
 
 static void test_send_path(struct qrnic_context *ctx)
@@ -1352,7 +1352,7 @@ static void test_ud_wr_api(struct qrnic_context *ctx)
 static void test_ud_create_checks(struct qrnic_context *ctx)
 {
 	struct qrnic_cq *cq = fake_cq(ctx, 2, 36);
-	struct ibv_pd pd = { .context = &ctx->ibv_ctx.context };
+	struct qrnic_pd qpd = { .ibv_pd.context = &ctx->ibv_ctx.context };
 	struct ibv_srq srq = {};
 	struct ibv_qp_init_attr_ex ax = {
 		.send_cq = &cq->vcq.cq,
@@ -1360,7 +1360,7 @@ static void test_ud_create_checks(struct qrnic_context *ctx)
 		.qp_type = IBV_QPT_UD,
 		.comp_mask = IBV_QP_INIT_ATTR_PD |
 			     IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
-		.pd = &pd,
+		.pd = &qpd.ibv_pd,
 	};
 	struct ibv_qp_init_attr a = {
 		.send_cq = &cq->vcq.cq,
@@ -1392,11 +1392,11 @@ static void test_ud_create_checks(struct qrnic_context *ctx)
 	/* No raw packet, no XRC through create_qp. */
 	a.qp_type = IBV_QPT_RAW_PACKET;
 	errno = 0;
-	CHECK(!qrnic_create_qp(&pd, &a) && errno == EOPNOTSUPP);
+	CHECK(!qrnic_create_qp(&qpd.ibv_pd, &a) && errno == EOPNOTSUPP);
 	a.qp_type = IBV_QPT_XRC_SEND;
 	a.srq = &srq;
 	errno = 0;
-	CHECK(!qrnic_create_qp(&pd, &a) && errno == EOPNOTSUPP);
+	CHECK(!qrnic_create_qp(&qpd.ibv_pd, &a) && errno == EOPNOTSUPP);
 	ax.qp_type = IBV_QPT_XRC_RECV;
 	ax.send_ops_flags = 0;
 	errno = 0;
@@ -1407,7 +1407,7 @@ static void test_ud_create_checks(struct qrnic_context *ctx)
 	ud_attr(&ah_attr, 1, 0, 0, 0);
 	ah_attr.is_global = 0;
 	errno = 0;
-	CHECK(!qrnic_create_ah(&pd, &ah_attr) && errno == EINVAL);
+	CHECK(!qrnic_create_ah(&qpd.ibv_pd, &ah_attr) && errno == EINVAL);
 }
 
 /*
@@ -1435,13 +1435,13 @@ static void test_create_flags(struct qrnic_context *ctx)
 		{ IBV_QP_CREATE_BLOCK_SELF_MCAST_LB | 1u << 20, EINVAL },
 	};
 	struct qrnic_cq *cq = fake_cq(ctx, 2, 37);
-	struct ibv_pd pd = { .context = &ctx->ibv_ctx.context };
+	struct qrnic_pd qpd = { .ibv_pd.context = &ctx->ibv_ctx.context };
 	struct ibv_qp_init_attr_ex ax = {
 		.send_cq = &cq->vcq.cq,
 		.recv_cq = &cq->vcq.cq,
 		.cap = { .max_send_wr = 1, .max_recv_wr = 1,
 			 .max_send_sge = 1, .max_recv_sge = 1 },
-		.pd = &pd,
+		.pd = &qpd.ibv_pd,
 	};
 	struct ibv_context *ibctx = &ctx->ibv_ctx.context;
 	unsigned int t, i, calls;
@@ -2298,11 +2298,11 @@ static void test_srq_qp_post_recv(struct qrnic_context *ctx)
 /* Create-time checks of SRQs that answer before the kernel. */
 static void test_srq_create_checks(struct qrnic_context *ctx)
 {
-	struct ibv_pd pd = { .context = &ctx->ibv_ctx.context };
+	struct qrnic_pd qpd = { .ibv_pd.context = &ctx->ibv_ctx.context };
 	struct ibv_srq_init_attr_ex ax = {
 		.attr = { .max_wr = 16, .max_sge = 1 },
 		.comp_mask = IBV_SRQ_INIT_ATTR_PD | IBV_SRQ_INIT_ATTR_TYPE,
-		.pd = &pd,
+		.pd = &qpd.ibv_pd,
 	};
 	struct ibv_context *ibctx = &ctx->ibv_ctx.context;
 
@@ -2419,14 +2419,14 @@ static void test_uc_wr_api(struct qrnic_context *ctx)
 	struct qrnic_cq *cq2 = fake_cq(ctx, 2, 52);
 	struct qrnic_qp *qp = fake_qp(ctx, 0x3c4, cq, cq, 3, 7, 0, 4);
 	struct ibv_qp_ex *qpx = &qp->vqp.qp_ex;
-	struct ibv_pd pd = { .context = &ctx->ibv_ctx.context };
+	struct qrnic_pd qpd = { .ibv_pd.context = &ctx->ibv_ctx.context };
 	struct ibv_qp_init_attr_ex ax = {
 		.send_cq = &cq2->vcq.cq,
 		.recv_cq = &cq2->vcq.cq,
 		.qp_type = IBV_QPT_UC,
 		.comp_mask = IBV_QP_INIT_ATTR_PD |
 			     IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
-		.pd = &pd,
+		.pd = &qpd.ibv_pd,
 	};
 	uint64_t bad_ops[] = {
 		IBV_QP_EX_WITH_RDMA_READ, IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP,
@@ -2856,13 +2856,13 @@ static void test_mw_post_send(struct qrnic_context *ctx)
 	struct qrnic_qp *uc = fake_qp(ctx, 0x4a2, cq, cq, 2, 7, 0, 4);
 	struct qrnic_qp *ud = fake_qp(ctx, 0x4a3, cq, cq, 2, 7, 0, 4);
 	struct ibv_context *ibctx = &ctx->ibv_ctx.context;
-	struct ibv_pd pd = { .context = ibctx };
-	struct ibv_mr mr = { .context = ibctx, .pd = &pd,
+	struct qrnic_pd qpd = { .ibv_pd.context = ibctx };
+	struct ibv_mr mr = { .context = ibctx, .pd = &qpd.ibv_pd,
 			     .addr = (void *)0x10000, .length = 0x10000,
 			     .lkey = MW_MR_KEY, .rkey = MW_MR_KEY };
-	struct ibv_mw mw1 = { .context = ibctx, .pd = &pd, .rkey = 0x1234ff,
+	struct ibv_mw mw1 = { .context = ibctx, .pd = &qpd.ibv_pd, .rkey = 0x1234ff,
 			      .type = IBV_MW_TYPE_1 };
-	struct ibv_mw mw2 = { .context = ibctx, .pd = &pd, .rkey = 0x4321aa,
+	struct ibv_mw mw2 = { .context = ibctx, .pd = &qpd.ibv_pd, .rkey = 0x4321aa,
 			      .type = IBV_MW_TYPE_2 };
 	char payload[] = "send with invalidate, inline";
 	struct ibv_sge sg[2] = {
@@ -3046,12 +3046,12 @@ static void test_mw_bind_type1(struct qrnic_context *ctx)
 	struct qrnic_qp *uc = fake_qp(ctx, 0x4b2, cq, cq, 1, 6, 0, 4);
 	struct qrnic_qp *ud = fake_qp(ctx, 0x4b3, cq, cq, 1, 6, 0, 4);
 	struct ibv_context *ibctx = &ctx->ibv_ctx.context;
-	struct ibv_pd pd = { .context = ibctx };
-	struct ibv_mr mr = { .context = ibctx, .pd = &pd, .lkey = MW_MR_KEY,
+	struct qrnic_pd qpd = { .ibv_pd.context = ibctx };
+	struct ibv_mr mr = { .context = ibctx, .pd = &qpd.ibv_pd, .lkey = MW_MR_KEY,
 			     .rkey = MW_MR_KEY };
-	struct ibv_mw mw1 = { .context = ibctx, .pd = &pd, .rkey = 0x2000fe,
+	struct ibv_mw mw1 = { .context = ibctx, .pd = &qpd.ibv_pd, .rkey = 0x2000fe,
 			      .type = IBV_MW_TYPE_1 };
-	struct ibv_mw mw2 = { .context = ibctx, .pd = &pd, .rkey = 0x3000aa,
+	struct ibv_mw mw2 = { .context = ibctx, .pd = &qpd.ibv_pd, .rkey = 0x3000aa,
 			      .type = IBV_MW_TYPE_2 };
 	struct ibv_mw_bind bind = {
 		.wr_id = 0x8001,
@@ -3153,12 +3153,12 @@ static void test_mw_wr_api(struct qrnic_context *ctx)
 	struct qrnic_qp *uc = fake_qp(ctx, 0x4c3, cq, cq, 2, 7, 0, 4);
 	struct ibv_qp_ex *qpx = &qp->vqp.qp_ex, *ucx = &uc->vqp.qp_ex;
 	struct ibv_context *ibctx = &ctx->ibv_ctx.context;
-	struct ibv_pd pd = { .context = ibctx };
-	struct ibv_mr mr = { .context = ibctx, .pd = &pd, .lkey = MW_MR_KEY,
+	struct qrnic_pd qpd = { .ibv_pd.context = ibctx };
+	struct ibv_mr mr = { .context = ibctx, .pd = &qpd.ibv_pd, .lkey = MW_MR_KEY,
 			     .rkey = MW_MR_KEY };
-	struct ibv_mw mw1 = { .context = ibctx, .pd = &pd, .rkey = 0x1234ff,
+	struct ibv_mw mw1 = { .context = ibctx, .pd = &qpd.ibv_pd, .rkey = 0x1234ff,
 			      .type = IBV_MW_TYPE_1 };
-	struct ibv_mw mw2 = { .context = ibctx, .pd = &pd, .rkey = 0x4321aa,
+	struct ibv_mw mw2 = { .context = ibctx, .pd = &qpd.ibv_pd, .rkey = 0x4321aa,
 			      .type = IBV_MW_TYPE_2 };
 	const struct ibv_mw_bind_info info = {
 		.mr = &mr, .addr = 0x20000, .length = 0x4000,
@@ -3177,7 +3177,7 @@ static void test_mw_wr_api(struct qrnic_context *ctx)
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 		.comp_mask = IBV_QP_INIT_ATTR_PD |
 			     IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
-		.pd = &pd,
+		.pd = &qpd.ibv_pd,
 	};
 	static const uint64_t new_ops = IBV_QP_EX_WITH_FLUSH |
 					IBV_QP_EX_WITH_ATOMIC_WRITE |
@@ -3443,9 +3443,9 @@ static void test_mw_cq(struct qrnic_context *ctx)
 	struct ibv_cq_ex *cqx = &cq->vcq.cq_ex;
 	struct qrnic_qp *qp = fake_qp(ctx, 0x4d1, cq, cq, 2, 7, 2, 5);
 	struct ibv_qp_ex *qpx = &qp->vqp.qp_ex;
-	struct ibv_pd pd = { .context = &ctx->ibv_ctx.context };
-	struct ibv_mr mr = { .pd = &pd, .lkey = MW_MR_KEY };
-	struct ibv_mw mw2 = { .pd = &pd, .rkey = 0x4321aa,
+	struct qrnic_pd qpd = { .ibv_pd.context = &ctx->ibv_ctx.context };
+	struct ibv_mr mr = { .pd = &qpd.ibv_pd, .lkey = MW_MR_KEY };
+	struct ibv_mw mw2 = { .pd = &qpd.ibv_pd, .rkey = 0x4321aa,
 			      .type = IBV_MW_TYPE_2 };
 	const struct ibv_mw_bind_info info = {
 		.mr = &mr, .length = 64,
@@ -3564,34 +3564,34 @@ static void test_mw_cq(struct qrnic_context *ctx)
 /* ibv_alloc_mw / ibv_dealloc_mw go to the kernel; only types 1 and 2. */
 static void test_mw_alloc(struct qrnic_context *ctx)
 {
-	struct ibv_pd pd = { .context = &ctx->ibv_ctx.context };
+	struct qrnic_pd qpd = { .ibv_pd.context = &ctx->ibv_ctx.context };
 	struct ibv_mw *mw;
 
 	memset(&kmw, 0, sizeof(kmw));
 	errno = 0;
-	CHECK(!qrnic_alloc_mw(&pd, (enum ibv_mw_type)3) && errno == EINVAL);
+	CHECK(!qrnic_alloc_mw(&qpd.ibv_pd, (enum ibv_mw_type)3) && errno == EINVAL);
 	errno = 0;
-	CHECK(!qrnic_alloc_mw(&pd, (enum ibv_mw_type)0) && errno == EINVAL);
+	CHECK(!qrnic_alloc_mw(&qpd.ibv_pd, (enum ibv_mw_type)0) && errno == EINVAL);
 	CHECK(kmw.alloc == 0);
 
 	kmw.rkey = 0xabc01;
-	mw = qrnic_alloc_mw(&pd, IBV_MW_TYPE_2);
+	mw = qrnic_alloc_mw(&qpd.ibv_pd, IBV_MW_TYPE_2);
 	CHECK(mw && kmw.alloc == 1 && kmw.type == IBV_MW_TYPE_2 &&
 	      kmw.mw == mw);
 	CHECK(mw && mw->rkey == 0xabc01 && mw->type == IBV_MW_TYPE_2 &&
-	      mw->pd == &pd);
+	      mw->pd == &qpd.ibv_pd);
 	kmw.ret = EBUSY;
 	CHECK(mw && qrnic_dealloc_mw(mw) == EBUSY && kmw.dealloc == 1);
 	kmw.ret = 0;
 	CHECK(mw && qrnic_dealloc_mw(mw) == 0 && kmw.dealloc == 2 &&
 	      kmw.mw == mw);
 
-	mw = qrnic_alloc_mw(&pd, IBV_MW_TYPE_1);
+	mw = qrnic_alloc_mw(&qpd.ibv_pd, IBV_MW_TYPE_1);
 	CHECK(mw && kmw.type == IBV_MW_TYPE_1 && mw->type == IBV_MW_TYPE_1);
 	CHECK(mw && qrnic_dealloc_mw(mw) == 0);
 	kmw.ret = ENOMEM;
 	errno = 0;
-	CHECK(!qrnic_alloc_mw(&pd, IBV_MW_TYPE_1) && errno == ENOMEM &&
+	CHECK(!qrnic_alloc_mw(&qpd.ibv_pd, IBV_MW_TYPE_1) && errno == ENOMEM &&
 	      kmw.alloc == 3);
 	kmw.ret = 0;
 }
