@@ -625,7 +625,7 @@ struct ibv_cq_ex *qrnic_create_cq_ex(struct ibv_context *ibctx,
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
-	/* The kernel CQ has no PD: a parent domain only lends its allocators. */
+	/* The kernel CQ has no PD; a parent domain lends its allocators. */
 	if (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD) {
 		if (!attr->parent_domain ||
 		    attr->parent_domain->context != ibctx ||

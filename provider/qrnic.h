@@ -194,7 +194,7 @@ struct qrnic_srq {
 	void *qmem;			/* the SRQ's queue memory mapping */
 	size_t qmem_len;
 
-	struct qrnic_pd *parent_domain;	/* created through one, or NULL */
+	struct qrnic_pd *parent_domain;	/* created through it, or NULL */
 };
 
 union qrnic_rq_buf {
@@ -219,7 +219,7 @@ struct qrnic_qp {
 	void *qmem;			/* the QP's queue memory mapping */
 	size_t qmem_len;
 
-	struct qrnic_pd *parent_domain;	/* created through one, or NULL */
+	struct qrnic_pd *parent_domain;	/* created through it, or NULL */
 
 	/*
 	 * New post API (ibv_wr_*), valid between wr_start and
