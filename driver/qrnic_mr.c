@@ -2,7 +2,7 @@
 /*
  * qrnic memory regions: user regions (pinned, described to the device by
  * a page list in the largest page size the region allows; ibv_rereg_mr
- * registers them again under a new key) and the DMA MR that ib_core asks
+ * describes them anew under the same key) and the DMA MR that ib_core asks
  * for on every kernel PD.  The device allocates the key; it serves as lkey
  * and rkey.  Fast-registration regions: qrnic_mw.c.
  */
@@ -34,25 +34,24 @@ static int qrnic_mr_access(struct qrnic_dev *qdev, int access, u32 *out)
 	return 0;
 }
 
-static int qrnic_reg_mr_cmd(struct qrnic_dev *qdev, const struct qrnic_pbl *pbl,
-			    u64 iova, u64 length, u32 pdn, u32 access, u32 *key)
+static int qrnic_reg_mr_cmd(struct qrnic_dev *qdev, struct qrnic_mr *mr,
+			    const struct qrnic_pbl *pbl, u64 iova, u64 length,
+			    u32 pdn, u32 access)
 {
 	struct qrnic_cmd cmd = { .opcode = QRNIC_CMD_REG_MR };
+	int ret;
 
 	cmd.reg_mr.pbl = *pbl;
 	cmd.reg_mr.iova = iova;
 	cmd.reg_mr.length = length;
 	cmd.reg_mr.pdn = pdn;
 	cmd.reg_mr.access = access;
-	return qrnic_aq_exec(qdev, &cmd, key, NULL);
-}
-
-/* The device's key serves as lkey and rkey. */
-static void qrnic_mr_set_key(struct qrnic_mr *mr, u32 key)
-{
-	mr->key = key;
-	mr->ibmr.lkey = key;
-	mr->ibmr.rkey = key;
+	ret = qrnic_aq_exec(qdev, &cmd, &mr->key, NULL);
+	if (ret)
+		return ret;
+	mr->ibmr.lkey = mr->key;
+	mr->ibmr.rkey = mr->key;
+	return 0;
 }
 
 /* The DMA address space itself, for kernel PDs (ib_alloc_pd). */
@@ -64,7 +63,7 @@ struct ib_mr *qrnic_get_dma_mr(struct ib_pd *ibpd, int access)
 		.page_shift = QRNIC_MIN_PAGE_SHIFT,
 	};
 	struct qrnic_mr *mr;
-	u32 flags, key;
+	u32 flags;
 	int ret;
 
 	ret = qrnic_mr_access(qdev, access, &flags);
@@ -73,13 +72,12 @@ struct ib_mr *qrnic_get_dma_mr(struct ib_pd *ibpd, int access)
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
-	ret = qrnic_reg_mr_cmd(qdev, &pbl, 0, U64_MAX, to_qpd(ibpd)->pdn,
-			       flags, &key);
+	ret = qrnic_reg_mr_cmd(qdev, mr, &pbl, 0, U64_MAX, to_qpd(ibpd)->pdn,
+			       flags);
 	if (ret) {
 		kfree(mr);
 		return ERR_PTR(ret);
 	}
-	qrnic_mr_set_key(mr, key);
 	return &mr->ibmr;
 }
 
@@ -88,17 +86,14 @@ struct ib_mr *qrnic_get_dma_mr(struct ib_pd *ibpd, int access)
 					    QRNIC_MIN_PAGE_SHIFT)
 
 /*
- * Register umem (pinned by the caller) at iova under a new key: a page list
- * in the largest page size the region allows, which the device copies.
+ * The page list of umem (pinned by the caller) at iova, in the largest
+ * page size the region allows; the device copies it when the command
+ * runs, after which the caller releases pbuf.
  */
-static int qrnic_reg_umem(struct qrnic_dev *qdev, struct ib_umem *umem,
-			  u64 iova, u64 length, u32 pdn, u32 flags,
-			  unsigned long *pgsz, u32 *key)
+static int qrnic_umem_pbl(struct qrnic_dev *qdev, struct ib_umem *umem,
+			  u64 iova, unsigned long *pgsz, struct qrnic_pbl *pbl,
+			  struct qrnic_pbl_buf *pbuf)
 {
-	struct qrnic_pbl_buf pbuf;
-	struct qrnic_pbl pbl;
-	int ret;
-
 	*pgsz = ib_umem_find_best_pgsz(umem, qdev->attr.page_size_cap &
 				       QRNIC_MR_PGSZ_MASK, iova);
 	if (!*pgsz)
@@ -106,13 +101,7 @@ static int qrnic_reg_umem(struct qrnic_dev *qdev, struct ib_umem *umem,
 	if (qdev->attr.max_mr_pages &&
 	    ib_umem_num_dma_blocks(umem, *pgsz) > qdev->attr.max_mr_pages)
 		return -EINVAL;
-
-	ret = qrnic_pbl_build(qdev, umem, *pgsz, &pbl, &pbuf);
-	if (ret)
-		return ret;
-	ret = qrnic_reg_mr_cmd(qdev, &pbl, iova, length, pdn, flags, key);
-	qrnic_pbl_release(qdev, &pbuf);
-	return ret;
+	return qrnic_pbl_build(qdev, umem, *pgsz, pbl, pbuf);
 }
 
 struct ib_mr *qrnic_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
@@ -120,9 +109,11 @@ struct ib_mr *qrnic_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 				struct ib_udata *udata)
 {
 	struct qrnic_dev *qdev = to_qdev(ibpd->device);
-	struct qrnic_mr *mr;
+	struct qrnic_pbl_buf pbuf;
+	struct qrnic_pbl pbl;
 	unsigned long pgsz;
-	u32 flags, key;
+	struct qrnic_mr *mr;
+	u32 flags;
 	int ret;
 
 	ret = qrnic_mr_access(qdev, access, &flags);
@@ -140,12 +131,15 @@ struct ib_mr *qrnic_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 		goto err_free;
 	}
 
-	ret = qrnic_reg_umem(qdev, mr->umem, virt_addr, length,
-			     to_qpd(ibpd)->pdn, flags, &pgsz, &key);
+	ret = qrnic_umem_pbl(qdev, mr->umem, virt_addr, &pgsz, &pbl, &pbuf);
+	if (ret)
+		goto err_umem;
+	ret = qrnic_reg_mr_cmd(qdev, mr, &pbl, virt_addr, length,
+			       to_qpd(ibpd)->pdn, flags);
+	qrnic_pbl_release(qdev, &pbuf);
 	if (ret)
 		goto err_umem;
 
-	qrnic_mr_set_key(mr, key);
 	mr->access = access;
 	mr->ibmr.iova = virt_addr;
 	mr->ibmr.length = length;
@@ -159,34 +153,37 @@ err_free:
 	return ERR_PTR(ret);
 }
 
-/* DEREG_MR of one key; BAD_STATE (windows bound) is -EBUSY, not logged. */
-static int qrnic_dereg_key(struct qrnic_dev *qdev, u32 key)
+/* REREG_MR: the region under key described anew, as by REG_MR. */
+static int qrnic_rereg_mr_cmd(struct qrnic_dev *qdev, u32 key,
+			      const struct qrnic_pbl *pbl, u64 iova, u64 length,
+			      u32 pdn, u32 access)
 {
-	struct qrnic_cmd cmd = { .opcode = QRNIC_CMD_DEREG_MR };
-	int ret;
+	struct qrnic_cmd cmd = { .opcode = QRNIC_CMD_REREG_MR };
 
-	cmd.dereg_mr.key = key;
-	ret = qrnic_aq_exec(qdev, &cmd, NULL, NULL);
-	if (ret && ret != -EBUSY)
-		dev_err(&qdev->pdev->dev, "DEREG_MR %#x failed: %d\n", key,
-			ret);
-	return ret;
+	cmd.rereg_mr.pbl = *pbl;
+	cmd.rereg_mr.iova = iova;
+	cmd.rereg_mr.length = length;
+	cmd.rereg_mr.pdn = pdn;
+	cmd.rereg_mr.access = access;
+	cmd.rereg_mr.key = key;
+	return qrnic_aq_exec(qdev, &cmd, NULL, NULL);
 }
 
 #define QRNIC_REREG_FLAGS	(IB_MR_REREG_TRANS | IB_MR_REREG_PD | \
 				 IB_MR_REREG_ACCESS)
 
 /*
- * ibv_rereg_mr, without a device command of its own: the region is
- * registered again, with what the flags change, under a new key, and only
- * then is the old key deregistered.  The same ib_mr carries on with the
- * new key (NULL tells ib_core so; it moves the PD's use count and, for a
- * new translation, iova and length).  Until the old key is gone nothing
- * has changed, so every failure leaves the region as it was, old key and
- * all: in particular the device refuses to deregister a region windows
- * are bound to (BAD_STATE), and rereg answers -EBUSY.  A new translation
- * pins the new range; keeping the translation reuses the pinned pages
- * unless they were pinned read only and the new rights write.
+ * ibv_rereg_mr (devices with QRNIC_CAP0_REREG_MR): REREG_MR gives the
+ * region its new page list, range, PD and rights under the key it has,
+ * so lkey and rkey stay and the same ib_mr carries on (NULL tells ib_core
+ * so; it moves the PD's use count and, for a new translation, iova and
+ * length).  A new translation pins the new range; keeping it reuses the
+ * pinned pages unless they were pinned read only and the new rights
+ * write.  The device reads the new page list before it lets go of the
+ * old one, and refuses with nothing changed (BAD_STATE, -EBUSY, while
+ * windows are bound to the region), so on every failure the region is
+ * as it was and the pages it had stay pinned; after success the old
+ * ones are released, the device no longer reaching them.
  */
 struct ib_mr *qrnic_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 				  u64 length, u64 virt_addr, int access,
@@ -196,10 +193,12 @@ struct ib_mr *qrnic_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 	struct qrnic_mr *mr = to_qmr(ibmr);
 	struct ib_umem *umem = mr->umem;
 	struct ib_pd *pd = ibmr->pd;
+	struct qrnic_pbl_buf pbuf;
 	u64 iova = ibmr->iova;
 	u64 len = ibmr->length;
+	struct qrnic_pbl pbl;
 	unsigned long pgsz;
-	u32 hw_access, key;
+	u32 hw_access;
 	int ret;
 
 	if (!flags || (flags & ~QRNIC_REREG_FLAGS) || !umem)
@@ -225,21 +224,19 @@ struct ib_mr *qrnic_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 	if (IS_ERR(umem))
 		return ERR_CAST(umem);
 
-	ret = qrnic_reg_umem(qdev, umem, iova, len, to_qpd(pd)->pdn,
-			     hw_access, &pgsz, &key);
+	ret = qrnic_umem_pbl(qdev, umem, iova, &pgsz, &pbl, &pbuf);
 	if (ret)
 		goto err_umem;
-	ret = qrnic_dereg_key(qdev, mr->key);
-	if (ret) {
-		qrnic_dereg_key(qdev, key);
+	ret = qrnic_rereg_mr_cmd(qdev, mr->key, &pbl, iova, len,
+				 to_qpd(pd)->pdn, hw_access);
+	qrnic_pbl_release(qdev, &pbuf);
+	if (ret)
 		goto err_umem;
-	}
 
 	if (umem != mr->umem) {
 		ib_umem_release(mr->umem);
 		mr->umem = umem;
 	}
-	qrnic_mr_set_key(mr, key);
 	mr->access = access;
 	ibmr->iova = iova;
 	ibmr->length = len;

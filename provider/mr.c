@@ -32,12 +32,11 @@ struct ibv_mr *qrnic_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 }
 
 /*
- * ibv_rereg_mr: the kernel registers the region again with what the flags
- * change under a new key and then drops the old key; libibverbs has
- * checked the flags and updates pd, addr and length on success.  On
- * failure the region is as it was, old keys included (EBUSY while windows
- * are bound to it).  The device's address is the process' one, as for
- * ibv_reg_mr.
+ * ibv_rereg_mr: the kernel has the device describe the region anew
+ * (REREG_MR) under the key it has; libibverbs has checked the flags and
+ * updates pd, addr and length on success.  On failure the region is as it
+ * was (EBUSY while windows are bound to it).  The device's address is the
+ * process' one, as for ibv_reg_mr.
  */
 int qrnic_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
 		   void *addr, size_t length, int access)
