@@ -48,6 +48,10 @@ static const char * const qrnic_cmd_names[] = {
 	[QRNIC_CMD_ATTACH_MCAST]	= "ATTACH_MCAST",
 	[QRNIC_CMD_DETACH_MCAST]	= "DETACH_MCAST",
 	[QRNIC_CMD_RESIZE_CQ]		= "RESIZE_CQ",
+	[QRNIC_CMD_ALLOC_MW]		= "ALLOC_MW",
+	[QRNIC_CMD_DEALLOC_MW]		= "DEALLOC_MW",
+	[QRNIC_CMD_ALLOC_MR]		= "ALLOC_MR",
+	[QRNIC_CMD_REREG_MR]		= "REREG_MR",
 };
 
 static const char *qrnic_cmd_name(u8 opcode)

@@ -174,6 +174,7 @@ struct qrnic_mr {
 	struct ib_mr ibmr;
 	struct ib_umem *umem;
 	u32 key;
+	int access;			/* user region: IB_ACCESS_* it has */
 	u64 *pages;			/* fast registration: the page list */
 	dma_addr_t pages_dma;
 	u32 npages;			/* filled by map_mr_sg */
@@ -338,6 +339,9 @@ struct ib_mr *qrnic_get_dma_mr(struct ib_pd *ibpd, int access);
 struct ib_mr *qrnic_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 				u64 virt_addr, int access,
 				struct ib_udata *udata);
+struct ib_mr *qrnic_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
+				  u64 length, u64 virt_addr, int access,
+				  struct ib_pd *ibpd, struct ib_udata *udata);
 int qrnic_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 
 /* qrnic_mw.c: memory windows and fast-registration regions */

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * qrnic memory regions: user regions (pinned, described to the device by
- * a page list in the largest page size the region allows) and the DMA MR
- * that ib_core asks for on every kernel PD.  The device allocates the key;
- * it serves as lkey and rkey.  Fast-registration regions: qrnic_mw.c.
+ * a page list in the largest page size the region allows; ibv_rereg_mr
+ * describes them anew under the same key) and the DMA MR that ib_core asks
+ * for on every kernel PD.  The device allocates the key; it serves as lkey
+ * and rkey.  Fast-registration regions: qrnic_mw.c.
  */
 #include <linux/dma-mapping.h>
 #include <rdma/ib_umem.h>
@@ -84,6 +85,25 @@ struct ib_mr *qrnic_get_dma_mr(struct ib_pd *ibpd, int access)
 #define QRNIC_MR_PGSZ_MASK	GENMASK_ULL(QRNIC_MAX_PAGE_SHIFT, \
 					    QRNIC_MIN_PAGE_SHIFT)
 
+/*
+ * The page list of umem (pinned by the caller) at iova, in the largest
+ * page size the region allows; the device copies it when the command
+ * runs, after which the caller releases pbuf.
+ */
+static int qrnic_umem_pbl(struct qrnic_dev *qdev, struct ib_umem *umem,
+			  u64 iova, unsigned long *pgsz, struct qrnic_pbl *pbl,
+			  struct qrnic_pbl_buf *pbuf)
+{
+	*pgsz = ib_umem_find_best_pgsz(umem, qdev->attr.page_size_cap &
+				       QRNIC_MR_PGSZ_MASK, iova);
+	if (!*pgsz)
+		return -EINVAL;
+	if (qdev->attr.max_mr_pages &&
+	    ib_umem_num_dma_blocks(umem, *pgsz) > qdev->attr.max_mr_pages)
+		return -EINVAL;
+	return qrnic_pbl_build(qdev, umem, *pgsz, pbl, pbuf);
+}
+
 struct ib_mr *qrnic_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 				u64 virt_addr, int access,
 				struct ib_udata *udata)
@@ -111,19 +131,7 @@ struct ib_mr *qrnic_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 		goto err_free;
 	}
 
-	pgsz = ib_umem_find_best_pgsz(mr->umem, qdev->attr.page_size_cap &
-				      QRNIC_MR_PGSZ_MASK, virt_addr);
-	if (!pgsz) {
-		ret = -EINVAL;
-		goto err_umem;
-	}
-	if (qdev->attr.max_mr_pages &&
-	    ib_umem_num_dma_blocks(mr->umem, pgsz) > qdev->attr.max_mr_pages) {
-		ret = -EINVAL;
-		goto err_umem;
-	}
-
-	ret = qrnic_pbl_build(qdev, mr->umem, pgsz, &pbl, &pbuf);
+	ret = qrnic_umem_pbl(qdev, mr->umem, virt_addr, &pgsz, &pbl, &pbuf);
 	if (ret)
 		goto err_umem;
 	ret = qrnic_reg_mr_cmd(qdev, mr, &pbl, virt_addr, length,
@@ -132,6 +140,7 @@ struct ib_mr *qrnic_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	if (ret)
 		goto err_umem;
 
+	mr->access = access;
 	mr->ibmr.iova = virt_addr;
 	mr->ibmr.length = length;
 	mr->ibmr.page_size = pgsz;
@@ -141,6 +150,102 @@ err_umem:
 	ib_umem_release(mr->umem);
 err_free:
 	kfree(mr);
+	return ERR_PTR(ret);
+}
+
+/* REREG_MR: the region under key described anew, as by REG_MR. */
+static int qrnic_rereg_mr_cmd(struct qrnic_dev *qdev, u32 key,
+			      const struct qrnic_pbl *pbl, u64 iova, u64 length,
+			      u32 pdn, u32 access)
+{
+	struct qrnic_cmd cmd = { .opcode = QRNIC_CMD_REREG_MR };
+
+	cmd.rereg_mr.pbl = *pbl;
+	cmd.rereg_mr.iova = iova;
+	cmd.rereg_mr.length = length;
+	cmd.rereg_mr.pdn = pdn;
+	cmd.rereg_mr.access = access;
+	cmd.rereg_mr.key = key;
+	return qrnic_aq_exec(qdev, &cmd, NULL, NULL);
+}
+
+#define QRNIC_REREG_FLAGS	(IB_MR_REREG_TRANS | IB_MR_REREG_PD | \
+				 IB_MR_REREG_ACCESS)
+
+/*
+ * ibv_rereg_mr (devices with QRNIC_CAP0_REREG_MR): REREG_MR gives the
+ * region its new page list, range, PD and rights under the key it has,
+ * so lkey and rkey stay and the same ib_mr carries on (NULL tells ib_core
+ * so; it moves the PD's use count and, for a new translation, iova and
+ * length).  A new translation pins the new range; keeping it reuses the
+ * pinned pages unless they were pinned read only and the new rights
+ * write.  The device reads the new page list before it lets go of the
+ * old one, and refuses with nothing changed (BAD_STATE, -EBUSY, while
+ * windows are bound to the region), so on every failure the region is
+ * as it was and the pages it had stay pinned; after success the old
+ * ones are released, the device no longer reaching them.
+ */
+struct ib_mr *qrnic_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
+				  u64 length, u64 virt_addr, int access,
+				  struct ib_pd *ibpd, struct ib_udata *udata)
+{
+	struct qrnic_dev *qdev = to_qdev(ibmr->device);
+	struct qrnic_mr *mr = to_qmr(ibmr);
+	struct ib_umem *umem = mr->umem;
+	struct ib_pd *pd = ibmr->pd;
+	struct qrnic_pbl_buf pbuf;
+	u64 iova = ibmr->iova;
+	u64 len = ibmr->length;
+	struct qrnic_pbl pbl;
+	unsigned long pgsz;
+	u32 hw_access;
+	int ret;
+
+	if (!flags || (flags & ~QRNIC_REREG_FLAGS) || !umem)
+		return ERR_PTR(-EINVAL);
+	if (flags & IB_MR_REREG_PD)
+		pd = ibpd;
+	if (!(flags & IB_MR_REREG_ACCESS))
+		access = mr->access;
+	ret = qrnic_mr_access(qdev, access, &hw_access);
+	if (ret)
+		return ERR_PTR(ret);
+
+	if (flags & IB_MR_REREG_TRANS) {
+		if (!length || length > qdev->attr.max_mr_size)
+			return ERR_PTR(-EINVAL);
+		umem = ib_umem_get(ibmr->device, start, length, access);
+		iova = virt_addr;
+		len = length;
+	} else if (ib_access_writable(access) && !umem->writable) {
+		umem = ib_umem_get(ibmr->device, umem->address, umem->length,
+				   access);
+	}
+	if (IS_ERR(umem))
+		return ERR_CAST(umem);
+
+	ret = qrnic_umem_pbl(qdev, umem, iova, &pgsz, &pbl, &pbuf);
+	if (ret)
+		goto err_umem;
+	ret = qrnic_rereg_mr_cmd(qdev, mr->key, &pbl, iova, len,
+				 to_qpd(pd)->pdn, hw_access);
+	qrnic_pbl_release(qdev, &pbuf);
+	if (ret)
+		goto err_umem;
+
+	if (umem != mr->umem) {
+		ib_umem_release(mr->umem);
+		mr->umem = umem;
+	}
+	mr->access = access;
+	ibmr->iova = iova;
+	ibmr->length = len;
+	ibmr->page_size = pgsz;
+	return NULL;
+
+err_umem:
+	if (umem != mr->umem)
+		ib_umem_release(umem);
 	return ERR_PTR(ret);
 }
 

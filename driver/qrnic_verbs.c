@@ -470,6 +470,11 @@ static const struct ib_device_ops qrnic_resize_cq_ops = {
 	.resize_cq		= qrnic_resize_cq,
 };
 
+/* ibv_rereg_mr, for RC devices with QRNIC_CAP0_REREG_MR. */
+static const struct ib_device_ops qrnic_rereg_mr_ops = {
+	.rereg_user_mr		= qrnic_rereg_user_mr,
+};
+
 /* Called with link_lock held whenever link, carrier or netdev state moved. */
 void qrnic_ib_port_event(struct qrnic_dev *qdev)
 {
@@ -520,6 +525,8 @@ int qrnic_ib_register(struct qrnic_dev *qdev)
 		ib_set_device_ops(ibdev, &qrnic_mw_ops);
 	if (qrnic_has_fast_reg(qdev))
 		ib_set_device_ops(ibdev, &qrnic_fast_reg_ops);
+	if ((qdev->cap0 & QRNIC_CAP0_RC) && (qdev->cap0 & QRNIC_CAP0_REREG_MR))
+		ib_set_device_ops(ibdev, &qrnic_rereg_mr_ops);
 
 	ret = ib_device_set_netdev(ibdev, qdev->netdev, QRNIC_PORT);
 	if (ret) {

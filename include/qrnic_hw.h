@@ -85,6 +85,7 @@
 #define QRNIC_CAP0_FLUSH		(1u << 11)	/* RDMA FLUSH (global) */
 #define QRNIC_CAP0_ATOMIC_WRITE		(1u << 12)	/* RDMA ATOMIC WRITE */
 #define QRNIC_CAP0_SRQ_RESIZE		(1u << 13)	/* MODIFY_SRQ RESIZE */
+#define QRNIC_CAP0_REREG_MR		(1u << 14)	/* REREG_MR */
 
 #define QRNIC_CTRL_RESET		(1u << 0)	/* self clearing */
 #define QRNIC_CTRL_ENABLE		(1u << 1)
@@ -150,6 +151,7 @@ enum qrnic_cmd_opcode {
 	QRNIC_CMD_ALLOC_MW		= 0x1f,
 	QRNIC_CMD_DEALLOC_MW		= 0x20,
 	QRNIC_CMD_ALLOC_MR		= 0x21,
+	QRNIC_CMD_REREG_MR		= 0x22,
 	QRNIC_CMD_MAX
 };
 
@@ -283,6 +285,16 @@ struct qrnic_cmd {
 			uint32_t max_pages;	/* 1..max_fast_reg_pages */
 		} alloc_mr;			/* result0: key (region invalid
 						 * until a REG_MR WQE) */
+		struct {
+			struct qrnic_pbl pbl;	/* reg_mr's layout: the region */
+			uint64_t iova;		/* described anew, page list, */
+			uint64_t length;	/* range, PD and rights, */
+			uint32_t pdn;		/* each checked as by REG_MR */
+			uint32_t access;
+			uint32_t key;		/* a REG_MR region's key; it
+						 * keeps it */
+		} rereg_mr;			/* BAD_STATE while windows are
+						 * bound to the region */
 		struct {
 			uint32_t pdn;
 			uint32_t send_cqn;

@@ -315,40 +315,70 @@ static uint32_t qrnic_cq_log_for(int cqe)
 
 /*
  * A CQ buffer: 1 << log CQEs and the record after them, page aligned,
- * zeroed and kept out of fork() children (the kernel pins it).
+ * zeroed and kept out of fork() children (the kernel pins it).  A CQ
+ * created through a parent domain with allocators asks them first
+ * (QRNIC_RES_TYPE_CQ, page alignment); IBV_ALLOCATOR_USE_DEFAULT leaves it
+ * to the provider.  *custom: the buffer is the allocator's.
  */
-static int qrnic_cq_buf_alloc(uint32_t log, void **buf, size_t *size)
+static int qrnic_cq_buf_alloc(struct qrnic_pd *pdom, uint32_t log,
+			      void **buf, size_t *size, bool *custom)
 {
 	size_t page = sysconf(_SC_PAGESIZE);
+	void *p = IBV_ALLOCATOR_USE_DEFAULT;
 	int ret;
 
 	*size = align(((size_t)QRNIC_CQE_SIZE << log) + QRNIC_CQ_REC_SIZE,
 		      page);
-	ret = posix_memalign(buf, page, *size);
-	if (ret)
-		return ret;
+	if (pdom && pdom->alloc)
+		p = pdom->alloc(&pdom->ibv_pd, pdom->pd_context, *size, page,
+				QRNIC_RES_TYPE_CQ);
+	if (!p)
+		return ENOMEM;
+	*custom = p != IBV_ALLOCATOR_USE_DEFAULT;
+	if (*custom) {
+		if ((uintptr_t)p & (page - 1)) {
+			pdom->free(&pdom->ibv_pd, pdom->pd_context, p,
+				   QRNIC_RES_TYPE_CQ);
+			return EINVAL;
+		}
+		*buf = p;
+	} else {
+		ret = posix_memalign(buf, page, *size);
+		if (ret)
+			return ret;
+	}
 	memset(*buf, 0, *size);
 
 	ret = ibv_dontfork_range(*buf, *size);
 	if (ret) {
-		free(*buf);
+		if (*custom)
+			pdom->free(&pdom->ibv_pd, pdom->pd_context, *buf,
+				   QRNIC_RES_TYPE_CQ);
+		else
+			free(*buf);
 		return ret;
 	}
 	return 0;
 }
 
-static void qrnic_cq_buf_free(void *buf, size_t size)
+static void qrnic_cq_buf_free(struct qrnic_pd *pdom, void *buf, size_t size,
+			      bool custom)
 {
 	ibv_dofork_range(buf, size);
-	free(buf);
+	if (custom)
+		pdom->free(&pdom->ibv_pd, pdom->pd_context, buf,
+			   QRNIC_RES_TYPE_CQ);
+	else
+		free(buf);
 }
 
 /* Make buf (from qrnic_cq_buf_alloc(log)) the CQ's ring and record. */
 static void qrnic_cq_set_buf(struct qrnic_cq *cq, void *buf, size_t size,
-			     uint32_t log)
+			     bool custom, uint32_t log)
 {
 	cq->buf = buf;
 	cq->buf_size = size;
+	cq->buf_custom = custom;
 	cq->log_depth = log;
 	cq->depth = 1u << log;
 	cq->ring = buf;
@@ -356,10 +386,12 @@ static void qrnic_cq_set_buf(struct qrnic_cq *cq, void *buf, size_t size,
 					  ((size_t)QRNIC_CQE_SIZE << log));
 }
 
-static struct qrnic_cq *qrnic_cq_alloc(uint32_t cqe)
+/* pdom: the parent domain the CQ is created through (referenced), or NULL. */
+static struct qrnic_cq *qrnic_cq_alloc(uint32_t cqe, struct qrnic_pd *pdom)
 {
 	uint32_t log = qrnic_cq_log_for(cqe > INT_MAX ? 0 : (int)cqe);
 	struct qrnic_cq *cq;
+	bool custom;
 	size_t size;
 	void *buf;
 	int ret;
@@ -373,7 +405,7 @@ static struct qrnic_cq *qrnic_cq_alloc(uint32_t cqe)
 	if (!cq)
 		return NULL;
 
-	ret = qrnic_cq_buf_alloc(log, &buf, &size);
+	ret = qrnic_cq_buf_alloc(pdom, log, &buf, &size, &custom);
 	if (ret) {
 		errno = ret;
 		goto err_free;
@@ -385,20 +417,24 @@ static struct qrnic_cq *qrnic_cq_alloc(uint32_t cqe)
 		goto err_buf;
 	}
 
-	qrnic_cq_set_buf(cq, buf, size, log);
+	cq->parent_domain = pdom;
+	qrnic_cq_set_buf(cq, buf, size, custom, log);
 	return cq;
 
 err_buf:
-	qrnic_cq_buf_free(buf, size);
+	qrnic_cq_buf_free(pdom, buf, size, custom);
 err_free:
 	free(cq);
 	return NULL;
 }
 
+/* Frees the CQ and lets go of its parent domain. */
 static void qrnic_cq_free(struct qrnic_cq *cq)
 {
 	pthread_spin_destroy(&cq->lock);
-	qrnic_cq_buf_free(cq->buf, cq->buf_size);
+	qrnic_cq_buf_free(cq->parent_domain, cq->buf, cq->buf_size,
+			  cq->buf_custom);
+	qrnic_parent_domain_put(cq->parent_domain);
 	free(cq);
 }
 
@@ -429,7 +465,7 @@ struct ibv_cq *qrnic_create_cq(struct ibv_context *ibctx, int cqe,
 	struct qrnic_cq *cq;
 	int ret;
 
-	cq = qrnic_cq_alloc(cqe);
+	cq = qrnic_cq_alloc(cqe, NULL);
 	if (!cq)
 		return NULL;
 
@@ -571,13 +607,15 @@ struct ibv_cq_ex *qrnic_create_cq_ex(struct ibv_context *ibctx,
 {
 	struct qrnic_create_cq_ex_resp resp = {};
 	struct qrnic_create_cq_ex cmd = {};
+	struct qrnic_pd *pdom = NULL;
 	struct qrnic_cq *cq;
 	uint32_t flags = 0;
 	int ret;
 
-	/* No timestamps, no parent domains, no overrun tolerance. */
+	/* No timestamps, no overrun tolerance. */
 	if (attr->wc_flags & ~(uint64_t)IBV_WC_STANDARD_FLAGS ||
-	    attr->comp_mask & ~(uint32_t)IBV_CQ_INIT_ATTR_MASK_FLAGS) {
+	    attr->comp_mask & ~(uint32_t)(IBV_CQ_INIT_ATTR_MASK_FLAGS |
+					  IBV_CQ_INIT_ATTR_MASK_PD)) {
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
@@ -587,10 +625,22 @@ struct ibv_cq_ex *qrnic_create_cq_ex(struct ibv_context *ibctx,
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
+	/* The kernel CQ has no PD; a parent domain lends its allocators. */
+	if (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD) {
+		if (!attr->parent_domain ||
+		    attr->parent_domain->context != ibctx ||
+		    !to_qparent_domain(attr->parent_domain)) {
+			errno = EINVAL;
+			return NULL;
+		}
+		pdom = qrnic_parent_domain_get(attr->parent_domain);
+	}
 
-	cq = qrnic_cq_alloc(attr->cqe);
-	if (!cq)
+	cq = qrnic_cq_alloc(attr->cqe, pdom);
+	if (!cq) {
+		qrnic_parent_domain_put(pdom);
 		return NULL;
+	}
 	cq->single_threaded = flags & IBV_CREATE_CQ_ATTR_SINGLE_THREADED;
 
 	cmd.buf_addr = (uintptr_t)cq->buf;
@@ -670,6 +720,7 @@ int qrnic_resize_cq(struct ibv_cq *ibcq, int cqe)
 	uint32_t log = qrnic_cq_log_for(cqe), depth, i, n, pi;
 	struct qrnic_cq_rec *rec;
 	struct qrnic_cqe *ring;
+	bool custom, old_custom;
 	void *buf, *old_buf;
 	size_t size, old_size;
 	int ret;
@@ -678,7 +729,7 @@ int qrnic_resize_cq(struct ibv_cq *ibcq, int cqe)
 		return EINVAL;
 	depth = 1u << log;
 
-	ret = qrnic_cq_buf_alloc(log, &buf, &size);
+	ret = qrnic_cq_buf_alloc(cq->parent_domain, log, &buf, &size, &custom);
 	if (ret)
 		return ret;
 	ring = buf;
@@ -689,7 +740,7 @@ int qrnic_resize_cq(struct ibv_cq *ibcq, int cqe)
 	if (log == cq->log_depth) {
 		/* The ring already is the size cqe asks for. */
 		qrnic_cq_unlock(cq);
-		qrnic_cq_buf_free(buf, size);
+		qrnic_cq_buf_free(cq->parent_domain, buf, size, custom);
 		return 0;
 	}
 
@@ -706,7 +757,7 @@ int qrnic_resize_cq(struct ibv_cq *ibcq, int cqe)
 				&resp.ibv_resp, sizeof(resp));
 	if (ret) {
 		qrnic_cq_unlock(cq);
-		qrnic_cq_buf_free(buf, size);
+		qrnic_cq_buf_free(cq->parent_domain, buf, size, custom);
 		return ret;
 	}
 
@@ -725,11 +776,12 @@ int qrnic_resize_cq(struct ibv_cq *ibcq, int cqe)
 
 	old_buf = cq->buf;
 	old_size = cq->buf_size;
-	qrnic_cq_set_buf(cq, buf, size, log);
+	old_custom = cq->buf_custom;
+	qrnic_cq_set_buf(cq, buf, size, custom, log);
 	cq->vcq.cq.cqe = depth;
 	qrnic_cq_unlock(cq);
 
 	/* The kernel has let go of it. */
-	qrnic_cq_buf_free(old_buf, old_size);
+	qrnic_cq_buf_free(cq->parent_domain, old_buf, old_size, old_custom);
 	return 0;
 }

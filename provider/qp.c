@@ -316,6 +316,8 @@ static struct ibv_qp *qrnic_create_qp_common(struct ibv_context *ibctx,
 		qrnic_qp_init_wr_ops(qp, send_ops);
 		qp->vqp.comp_mask |= VERBS_QP_EX;
 	}
+	/* Rings in queue memory: a parent domain's allocators are not asked. */
+	qp->parent_domain = qrnic_parent_domain_get(attr->pd);
 	return &qp->vqp.qp;
 
 err_teardown:
@@ -453,6 +455,7 @@ int qrnic_destroy_qp(struct ibv_qp *ibqp)
 	pthread_mutex_unlock(&ctx->lock);
 
 	qrnic_qp_teardown(qp);
+	qrnic_parent_domain_put(qp->parent_domain);
 	free(qp);
 	return 0;
 }

@@ -12,14 +12,15 @@
 static void qrnic_free_context(struct ibv_context *ibctx);
 
 /*
- * Verbs not listed here (XRC, MW, parent domains, ...) are
- * not supported; libibverbs answers them with EOPNOTSUPP.  cq_event and
- * async_event keep libibverbs' defaults: the provider has no per-event
- * state to update.
+ * Verbs not listed here (XRC, WQs, flow steering, ...) are not supported;
+ * libibverbs answers them with EOPNOTSUPP.  cq_event and async_event keep
+ * libibverbs' defaults: the provider has no per-event state to update.
  */
 static const struct verbs_context_ops qrnic_ctx_ops = {
 	.alloc_mw = qrnic_alloc_mw,
+	.alloc_parent_domain = qrnic_alloc_parent_domain,
 	.alloc_pd = qrnic_alloc_pd,
+	.alloc_td = qrnic_alloc_td,
 	.attach_mcast = qrnic_attach_mcast,
 	.bind_mw = qrnic_bind_mw,
 	.create_ah = qrnic_create_ah,
@@ -31,6 +32,7 @@ static const struct verbs_context_ops qrnic_ctx_ops = {
 	.create_srq_ex = qrnic_create_srq_ex,
 	.dealloc_mw = qrnic_dealloc_mw,
 	.dealloc_pd = qrnic_dealloc_pd,
+	.dealloc_td = qrnic_dealloc_td,
 	.dereg_mr = qrnic_dereg_mr,
 	.destroy_ah = qrnic_destroy_ah,
 	.destroy_cq = qrnic_destroy_cq,
@@ -49,6 +51,7 @@ static const struct verbs_context_ops qrnic_ctx_ops = {
 	.query_qp = qrnic_query_qp,
 	.query_srq = qrnic_query_srq,
 	.reg_mr = qrnic_reg_mr,
+	.rereg_mr = qrnic_rereg_mr,
 	.req_notify_cq = qrnic_req_notify_cq,
 	.resize_cq = qrnic_resize_cq,
 };

@@ -74,9 +74,47 @@ struct qrnic_context {
 	struct qrnic_qp **qp_table[QRNIC_QPT_SIZE];
 };
 
+/*
+ * A thread domain: accepted and counted, nothing more.  The device has no
+ * per-thread doorbell or queue resources for one to select, and the
+ * provider's locks stay as they are.
+ */
+struct qrnic_td {
+	struct ibv_td ibv_td;
+	_Atomic(int) refcount;		/* 1 + parent domains using it */
+};
+
+/*
+ * The parent domain allocators' resource types: qrnic has no direct verbs
+ * header, so these are the provider's own values (RDMA_DRIVER_UNKNOWN in
+ * the upper half, as a driver id would be).  The only host memory buffer
+ * the device reads or writes is a CQ's ring and record: QP and SRQ rings
+ * live in BAR4 queue memory and doorbells in BAR2, so nothing else goes
+ * through the allocators.
+ */
+#define QRNIC_RES_TYPE_CQ	((uint64_t)RDMA_DRIVER_UNKNOWN << 32 | 1)
+
+/*
+ * A protection domain, or a parent domain over one (protection_domain
+ * set).  The kernel knows only real PDs; a parent domain carries its PD's
+ * handle, so every command that takes a PD (QP, SRQ, MR, MW, AH) works
+ * with either.  A PD counts the parent domains over it; a parent domain
+ * counts the CQs, QPs and SRQs created through it; neither is freed while
+ * its count is above 1 (EBUSY).
+ */
 struct qrnic_pd {
 	struct ibv_pd ibv_pd;
 	uint32_t pdn;
+	_Atomic(int) refcount;
+
+	/* A parent domain only. */
+	struct qrnic_pd *protection_domain;
+	struct qrnic_td *td;
+	void *(*alloc)(struct ibv_pd *pd, void *pd_context, size_t size,
+		       size_t alignment, uint64_t resource_type);
+	void (*free)(struct ibv_pd *pd, void *pd_context, void *ptr,
+		     uint64_t resource_type);
+	void *pd_context;
 };
 
 /*
@@ -106,6 +144,10 @@ struct qrnic_cq {
 
 	/* The entry ibv_start_poll/ibv_next_poll returned (extended CQ). */
 	struct qrnic_cqe cur;
+
+	/* Created with a parent domain: buf may come from its allocator. */
+	struct qrnic_pd *parent_domain;
+	bool buf_custom;		/* buf is the allocator's */
 };
 
 /*
@@ -151,6 +193,8 @@ struct qrnic_srq {
 
 	void *qmem;			/* the SRQ's queue memory mapping */
 	size_t qmem_len;
+
+	struct qrnic_pd *parent_domain;	/* created through it, or NULL */
 };
 
 union qrnic_rq_buf {
@@ -175,6 +219,8 @@ struct qrnic_qp {
 	void *qmem;			/* the QP's queue memory mapping */
 	size_t qmem_len;
 
+	struct qrnic_pd *parent_domain;	/* created through it, or NULL */
+
 	/*
 	 * New post API (ibv_wr_*), valid between wr_start and
 	 * wr_complete/abort (sq.lock held): the WQE under construction.
@@ -195,6 +241,19 @@ static inline struct qrnic_context *to_qctx(struct ibv_context *ibctx)
 static inline struct qrnic_pd *to_qpd(struct ibv_pd *ibpd)
 {
 	return container_of(ibpd, struct qrnic_pd, ibv_pd);
+}
+
+static inline struct qrnic_td *to_qtd(struct ibv_td *ibtd)
+{
+	return container_of(ibtd, struct qrnic_td, ibv_td);
+}
+
+/* The parent domain ibpd is, or NULL if it is a plain PD. */
+static inline struct qrnic_pd *to_qparent_domain(struct ibv_pd *ibpd)
+{
+	struct qrnic_pd *pd = to_qpd(ibpd);
+
+	return pd->protection_domain ? pd : NULL;
 }
 
 static inline struct qrnic_ah *to_qah(struct ibv_ah *ibah)
@@ -339,12 +398,21 @@ int qrnic_query_port(struct ibv_context *ibctx, uint8_t port,
 		     struct ibv_port_attr *attr);
 struct ibv_pd *qrnic_alloc_pd(struct ibv_context *ibctx);
 int qrnic_dealloc_pd(struct ibv_pd *ibpd);
+struct ibv_td *qrnic_alloc_td(struct ibv_context *ibctx,
+			      struct ibv_td_init_attr *attr);
+int qrnic_dealloc_td(struct ibv_td *ibtd);
+struct ibv_pd *qrnic_alloc_parent_domain(struct ibv_context *ibctx,
+					 struct ibv_parent_domain_init_attr *attr);
+struct qrnic_pd *qrnic_parent_domain_get(struct ibv_pd *ibpd);
+void qrnic_parent_domain_put(struct qrnic_pd *parent_domain);
 struct ibv_ah *qrnic_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr);
 int qrnic_destroy_ah(struct ibv_ah *ibah);
 
 /* mr.c */
 struct ibv_mr *qrnic_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 			    uint64_t hca_va, int access);
+int qrnic_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
+		   void *addr, size_t length, int access);
 int qrnic_dereg_mr(struct verbs_mr *vmr);
 
 /* mw.c */

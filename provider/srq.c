@@ -186,6 +186,8 @@ struct ibv_srq *qrnic_create_srq(struct ibv_pd *pd,
 	/* What the ring really holds: every slot is usable. */
 	attr->attr.max_wr = srq->wq.depth;
 	attr->attr.max_sge = srq->wq.max_sge;
+	/* The ring is in queue memory: no parent domain allocator is asked. */
+	srq->parent_domain = qrnic_parent_domain_get(pd);
 	return &srq->ibv_srq;
 
 err_destroy:
@@ -371,6 +373,7 @@ int qrnic_destroy_srq(struct ibv_srq *ibsrq)
 		return ret;
 
 	qrnic_srq_teardown(srq);
+	qrnic_parent_domain_put(srq->parent_domain);
 	free(srq);
 	return 0;
 }

@@ -60,19 +60,139 @@ struct ibv_pd *qrnic_alloc_pd(struct ibv_context *ibctx)
 	}
 
 	pd->pdn = resp.pdn;
+	atomic_init(&pd->refcount, 1);
 	return &pd->ibv_pd;
+}
+
+static int qrnic_dealloc_parent_domain(struct qrnic_pd *parent_domain)
+{
+	if (atomic_load(&parent_domain->refcount) > 1)
+		return EBUSY;
+
+	atomic_fetch_sub(&parent_domain->protection_domain->refcount, 1);
+	if (parent_domain->td)
+		atomic_fetch_sub(&parent_domain->td->refcount, 1);
+	free(parent_domain);
+	return 0;
 }
 
 int qrnic_dealloc_pd(struct ibv_pd *ibpd)
 {
+	struct qrnic_pd *pd = to_qpd(ibpd);
 	int ret;
+
+	if (pd->protection_domain)
+		return qrnic_dealloc_parent_domain(pd);
+
+	/* Parent domains over it still use its handle. */
+	if (atomic_load(&pd->refcount) > 1)
+		return EBUSY;
 
 	ret = ibv_cmd_dealloc_pd(ibpd);
 	if (ret)
 		return ret;
 
-	free(to_qpd(ibpd));
+	free(pd);
 	return 0;
+}
+
+struct ibv_td *qrnic_alloc_td(struct ibv_context *ibctx,
+			      struct ibv_td_init_attr *attr)
+{
+	struct qrnic_td *td;
+
+	if (attr->comp_mask) {
+		errno = EINVAL;
+		return NULL;
+	}
+
+	td = calloc(1, sizeof(*td));
+	if (!td) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	td->ibv_td.context = ibctx;
+	atomic_init(&td->refcount, 1);
+	return &td->ibv_td;
+}
+
+int qrnic_dealloc_td(struct ibv_td *ibtd)
+{
+	struct qrnic_td *td = to_qtd(ibtd);
+
+	if (atomic_load(&td->refcount) > 1)
+		return EBUSY;
+	free(td);
+	return 0;
+}
+
+/*
+ * ibv_alloc_parent_domain: a PD of this context (not another parent
+ * domain), optionally a thread domain, the application's allocators and
+ * its pd_context.  With IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS both
+ * callbacks must be given; the allocator may answer
+ * IBV_ALLOCATOR_USE_DEFAULT for the provider's own allocation.
+ */
+struct ibv_pd *qrnic_alloc_parent_domain(struct ibv_context *ibctx,
+					 struct ibv_parent_domain_init_attr *attr)
+{
+	struct qrnic_pd *parent_domain;
+
+	if (ibv_check_alloc_parent_domain(attr))
+		return NULL;
+	if (!check_comp_mask(attr->comp_mask,
+			     IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS |
+			     IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT) ||
+	    attr->pd->context != ibctx ||
+	    to_qpd(attr->pd)->protection_domain ||
+	    (attr->td && attr->td->context != ibctx) ||
+	    ((attr->comp_mask & IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS) &&
+	     (!attr->alloc || !attr->free))) {
+		errno = EINVAL;
+		return NULL;
+	}
+
+	parent_domain = calloc(1, sizeof(*parent_domain));
+	if (!parent_domain) {
+		errno = ENOMEM;
+		return NULL;
+	}
+
+	ibv_initialize_parent_domain(&parent_domain->ibv_pd, attr->pd);
+	parent_domain->protection_domain = to_qpd(attr->pd);
+	parent_domain->pdn = parent_domain->protection_domain->pdn;
+	atomic_init(&parent_domain->refcount, 1);
+	if (attr->td) {
+		parent_domain->td = to_qtd(attr->td);
+		atomic_fetch_add(&parent_domain->td->refcount, 1);
+	}
+	if (attr->comp_mask & IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS) {
+		parent_domain->alloc = attr->alloc;
+		parent_domain->free = attr->free;
+	}
+	if (attr->comp_mask & IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT)
+		parent_domain->pd_context = attr->pd_context;
+	atomic_fetch_add(&parent_domain->protection_domain->refcount, 1);
+	return &parent_domain->ibv_pd;
+}
+
+/*
+ * A CQ, QP or SRQ created through a parent domain holds it: the parent
+ * domain it is, referenced, or NULL for a plain PD.
+ */
+struct qrnic_pd *qrnic_parent_domain_get(struct ibv_pd *ibpd)
+{
+	struct qrnic_pd *parent_domain = to_qparent_domain(ibpd);
+
+	if (parent_domain)
+		atomic_fetch_add(&parent_domain->refcount, 1);
+	return parent_domain;
+}
+
+void qrnic_parent_domain_put(struct qrnic_pd *parent_domain)
+{
+	if (parent_domain)
+		atomic_fetch_sub(&parent_domain->refcount, 1);
 }
 
 /* The address vector of a UD WQE, without dest_qpn and qkey. */

@@ -18,8 +18,13 @@
 #define ibv_cmd_query_srq fake_cmd_query_srq
 #define ibv_cmd_alloc_mw fake_cmd_alloc_mw
 #define ibv_cmd_dealloc_mw fake_cmd_dealloc_mw
+#define ibv_cmd_create_cq_ex fake_cmd_create_cq_ex
+#define ibv_cmd_destroy_cq fake_cmd_destroy_cq
+#define ibv_cmd_dealloc_pd fake_cmd_dealloc_pd
+#define ibv_cmd_rereg_mr fake_cmd_rereg_mr
 
 #include "../cq.c"
+#include "../mr.c"
 #include "../mw.c"
 #include "../post.c"
 #include "../qp.c"
@@ -104,6 +109,11 @@ static struct qrnic_sq_wqe *sq_wqe(struct qrnic_qp *qp, uint32_t idx)
 
 /* ---- object setup without the kernel -------------------------------------- */
 
+/*
+ * A PD handed to the provider is a struct qrnic_pd (zeroed: a plain PD),
+ * since the provider asks each one whether it is a parent domain.
+ */
+
 static struct qrnic_context *fake_ctx(void)
 {
 	static struct ibv_device dev = { .name = "qrnic_test" };
@@ -125,7 +135,7 @@ static struct qrnic_context *fake_ctx(void)
 static struct qrnic_cq *fake_cq(struct qrnic_context *ctx, uint32_t cqe,
 				uint32_t cqn)
 {
-	struct qrnic_cq *cq = qrnic_cq_alloc(cqe);
+	struct qrnic_cq *cq = qrnic_cq_alloc(cqe, NULL);
 
 	if (!cq)
 		abort();
@@ -486,28 +496,29 @@ static void test_cq_sizes(void)
 {
 	struct qrnic_cq *cq;
 
-	cq = qrnic_cq_alloc(1);
+	cq = qrnic_cq_alloc(1, NULL);
 	CHECK(cq && cq->log_depth == 1 && cq->depth == 2);
 	CHECK(cq && cq->buf_size == 4096);
 	CHECK(cq && (uint8_t *)cq->rec == (uint8_t *)cq->buf + 2 * 32);
 	qrnic_cq_free(cq);
 
-	cq = qrnic_cq_alloc(3);
+	cq = qrnic_cq_alloc(3, NULL);
 	CHECK(cq && cq->depth == 4);
 	qrnic_cq_free(cq);
 
-	cq = qrnic_cq_alloc(128);
+	cq = qrnic_cq_alloc(128, NULL);
 	CHECK(cq && cq->depth == 128 && cq->buf_size == 8192);
 	qrnic_cq_free(cq);
 
-	cq = qrnic_cq_alloc(1u << QRNIC_CQ_MAX_LOG);
+	cq = qrnic_cq_alloc(1u << QRNIC_CQ_MAX_LOG, NULL);
 	CHECK(cq && cq->log_depth == QRNIC_CQ_MAX_LOG);
 	qrnic_cq_free(cq);
 
 	errno = 0;
-	CHECK(!qrnic_cq_alloc((1u << QRNIC_CQ_MAX_LOG) + 1) && errno == EINVAL);
+	CHECK(!qrnic_cq_alloc((1u << QRNIC_CQ_MAX_LOG) + 1, NULL) &&
+	      errno == EINVAL);
 	errno = 0;
-	CHECK(!qrnic_cq_alloc(0) && errno == EINVAL);
+	CHECK(!qrnic_cq_alloc(0, NULL) && errno == EINVAL);
 }
 
 static void test_send_path(struct qrnic_context *ctx)
@@ -1352,7 +1363,8 @@ static void test_ud_wr_api(struct qrnic_context *ctx)
 static void test_ud_create_checks(struct qrnic_context *ctx)
 {
 	struct qrnic_cq *cq = fake_cq(ctx, 2, 36);
-	struct ibv_pd pd = { .context = &ctx->ibv_ctx.context };
+	struct qrnic_pd qpd = { .ibv_pd.context = &ctx->ibv_ctx.context };
+	struct ibv_pd *pd = &qpd.ibv_pd;
 	struct ibv_srq srq = {};
 	struct ibv_qp_init_attr_ex ax = {
 		.send_cq = &cq->vcq.cq,
@@ -1360,7 +1372,7 @@ static void test_ud_create_checks(struct qrnic_context *ctx)
 		.qp_type = IBV_QPT_UD,
 		.comp_mask = IBV_QP_INIT_ATTR_PD |
 			     IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
-		.pd = &pd,
+		.pd = pd,
 	};
 	struct ibv_qp_init_attr a = {
 		.send_cq = &cq->vcq.cq,
@@ -1392,11 +1404,11 @@ static void test_ud_create_checks(struct qrnic_context *ctx)
 	/* No raw packet, no XRC through create_qp. */
 	a.qp_type = IBV_QPT_RAW_PACKET;
 	errno = 0;
-	CHECK(!qrnic_create_qp(&pd, &a) && errno == EOPNOTSUPP);
+	CHECK(!qrnic_create_qp(pd, &a) && errno == EOPNOTSUPP);
 	a.qp_type = IBV_QPT_XRC_SEND;
 	a.srq = &srq;
 	errno = 0;
-	CHECK(!qrnic_create_qp(&pd, &a) && errno == EOPNOTSUPP);
+	CHECK(!qrnic_create_qp(pd, &a) && errno == EOPNOTSUPP);
 	ax.qp_type = IBV_QPT_XRC_RECV;
 	ax.send_ops_flags = 0;
 	errno = 0;
@@ -1407,7 +1419,7 @@ static void test_ud_create_checks(struct qrnic_context *ctx)
 	ud_attr(&ah_attr, 1, 0, 0, 0);
 	ah_attr.is_global = 0;
 	errno = 0;
-	CHECK(!qrnic_create_ah(&pd, &ah_attr) && errno == EINVAL);
+	CHECK(!qrnic_create_ah(pd, &ah_attr) && errno == EINVAL);
 }
 
 /*
@@ -1435,13 +1447,14 @@ static void test_create_flags(struct qrnic_context *ctx)
 		{ IBV_QP_CREATE_BLOCK_SELF_MCAST_LB | 1u << 20, EINVAL },
 	};
 	struct qrnic_cq *cq = fake_cq(ctx, 2, 37);
-	struct ibv_pd pd = { .context = &ctx->ibv_ctx.context };
+	struct qrnic_pd qpd = { .ibv_pd.context = &ctx->ibv_ctx.context };
+	struct ibv_pd *pd = &qpd.ibv_pd;
 	struct ibv_qp_init_attr_ex ax = {
 		.send_cq = &cq->vcq.cq,
 		.recv_cq = &cq->vcq.cq,
 		.cap = { .max_send_wr = 1, .max_recv_wr = 1,
 			 .max_send_sge = 1, .max_recv_sge = 1 },
-		.pd = &pd,
+		.pd = pd,
 	};
 	struct ibv_context *ibctx = &ctx->ibv_ctx.context;
 	unsigned int t, i, calls;
@@ -2298,11 +2311,12 @@ static void test_srq_qp_post_recv(struct qrnic_context *ctx)
 /* Create-time checks of SRQs that answer before the kernel. */
 static void test_srq_create_checks(struct qrnic_context *ctx)
 {
-	struct ibv_pd pd = { .context = &ctx->ibv_ctx.context };
+	struct qrnic_pd qpd = { .ibv_pd.context = &ctx->ibv_ctx.context };
+	struct ibv_pd *pd = &qpd.ibv_pd;
 	struct ibv_srq_init_attr_ex ax = {
 		.attr = { .max_wr = 16, .max_sge = 1 },
 		.comp_mask = IBV_SRQ_INIT_ATTR_PD | IBV_SRQ_INIT_ATTR_TYPE,
-		.pd = &pd,
+		.pd = pd,
 	};
 	struct ibv_context *ibctx = &ctx->ibv_ctx.context;
 
@@ -2419,14 +2433,15 @@ static void test_uc_wr_api(struct qrnic_context *ctx)
 	struct qrnic_cq *cq2 = fake_cq(ctx, 2, 52);
 	struct qrnic_qp *qp = fake_qp(ctx, 0x3c4, cq, cq, 3, 7, 0, 4);
 	struct ibv_qp_ex *qpx = &qp->vqp.qp_ex;
-	struct ibv_pd pd = { .context = &ctx->ibv_ctx.context };
+	struct qrnic_pd qpd = { .ibv_pd.context = &ctx->ibv_ctx.context };
+	struct ibv_pd *pd = &qpd.ibv_pd;
 	struct ibv_qp_init_attr_ex ax = {
 		.send_cq = &cq2->vcq.cq,
 		.recv_cq = &cq2->vcq.cq,
 		.qp_type = IBV_QPT_UC,
 		.comp_mask = IBV_QP_INIT_ATTR_PD |
 			     IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
-		.pd = &pd,
+		.pd = pd,
 	};
 	uint64_t bad_ops[] = {
 		IBV_QP_EX_WITH_RDMA_READ, IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP,
@@ -2856,13 +2871,14 @@ static void test_mw_post_send(struct qrnic_context *ctx)
 	struct qrnic_qp *uc = fake_qp(ctx, 0x4a2, cq, cq, 2, 7, 0, 4);
 	struct qrnic_qp *ud = fake_qp(ctx, 0x4a3, cq, cq, 2, 7, 0, 4);
 	struct ibv_context *ibctx = &ctx->ibv_ctx.context;
-	struct ibv_pd pd = { .context = ibctx };
-	struct ibv_mr mr = { .context = ibctx, .pd = &pd,
+	struct qrnic_pd qpd = { .ibv_pd.context = ibctx };
+	struct ibv_pd *pd = &qpd.ibv_pd;
+	struct ibv_mr mr = { .context = ibctx, .pd = pd,
 			     .addr = (void *)0x10000, .length = 0x10000,
 			     .lkey = MW_MR_KEY, .rkey = MW_MR_KEY };
-	struct ibv_mw mw1 = { .context = ibctx, .pd = &pd, .rkey = 0x1234ff,
+	struct ibv_mw mw1 = { .context = ibctx, .pd = pd, .rkey = 0x1234ff,
 			      .type = IBV_MW_TYPE_1 };
-	struct ibv_mw mw2 = { .context = ibctx, .pd = &pd, .rkey = 0x4321aa,
+	struct ibv_mw mw2 = { .context = ibctx, .pd = pd, .rkey = 0x4321aa,
 			      .type = IBV_MW_TYPE_2 };
 	char payload[] = "send with invalidate, inline";
 	struct ibv_sge sg[2] = {
@@ -3046,12 +3062,13 @@ static void test_mw_bind_type1(struct qrnic_context *ctx)
 	struct qrnic_qp *uc = fake_qp(ctx, 0x4b2, cq, cq, 1, 6, 0, 4);
 	struct qrnic_qp *ud = fake_qp(ctx, 0x4b3, cq, cq, 1, 6, 0, 4);
 	struct ibv_context *ibctx = &ctx->ibv_ctx.context;
-	struct ibv_pd pd = { .context = ibctx };
-	struct ibv_mr mr = { .context = ibctx, .pd = &pd, .lkey = MW_MR_KEY,
+	struct qrnic_pd qpd = { .ibv_pd.context = ibctx };
+	struct ibv_pd *pd = &qpd.ibv_pd;
+	struct ibv_mr mr = { .context = ibctx, .pd = pd, .lkey = MW_MR_KEY,
 			     .rkey = MW_MR_KEY };
-	struct ibv_mw mw1 = { .context = ibctx, .pd = &pd, .rkey = 0x2000fe,
+	struct ibv_mw mw1 = { .context = ibctx, .pd = pd, .rkey = 0x2000fe,
 			      .type = IBV_MW_TYPE_1 };
-	struct ibv_mw mw2 = { .context = ibctx, .pd = &pd, .rkey = 0x3000aa,
+	struct ibv_mw mw2 = { .context = ibctx, .pd = pd, .rkey = 0x3000aa,
 			      .type = IBV_MW_TYPE_2 };
 	struct ibv_mw_bind bind = {
 		.wr_id = 0x8001,
@@ -3153,12 +3170,13 @@ static void test_mw_wr_api(struct qrnic_context *ctx)
 	struct qrnic_qp *uc = fake_qp(ctx, 0x4c3, cq, cq, 2, 7, 0, 4);
 	struct ibv_qp_ex *qpx = &qp->vqp.qp_ex, *ucx = &uc->vqp.qp_ex;
 	struct ibv_context *ibctx = &ctx->ibv_ctx.context;
-	struct ibv_pd pd = { .context = ibctx };
-	struct ibv_mr mr = { .context = ibctx, .pd = &pd, .lkey = MW_MR_KEY,
+	struct qrnic_pd qpd = { .ibv_pd.context = ibctx };
+	struct ibv_pd *pd = &qpd.ibv_pd;
+	struct ibv_mr mr = { .context = ibctx, .pd = pd, .lkey = MW_MR_KEY,
 			     .rkey = MW_MR_KEY };
-	struct ibv_mw mw1 = { .context = ibctx, .pd = &pd, .rkey = 0x1234ff,
+	struct ibv_mw mw1 = { .context = ibctx, .pd = pd, .rkey = 0x1234ff,
 			      .type = IBV_MW_TYPE_1 };
-	struct ibv_mw mw2 = { .context = ibctx, .pd = &pd, .rkey = 0x4321aa,
+	struct ibv_mw mw2 = { .context = ibctx, .pd = pd, .rkey = 0x4321aa,
 			      .type = IBV_MW_TYPE_2 };
 	const struct ibv_mw_bind_info info = {
 		.mr = &mr, .addr = 0x20000, .length = 0x4000,
@@ -3177,7 +3195,7 @@ static void test_mw_wr_api(struct qrnic_context *ctx)
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 		.comp_mask = IBV_QP_INIT_ATTR_PD |
 			     IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
-		.pd = &pd,
+		.pd = pd,
 	};
 	static const uint64_t new_ops = IBV_QP_EX_WITH_FLUSH |
 					IBV_QP_EX_WITH_ATOMIC_WRITE |
@@ -3443,9 +3461,10 @@ static void test_mw_cq(struct qrnic_context *ctx)
 	struct ibv_cq_ex *cqx = &cq->vcq.cq_ex;
 	struct qrnic_qp *qp = fake_qp(ctx, 0x4d1, cq, cq, 2, 7, 2, 5);
 	struct ibv_qp_ex *qpx = &qp->vqp.qp_ex;
-	struct ibv_pd pd = { .context = &ctx->ibv_ctx.context };
-	struct ibv_mr mr = { .pd = &pd, .lkey = MW_MR_KEY };
-	struct ibv_mw mw2 = { .pd = &pd, .rkey = 0x4321aa,
+	struct qrnic_pd qpd = { .ibv_pd.context = &ctx->ibv_ctx.context };
+	struct ibv_pd *pd = &qpd.ibv_pd;
+	struct ibv_mr mr = { .pd = pd, .lkey = MW_MR_KEY };
+	struct ibv_mw mw2 = { .pd = pd, .rkey = 0x4321aa,
 			      .type = IBV_MW_TYPE_2 };
 	const struct ibv_mw_bind_info info = {
 		.mr = &mr, .length = 64,
@@ -3564,34 +3583,35 @@ static void test_mw_cq(struct qrnic_context *ctx)
 /* ibv_alloc_mw / ibv_dealloc_mw go to the kernel; only types 1 and 2. */
 static void test_mw_alloc(struct qrnic_context *ctx)
 {
-	struct ibv_pd pd = { .context = &ctx->ibv_ctx.context };
+	struct qrnic_pd qpd = { .ibv_pd.context = &ctx->ibv_ctx.context };
+	struct ibv_pd *pd = &qpd.ibv_pd;
 	struct ibv_mw *mw;
 
 	memset(&kmw, 0, sizeof(kmw));
 	errno = 0;
-	CHECK(!qrnic_alloc_mw(&pd, (enum ibv_mw_type)3) && errno == EINVAL);
+	CHECK(!qrnic_alloc_mw(pd, (enum ibv_mw_type)3) && errno == EINVAL);
 	errno = 0;
-	CHECK(!qrnic_alloc_mw(&pd, (enum ibv_mw_type)0) && errno == EINVAL);
+	CHECK(!qrnic_alloc_mw(pd, (enum ibv_mw_type)0) && errno == EINVAL);
 	CHECK(kmw.alloc == 0);
 
 	kmw.rkey = 0xabc01;
-	mw = qrnic_alloc_mw(&pd, IBV_MW_TYPE_2);
+	mw = qrnic_alloc_mw(pd, IBV_MW_TYPE_2);
 	CHECK(mw && kmw.alloc == 1 && kmw.type == IBV_MW_TYPE_2 &&
 	      kmw.mw == mw);
 	CHECK(mw && mw->rkey == 0xabc01 && mw->type == IBV_MW_TYPE_2 &&
-	      mw->pd == &pd);
+	      mw->pd == pd);
 	kmw.ret = EBUSY;
 	CHECK(mw && qrnic_dealloc_mw(mw) == EBUSY && kmw.dealloc == 1);
 	kmw.ret = 0;
 	CHECK(mw && qrnic_dealloc_mw(mw) == 0 && kmw.dealloc == 2 &&
 	      kmw.mw == mw);
 
-	mw = qrnic_alloc_mw(&pd, IBV_MW_TYPE_1);
+	mw = qrnic_alloc_mw(pd, IBV_MW_TYPE_1);
 	CHECK(mw && kmw.type == IBV_MW_TYPE_1 && mw->type == IBV_MW_TYPE_1);
 	CHECK(mw && qrnic_dealloc_mw(mw) == 0);
 	kmw.ret = ENOMEM;
 	errno = 0;
-	CHECK(!qrnic_alloc_mw(&pd, IBV_MW_TYPE_1) && errno == ENOMEM &&
+	CHECK(!qrnic_alloc_mw(pd, IBV_MW_TYPE_1) && errno == ENOMEM &&
 	      kmw.alloc == 3);
 	kmw.ret = 0;
 }
@@ -3942,6 +3962,447 @@ static void test_srq_resize(struct qrnic_context *ctx)
 	CHECK(kmsrq.bad == 0);
 }
 
+
+/* ---- parent domains, thread domains, rereg_mr ---------------------------- */
+
+/*
+ * CREATE_CQ (extended): what reached the kernel; the answer is cqn 90 at
+ * the depth asked, or kcq.fail.
+ */
+static struct {
+	unsigned int calls, destroys, dealloc_pd;
+	uint32_t comp_mask;
+	uint64_t buf_addr;
+	uint32_t buf_size, log_depth;
+	int fail;
+} kcq;
+
+int fake_cmd_create_cq_ex(struct ibv_context *context,
+			  const struct ibv_cq_init_attr_ex *cq_attr,
+			  struct verbs_cq *cq, struct ibv_create_cq_ex *cmd,
+			  size_t cmd_size,
+			  struct ib_uverbs_ex_create_cq_resp *resp,
+			  size_t resp_size, uint32_t cmd_flags)
+{
+	struct qrnic_create_cq_ex *c =
+		container_of(cmd, struct qrnic_create_cq_ex, ibv_cmd);
+	struct qrnic_create_cq_ex_resp *r =
+		container_of(resp, struct qrnic_create_cq_ex_resp, ibv_resp);
+
+	kcq.calls++;
+	kcq.comp_mask = cq_attr->comp_mask;
+	kcq.buf_addr = c->buf_addr;
+	kcq.buf_size = c->buf_size;
+	kcq.log_depth = c->log_depth;
+	if (kcq.fail)
+		return kcq.fail;
+	cq->cq.context = context;
+	r->cqn = 90;
+	r->log_depth = c->log_depth;
+	return 0;
+}
+
+int fake_cmd_destroy_cq(struct ibv_cq *cq)
+{
+	kcq.destroys++;
+	return 0;
+}
+
+int fake_cmd_dealloc_pd(struct ibv_pd *pd)
+{
+	kcq.dealloc_pd++;
+	return 0;
+}
+
+/*
+ * The application's allocators: every call recorded; the allocator answers
+ * with a page-aligned buffer of its own, IBV_ALLOCATOR_USE_DEFAULT, NULL
+ * or a misaligned pointer (palloc.mode).
+ */
+enum { PA_OWN, PA_DEFAULT, PA_NULL, PA_MISALIGNED };
+
+static struct {
+	int mode;
+	unsigned int allocs, frees;
+	struct ibv_pd *pd;
+	void *pd_context;
+	size_t size, alignment;
+	uint64_t type;
+	void *last;			/* the allocator's last buffer */
+	void *freed;
+	uint64_t free_type;
+} palloc;
+
+static void *test_pd_alloc(struct ibv_pd *pd, void *pd_context, size_t size,
+			   size_t alignment, uint64_t resource_type)
+{
+	void *p;
+
+	palloc.allocs++;
+	palloc.pd = pd;
+	palloc.pd_context = pd_context;
+	palloc.size = size;
+	palloc.alignment = alignment;
+	palloc.type = resource_type;
+	switch (palloc.mode) {
+	case PA_DEFAULT:
+		return IBV_ALLOCATOR_USE_DEFAULT;
+	case PA_NULL:
+		return NULL;
+	default:
+		if (posix_memalign(&p, alignment, size + alignment))
+			abort();
+		memset(p, 0xa5, size);	/* the provider zeroes it */
+		palloc.last = p;
+		return palloc.mode == PA_MISALIGNED ? (uint8_t *)p + 64 : p;
+	}
+}
+
+static void test_pd_free(struct ibv_pd *pd, void *pd_context, void *ptr,
+			 uint64_t resource_type)
+{
+	palloc.frees++;
+	palloc.freed = ptr;
+	palloc.free_type = resource_type;
+	free(palloc.mode == PA_MISALIGNED ? palloc.last : ptr);
+}
+
+/* A PD as qrnic_alloc_pd leaves it, without the kernel. */
+static struct qrnic_pd *fake_pd(struct qrnic_context *ctx, uint32_t handle)
+{
+	struct qrnic_pd *pd = calloc(1, sizeof(*pd));
+
+	if (!pd)
+		abort();
+	pd->ibv_pd.context = &ctx->ibv_ctx.context;
+	pd->ibv_pd.handle = handle;
+	pd->pdn = handle + 100;
+	atomic_init(&pd->refcount, 1);
+	return pd;
+}
+
+static void test_parent_domain(struct qrnic_context *ctx)
+{
+	struct ibv_context *ibctx = &ctx->ibv_ctx.context;
+	struct qrnic_context *other = fake_ctx();
+	struct qrnic_pd *pd = fake_pd(ctx, 7), *pd2 = fake_pd(other, 8);
+	struct ibv_td_init_attr td_attr = {};
+	int pd_ctx_cookie;
+	struct ibv_parent_domain_init_attr attr = {
+		.pd = &pd->ibv_pd,
+		.comp_mask = IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS |
+			     IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT,
+		.alloc = test_pd_alloc,
+		.free = test_pd_free,
+		.pd_context = &pd_ctx_cookie,
+	};
+	struct ibv_parent_domain_init_attr bad;
+	struct ibv_pd *pdom, *pdom2;
+	struct ibv_td *td;
+
+	/* Refused: no PD, unknown mask bits, another context's PD, a parent
+	 * domain as the PD, allocators without a free, another context's TD.
+	 */
+	bad = attr;
+	bad.pd = NULL;
+	errno = 0;
+	CHECK(!qrnic_alloc_parent_domain(ibctx, &bad) && errno == EINVAL);
+	bad = attr;
+	bad.comp_mask |= 1u << 2;
+	errno = 0;
+	CHECK(!qrnic_alloc_parent_domain(ibctx, &bad) && errno == EINVAL);
+	bad = attr;
+	bad.pd = &pd2->ibv_pd;
+	errno = 0;
+	CHECK(!qrnic_alloc_parent_domain(ibctx, &bad) && errno == EINVAL);
+	bad = attr;
+	bad.free = NULL;
+	errno = 0;
+	CHECK(!qrnic_alloc_parent_domain(ibctx, &bad) && errno == EINVAL);
+	td = qrnic_alloc_td(&other->ibv_ctx.context, &td_attr);
+	CHECK(td && td->context == &other->ibv_ctx.context);
+	bad = attr;
+	bad.td = td;
+	errno = 0;
+	CHECK(!qrnic_alloc_parent_domain(ibctx, &bad) && errno == EINVAL);
+	CHECK(qrnic_dealloc_td(td) == 0);
+	CHECK(atomic_load(&pd->refcount) == 1);
+
+	/* Thread domains: comp_mask must be 0; held by a parent domain. */
+	td_attr.comp_mask = 1;
+	errno = 0;
+	CHECK(!qrnic_alloc_td(ibctx, &td_attr) && errno == EINVAL);
+	td_attr.comp_mask = 0;
+	td = qrnic_alloc_td(ibctx, &td_attr);
+	CHECK(td != NULL);
+
+	/* A parent domain: the PD's context and handle, the PD held. */
+	attr.td = td;
+	pdom = qrnic_alloc_parent_domain(ibctx, &attr);
+	CHECK(pdom && pdom->context == ibctx && pdom->handle == 7 &&
+	      to_qparent_domain(pdom) && !to_qparent_domain(&pd->ibv_pd) &&
+	      to_qpd(pdom)->pdn == pd->pdn);
+	CHECK(atomic_load(&pd->refcount) == 2);
+	bad = attr;
+	bad.pd = pdom;
+	errno = 0;
+	CHECK(!qrnic_alloc_parent_domain(ibctx, &bad) && errno == EINVAL);
+	/* Neither the PD nor the TD goes while the parent domain uses it. */
+	CHECK(qrnic_dealloc_pd(&pd->ibv_pd) == EBUSY && kcq.dealloc_pd == 0);
+	CHECK(qrnic_dealloc_td(td) == EBUSY);
+	/* A second one, without allocators or TD. */
+	attr.comp_mask = 0;
+	attr.td = NULL;
+	pdom2 = qrnic_alloc_parent_domain(ibctx, &attr);
+	CHECK(pdom2 && !to_qpd(pdom2)->alloc && !to_qpd(pdom2)->pd_context &&
+	      atomic_load(&pd->refcount) == 3);
+
+	/* Deallocating a parent domain never reaches the kernel. */
+	CHECK(qrnic_dealloc_pd(pdom2) == 0 && kcq.dealloc_pd == 0);
+	CHECK(qrnic_dealloc_pd(pdom) == 0 && kcq.dealloc_pd == 0);
+	CHECK(atomic_load(&pd->refcount) == 1);
+	CHECK(qrnic_dealloc_td(td) == 0);
+	CHECK(qrnic_dealloc_pd(&pd->ibv_pd) == 0 && kcq.dealloc_pd == 1);
+}
+
+static void test_parent_domain_cq(struct qrnic_context *ctx)
+{
+	struct ibv_context *ibctx = &ctx->ibv_ctx.context;
+	struct qrnic_pd *pd = fake_pd(ctx, 9);
+	int pd_ctx_cookie;
+	struct ibv_parent_domain_init_attr pattr = {
+		.pd = &pd->ibv_pd,
+		.comp_mask = IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS |
+			     IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT,
+		.alloc = test_pd_alloc,
+		.free = test_pd_free,
+		.pd_context = &pd_ctx_cookie,
+	};
+	struct ibv_cq_init_attr_ex cattr = {
+		.cqe = 100,
+		.wc_flags = IBV_WC_STANDARD_FLAGS,
+		.comp_mask = IBV_CQ_INIT_ATTR_MASK_PD,
+	};
+	size_t size128 = align((size_t)QRNIC_CQE_SIZE * 128 + QRNIC_CQ_REC_SIZE,
+			       4096);
+	struct ibv_pd *pdom, *plain;
+	struct ibv_cq_ex *cqx;
+	struct qrnic_cq *cq;
+	struct rdev d;
+	uint64_t next = 0;
+	unsigned int i;
+	bool zero;
+
+	pdom = qrnic_alloc_parent_domain(ibctx, &pattr);
+	pattr.comp_mask = 0;
+	plain = qrnic_alloc_parent_domain(ibctx, &pattr);
+	CHECK(pdom && plain);
+	memset(&kcq, 0, sizeof(kcq));
+	memset(&palloc, 0, sizeof(palloc));
+
+	/* The MASK_PD bit wants a parent domain of this context. */
+	cattr.parent_domain = &pd->ibv_pd;
+	errno = 0;
+	CHECK(!qrnic_create_cq_ex(ibctx, &cattr) && errno == EINVAL);
+	cattr.parent_domain = NULL;
+	errno = 0;
+	CHECK(!qrnic_create_cq_ex(ibctx, &cattr) && errno == EINVAL);
+	CHECK(kcq.calls == 0 && palloc.allocs == 0);
+
+	/* The ring and record come from the allocator, page aligned, zeroed. */
+	cattr.parent_domain = pdom;
+	palloc.mode = PA_OWN;
+	cqx = qrnic_create_cq_ex(ibctx, &cattr);
+	CHECK(cqx != NULL);
+	if (!cqx)
+		return;
+	cq = to_qcq_ex(cqx);
+	CHECK(palloc.allocs == 1 && palloc.pd == pdom &&
+	      palloc.pd_context == &pd_ctx_cookie && palloc.size == size128 &&
+	      palloc.alignment == 4096 && palloc.type == QRNIC_RES_TYPE_CQ);
+	CHECK(cq->buf == palloc.last && cq->buf_custom &&
+	      kcq.buf_addr == (uintptr_t)palloc.last &&
+	      kcq.buf_size == size128 && kcq.log_depth == 7 &&
+	      kcq.comp_mask == IBV_CQ_INIT_ATTR_MASK_PD);
+	for (zero = true, i = 0; i < size128; i++)
+		zero &= ((uint8_t *)cq->buf)[i] == 0;
+	CHECK(zero);
+	CHECK(atomic_load(&to_qpd(pdom)->refcount) == 2);
+	CHECK(qrnic_dealloc_pd(pdom) == EBUSY);
+
+	/* It works as any CQ; a resize asks the allocator again and frees
+	 * the old buffer through it once the kernel has switched.
+	 */
+	cq->vcq.cq.context = ibctx;
+	rdev_init(&d, cq);
+	memset(&kresize, 0, sizeof(kresize));
+	kresize.dev = &d;
+	CHECK(rdev_fill(&d, 10) == 10);
+	rdev_poll(cq, &next, 10);
+	CHECK(rdev_fill(&d, 3) == 3);
+	palloc.last = NULL;
+	CHECK(qrnic_resize_cq(&cq->vcq.cq, 500) == 0);
+	CHECK(palloc.allocs == 2 && palloc.type == QRNIC_RES_TYPE_CQ &&
+	      cq->buf == palloc.last && cq->buf_custom && cq->log_depth == 9);
+	CHECK(palloc.frees == 1 &&
+	      palloc.freed == (void *)(uintptr_t)kcq.buf_addr &&
+	      palloc.free_type == QRNIC_RES_TYPE_CQ);
+	rdev_poll(cq, &next, 3);
+	/* A refused resize gives the new buffer back to the allocator. */
+	kresize.fail = ENOMEM;
+	CHECK(qrnic_resize_cq(&cq->vcq.cq, 20) == ENOMEM);
+	CHECK(palloc.allocs == 3 && palloc.frees == 2 &&
+	      palloc.freed != cq->buf && cq->log_depth == 9);
+	kresize.fail = 0;
+	/* The allocator may leave a buffer to the provider. */
+	palloc.mode = PA_DEFAULT;
+	CHECK(qrnic_resize_cq(&cq->vcq.cq, 20) == 0);
+	CHECK(palloc.allocs == 4 && palloc.frees == 3 && !cq->buf_custom &&
+	      cq->log_depth == 5);
+	kresize.dev = NULL;
+
+	/* Destroying it frees a provider buffer itself, lets go of pdom. */
+	CHECK(qrnic_destroy_cq(&cq->vcq.cq) == 0);
+	CHECK(kcq.destroys == 1 && palloc.frees == 3 &&
+	      atomic_load(&to_qpd(pdom)->refcount) == 1);
+
+	/* USE_DEFAULT at creation; destroy does not call free. */
+	cqx = qrnic_create_cq_ex(ibctx, &cattr);
+	CHECK(cqx && !to_qcq_ex(cqx)->buf_custom && palloc.allocs == 5);
+	if (cqx)
+		CHECK(qrnic_destroy_cq(&to_qcq_ex(cqx)->vcq.cq) == 0);
+	CHECK(palloc.frees == 3);
+
+	/* The allocator's own buffer is freed through it on destroy. */
+	palloc.mode = PA_OWN;
+	cqx = qrnic_create_cq_ex(ibctx, &cattr);
+	CHECK(cqx && to_qcq_ex(cqx)->buf_custom);
+	if (cqx)
+		CHECK(qrnic_destroy_cq(&to_qcq_ex(cqx)->vcq.cq) == 0);
+	CHECK(palloc.frees == 4 && palloc.freed == palloc.last);
+
+	/* Failures: NULL from the allocator; a misaligned buffer (given
+	 * back); the kernel refusing (buffer given back).  pdom stays free.
+	 */
+	palloc.mode = PA_NULL;
+	errno = 0;
+	CHECK(!qrnic_create_cq_ex(ibctx, &cattr) && errno == ENOMEM);
+	palloc.mode = PA_MISALIGNED;
+	errno = 0;
+	CHECK(!qrnic_create_cq_ex(ibctx, &cattr) && errno == EINVAL &&
+	      palloc.frees == 5);
+	palloc.mode = PA_OWN;
+	kcq.fail = ENOTTY;
+	errno = 0;
+	CHECK(!qrnic_create_cq_ex(ibctx, &cattr) && errno == ENOTTY &&
+	      palloc.frees == 6 && palloc.freed == palloc.last);
+	kcq.fail = 0;
+	CHECK(atomic_load(&to_qpd(pdom)->refcount) == 1);
+
+	/* A parent domain without allocators: the provider's buffer. */
+	cattr.parent_domain = plain;
+	cqx = qrnic_create_cq_ex(ibctx, &cattr);
+	CHECK(cqx && !to_qcq_ex(cqx)->buf_custom && palloc.allocs == 9 &&
+	      atomic_load(&to_qpd(plain)->refcount) == 2);
+	if (cqx)
+		CHECK(qrnic_destroy_cq(&to_qcq_ex(cqx)->vcq.cq) == 0);
+	CHECK(atomic_load(&to_qpd(plain)->refcount) == 1);
+
+	/* A QP the kernel refuses holds nothing of its parent domain. */
+	{
+		struct qrnic_cq *qcq = fake_cq(ctx, 4, 91);
+		struct ibv_qp_init_attr_ex ax = {
+			.send_cq = &qcq->vcq.cq,
+			.recv_cq = &qcq->vcq.cq,
+			.cap = { .max_send_wr = 1, .max_recv_wr = 1,
+				 .max_send_sge = 1, .max_recv_sge = 1 },
+			.qp_type = IBV_QPT_RC,
+			.comp_mask = IBV_QP_INIT_ATTR_PD,
+			.pd = pdom,
+		};
+
+		errno = 0;
+		CHECK(!qrnic_create_qp_ex(ibctx, &ax) && errno == ENOTTY);
+		CHECK(kcreate_qp.comp_mask == IBV_QP_INIT_ATTR_PD &&
+		      atomic_load(&to_qpd(pdom)->refcount) == 1);
+	}
+
+	CHECK(qrnic_dealloc_pd(plain) == 0 && qrnic_dealloc_pd(pdom) == 0);
+	CHECK(atomic_load(&pd->refcount) == 1);
+}
+
+/* REREG_MR: what reached the kernel; new keys, or krereg.fail. */
+static struct {
+	unsigned int calls;
+	uint32_t flags;
+	void *addr;
+	size_t length;
+	uint64_t hca_va;
+	int access;
+	struct ibv_pd *pd;
+	int fail;
+} krereg;
+
+int fake_cmd_rereg_mr(struct verbs_mr *vmr, uint32_t flags, void *addr,
+		      size_t length, uint64_t hca_va, int access,
+		      struct ibv_pd *pd, struct ibv_rereg_mr *cmd,
+		      size_t cmd_sz, struct ib_uverbs_rereg_mr_resp *resp,
+		      size_t resp_sz)
+{
+	krereg.calls++;
+	krereg.flags = flags;
+	krereg.addr = addr;
+	krereg.length = length;
+	krereg.hca_va = hca_va;
+	krereg.access = access;
+	krereg.pd = pd;
+	if (krereg.fail)
+		return krereg.fail;
+	vmr->ibv_mr.lkey = vmr->ibv_mr.lkey + 0x100;
+	vmr->ibv_mr.rkey = vmr->ibv_mr.lkey;
+	return 0;
+}
+
+static void test_rereg_mr(struct qrnic_context *ctx)
+{
+	struct qrnic_pd *pd = fake_pd(ctx, 11);
+	struct verbs_mr vmr = {
+		.ibv_mr = { .context = &ctx->ibv_ctx.context,
+			    .pd = &pd->ibv_pd, .lkey = 0x1234, .rkey = 0x1234 },
+		.mr_type = IBV_MR_TYPE_MR,
+	};
+	char buf[64];
+
+	memset(&krereg, 0, sizeof(krereg));
+
+	/* Unknown flags: refused before the kernel. */
+	errno = 0;
+	CHECK(qrnic_rereg_mr(&vmr, IBV_REREG_MR_FLAGS_SUPPORTED + 1, NULL,
+			     NULL, 0, 0) == EINVAL && errno == EINVAL);
+	CHECK(krereg.calls == 0);
+
+	/* Everything at once: the device address is the process' one. */
+	CHECK(qrnic_rereg_mr(&vmr, IBV_REREG_MR_CHANGE_TRANSLATION |
+				   IBV_REREG_MR_CHANGE_PD |
+				   IBV_REREG_MR_CHANGE_ACCESS,
+			     &pd->ibv_pd, buf, sizeof(buf),
+			     IBV_ACCESS_LOCAL_WRITE) == 0);
+	CHECK(krereg.calls == 1 && krereg.flags == 7 && krereg.addr == buf &&
+	      krereg.length == sizeof(buf) &&
+	      krereg.hca_va == (uintptr_t)buf &&
+	      krereg.access == IBV_ACCESS_LOCAL_WRITE &&
+	      krereg.pd == &pd->ibv_pd);
+	CHECK(vmr.ibv_mr.lkey == 0x1334 && vmr.ibv_mr.rkey == 0x1334);
+
+	/* The kernel's refusal is the answer and errno (EBUSY: windows). */
+	krereg.fail = EBUSY;
+	errno = 0;
+	CHECK(qrnic_rereg_mr(&vmr, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0,
+			     IBV_ACCESS_LOCAL_WRITE) == EBUSY &&
+	      errno == EBUSY);
+	CHECK(vmr.ibv_mr.lkey == 0x1334);
+}
+
 int main(void)
 {
 	struct qrnic_context *ctx = fake_ctx();
@@ -3987,6 +4448,9 @@ int main(void)
 	test_mw_cq(ctx);
 	test_mw_alloc(ctx);
 	test_srq_resize(ctx);
+	test_parent_domain(ctx);
+	test_parent_domain_cq(ctx);
+	test_rereg_mr(ctx);
 
 	if (failures) {
 		fprintf(stderr, "dp_test: %d check(s) failed\n", failures);

@@ -456,6 +456,8 @@ uint8_t qrnic_cmd_exec(struct qrnic_engine *e, const uint8_t *cmd,
         return qrnic_cmd_dealloc_mw(e, cmd);
     case QRNIC_CMD_ALLOC_MR:
         return qrnic_cmd_alloc_mr(e, cmd, result0);
+    case QRNIC_CMD_REREG_MR:
+        return qrnic_cmd_rereg_mr(e, cmd);
     default:
         return QRNIC_ST_BAD_OPCODE;
     }

@@ -2,7 +2,8 @@
 /*
  * qrnic engine: memory regions and the key table they share with windows
  * (qrnic_mw.c) and fast-registration regions (qrnic_fastreg.c).  REG_MR
- * copies the region's page list into the device; every later access names
+ * copies the region's page list into the device (REREG_MR replaces it,
+ * with the range, PD and rights, under the same key); every later access names
  * the region by key and is checked (key and key byte, kind, state, PD,
  * access right, bounds) before a byte moves, then copied page by page with
  * ops->dma_read/dma_write.
@@ -222,8 +223,19 @@ bool qrnic_mr_pages_cover(uint64_t iova, uint64_t length, uint8_t shift,
            ((span + (1ull << shift) - 1) >> shift) == npages;
 }
 
+/* REREG_MR is read through reg_mr's fields: the layouts must agree. */
+#define SAME_FIELD(f) \
+    _Static_assert(offsetof(struct qrnic_cmd, reg_mr.f) == \
+                   offsetof(struct qrnic_cmd, rereg_mr.f), "rereg_mr." #f)
+SAME_FIELD(pbl);
+SAME_FIELD(iova);
+SAME_FIELD(length);
+SAME_FIELD(pdn);
+SAME_FIELD(access);
+
+/* held: page addresses a region being replaced gives back (REREG_MR). */
 static uint8_t reg_mr_args(struct qrnic_engine *e, const uint8_t *cmd,
-                           uint32_t *npages)
+                           uint32_t held, uint32_t *npages)
 {
     const uint8_t *pbl = ARG(reg_mr.pbl);
     uint32_t pdn = qrnic_ld32(ARG(reg_mr.pdn));
@@ -252,7 +264,7 @@ static uint8_t reg_mr_args(struct qrnic_engine *e, const uint8_t *cmd,
     if (!qrnic_mr_pages_cover(iova, length, shift, *npages)) {
         return QRNIC_ST_BAD_PARAM;
     }
-    if (*npages > QRNIC_ENG_MAX_MTT - e->mtt_used) {
+    if (*npages > QRNIC_ENG_MAX_MTT - (e->mtt_used - held)) {
         return QRNIC_ST_NO_RESOURCES;
     }
     return QRNIC_ST_OK;
@@ -295,21 +307,17 @@ void qrnic_key_free(struct qrnic_engine *e, uint32_t idx)
     free(mr);
 }
 
-uint8_t qrnic_cmd_reg_mr(struct qrnic_engine *e, const uint8_t *cmd,
-                         uint32_t *key)
+/* A REG_MR region as the command describes it (checked), not yet keyed. */
+static struct qrnic_mr *mr_new(struct qrnic_engine *e, const uint8_t *cmd,
+                               uint32_t npages, uint8_t *st)
 {
     const uint8_t *pbl = ARG(reg_mr.pbl);
-    uint32_t npages;
     struct qrnic_mr *mr;
-    uint8_t st;
 
-    st = reg_mr_args(e, cmd, &npages);
-    if (st != QRNIC_ST_OK) {
-        return st;
-    }
     mr = calloc(1, sizeof(*mr) + (size_t)npages * sizeof(uint64_t));
     if (!mr) {
-        return QRNIC_ST_NO_RESOURCES;
+        *st = QRNIC_ST_NO_RESOURCES;
+        return NULL;
     }
     mr->kind = QRNIC_KEY_MR;
     mr->valid = true;
@@ -322,17 +330,72 @@ uint8_t qrnic_cmd_reg_mr(struct qrnic_engine *e, const uint8_t *cmd,
                      pbl[offsetof(struct qrnic_pbl, page_shift)];
     mr->npages = mr->mtt = npages;
     if (!mr->phys) {
-        st = qrnic_pbl_read(e, pbl, mr->pages, npages);
-        if (st != QRNIC_ST_OK) {
+        *st = qrnic_pbl_read(e, pbl, mr->pages, npages);
+        if (*st != QRNIC_ST_OK) {
             free(mr);
-            return st;
+            return NULL;
         }
+    }
+    return mr;
+}
+
+uint8_t qrnic_cmd_reg_mr(struct qrnic_engine *e, const uint8_t *cmd,
+                         uint32_t *key)
+{
+    uint32_t npages;
+    struct qrnic_mr *mr;
+    uint8_t st;
+
+    st = reg_mr_args(e, cmd, 0, &npages);
+    if (st != QRNIC_ST_OK) {
+        return st;
+    }
+    mr = mr_new(e, cmd, npages, &st);
+    if (!mr) {
+        return st;
     }
     if (!qrnic_key_insert(e, mr)) {
         free(mr);
         return QRNIC_ST_NO_RESOURCES;
     }
     *key = mr->key;
+    return QRNIC_ST_OK;
+}
+
+/*
+ * A REG_MR region described anew (page list, range, PD, rights, checked
+ * as REG_MR checks them) under the key it has.  The new page table is
+ * read before the old one goes, so a refusal leaves the region as it
+ * was; no step runs between the two, so every access checks against one
+ * registration or the other.  Not while windows are bound to it.
+ */
+uint8_t qrnic_cmd_rereg_mr(struct qrnic_engine *e, const uint8_t *cmd)
+{
+    uint32_t key = qrnic_ld32(ARG(rereg_mr.key));
+    struct qrnic_mr *old = qrnic_key_slot(e, key), *mr;
+    uint32_t npages;
+    uint8_t st;
+
+    if (!old || old->kind != QRNIC_KEY_MR || old->key != key) {
+        return QRNIC_ST_BAD_HANDLE;
+    }
+    if (old->nmw) {
+        return QRNIC_ST_BAD_STATE;
+    }
+    st = reg_mr_args(e, cmd, old->mtt, &npages);
+    if (st != QRNIC_ST_OK) {
+        return st;
+    }
+    mr = mr_new(e, cmd, npages, &st);
+    if (!mr) {
+        return st;
+    }
+    mr->key = key;
+    e->pd_users[old->pdn - 1]--;
+    e->pd_users[mr->pdn - 1]++;
+    e->mtt_used = e->mtt_used - old->mtt + mr->mtt;
+    e->mr[QRNIC_KEY_INDEX(key)] = mr;
+    free(old);
     return QRNIC_ST_OK;
 }
 

@@ -156,6 +156,7 @@ bool qrnic_mr_write(struct qrnic_engine *e, const struct qrnic_mr *mr,
 uint8_t qrnic_cmd_reg_mr(struct qrnic_engine *e, const uint8_t *cmd,
                          uint32_t *key);
 uint8_t qrnic_cmd_dereg_mr(struct qrnic_engine *e, const uint8_t *cmd);
+uint8_t qrnic_cmd_rereg_mr(struct qrnic_engine *e, const uint8_t *cmd);
 void qrnic_mr_free_all(struct qrnic_engine *e);
 /*
  * The key table: put mr (pdn set, its pages reserved in mr->mtt) at a

@@ -43,8 +43,9 @@
  * fast-registration regions too; WQEs with ctl bit 6 are BIND_MW (the
  * rkey handle's window to the lkey handle's region), REG_MR (a page list
  * in scratch RAM, maybe a page too many or nowhere), LOCAL_INV and
- * SEND_WITH_INV, through the QP connected to itself.  The fake platform
- * checks the engine's invariants after every step.
+ * SEND_WITH_INV, through the QP connected to itself.  REREG_MR takes
+ * REG_MR's arguments and a key handle.  The fake platform checks the
+ * engine's invariants after every step.
  *
  * Input: flags (1: no bring-up, 2: loopback cable, 4: link down,
  * 8: hostile guest), then operations (OP_*).
@@ -154,6 +155,7 @@ static struct {
     uint32_t nh[H_NUM];
     uint32_t scratch;
     uint64_t slot_iova[1u << AQ_LOG];  /* REG_MR in that AQ slot */
+    uint32_t slot_key[1u << AQ_LOG];   /* REREG_MR in that AQ slot */
     uint8_t slot_log[1u << AQ_LOG];     /* CREATE_SRQ in that AQ slot */
     uint8_t srq_log[NH];                /* an SRQ handle's log depth */
     uint64_t eth_base[2];       /* tx, rx ring of the last ETH_SETUP */
@@ -285,6 +287,8 @@ static int debug = -1;
 
 static void collect(void)
 {
+    uint32_t i;
+
     if (debug < 0) {
         debug = getenv("FUZZ_DEBUG") != NULL;
     }
@@ -331,6 +335,15 @@ static void collect(void)
                 add_handle(H_SRQ, r0, st.slot_log[st.aq_ci &
                                                   ((1u << AQ_LOG) - 1)]);
                 break;
+            case QRNIC_CMD_REREG_MR:        /* the key's new iova */
+                for (i = 0; i < NH; i++) {
+                    if (st.h[H_MR][i] == st.slot_key[st.aq_ci &
+                                                     ((1u << AQ_LOG) - 1)]) {
+                        st.mr_iova[i] = st.slot_iova[st.aq_ci &
+                                                     ((1u << AQ_LOG) - 1)];
+                    }
+                }
+                break;
             default:
                 break;
             }
@@ -348,6 +361,8 @@ static void admin(const uint8_t *cmd, uint8_t ctl)
     st.slot_iova[slot] = qrnic_ld64(cmd + offsetof(struct qrnic_cmd,
                                                    reg_mr.iova));
     st.slot_log[slot] = cmd[offsetof(struct qrnic_cmd, create_srq.log_depth)];
+    st.slot_key[slot] = qrnic_ld32(cmd + offsetof(struct qrnic_cmd,
+                                                  rereg_mr.key));
     ram_write(AQ_SQ + slot * 64ull, cmd, 64);
     st.aq_pi++;
     qf_reg_write(&dev, QRNIC_REG_AQ_DB, st.aq_pi);
@@ -744,6 +759,7 @@ static void op_admin(struct fz *f)
         qrnic_st32(ARG(c, destroy_cq.cqn), f_handle(f, H_CQ));
         break;
     case QRNIC_CMD_REG_MR:
+    case QRNIC_CMD_REREG_MR:        /* reg_mr's layout and a key */
         v8 = fz_u8(f);
         v16 = fz_u16(f);
         iova = v8 < 0x80 ? 0x7f0000000000ull + ((uint64_t)v8 << 20) +
@@ -760,6 +776,9 @@ static void op_admin(struct fz *f)
         v8 = fz_u8(f);              /* bit 7: FLUSH_GLOBAL (bit 8) */
         qrnic_st32(ARG(c, reg_mr.access), (v8 & 0x7fu) |
                    (v8 & 0x80 ? QRNIC_ACCESS_FLUSH_GLOBAL : 0));
+        if (opcode == QRNIC_CMD_REREG_MR) {
+            qrnic_st32(ARG(c, rereg_mr.key), f_handle(f, H_MR));
+        }
         break;
     case QRNIC_CMD_DEREG_MR:
     case QRNIC_CMD_DEALLOC_MW:
@@ -1555,6 +1574,22 @@ static void c_mr(struct fzw *w, uint8_t isel, uint16_t ioff, uint16_t len16,
     fzw_u8(w, access);
 }
 
+/* REREG_MR of MR handle mr, the new registration as c_mr() gives one. */
+static void c_rereg(struct fzw *w, uint8_t mr, uint8_t isel, uint16_t ioff,
+                    uint16_t len16, uint8_t lshift, uint8_t levels, uint8_t pd,
+                    uint8_t access)
+{
+    cmd(w, QRNIC_CMD_REREG_MR, 0);
+    fzw_u8(w, isel);
+    fzw_u16(w, ioff);
+    fzw_u16(w, len16);
+    fzw_u8(w, lshift);
+    pb(w, levels, 0, 0, GA_PAGE(100), 40, 1);
+    hd(w, pd);
+    fzw_u8(w, access);
+    hd(w, mr);
+}
+
 /* REG_MR with a page list spelled out (8 bytes, see pb()). */
 static void c_mr2(struct fzw *w, uint8_t isel, uint16_t ioff, uint16_t len16,
                   uint8_t lshift, const uint8_t pbl8[8], uint8_t pd,
@@ -2149,6 +2184,66 @@ static void keys_seeds(fz_emit_fn emit)
     c_handle(&w, QRNIC_CMD_DEREG_MR, 2);
     c_query(&w, QRNIC_CMD_QUERY_RES, GA_PAGE(30));
     emit("keys-fastreg", &w);
+
+    /* REREG_MR: MR 0 given a new range and page list, new rights (none
+     * remote, all, FLUSH_GLOBAL), the user's PD and back, PHYS; refused:
+     * a window's and a fast-registration region's key, a raw key, a PD
+     * that does not exist, remote write without local write, too many
+     * pages, pages not covering the range; a type 2 window bound to it
+     * (BAD_STATE), unbound, then REREG_MR again; traffic through it. */
+    w.n = 0;
+    fzw_u8(&w, 0);
+    objects(&w);                                    /* MR handle 0 */
+    c_alloc_mw(&w, 0, 1);                           /* 1: type 2 */
+    c_alloc_mr(&w, 0, 8);                           /* 2 */
+    cmd(&w, QRNIC_CMD_ALLOC_UCTX, 0);
+    c_pd(&w, 0);                                    /* PD 1: the user's */
+    c_rereg(&w, 0, 2, 0x100, 9000, 0, QRNIC_PBL_LEVEL1, 0,
+            QRNIC_ACCESS_LOCAL_WRITE);
+    c_rereg(&w, 0, 2, 0x100, 9000, 0, QRNIC_PBL_LEVEL2, 0, MR_ACCESS_ALL);
+    c_rereg(&w, 0, 3, 0, 40000, 4, QRNIC_PBL_LEVEL2, 1, 0x81);
+    c_rereg(&w, 0, 4, 0, 1, 30, QRNIC_PBL_PHYS, 0, MR_ACCESS_ALL);
+    c_rereg(&w, 0, 2, 0, 16, 12, QRNIC_PBL_CONTIG, 0, MR_ACCESS_ALL);
+    c_rereg(&w, 1, 2, 0, 16, 12, QRNIC_PBL_LEVEL1, 0, MR_ACCESS_ALL);
+    c_rereg(&w, 2, 2, 0, 16, 12, QRNIC_PBL_LEVEL1, 0, MR_ACCESS_ALL);
+    c_rereg(&w, 0, 2, 0, 16, 12, QRNIC_PBL_LEVEL1, FZ_RAW, MR_ACCESS_ALL);
+    c_rereg(&w, 0, 2, 0, 16, 12, QRNIC_PBL_LEVEL1, 0,
+            QRNIC_ACCESS_REMOTE_WRITE);
+    c_rereg(&w, 0, 2, 0, 0xffff, 16, QRNIC_PBL_LEVEL2, 0, MR_ACCESS_ALL);
+    cmd(&w, QRNIC_CMD_REREG_MR, 0);                 /* pages too few */
+    fzw_u8(&w, 2);
+    fzw_u16(&w, 0);
+    fzw_u16(&w, 16);
+    fzw_u8(&w, 12);
+    pb(&w, QRNIC_PBL_LEVEL1, 0, 3, GA_PAGE(100), 40, 1);
+    hd(&w, 0);
+    fzw_u8(&w, MR_ACCESS_ALL);
+    hd(&w, 0);
+    cmd(&w, QRNIC_CMD_REREG_MR, 0);                 /* a raw key */
+    fzw_u8(&w, 2);
+    fzw_u16(&w, 0);
+    fzw_u16(&w, 16);
+    fzw_u8(&w, 12);
+    pb(&w, QRNIC_PBL_LEVEL1, 0, 0, GA_PAGE(100), 40, 1);
+    hd(&w, 0);
+    fzw_u8(&w, MR_ACCESS_ALL);
+    hd_raw(&w, 0x1ff);
+    self_qp(&w, 0, 3, 3);
+    o_kwqe(&w, 0, K_BIND, 0x06, 0, 0, 4096, 0, 1);
+    BH(&w);
+    c_rereg(&w, 0, 2, 0, 16, 12, QRNIC_PBL_LEVEL1, 0, MR_ACCESS_ALL);
+    o_kwqe(&w, 1, K_INV, 0, 0, 0, 0, 0, 1);
+    BH(&w);
+    c_rereg(&w, 0, 2, 0, 16, 12, QRNIC_PBL_LEVEL1, 0, MR_ACCESS_ALL);
+    o_wqe2(&w, 2, 0, 2, 0, QRNIC_WR_RDMA_WRITE, 1, 1, 0, 0, 4000, 100, 0);
+    BH(&w);
+    c_query(&w, QRNIC_CMD_QUERY_RES, GA_PAGE(30));
+    c_handle(&w, QRNIC_CMD_DEALLOC_MW, 1);
+    c_handle(&w, QRNIC_CMD_DEREG_MR, 2);
+    c_handle(&w, QRNIC_CMD_DEREG_MR, 0);
+    c_handle(&w, QRNIC_CMD_DEALLOC_PD, 1);
+    c_query(&w, QRNIC_CMD_QUERY_RES, GA_PAGE(30));
+    emit("keys-rereg", &w);
 }
 
 void fuzz_make_seeds(fz_emit_fn emit)

@@ -99,10 +99,11 @@ static void test_identity(void)
              QRNIC_CAP0_ATOMIC | QRNIC_CAP0_UD | QRNIC_CAP0_SRQ |
              QRNIC_CAP0_UC | QRNIC_CAP0_MCAST | QRNIC_CAP0_RESIZE_CQ |
              QRNIC_CAP0_FLUSH | QRNIC_CAP0_ATOMIC_WRITE |
-             QRNIC_CAP0_SRQ_RESIZE | QRNIC_CAP0_MW | QRNIC_CAP0_FAST_REG,
+             QRNIC_CAP0_SRQ_RESIZE | QRNIC_CAP0_MW | QRNIC_CAP0_FAST_REG |
+             QRNIC_CAP0_REREG_MR,
              "CAP0: Ethernet, RoCE v2, RC, atomics, UD, SRQ, UC, multicast, "
              "CQ resize, FLUSH, ATOMIC WRITE, SRQ resize, memory windows, "
-             "fast registration");
+             "fast registration, REREG_MR");
     CHECK_EQ(aq_reg(&q, QRNIC_REG_CAP1), 0, "CAP1 reads 0");
     CHECK(aq_reg(&q, QRNIC_REG_NUM_MSIX) == QRNIC_NUM_MSIX &&
           aq_reg(&q, QRNIC_REG_DB_PAGES) == 64 &&

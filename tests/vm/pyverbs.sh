@@ -36,6 +36,11 @@ if [ ! -f "$suite/run_tests.py" ]; then
 	done_file; finish
 fi
 if ! rdma_gid; then done_file; finish; fi
+# A few 2 MiB huge pages (8 MiB of the guest's memory): test_parent_domain's
+# huge page allocator and test_odp's huge page tests skip without them.
+hp=/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages
+if [ -w "$hp" ]; then echo 4 > "$hp" 2>/dev/null; fi
+echo "# pyverbs: $(cat "$hp" 2>/dev/null || echo no) 2 MiB huge pages"
 
 mods=${*:-$(cd "$suite" && ls test_*.py | sed 's/\.py$//')}
 cd "$suite" || exit 1
