@@ -79,6 +79,7 @@ void qrnic_fault_props_init(void)
     qrnic_prop_ppm.realized_set_allowed = true;
 
     qrnic_prop_fault_seed = qdev_prop_uint64;
+    qrnic_prop_fault_seed.description = "the same seed, the same faults";
     qrnic_prop_fault_seed.get = qrnic_get_seed;
     qrnic_prop_fault_seed.set = qrnic_set_seed;
     qrnic_prop_fault_seed.realized_set_allowed = true;
