@@ -107,6 +107,9 @@ static void release(struct qrnic_engine *e, int dir)
     struct qrnic_fault *f = &e->fault;
     uint8_t *p = f->held[dir];
 
+    if (!p) {
+        return;
+    }
     f->held[dir] = NULL;
     deliver(e, dir, p, f->held_len[dir]);
     free(p);
