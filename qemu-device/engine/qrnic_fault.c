@@ -89,7 +89,11 @@ static bool hold(struct qrnic_engine *e, int dir, const uint8_t *frame,
     struct qrnic_fault *f = &e->fault;
     uint64_t until = e->ops->now_ns(e->opaque) + QRNIC_FAULT_HOLD_NS;
 
-    if (len > QRNIC_ETH_MAX_FRAME || !(f->held[dir] = malloc(len))) {
+    if (len > QRNIC_ETH_MAX_FRAME) {
+        return false;
+    }
+    f->held[dir] = malloc(len);
+    if (!f->held[dir]) {
         return false;
     }
     memcpy(f->held[dir], frame, len);
@@ -131,7 +135,8 @@ static void impair(struct qrnic_engine *e, int dir, const uint8_t *frame,
         count(e, QRNIC_STAT_FAULT_DROP_TX, dir);
         n = 0;
     } else {
-        if (bad && (copy = malloc(len))) {
+        copy = bad ? malloc(len) : NULL;
+        if (copy) {
             memcpy(copy, frame, len);
             corrupt(f, dir, copy, len);
             frame = copy;
