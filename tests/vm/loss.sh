@@ -24,14 +24,17 @@ k=0
 role() { [ "$QRNIC_IDX" = "$1" ] && echo server || echo client; }
 
 # pingpong SERVER SIZE ITERS
-# ibv_rc_pingpong has no closing handshake: the client exits once it has
-# the last pong, so if the ACK of that pong is lost the server's QP resends
-# it to a QP that is gone and ends in RETRY_EXC_ERR (rxe: resends forever,
-# retry_cnt 7).  That ending is accepted when the client received and
-# checked every pong, which it reports through the share.
+# ibv_rc_pingpong has no closing handshake: a side exits once its last
+# SEND is acknowledged and its last receive is in, so if the ACK of the
+# other side's last SEND is lost, that side resends to a QP that is gone
+# and ends in RETRY_EXC_ERR (rxe: resends forever, retry_cnt 7).  That
+# ending is accepted when the peer completed every iteration with its
+# buffers checked (so every one of our SENDs arrived); the peers report
+# their results through the share.
 pingpong() {
 	out=/tmp/loss-pp-$k.out
 	bytes=$(($2 * $3 * 2))
+	peer=$((1 - QRNIC_IDX))
 	desc="ibv_rc_pingpong -c -s $2 -n $3 under loss ($(role "$1") g$QRNIC_IDX $QRNIC_IBDEV)"
 	PAIR_TIMEOUT=90 pair_run "loss-pp-$k" "$1" $((18800 + k)) "$out" \
 		ibv_rc_pingpong -d "$QRNIC_IBDEV" -g "$gid" -c -s "$2" -n "$3"
@@ -40,20 +43,19 @@ pingpong() {
 		grep -Eq "^$bytes bytes in [0-9.]+ seconds" "$out" &&
 		grep -Eq "^$3 iters in [0-9.]+ seconds" "$out" &&
 		! grep -Eiq 'invalid|fail|error|couldn|unable|mismatch' "$out"; then
-		[ "$(role "$1")" = client ] && signal "loss-pp-$k-client-ok"
+		signal "loss-pp-$k-ok-$QRNIC_IDX"
 		pass "$desc: $bytes bytes, every buffer checked"
-	elif [ "$(role "$1")" = server ] &&
-		{ grep -q 'Failed status .*(12) for wr_id 2' "$out" ||
-		  { [ "$rc" -eq 124 ] && [ "$QRNIC_NIC" != qrnic ]; }; } &&
-		wait_for "loss-pp-$k-client-done" 60 &&
-		[ -e "$QRNIC_SHARE/loss-pp-$k-client-ok" ]; then
+	elif { grep -q 'Failed status .*(12) for wr_id 2' "$out" ||
+		{ [ "$rc" -eq 124 ] && [ "$QRNIC_NIC" != qrnic ]; }; } &&
+		wait_for "loss-pp-$k-done-$peer" 100 &&
+		[ -e "$QRNIC_SHARE/loss-pp-$k-ok-$peer" ]; then
 		rm -f "$QRNIC_SHARE/pair-run-hung"
-		pass "$desc: the client got and checked every pong; the last one's ACK was lost after it exited (status $rc)"
+		pass "$desc: the peer completed all $3 iterations, buffers checked; the ACK of our last SEND was lost as it exited (status $rc)"
 	else
 		fail "$desc: status $rc"
 		sed 's/^/    /' "$out"
 	fi
-	[ "$(role "$1")" = client ] && signal "loss-pp-$k-client-done"
+	signal "loss-pp-$k-done-$QRNIC_IDX"
 	k=$((k + 1))
 }
 
