@@ -455,13 +455,22 @@ enum qrnic_stat {
 	QRNIC_STAT_CQ_OVERFLOWS,
 	QRNIC_STAT_RX_QKEY_ERR,		/* UD dropped: Q_Key mismatch */
 	QRNIC_STAT_RX_UD_NO_RQE,	/* UD dropped: no receive WQE posted */
+	/* Fault injection (x-*-ppm properties): each _TX, then its _RX. */
+	QRNIC_STAT_FAULT_DROP_TX,
+	QRNIC_STAT_FAULT_DROP_RX,
+	QRNIC_STAT_FAULT_DUP_TX,
+	QRNIC_STAT_FAULT_DUP_RX,
+	QRNIC_STAT_FAULT_REORDER_TX,
+	QRNIC_STAT_FAULT_REORDER_RX,
+	QRNIC_STAT_FAULT_CORRUPT_TX,
+	QRNIC_STAT_FAULT_CORRUPT_RX,
 	QRNIC_STAT_COUNT
 };
 
 struct qrnic_stats_resp {
 	uint64_t v[QRNIC_STAT_COUNT];
 };
-#define QRNIC_STATS_RESP_SIZE	120
+#define QRNIC_STATS_RESP_SIZE	184
 QRNIC_HW_SIZE(qrnic_stats_resp, QRNIC_STATS_RESP_SIZE);
 
 #define QRNIC_GID_TYPE_ROCE_V2		2

@@ -91,6 +91,9 @@ static void qrnic_realize(PCIDevice *pdev, Error **errp)
     qemu_macaddr_default_if_unset(&s->conf.macaddr);
     qrnic_engine_init(&s->eng, &qrnic_engine_glue_ops, s, s->db_pages,
                       s->conf.macaddr.a);
+    if (!qrnic_fault_realize(s, errp)) {
+        goto err_pcie;
+    }
     if (qrnic_engine_set_qmem(&s->eng, memory_region_get_ram_ptr(&s->qmem),
                               s->qmem_size)) {
         error_setg(errp, "qrnic: cannot track %" PRIu64 " bytes of queue "
@@ -152,6 +155,16 @@ static const Property qrnic_properties[] = {
                        QRNIC_DEFAULT_DB_PAGES),
     DEFINE_PROP_SIZE("qmem-size", QrnicState, qmem_size,
                      QRNIC_DEFAULT_QMEM_SIZE),
+    DEFINE_PROP_UNSIGNED("x-drop-ppm", QrnicState, fault.drop_ppm, 0,
+                         qrnic_prop_ppm, uint32_t),
+    DEFINE_PROP_UNSIGNED("x-dup-ppm", QrnicState, fault.dup_ppm, 0,
+                         qrnic_prop_ppm, uint32_t),
+    DEFINE_PROP_UNSIGNED("x-reorder-ppm", QrnicState, fault.reorder_ppm, 0,
+                         qrnic_prop_ppm, uint32_t),
+    DEFINE_PROP_UNSIGNED("x-corrupt-ppm", QrnicState, fault.corrupt_ppm, 0,
+                         qrnic_prop_ppm, uint32_t),
+    DEFINE_PROP_UNSIGNED("x-fault-seed", QrnicState, fault.seed, 0,
+                         qrnic_prop_fault_seed, uint64_t),
 };
 
 /* Device state lives partly in guest RAM rings; migration is not modelled. */
@@ -178,6 +191,7 @@ static void qrnic_class_init(ObjectClass *klass, void *data)
     dc->desc = "qrnic RoCEv2 RDMA NIC (emulated)";
     dc->vmsd = &qrnic_vmstate;
     set_bit(DEVICE_CATEGORY_NETWORK, dc->categories);
+    qrnic_fault_props_init();
     device_class_set_props(dc, qrnic_properties);
 }
 

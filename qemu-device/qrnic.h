@@ -32,6 +32,7 @@ struct QrnicState {
     NICConf conf;
     uint32_t db_pages;
     uint64_t qmem_size;
+    struct qrnic_fault_cfg fault;   /* x-*-ppm, x-fault-seed */
 
     /* All guarded by the device's re-entrancy guard. */
     QEMUBH *work_bh;            /* qrnic_engine_work() */
@@ -51,6 +52,12 @@ extern const struct qrnic_engine_ops qrnic_engine_glue_ops;
 void qrnic_work_bh(void *opaque);
 void qrnic_timer_cb(void *opaque);
 void qrnic_timer_bh(void *opaque);
+
+/* qrnic_fault_props.c */
+extern PropertyInfo qrnic_prop_ppm;
+extern PropertyInfo qrnic_prop_fault_seed;
+void qrnic_fault_props_init(void);
+bool qrnic_fault_realize(QrnicState *s, Error **errp);
 
 /* qrnic_net.c */
 extern NetClientInfo qrnic_net_info;

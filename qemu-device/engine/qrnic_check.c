@@ -210,6 +210,12 @@ const char *qrnic_engine_check(const struct qrnic_engine *e)
         e->defer_count > QRNIC_ENG_DEFER_MAX) {
         return "backlog or defer queue over its size";
     }
+    for (i = 0; i < QRNIC_FAULT_NDIR; i++) {
+        if (e->fault.held[i] &&
+            (!e->fault.held_len[i] || e->timer_armed > e->fault.held_until[i])) {
+            return "a frame held for reordering with no timer to release it";
+        }
+    }
     if (e->ready &&
         (!ring_ok(e->aq.sq_pi, e->aq.sq_ci, e->aq.log_depth) ||
          !ring_ok(e->aq.cq_pi, e->aq.cq_ci, e->aq.log_depth))) {

@@ -23,6 +23,7 @@ void qrnic_cmd_reset_objects(struct qrnic_engine *e)
     qrnic_cq_free_all(e);
     qrnic_mr_free_all(e);
     qrnic_sched_reset(e);
+    qrnic_fault_reset(e);
     memset(e->pd_users, 0, sizeof(e->pd_users));
     memset(e->uctx_objs, 0, sizeof(e->uctx_objs));
     memset(e->eq, 0, sizeof(e->eq));

@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "qrnic_hw.h"
+#include "qrnic_fault.h"
 
 #define QRNIC_ENG_MAX_EQ            QRNIC_NUM_MSIX
 #define QRNIC_ENG_GID_TBL_LEN       128
@@ -261,6 +262,8 @@ struct qrnic_engine {
     uint16_t backlog_len[QRNIC_ENG_BACKLOG];
     uint32_t backlog_head;
     uint32_t backlog_count;
+
+    struct qrnic_fault fault;               /* qrnic_fault.c */
 
     uint8_t frame[QRNIC_ETH_MAX_FRAME];     /* TX bounce buffer */
     uint8_t roce_frame[QRNIC_ETH_MAX_FRAME];

@@ -58,7 +58,11 @@ void qrnic_eth_tx_process(struct qrnic_engine *e)
             e->stats.dma_err++;
             flags |= QRNIC_ETH_ERR;
         } else if (e->link_up) {
-            e->ops->tx_frame(e->opaque, e->frame, len);
+            if (qrnic_roce_is_roce_frame(e->frame, len)) {
+                qrnic_fault_tx(e, e->frame, len);
+            } else {
+                e->ops->tx_frame(e->opaque, e->frame, len);
+            }
             e->stats.tx_frames++;
         }
         if (flags & QRNIC_ETH_ERR) {
@@ -103,7 +107,7 @@ size_t qrnic_eth_rx(struct qrnic_engine *e, const uint8_t *frame, size_t len)
     }
     /* RDMA needs no Ethernet rings; everything else does. */
     if (qrnic_roce_is_roce_frame(frame, len)) {
-        qrnic_roce_rx(e, frame, len);
+        qrnic_fault_rx(e, frame, len);
         return len;
     }
     if (!e->eth.active) {

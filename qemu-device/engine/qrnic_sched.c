@@ -362,10 +362,11 @@ void qrnic_sched_reset(struct qrnic_engine *e)
 
 void qrnic_sched_expire(struct qrnic_engine *e)
 {
-    uint64_t now = e->ops->now_ns(e->opaque), next = UINT64_MAX;
+    uint64_t now = e->ops->now_ns(e->opaque), next;
     struct qrnic_qp *qp, *n;
 
     e->timer_armed = UINT64_MAX;
+    qrnic_fault_expire(e, now);
     for (qp = e->timed_qps.head; qp; qp = n) {
         n = qp->timed_next;
         if (qp_deadline(qp) <= now) {
@@ -373,6 +374,7 @@ void qrnic_sched_expire(struct qrnic_engine *e)
         }
     }
     /* Handlers may have moved deadlines: ask for the earliest one. */
+    next = qrnic_fault_deadline(e);
     for (qp = e->timed_qps.head; qp; qp = qp->timed_next) {
         uint64_t d = qp_deadline(qp);
 
@@ -408,7 +410,7 @@ void qrnic_tx(struct qrnic_engine *e, const uint8_t *frame, size_t len)
 
     qrnic_stat(e, QRNIC_STAT_TX_ROCE_PKTS);
     if (!ours) {
-        e->ops->tx_frame(e->opaque, frame, len);
+        qrnic_fault_tx(e, frame, len);
     }
     /*
      * To ourselves (a QP of this device), or multicast: our own QPs in

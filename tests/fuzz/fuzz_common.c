@@ -458,3 +458,21 @@ void fz_fail(const char *fmt, ...)
     fprintf(stderr, "\n");
     abort();
 }
+
+/* ---- fault injection ------------------------------------------------------ */
+
+void fz_faults(struct qrnic_engine *e, uint8_t sel)
+{
+    uint32_t ppm = sel & FZ_FAULT_ALL ? QRNIC_FAULT_PPM_MAX : 200000;
+    struct qrnic_fault_cfg c = {
+        .drop_ppm = sel & FZ_FAULT_DROP ? ppm : 0,
+        .dup_ppm = sel & FZ_FAULT_DUP ? ppm : 0,
+        .reorder_ppm = sel & FZ_FAULT_REORDER ? ppm : 0,
+        .corrupt_ppm = sel & FZ_FAULT_CORRUPT ? ppm : 0,
+        .seed = sel,
+    };
+
+    if (qrnic_engine_set_fault(e, &c)) {
+        fz_fail("fault rates refused");
+    }
+}

@@ -146,6 +146,19 @@ uint8_t fz_srq_query(struct fz_srq *s);
 /* When the node is idle: every WQE taken is completed or held. */
 void fz_srq_check_idle(const struct fz_srq *s);
 
+/* ---- fault injection (engine/qrnic_fault.c) ------------------------------ */
+
+#define FZ_FAULT_DROP       1
+#define FZ_FAULT_DUP        2
+#define FZ_FAULT_REORDER    4
+#define FZ_FAULT_CORRUPT    8
+#define FZ_FAULT_ALL        16      /* the rates picked at 100%, not 20% */
+
+struct qrnic_engine;
+
+/* The device's x-*-ppm properties from bits of sel (0: none), seed sel. */
+void fz_faults(struct qrnic_engine *e, uint8_t sel);
+
 /* ---- the interface of a target ------------------------------------------ */
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -47,8 +47,12 @@
  * REG_MR's arguments and a key handle.  The fake platform checks the
  * engine's invariants after every step.
  *
+ * Fault injection: bits 4..7 of the flags are fz_faults() selector bits
+ * (drop, dup, reorder, corrupt at 20%), for the frames the device sends
+ * and those it receives, its own looped back ones included.
+ *
  * Input: flags (1: no bring-up, 2: loopback cable, 4: link down,
- * 8: hostile guest), then operations (OP_*).
+ * 8: hostile guest, 0x10..0x80: faults), then operations (OP_*).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -1385,6 +1389,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         dev.hostile_rng = 0x9e3779b9;
         dev.hostile_pct = 10;
     }
+    fz_faults(&dev.e, flags >> 4);
     while (fz_more(&f) && ops++ < MAX_OPS) {
         switch (fz_u8(&f) % OP_COUNT) {
         case OP_ADMIN_RAW:
@@ -2246,6 +2251,24 @@ static void keys_seeds(fz_emit_fn emit)
     emit("keys-rereg", &w);
 }
 
+/* IPv6 GIDs: a QP connected to itself over IPv6 (flags: the input's). */
+static void w_self_qp_ipv6(struct fzw *wr, uint8_t flags)
+{
+    wr->n = 0;
+    fzw_u8(wr, flags);
+    objects(wr);
+    c_gid(wr, 1, 0, 2);
+    c_qp(wr, (struct qpargs){ .sq_page = 0, .rq_page = 1, .lsq = 4,
+                              .lss = 1, .lrq = 4, .lrs = 1 });
+    connect(wr, 0, 0, 3, 3, 1, 2);
+    o_wqe(wr, 3, 1, 0, 0, 0, 0, 1, 0, 8000, 4000, 0);
+    o_wqe(wr, 2, 0, 0, 0, QRNIC_WR_SEND, 1, 1, 0, 0, 3000, 0);
+    o_wqe(wr, 2, 0, 1, 0, QRNIC_WR_RDMA_READ, 1, 1, 0, 30000, 3000, 0);
+    o_wqe(wr, 2, 0, 2, 0, QRNIC_WR_ATOMIC_FETCH_AND_ADD, 1, 1, 0, 64, 8, 128);
+    BH(wr);
+    BH(wr);
+}
+
 void fuzz_make_seeds(fz_emit_fn emit)
 {
     static struct fzw w;
@@ -2809,20 +2832,7 @@ void fuzz_make_seeds(fz_emit_fn emit)
     BH(&w);
     emit("raw-commands", &w);
 
-    /* IPv6 GIDs: a QP connected to itself over IPv6. */
-    w.n = 0;
-    fzw_u8(&w, 0);
-    objects(&w);
-    c_gid(&w, 1, 0, 2);
-    c_qp(&w, (struct qpargs){ .sq_page = 0, .rq_page = 1, .lsq = 4,
-                              .lss = 1, .lrq = 4, .lrs = 1 });
-    connect(&w, 0, 0, 3, 3, 1, 2);
-    o_wqe(&w, 3, 1, 0, 0, 0, 0, 1, 0, 8000, 4000, 0);
-    o_wqe(&w, 2, 0, 0, 0, QRNIC_WR_SEND, 1, 1, 0, 0, 3000, 0);
-    o_wqe(&w, 2, 0, 1, 0, QRNIC_WR_RDMA_READ, 1, 1, 0, 30000, 3000, 0);
-    o_wqe(&w, 2, 0, 2, 0, QRNIC_WR_ATOMIC_FETCH_AND_ADD, 1, 1, 0, 64, 8, 128);
-    BH(&w);
-    BH(&w);
+    w_self_qp_ipv6(&w, 0);
     emit("self-qp-ipv6", &w);
 
     /* Frames the parser refuses at each layer, as raw bytes. */
@@ -3680,4 +3690,12 @@ void fuzz_make_seeds(fz_emit_fn emit)
         emit("bad-mr-flush-aw", &w);
     }
     keys_seeds(emit);
+
+    /* That QP with faults on all the device sends and receives (its own
+     * frames looped back), then with a loopback cable. */
+    w_self_qp_ipv6(&w, (FZ_FAULT_DROP | FZ_FAULT_DUP | FZ_FAULT_REORDER |
+                        FZ_FAULT_CORRUPT) << 4);
+    emit("self-qp-ipv6-faults", &w);
+    w_self_qp_ipv6(&w, F_LOOP | (FZ_FAULT_DUP | FZ_FAULT_REORDER) << 4);
+    emit("self-qp-ipv6-cable-faults", &w);
 }

@@ -72,8 +72,14 @@
  * whose answers (empty READ RESPONSE ONLY, or anything) are made up.
  * MR A and the connected QPs allow FLUSH_GLOBAL, MR B does not.
  *
+ * Fault injection: bits 3..7 of the flags are fz_faults() selector bits;
+ * node 1 drops, reorders and corrupts frames both ways as they pick, node
+ * 0 duplicates (a datagram node 1 duplicated would reach QP W more often
+ * than it was sent).
+ *
  * Input: mtu, flags (1: peer live, 2: hub, 4: QP B max_dest_rd_atomic
- * 1), retry (retry_cnt | rnr_retry << 3), then operations (OP_*).
+ * 1, 8..0x80: faults), retry (retry_cnt | rnr_retry << 3), then
+ * operations (OP_*).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -114,6 +120,7 @@ enum {
 #define F_PEER_LIVE     1
 #define F_HUB           2
 #define F_QPB_RD        4
+#define F_FAULT_SHIFT   3
 
 /* Frame template flags (fl) */
 #define FL_ACKREQ       0x01
@@ -460,6 +467,9 @@ static void setup(struct fz *f)
     setup_keys();
     wire.cut = !(flags & F_PEER_LIVE);
     harness_hub(flags & F_HUB);
+    fz_faults(&n1->d.e, (flags >> F_FAULT_SHIFT) & ~FZ_FAULT_DUP);
+    fz_faults(&n0->d.e, (flags >> F_FAULT_SHIFT) &
+                        (FZ_FAULT_DUP | FZ_FAULT_ALL));
 }
 
 /*
@@ -2941,4 +2951,32 @@ void fuzz_make_seeds(fz_emit_fn emit)
     TIME(&w, 40);
     emit("completer-flush-aw-naks", &w);
     keys_seeds(emit);
+
+    /* A multi-packet SEND and a WRITE through a device that loses,
+     * reorders and corrupts frames (node 0 duplicates), with the peer
+     * live; then every frame held back until the next; then all lost. */
+    for (i = 0; i < 3; i++) {
+        static const uint8_t sel[3] = {
+            FZ_FAULT_DROP | FZ_FAULT_DUP | FZ_FAULT_REORDER | FZ_FAULT_CORRUPT,
+            FZ_FAULT_ALL | FZ_FAULT_REORDER,
+            FZ_FAULT_ALL | FZ_FAULT_DROP | FZ_FAULT_DUP,
+        };
+        static const char *names[3] = { "faults-send-write",
+                                        "faults-reorder-all",
+                                        "faults-drop-all" };
+
+        w_head(&w, 2, (uint8_t)(F_PEER_LIVE | sel[i] << F_FAULT_SHIFT), 0x3f);
+        w_recv(&w, 0, 3, 0, 0, 1000);
+        w_frame(&w, F(.op = QRNIC_OP_SEND_FIRST, .pay = PAY_MTU));
+        w_frame(&w, F(.op = QRNIC_OP_SEND_MIDDLE, .pay = PAY_MTU));
+        w_frame(&w, F(.op = QRNIC_OP_SEND_LAST_IMM, .fl = FL_ACKREQ | FL_SE,
+                      .pay = PAY_N(10)));
+        w_frame(&w, F(.op = QRNIC_OP_WRITE_ONLY, .fl = FL_ACKREQ, .off = 64,
+                      .len = 40, .pay = PAY_N(40)));
+        w_send(&w, QRNIC_WR_RDMA_WRITE, 0, 3000, 0, 0);
+        RUN(&w, 31, 255);
+        TIME(&w, 30);
+        RUN(&w, 31, 255);
+        emit(names[i], &w);
+    }
 }

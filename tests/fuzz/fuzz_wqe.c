@@ -87,6 +87,12 @@
  * tries to deregister MR C, and checks refused ALLOC_MW and ALLOC_MR
  * arguments.  The checks above hold for the completions of these WQEs.
  *
+ * OP_WIRE with a selector from OP_WIRE_FAULTS on sets a node's fault
+ * injection (selector bit 0: the node; the value: fz_faults() bits):
+ * frames it sends and receives are dropped, duplicated, reordered and
+ * corrupted before the wire and before its transport; the checks above
+ * hold as they do on a lossy wire.
+ *
  * Input: mtu, flags (1: hub, 2: hostile guest), retry (retry_cnt |
  * rnr_retry << 3, rnr_retry kept below 7: "forever" never ends), timeout,
  * then operations (OP_*).
@@ -117,6 +123,8 @@ const char fuzz_target_name[] = "fuzz_wqe";
                     QRNIC_ACCESS_REMOTE_READ | QRNIC_ACCESS_REMOTE_ATOMIC | \
                     QRNIC_ACCESS_FLUSH_GLOBAL)
 #define A(x) QRNIC_QP_ATTR_##x
+
+#define OP_WIRE_FAULTS  0xe0
 
 enum {
     OP_SQ = 0,                  /* 0, 1 */
@@ -960,6 +968,10 @@ static void op_wire(struct fz *f)
 {
     uint8_t sel = fz_u8(f), v = fz_u8(f);
 
+    if (sel >= OP_WIRE_FAULTS) {
+        fz_faults(&nodes[sel & 1].d.e, v);
+        return;
+    }
     switch (sel % 6) {
     case 0:
         wire.drop_pct = v % 40;
@@ -1670,6 +1682,7 @@ static void drain_and_check(void)
     wire.drop_pct = wire.dup_pct = wire.reorder_pct = 0;
     wire.cut = false;
     for (i = 0; i < 2; i++) {
+        fz_faults(&nodes[i].d.e, 0);
         nodes[i].d.hostile_rng = 0;
         if (fx.s[i].sqd) {
             memset(&a, 0, sizeof(a));
@@ -2247,6 +2260,35 @@ static void keys_seeds(fz_emit_fn emit)
     emit("keys-binds-between-sends", &w);
 }
 
+/* Every opcode, each with a receive where it needs one. */
+static void w_every_opcode(struct fzw *w)
+{
+    w_rq(w, W_NODE1 | W_RING, 1, 4096);
+    w_rq(w, W_NODE1 | W_RING, 2, 2048);
+    w_sq(w, SQ(.ctl = W_RING, .op = QRNIC_WR_SEND, .flags = SIG, .nsge = 1,
+               .sge = { SG(0, 0, 3000) }));
+    w_sq(w, SQ(.ctl = W_RING, .op = QRNIC_WR_SEND_IMM,
+               .flags = SIG | QRNIC_WQE_F_SOLICITED, .nsge = 2,
+               .sge = { SG(0, 0, 100), SG(0, 4096, 100) }));
+    w_sq(w, SQ(.ctl = W_RING, .op = QRNIC_WR_RDMA_WRITE, .flags = SIG,
+               .nsge = 1, .roff = 16, .sge = { SG(0, 0, 5000) }));
+    w_sq(w, SQ(.ctl = W_RING, .op = QRNIC_WR_RDMA_READ, .flags = SIG,
+               .nsge = 1, .roff = 32, .sge = { SG(0, 20000, 20000) }));
+    w_sq(w, SQ(.ctl = W_RING, .op = QRNIC_WR_ATOMIC_CMP_AND_SWP,
+               .flags = SIG, .nsge = 1, .roff = 64, .swp = 9,
+               .sge = { SG(0, 128, 8) }));
+    w_sq(w, SQ(.ctl = W_RING, .op = QRNIC_WR_ATOMIC_FETCH_AND_ADD,
+               .flags = SIG | QRNIC_WQE_F_FENCE, .nsge = 1, .roff = 64,
+               .cmp = 3, .sge = { SG(0, 136, 8) }));
+    w_rq(w, W_NODE1 | W_RING, 1, 64);
+    w_sq(w, SQ(.ctl = W_RING, .op = QRNIC_WR_RDMA_WRITE_IMM, .flags = SIG,
+               .nsge = 1, .roff = 16, .sge = { SG(0, 0, 64) }));
+    w_sq(w, SQ(.ctl = W_RING, .op = QRNIC_WR_RDMA_WRITE,
+               .flags = QRNIC_WQE_F_INLINE, .ilen = 150, .roff = 4096));
+    TIME(w, 30);
+    RUN(w, 255, 255);
+}
+
 void fuzz_make_seeds(fz_emit_fn emit)
 {
     static struct fzw w;
@@ -2254,30 +2296,7 @@ void fuzz_make_seeds(fz_emit_fn emit)
 
     /* Every opcode, each with a receive where it needs one. */
     w_head(&w, 2, 0, 0x37, 8);
-    w_rq(&w, W_NODE1 | W_RING, 1, 4096);
-    w_rq(&w, W_NODE1 | W_RING, 2, 2048);
-    w_sq(&w, SQ(.ctl = W_RING, .op = QRNIC_WR_SEND, .flags = SIG, .nsge = 1,
-                .sge = { SG(0, 0, 3000) }));
-    w_sq(&w, SQ(.ctl = W_RING, .op = QRNIC_WR_SEND_IMM,
-                .flags = SIG | QRNIC_WQE_F_SOLICITED, .nsge = 2,
-                .sge = { SG(0, 0, 100), SG(0, 4096, 100) }));
-    w_sq(&w, SQ(.ctl = W_RING, .op = QRNIC_WR_RDMA_WRITE, .flags = SIG,
-                .nsge = 1, .roff = 16, .sge = { SG(0, 0, 5000) }));
-    w_sq(&w, SQ(.ctl = W_RING, .op = QRNIC_WR_RDMA_READ, .flags = SIG,
-                .nsge = 1, .roff = 32, .sge = { SG(0, 20000, 20000) }));
-    w_sq(&w, SQ(.ctl = W_RING, .op = QRNIC_WR_ATOMIC_CMP_AND_SWP,
-                .flags = SIG, .nsge = 1, .roff = 64, .swp = 9,
-                .sge = { SG(0, 128, 8) }));
-    w_sq(&w, SQ(.ctl = W_RING, .op = QRNIC_WR_ATOMIC_FETCH_AND_ADD,
-                .flags = SIG | QRNIC_WQE_F_FENCE, .nsge = 1, .roff = 64,
-                .cmp = 3, .sge = { SG(0, 136, 8) }));
-    w_rq(&w, W_NODE1 | W_RING, 1, 64);
-    w_sq(&w, SQ(.ctl = W_RING, .op = QRNIC_WR_RDMA_WRITE_IMM, .flags = SIG,
-                .nsge = 1, .roff = 16, .sge = { SG(0, 0, 64) }));
-    w_sq(&w, SQ(.ctl = W_RING, .op = QRNIC_WR_RDMA_WRITE,
-                .flags = QRNIC_WQE_F_INLINE, .ilen = 150, .roff = 4096));
-    TIME(&w, 30);
-    RUN(&w, 255, 255);
+    w_every_opcode(&w);
     emit("every-opcode", &w);
 
     /* Both directions at once under loss, duplicates and reordering. */
@@ -3247,4 +3266,18 @@ void fuzz_make_seeds(fz_emit_fn emit)
     RUN(&w, 255, 255);
     emit("flush-aw-uc", &w);
     keys_seeds(emit);
+
+    /* Every opcode through devices that drop, reorder, corrupt (node 0) and
+     * duplicate (node 1); then node 0 dropping everything. */
+    for (i = 0; i < 2; i++) {
+        w_head(&w, 2, 0, 0x37, 8);
+        WIRE(&w, OP_WIRE_FAULTS, i ? FZ_FAULT_ALL | FZ_FAULT_DROP :
+                                 FZ_FAULT_DROP | FZ_FAULT_REORDER |
+                                 FZ_FAULT_CORRUPT);
+        WIRE(&w, OP_WIRE_FAULTS + 1, FZ_FAULT_DUP | FZ_FAULT_REORDER);
+        w_every_opcode(&w);
+        RUN(&w, 255, 255);
+        emit(i ? "every-opcode-drop-all" : "every-opcode-faults", &w);
+    }
 }
+

@@ -306,10 +306,11 @@ CQE_FMT = '<QIIIHBBB'                           # struct qrnic_cqe
 GID = bytes(10) + b'\xff\xff' + bytes([10, 0, 0, 1])
 
 
-def rdma_loopback(q, aq):
+def rdma_loopback(q, aq, m):
     """Two QPs of one device exchange RoCEv2 frames through its loopback:
     BAR2 queue doorbells, WQEs in BAR4, the transport in QEMU's bottom
-    half, DMA, CQEs; then the retransmission timer on QEMU's clock."""
+    half, DMA, CQEs; then the retransmission timer on QEMU's clock, with
+    x-drop-ppm set at run time from the monitor."""
     ok = aq.run(hw.CMD_CREATE_EQ, struct.pack('<QBBH', CEQ, 4, 0, 2))
     check(ok == (hw.ST_OK, 1, 0), 'CREATE_EQ for completions -> eqn 1')
     pbl = struct.pack('<QIBBH', CQB, 1, hw.PBL_CONTIG, 12, 0)
@@ -390,16 +391,24 @@ def rdma_loopback(q, aq):
     check(q.mem_read(DST, 3000) == src[:3000] and
           q.mem_read(DST + 4096, 5000) == src, 'SEND and READ data arrived')
 
-    def stats():
+    def counters():
         r = aq.run(hw.CMD_QUERY_STATS, struct.pack('<Q', RESP))
-        tx, rx = struct.unpack_from('<QQ', q.mem_read(RESP, 16))
-        return r == (0, 0, 0) and tx >= 5 and rx == tx and tx
+        v = struct.unpack('<%dQ' % hw.STAT_COUNT,
+                          q.mem_read(RESP, 8 * hw.STAT_COUNT))
+        return v if r == (0, 0, 0) else None
+
+    def stats():
+        v = counters()
+        tx, rx = v[hw.STAT_TX_ROCE_PKTS], v[hw.STAT_RX_ROCE_PKTS]
+        return tx >= 5 and rx == tx and tx
     tx = wait_for(stats)
     check(tx, 'QUERY_STATS: every RoCE frame sent was received (%s)' % tx)
     # The CQ's consumer index, in the record after the ring.
     q.mem_write(CQB + (hw.CQE_SIZE << 6), struct.pack('<I', 3))
 
-    # No peer: the retransmission timer (virtual clock) ends the WQE.
+    # No peer, and all it loops back lost: the retransmission timer
+    # (virtual clock) ends the WQE.
+    m.sendall(b'qom-set /machine/peripheral/nic0 x-drop-ppm 1000000\n')
     c = create_qp(16384)
     check(c is not None and connect(c, 0x3ff, timeout=8, retry=2),
           'a QP towards nobody')
@@ -412,6 +421,13 @@ def rdma_loopback(q, aq):
     got = wait_for(lambda: len(cqes()) >= 4 and cqes())
     check(got and got[3][0] == 0x55 and got[3][6] == hw.WC_RETRY_EXC_ERR,
           'after 3 x 1 ms of virtual time: RETRY_EXC_ERR')
+    v = counters()
+    check(v and v[hw.STAT_FAULT_DROP_RX] == v[hw.STAT_TX_ROCE_PKTS] - tx >= 2
+          and v[hw.STAT_RX_ROCE_PKTS] == tx,
+          'x-drop-ppm=1000000 set from the monitor at run time: every frame '
+          'looped back after it dropped and counted (fault_drop_rx %s of %s)'
+          % (v and v[hw.STAT_FAULT_DROP_RX],
+             v and v[hw.STAT_TX_ROCE_PKTS] - tx))
 
 
 def main():
@@ -422,6 +438,7 @@ def main():
     bad_property('db-pages=1025', ['db-pages', '2..1024'])
     bad_property('qmem-size=3M', ['qmem-size', 'power of two'])
     bad_property('qmem-size=512M', ['qmem-size', '256 MiB'])
+    bad_property('x-drop-ppm=1000001', ['x-drop-ppm', '1000000'])
 
     rx_sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)  # device TX
     rx_sock.bind(('127.0.0.1', 0))
@@ -436,7 +453,7 @@ def main():
                '-netdev', 'dgram,id=n0,local.type=inet,local.host=127.0.0.1,'
                'local.port=%d,remote.type=inet,remote.host=127.0.0.1,'
                'remote.port=%d' % (dev_port, rx_sock.getsockname()[1]),
-               '-device', 'qrnic,bus=pcie.0,addr=3,netdev=n0,'
+               '-device', 'qrnic,id=nic0,bus=pcie.0,addr=3,netdev=n0,'
                'mac=52:54:00:12:34:56,db-pages=%d,qmem-size=%d' %
                (DB_PAGES, QMEM)])
     sender = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
@@ -517,7 +534,7 @@ def main():
     check(wait_for(lambda: q.reg(hw.REG_STATUS) & hw.STATUS_LINK_UP),
           'set_link on sets LINK_UP')
 
-    rdma_loopback(q, aq)
+    rdma_loopback(q, aq, m)
 
     # ---- system_reset: QEMU's reset reaches the engine ----------------------
     m.sendall(b'system_reset\n')
