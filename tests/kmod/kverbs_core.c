@@ -95,6 +95,19 @@ int kt_modify(struct kt *t, int i)
 			    IB_QP_RNR_RETRY | IB_QP_MAX_QP_RD_ATOMIC);
 }
 
+/* Both QPs from RESET to RTS, connected to each other. */
+static int kt_connect(struct kt *t)
+{
+	int i, ret;
+
+	for (i = 0; i < 2; i++) {
+		ret = kt_modify(t, i);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 /* After an error: both QPs through RESET back to RTS, connected again. */
 int kt_reconnect(struct kt *t)
 {
@@ -106,12 +119,7 @@ int kt_reconnect(struct kt *t)
 		if (ret)
 			return ret;
 	}
-	for (i = 0; i < 2; i++) {
-		ret = kt_modify(t, i);
-		if (ret)
-			return ret;
-	}
-	return 0;
+	return kt_connect(t);
 }
 
 /*
@@ -179,14 +187,7 @@ static int kt_setup(struct kt *t)
 			return -ENOMEM;
 	}
 	ret = kt_find_gid(t);
-	if (ret)
-		return ret;
-	for (i = 0; i < 2; i++) {
-		ret = kt_modify(t, i);
-		if (ret)
-			return ret;
-	}
-	return 0;
+	return ret ?: kt_connect(t);
 }
 
 static void kt_teardown(struct kt *t)
