@@ -29,8 +29,9 @@ esac
 # Guest user space.  Changing this list changes the cached root's key.
 # python3-pyverbs brings Python and rdma-core's own test suite
 # (tests/vm/pyverbs.sh, `make pyverbs`); nvme-cli and fio are for NVMe over
-# RDMA (tests/vm/nvme.sh).
-GUEST_PKGS=mount,util-linux,rdma-core,ibverbs-providers,ibverbs-utils,rdmacm-utils,perftest,pciutils,iproute2,kmod,iputils-ping,procps,ethtool,netcat-openbsd,tcpdump,strace,iperf3,less,psmisc,python3-pyverbs,nvme-cli,fio
+# RDMA (tests/vm/nvme.sh), nfs-kernel-server (with nfs-common) for NFS over
+# RDMA (tests/vm/nfs.sh).
+GUEST_PKGS=mount,util-linux,rdma-core,ibverbs-providers,ibverbs-utils,rdmacm-utils,perftest,pciutils,iproute2,kmod,iputils-ping,procps,ethtool,netcat-openbsd,tcpdump,strace,iperf3,less,psmisc,python3-pyverbs,nvme-cli,fio,nfs-kernel-server
 # Documentation is left out of the root, except rdma-core's test suite, which
 # python3-pyverbs installs as documentation (partly gzipped; unpacked below).
 # dpkg needs each directory on the way re-included too.
@@ -43,7 +44,7 @@ MODULES="ib_core ib_uverbs ib_cm iw_cm rdma_cm rdma_ucm rdma_rxe ib_umad
 	9p 9pnet 9pnet_virtio netfs fscache
 	virtio virtio_ring virtio_pci virtio_pci_modern_dev virtio_net net_failover failover
 	udp_tunnel ip6_udp_tunnel sch_netem
-	configfs nvme_rdma nvmet_rdma brd"
+	configfs nvme_rdma nvmet_rdma brd nfsd nfs nfsv3 rpcrdma"
 
 out=$top/build/image/$kver
 stamp=$out/.base-stamp

@@ -2,16 +2,17 @@
 # Many QPs between two guests: ib_write_bw, ib_send_bw and ib_read_bw with
 # -q 8, 32 and 64 (64 KiB messages), each guest serving once; both sides
 # must exit 0 and the client print its result row.  Then the goodput with
-# one QP and with 8 (ib_write_bw -D, guest 0 sending): the 8 QPs together
-# must carry at least 90% of what one does (the device shares its window
-# among QPs and backs off as one), and the transport counters of a qrnic
-# sender are printed.
-#   multiqp.sh [QPS...]   default 8 32 64
+# one QP and with 8 (ib_write_bw -D 4, guest 0 sending), and the transport
+# counters of a qrnic sender.  With -g the 8 QPs together must carry at
+# least 90% of what one does; without it the figures are printed only.
+#   multiqp.sh [-g] [QPS...]   default 8 32 64
 . "$(dirname "$0")/lib.sh"
 
 [ "$QRNIC_NGUESTS" -ge 2 ] || { fail "multiqp needs two guests"; finish; }
 rdma_gid || finish
 PAIR_TIMEOUT=240
+gate=
+if [ "${1:-}" = -g ]; then gate=1; shift; fi
 
 # counters NAME...: "name value" of this qrnic device's transport counters.
 counters() {
@@ -68,11 +69,14 @@ goodput() {
 }
 before=$(counters retrans_pkts ack_timeouts)
 if goodput 1 && bw1=$bw && goodput 8 && bw8=$bw; then
-	if [ "$QRNIC_IDX" = 0 ]; then
+	if [ "$QRNIC_IDX" = 0 ] && [ -n "$gate" ]; then
 		check "goodput: 8 QPs $bw8 MiB/s, 1 QP $bw1 MiB/s (8 QPs at least 90% of 1)" \
 			awk -v a="$bw8" -v b="$bw1" 'BEGIN { exit !(a >= 0.9 * b) }'
-		echo "# counters before: $before; after: $(counters retrans_pkts ack_timeouts)"
+	elif [ "$QRNIC_IDX" = 0 ]; then
+		echo "# goodput: 8 QPs $bw8 MiB/s, 1 QP $bw1 MiB/s (not checked: no -g)"
 	fi
+	[ "$QRNIC_IDX" = 0 ] &&
+		echo "# counters before: $before; after: $(counters retrans_pkts ack_timeouts)"
 else
 	fail "goodput runs (ib_write_bw -D 4, -q 1 and -q 8): status $_rc"
 	tail -n 15 "$out" | sed 's/^/    /'
