@@ -56,7 +56,11 @@ for ((i = 0; i < QRNIC_NGUESTS; i++)); do
 done
 touch "$QRNIC_SHARE/rss-done"
 for _ in $(seq 36000); do
-	[ -e "$QRNIC_SHARE/reload-end" ] && { echo "soak-host: after the reload cycles, QEMU RSS (KiB): $(rss_all)"; break; }
+	if [ -e "$QRNIC_SHARE/reload-end" ]; then
+		echo "soak-host: after the reload cycles, QEMU RSS (KiB): $(rss_all)"
+		touch "$QRNIC_SHARE/reload-rss-done"
+		break
+	fi
 	[ -e "$QRNIC_SHARE/finished-0" ] && break
 	sleep 0.5
 done
