@@ -89,7 +89,7 @@ soak: all
 		QRNIC_DEVICE_PROPS_1=x-fault-seed=$$(($(SOAK_SEED) + 1000)) \
 		tests/vm/run-vms -k 6.12 -t $$(($(SOAK_SECONDS) + 10 * $(SOAK_RELOADS) + 600)) -o $(B)/soak \
 		-H tests/vm/soak-host.sh qrnic qrnic -- \
-		tests/vm/soak.sh $(SOAK_SECONDS) $(SOAK_SEED) $(SOAK_QPS) $(SOAK_RELOADS) 60
+		tests/vm/soak.sh $(SOAK_SECONDS) $(SOAK_SEED) $(SOAK_QPS) $(SOAK_RELOADS) 60 1
 
 # A qrnic guest pair against an identical rdma_rxe pair; prints a table.
 bench: all

@@ -12,12 +12,13 @@
 # the link up, ping, and run a one-round `rc-check soak` (fresh QPs, every
 # opcode possible, every byte checked) between them; counts and dmesg
 # checked again at the end.
-#   soak.sh [SECONDS [SEED [QPS [RELOADS [RSS_AFTER]]]]]   (120 1 8 0 0)
+# LOSS 1: the devices inject loss, so their fault_drop_* counters must move.
+#   soak.sh [SECONDS [SEED [QPS [RELOADS [RSS_AFTER [LOSS]]]]]]   (120 1 8 0 0 0)
 . "$(dirname "$0")/lib.sh"
 # The host script stops waiting once guest 0 is done.
 end() { signal "finished-$QRNIC_IDX"; finish; }
 
-secs=${1:-120} seed=${2:-1} qps=${3:-8} reloads=${4:-0} rss_after=${5:-0}
+secs=${1:-120} seed=${2:-1} qps=${3:-8} reloads=${4:-0} rss_after=${5:-0} loss=${6:-0}
 [ "$QRNIC_NGUESTS" = 2 ] || { fail "soak needs two guests"; end; }
 
 # rdma_counts: what `rdma resource show` counts for $QRNIC_IBDEV.
@@ -50,6 +51,10 @@ echo "# guest $QRNIC_IDX: rc-check soak took $(($(date +%s) - t0)) s"
 for c in fault_drop_tx fault_drop_rx retrans_pkts ack_timeouts rx_roce_pkts tx_roce_pkts; do
 	[ -r "$hw/$c" ] && printf '# guest %s: %s %s\n' "$QRNIC_IDX" "$c" "$(cat "$hw/$c")"
 done
+if [ "$loss" = 1 ]; then
+	check "the device dropped RoCE frames both ways (fault_drop_tx $(cat "$hw/fault_drop_tx"), fault_drop_rx $(cat "$hw/fault_drop_rx"))" \
+		test "$(cat "$hw/fault_drop_tx")" -gt 0 -a "$(cat "$hw/fault_drop_rx")" -gt 0
+fi
 barrier soak-traffic-end 900
 check "device and rdma resource counts back to '$base' after the soak" retry 30 counts_are "$base"
 counts_are "$base" || echo "# guest $QRNIC_IDX: now: $(counts)"
