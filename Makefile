@@ -79,7 +79,7 @@ test: all
 # soak` with up to SOAK_QPS (16) QPs from SOAK_SEED (1), QEMU's RSS checked
 # from the first minute to the end, resource counts and dmesg; then
 # SOAK_RELOADS (100) rmmod/modprobe cycles in both guests, each followed by
-# a checked rc-check soak round.  About 15 minutes; output in build/soak/.
+# a checked rc-check soak round.  About 13 minutes; output in build/soak/.
 SOAK_SECONDS ?= 600
 SOAK_RELOADS ?= 100
 SOAK_SEED ?= 1
