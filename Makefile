@@ -20,7 +20,7 @@ TOOLS_SRC := $(wildcard tests/tools/*.c tests/tools/*.h tests/tools/Makefile)
 # Never delete built images or modules as "intermediate" files.
 .SECONDARY:
 
-.PHONY: all artifacts host-deps unit tools run vm test bench pyverbs fuzz fuzz-qemu clean
+.PHONY: all artifacts host-deps unit tools run vm test soak bench pyverbs fuzz fuzz-qemu clean
 all: host-deps
 	@$(MAKE) --no-print-directory artifacts
 
@@ -73,6 +73,23 @@ vm: all
 
 test: all
 	@tests/run-tests
+
+# The long soak (tests/vm/soak.sh; `make test` runs a 2-minute one): two
+# qrnic guests, 1% loss in each device, SOAK_SECONDS (600) of `rc-check
+# soak` with up to SOAK_QPS (16) QPs from SOAK_SEED (1), QEMU's RSS checked
+# from the first minute to the end, resource counts and dmesg; then
+# SOAK_RELOADS (100) rmmod/modprobe cycles in both guests, each followed by
+# a checked rc-check soak round.  About 13 minutes; output in build/soak/.
+SOAK_SECONDS ?= 600
+SOAK_RELOADS ?= 100
+SOAK_SEED ?= 1
+SOAK_QPS ?= 16
+soak: all
+	@QRNIC_DEVICE_PROPS=x-drop-ppm=10000,x-fault-seed=$(SOAK_SEED) \
+		QRNIC_DEVICE_PROPS_1=x-fault-seed=$$(($(SOAK_SEED) + 1000)) \
+		tests/vm/run-vms -k 6.12 -t $$(($(SOAK_SECONDS) + 10 * $(SOAK_RELOADS) + 600)) -o $(B)/soak \
+		-H tests/vm/soak-host.sh qrnic qrnic -- \
+		tests/vm/soak.sh $(SOAK_SECONDS) $(SOAK_SEED) $(SOAK_QPS) $(SOAK_RELOADS) 60 1
 
 # A qrnic guest pair against an identical rdma_rxe pair; prints a table.
 bench: all

@@ -36,6 +36,15 @@ static void usage(FILE *f)
 	      "                   reports the rkey) and ibv_dealloc_mw fail with REM_ACCESS_ERR;\n"
 	      "                   bad binds fail with MW_BIND_ERR; ibv_dereg_mr of an MR with\n"
 	      "                   bound windows fails\n"
+	      "  soak             mixed traffic for -D seconds, both guests requester and responder\n"
+	      "                   at once: per round (plan drawn from the seed -S, the same in both\n"
+	      "                   guests) 1..-q QPs active, about 1 in 5 destroyed and connected\n"
+	      "                   anew, up to 12 random operations per QP and direction: SEND,\n"
+	      "                   SEND_WITH_IMM, RDMA_WRITE, RDMA_WRITE_WITH_IMM, RDMA_READ,\n"
+	      "                   CMP_AND_SWP, FETCH_AND_ADD of 1 B .. 1 MiB+4 KiB (most below\n"
+	      "                   256 B), 3 in 4 signalled; every completion and every byte of both\n"
+	      "                   guests' regions (payloads, results, guard and fill bytes) checked;\n"
+	      "                   prints the figures (rounds, QPs, operations, bytes checked)\n"
 	      "  hold READY_FILE  one guest: create PD, CQs, MRs, QPs (one with sends in flight),\n"
 	      "                   write READY_FILE, sleep until killed\n"
 	      "\n"
@@ -48,7 +57,10 @@ static void usage(FILE *f)
 	      "              must use the same TAG, and a new one for each run in one boot\n"
 	      "  -p IP       the peer's IPv4 address (first of $QRNIC_PEER_IPS)\n"
 	      "  -t SECONDS  longest wait for any one event (default 60)\n"
-	      "  -v          more notes\n", f);
+	      "  -v          more notes\n"
+	      "  -D SECONDS  soak: how long (default 60); both guests must give the same\n"
+	      "  -S SEED     soak: the plan's seed (default 1); both guests must give the same\n"
+	      "  -q QPS      soak: most QPs at once, 1..64 (default 8); both the same\n", f);
 }
 
 static const char *env(const char *name)
@@ -62,7 +74,9 @@ int main(int argc, char **argv)
 {
 	const char *mode, *peers = env("QRNIC_PEER_IPS");
 	static char peer[64];
-	int c, r;
+	int c, r, soak_qps = 8;
+	double soak_secs = 60;
+	unsigned long long soak_seed = 1;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	opt.ibdev = env("QRNIC_IBDEV");
@@ -73,7 +87,7 @@ int main(int argc, char **argv)
 		peer[strcspn(peer, " ")] = 0;
 		opt.peer_ip = peer;
 	}
-	while ((c = getopt(argc, argv, "d:g:i:s:T:p:t:vh")) != -1) {
+	while ((c = getopt(argc, argv, "d:g:i:s:T:p:t:vhD:S:q:")) != -1) {
 		switch (c) {
 		case 'd': opt.ibdev = optarg; break;
 		case 'g': opt.gid_idx = atoi(optarg); break;
@@ -83,6 +97,9 @@ int main(int argc, char **argv)
 		case 'p': opt.peer_ip = optarg; break;
 		case 't': opt.timeout = atof(optarg); break;
 		case 'v': opt.verbose = 1; break;
+		case 'D': soak_secs = atof(optarg); break;
+		case 'S': soak_seed = strtoull(optarg, NULL, 0); break;
+		case 'q': soak_qps = atoi(optarg); break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -115,6 +132,8 @@ int main(int argc, char **argv)
 		r = mode_integrity();
 	} else if (!strcmp(mode, "errors")) {
 		r = mode_errors();
+	} else if (!strcmp(mode, "soak")) {
+		r = mode_soak(soak_secs, soak_seed, soak_qps);
 	} else if (!strcmp(mode, "mw")) {
 		r = mode_mw();
 	} else if (!strcmp(mode, "gone")) {

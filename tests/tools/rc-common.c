@@ -487,6 +487,14 @@ int rv_await(const char *name, char *buf, size_t len, double timeout)
 	}
 }
 
+void rv_unlink(const char *name)
+{
+	char path[512];
+
+	rv_path(path, sizeof(path), name, opt.idx, "");
+	unlink(path);
+}
+
 int rv_barrier(const char *name)
 {
 	char buf[16];

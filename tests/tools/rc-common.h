@@ -112,6 +112,8 @@ int rv_publish(const char *name, const char *text);
 int rv_await(const char *name, char *buf, size_t len, double timeout);
 /* Both sides reach NAME before either goes on. */
 int rv_barrier(const char *name);
+/* Remove our own file NAME (the peer has read it). */
+void rv_unlink(const char *name);
 /* Tell the peer we gave up: its waits end at once instead of timing out. */
 void rc_abort(void);
 
@@ -150,5 +152,6 @@ int mode_errors(void);
 int mode_gone(const char *go_file);
 int mode_hold(const char *ready_file);
 int mode_mw(void);
+int mode_soak(double seconds, uint64_t seed, int max_qps);
 
 #endif
