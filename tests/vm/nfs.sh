@@ -52,8 +52,8 @@ else
 	opts=rdma,port=20049,vers=3,nolock
 	if timeout 60 mount -t nfs -o "$opts" "$srv:/srv/nfs" /mnt/nfs 2>/tmp/mount.err; then
 		pass "nfs: mount -t nfs -o $opts $srv:/srv/nfs"
-		check "nfs: the mount's transport is RDMA ($(grep ' /mnt/nfs ' /proc/mounts | grep -o 'proto=[a-z]*'))" \
-			sh -c "grep ' /mnt/nfs ' /proc/mounts | grep -q proto=rdma"
+		check "nfs: the mount's transport is RDMA ($(grep ' /mnt/nfs ' /proc/mounts | grep -o ',proto=[a-z]*' | cut -c2-))" \
+			sh -c "grep ' /mnt/nfs ' /proc/mounts | grep -q ,proto=rdma"
 		dd if=/dev/urandom of=/tmp/nfs-data bs=1M count=$MIB 2>/dev/null
 		md5sum < /tmp/nfs-data | cut -d' ' -f1 > "$QRNIC_SHARE/nfs-sum"
 		check "nfs: $MIB MiB written to the server" \
