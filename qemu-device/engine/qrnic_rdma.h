@@ -358,7 +358,7 @@ struct qrnic_qp {
     uint64_t rto_deadline;      /* 0: no retransmission timer */
     uint64_t probe_deadline;    /* 0: no tail loss probe pending */
     uint8_t probe_stage;        /* since progress: 1 last packet resent,
-                                   2 all unacknowledged ones */
+                                   2.. all unacknowledged ones (again) */
     bool probe_next;            /* was starved: the next expiry probes */
     uint64_t rnr_deadline;      /* 0: not waiting */
     struct qrnic_swqe *swq;     /* one per SQ slot */

@@ -103,9 +103,12 @@ static void disarm_timers(struct qrnic_engine *e, struct qrnic_qp *qp)
  * draw a NAK, or the answer is just late: first resend only the last
  * packet sent, asking for an ACK (a duplicate draws an ACK, a gap before
  * it a NAK); if that changes nothing, resend from the oldest
- * unacknowledged PSN.  Neither spends the retry counter (like adaptive
- * retransmission on real NICs).  READ/atomic requests in flight go
- * straight to the full resend.  The timer runs on until the
+ * unacknowledged PSN, and again at each further expiry, the probe time
+ * doubling each time.  None spends the retry counter (like adaptive
+ * retransmission on real NICs): with 10% drop at each end, each way, a
+ * resent READ request and the first answer to it both arrive only about
+ * 6 times in 10, too few for one try per retransmission timeout.  READ/atomic requests in
+ * flight go straight to the full resend.  The timer runs on until the
  * retransmission timer, for the starvation check.
  */
 static void probe_expired(struct qrnic_engine *e, struct qrnic_qp *qp,
@@ -128,10 +131,16 @@ static void probe_expired(struct qrnic_engine *e, struct qrnic_qp *qp,
          * miss exactly the slow ones that let the probe fire.
          */
         qp->rtt_timing = timing;
-    } else if (qp->probe_stage < 2) {
-        qp->probe_stage = 2;
+    } else {
+        qp->probe_stage = qp->probe_stage < 2 ? 2 :
+                         qp->probe_stage < 18 ? qp->probe_stage + 1 : 18;
         qrnic_req_loss(e, qp, false);
         qrnic_req_rewind(e, qp, qp->una_psn);
+        qp->gap_resent = false;     /* a gap in its answer asks again */
+    }
+    /* Each further resend waits twice as long, until the timeout. */
+    if (qp->probe_stage > 2) {
+        pto <<= qp->probe_stage - 2 < 16 ? qp->probe_stage - 2 : 16;
     }
     if (qp->rto_deadline > now + pto) {
         qp->probe_deadline = now + pto;
@@ -437,6 +446,8 @@ void qrnic_req_timer(struct qrnic_engine *e, struct qrnic_qp *qp,
                 qp->rnr_wait = false;
                 qp->rnr_deadline = 0;
                 qrnic_req_rewind(e, qp, qp->una_psn);
+                qp->gap_resent = false;
+                qp->probe_stage = 2;    /* the probes start over */
                 arm_timers(e, qp);
             }
         }

@@ -54,6 +54,10 @@ pingpong() {
 	else
 		fail "$desc: status $rc"
 		sed 's/^/    /' "$out"
+		# Which side stalled: the device's counters (rxe's too) right away.
+		echo "    $QRNIC_IBDEV hw_counters:$(ls "$hw" 2>/dev/null |
+			while read -r n; do v=$(hwc "$n")
+				[ "$v" = 0 ] || printf ' %s %s' "$n" "$v"; done)"
 	fi
 	signal "loss-pp-$k-done-$QRNIC_IDX"
 	k=$((k + 1))
