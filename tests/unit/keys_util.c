@@ -205,3 +205,12 @@ uint8_t qp_state_of(struct hqp *qp)
 
     return qp_query(qp, &a) == QRNIC_ST_OK ? a.qp_state : 0xff;
 }
+
+uint8_t kpair_write(struct kpair *k, struct hmr *src, uint64_t wr_id,
+                    uint32_t len, uint64_t raddr, uint32_t rkey, uint32_t seed)
+{
+    mr_fill(src, src->iova, len, seed);
+    post_rdma(k->qp[0], wr_id, QRNIC_WR_RDMA_WRITE, src->iova, len, src->key,
+              raddr, rkey);
+    return next_wc(k->cq[0]).status;
+}

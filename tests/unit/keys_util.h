@@ -49,6 +49,12 @@ void post_rdma(struct hqp *qp, uint64_t wr_id, uint8_t opcode, uint64_t addr,
 
 /* The next completion of cq (within 2 s of virtual time); else all 0xff. */
 struct hwc next_wc(struct hcq *cq);
+/*
+ * Node 0 RDMA-WRITEs len bytes of src (filled from seed) to raddr/rkey on
+ * node 1; the completion status.
+ */
+uint8_t kpair_write(struct kpair *k, struct hmr *src, uint64_t wr_id,
+                    uint32_t len, uint64_t raddr, uint32_t rkey, uint32_t seed);
 uint8_t qp_state_of(struct hqp *qp);
 /* The key with another key byte (the same index). */
 static inline uint32_t key_next(uint32_t key)

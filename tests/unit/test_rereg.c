@@ -103,10 +103,7 @@ static uint64_t pbl_of(const struct hmr *mr)
 static uint8_t write_to(struct kpair *k, uint64_t wr_id, uint32_t len,
                         uint64_t raddr, uint32_t rkey, uint32_t seed)
 {
-    mr_fill(src, src->iova, len, seed);
-    post_rdma(k->qp[0], wr_id, QRNIC_WR_RDMA_WRITE, src->iova, len, src->key,
-              raddr, rkey);
-    return next_wc(k->cq[0]).status;
+    return kpair_write(k, src, wr_id, len, raddr, rkey, seed);
 }
 
 static bool landed(struct hmr *dst, uint64_t va, uint32_t len, uint32_t seed)
