@@ -428,7 +428,13 @@ void qrnic_req_timer(struct qrnic_engine *e, struct qrnic_qp *qp,
         if (in_flight(qp)) {
             qrnic_stat(e, QRNIC_STAT_ACK_TIMEOUTS);
             qrnic_cc_unstarve(e, qp);
-            qrnic_req_loss(e, qp, true);
+            /*
+             * The window goes to its floor only when the peer answered
+             * nobody meanwhile; if other QPs progressed, the peer is alive
+             * and only this QP waited (rxe's per-QP tasks): halve it, as
+             * for a loss.
+             */
+            qrnic_req_loss(e, qp, e->cc.progress_ns <= qp->wait_since);
             if (!qp->retry_left) {
                 qrnic_req_fail(e, qp, qp->sq_tail, QRNIC_WC_RETRY_EXC_ERR,
                                QRNIC_VERR_RETRIES);
