@@ -530,7 +530,7 @@ static bool send_packet(struct qrnic_engine *e, struct qrnic_qp *qp,
         n = w->length - off < qp->mtu ? w->length - off : qp->mtu;
         last = k + 1 == s->npkts;
         ackreq = last || qp->ack_now ||
-                 ++qp->pkts_since_ackreq >= window / 2 ||
+                 ++qp->pkts_since_ackreq >= window ||
                  psn_diff(psn_add(qp->tx_psn, 1), qp->una_psn) >=
                  (int32_t)window;
         opcode = send_opcode(w->opcode, k == 0, last);
