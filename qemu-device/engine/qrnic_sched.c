@@ -113,7 +113,7 @@ void qrnic_sched_timer(struct qrnic_engine *e, struct qrnic_qp *qp)
  *   QPs waiting take their turns (FIFO) as ACKs make room;
  * - a loss on any QP (sequence NAK, missing READ answer, probe) halves
  *   it, once per round trip; a retransmission timeout shrinks it to two
- *   packets;
+ *   packets when no QP progressed meanwhile, else halves it (qrnic_req.c);
  * - a QP whose probe timer runs out while others progressed is starved,
  *   not lost: the others send nothing new until it progresses, their own
  *   packets are all answered, or its probe timer runs out once more, so
