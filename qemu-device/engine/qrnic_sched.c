@@ -277,8 +277,17 @@ uint32_t qrnic_cc_window(const struct qrnic_engine *e,
     uint32_t w = e->cc.cwnd / QRNIC_CWND_ONE, cap = cc_cap(qp);
     uint32_t sharers = e->cc.active + (qp->cc_counted ? 0 : 1);
 
-    w = (w < cap ? w : cap) / sharers;
-    return w ? w : 1;
+    w = w < cap ? w : cap;
+    /*
+     * At least QRNIC_MIN_SHARE packets (or the whole window): rxe runs
+     * a task per QP, and each task run costs it about as much as several
+     * packets, so a few QPs sending long runs in turns (the others wait
+     * for room in the window, FIFO) beat many QPs sending short ones.
+     */
+    if (w / sharers >= QRNIC_MIN_SHARE) {
+        return w / sharers;
+    }
+    return w < QRNIC_MIN_SHARE ? (w ? w : 1) : QRNIC_MIN_SHARE;
 }
 
 uint64_t qrnic_cc_probe_ns(const struct qrnic_engine *e)
