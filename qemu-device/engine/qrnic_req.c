@@ -437,7 +437,13 @@ void qrnic_req_timer(struct qrnic_engine *e, struct qrnic_qp *qp,
         if (in_flight(qp)) {
             qrnic_stat(e, QRNIC_STAT_ACK_TIMEOUTS);
             qrnic_cc_unstarve(e, qp);
-            qrnic_req_loss(e, qp, true);
+            /*
+             * The window goes to its floor only when the peer answered
+             * nobody meanwhile; if other QPs progressed, the peer is alive
+             * and only this QP waited (rxe's per-QP tasks): halve it, as
+             * for a loss.
+             */
+            qrnic_req_loss(e, qp, e->cc.progress_ns <= qp->wait_since);
             if (!qp->retry_left) {
                 qrnic_req_fail(e, qp, qp->sq_tail, QRNIC_WC_RETRY_EXC_ERR,
                                QRNIC_VERR_RETRIES);
@@ -535,7 +541,7 @@ static bool send_packet(struct qrnic_engine *e, struct qrnic_qp *qp,
         n = w->length - off < qp->mtu ? w->length - off : qp->mtu;
         last = k + 1 == s->npkts;
         ackreq = last || qp->ack_now ||
-                 ++qp->pkts_since_ackreq >= window / 2 ||
+                 ++qp->pkts_since_ackreq >= window ||
                  psn_diff(psn_add(qp->tx_psn, 1), qp->una_psn) >=
                  (int32_t)window;
         opcode = send_opcode(w->opcode, k == 0, last);
