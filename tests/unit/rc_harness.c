@@ -992,3 +992,10 @@ bool harness_run_steps(uint64_t limit_ns, uint64_t max_steps)
     }
     return false;
 }
+
+uint8_t qp_state(struct hqp *qp)
+{
+    struct qrnic_qp_attr a;
+
+    return qp_query(qp, &a) == QRNIC_ST_OK ? a.qp_state : 0xff;
+}

@@ -199,6 +199,8 @@ struct hqp *node_create_qp_type(struct node *n, uint8_t type,
 uint8_t qp_modify(struct hqp *qp, uint32_t mask,
                   const struct qrnic_qp_attr *attr);
 uint8_t qp_query(struct hqp *qp, struct qrnic_qp_attr *attr);
+/* The QP's state as QUERY_QP reports it; 0xff if the query fails. */
+uint8_t qp_state(struct hqp *qp);
 /*
  * RESET -> INIT -> RTR -> RTS towards peer, with these transport values;
  * remote write, read, atomic and FLUSH_GLOBAL rights.

@@ -28,13 +28,6 @@ static bool fresh(uint8_t timeout, uint8_t retry, uint8_t rnr_retry)
     return pair_setup(&p, 7, 3, timeout, retry, rnr_retry, 1, MR_BYTES);
 }
 
-static uint8_t qp_state(struct hqp *qp)
-{
-    struct qrnic_qp_attr a;
-
-    return qp_query(qp, &a) == QRNIC_ST_OK ? a.qp_state : 0xff;
-}
-
 /* Post a signalled SEND of len bytes from node 0's MR and a receive. */
 static void send_ok(uint64_t wr_id, uint32_t len)
 {

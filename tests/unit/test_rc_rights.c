@@ -21,13 +21,6 @@ int tap_failures;
 
 static struct pair p;
 
-static uint8_t qp_state(struct hqp *qp)
-{
-    struct qrnic_qp_attr a;
-
-    return qp_query(qp, &a) == QRNIC_ST_OK ? a.qp_state : 0xff;
-}
-
 static uint8_t set_access(struct hqp *qp, uint32_t access)
 {
     struct qrnic_qp_attr a;

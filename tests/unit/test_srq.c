@@ -24,13 +24,6 @@ static struct hsrq *srq;
 static struct hqp *snd[2];      /* node 0 */
 static struct hqp *rcv[2];      /* node 1, on the SRQ */
 
-static uint8_t qp_state(struct hqp *qp)
-{
-    struct qrnic_qp_attr a;
-
-    return qp_query(qp, &a) == QRNIC_ST_OK ? a.qp_state : 0xff;
-}
-
 static uint8_t srq_cmd(uint8_t op, uint32_t srqn, uint32_t limit,
                        uint32_t *r0)
 {
