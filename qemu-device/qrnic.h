@@ -39,6 +39,8 @@ struct QrnicState {
     QEMUBH *timer_bh;           /* qrnic_engine_timer() */
     QEMUBH *link_bh;            /* qrnic_engine_set_link() */
     QEMUTimer *rdma_timer;      /* schedules timer_bh */
+    uint64_t tx_count;          /* frames sent, received: for the traces */
+    uint64_t rx_count;
 
     struct qrnic_engine eng;
 };
@@ -52,6 +54,8 @@ extern const struct qrnic_engine_ops qrnic_engine_glue_ops;
 void qrnic_work_bh(void *opaque);
 void qrnic_timer_cb(void *opaque);
 void qrnic_timer_bh(void *opaque);
+/* Trace a frame sent or received (BTH opcode, QP and PSN if RoCE). */
+void qrnic_trace_frame(bool rx, const uint8_t *frame, size_t len);
 
 /* qrnic_fault_props.c */
 extern PropertyInfo qrnic_prop_ppm;

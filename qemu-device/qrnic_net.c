@@ -20,9 +20,17 @@ static ssize_t qrnic_receive(NetClientState *nc, const uint8_t *buf,
                              size_t size)
 {
     QrnicState *s = qemu_get_nic_opaque(nc);
-    size_t ret = qrnic_engine_receive(&s->eng, buf, size);
+    size_t ret;
 
-    trace_qrnic_rx_frame(size, ret);
+    if (trace_event_get_state_backends(TRACE_QRNIC_RX_FRAME)) {
+        qrnic_trace_frame(true, buf, size);
+    }
+    ret = qrnic_engine_receive(&s->eng, buf, size);
+    if (ret) {
+        s->rx_count++;
+    } else {
+        trace_qrnic_rx_refused(size);
+    }
     return ret;
 }
 

@@ -9,6 +9,7 @@
 #include "hw/pci/pci_device.h"
 #include "net/net.h"
 #include "qrnic.h"
+#include "engine/qrnic_roce.h"
 #include "trace.h"
 
 static int qrnic_dma_read(void *opaque, uint64_t addr, void *buf, size_t len)
@@ -46,11 +47,30 @@ static void qrnic_raise_irq(void *opaque, unsigned int vector)
     }
 }
 
+void qrnic_trace_frame(bool rx, const uint8_t *frame, size_t len)
+{
+    uint32_t qpn = 0, psn = 0;
+    uint8_t op;
+    int opcode = -1;
+
+    if (qrnic_roce_peek(frame, len, &op, &qpn, &psn)) {
+        opcode = op;
+    }
+    if (rx) {
+        trace_qrnic_rx_frame(len, opcode, qpn, psn);
+    } else {
+        trace_qrnic_tx_frame(len, opcode, qpn, psn);
+    }
+}
+
 static void qrnic_tx_frame(void *opaque, const uint8_t *frame, size_t len)
 {
     QrnicState *s = opaque;
 
-    trace_qrnic_tx_frame(len);
+    s->tx_count++;
+    if (trace_event_get_state_backends(TRACE_QRNIC_TX_FRAME)) {
+        qrnic_trace_frame(false, frame, len);
+    }
     qemu_send_packet(qemu_get_queue(s->nic), frame, len);
 }
 
@@ -58,6 +78,12 @@ static void qrnic_cmd_done(void *opaque, uint8_t opcode, uint16_t cookie,
                            uint8_t status, uint32_t result0, uint32_t result1)
 {
     trace_qrnic_admin_cmd(opcode, cookie, status, result0, result1);
+}
+
+static void qrnic_cqe_posted(void *opaque, uint32_t cqn, uint32_t qpn,
+                             uint8_t opcode, uint8_t status, uint8_t flags)
+{
+    trace_qrnic_cqe(cqn, qpn, opcode, status, flags);
 }
 
 static void qrnic_mac_changed(void *opaque, const uint8_t *mac)
@@ -97,6 +123,7 @@ static void qrnic_schedule(void *opaque)
     QrnicState *s = opaque;
 
     if (s->work_bh) {
+        trace_qrnic_work_sched();
         qemu_bh_schedule(s->work_bh);
     }
 }
@@ -117,13 +144,17 @@ const struct qrnic_engine_ops qrnic_engine_glue_ops = {
     .timer_mod = qrnic_timer_mod,
     .schedule = qrnic_schedule,
     .rx_ready = qrnic_rx_ready,
+    .cqe_posted = qrnic_cqe_posted,
 };
 
 void qrnic_work_bh(void *opaque)
 {
     QrnicState *s = opaque;
+    uint64_t tx = s->tx_count, rx = s->rx_count;
 
+    trace_qrnic_work_start();
     qrnic_engine_work(&s->eng);
+    trace_qrnic_work_end(s->tx_count - tx, s->rx_count - rx);
 }
 
 /*
@@ -142,5 +173,6 @@ void qrnic_timer_bh(void *opaque)
 {
     QrnicState *s = opaque;
 
+    trace_qrnic_timer_fire();
     qrnic_engine_timer(&s->eng);
 }

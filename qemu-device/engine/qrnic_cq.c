@@ -263,6 +263,10 @@ bool qrnic_cq_post(struct qrnic_engine *e, struct qrnic_cq *cq,
         e->stats.dma_err++;
     }
     cq->pi++;
+    if (e->ops->cqe_posted) {
+        e->ops->cqe_posted(e->opaque, cq->cqn, wc->qpn, wc->opcode,
+                           wc->status, wc->flags);
+    }
     if (cq->arm && (!(cq->arm & (QRNIC_DB_ARM_SOLICITED >> 24)) ||
                     (wc->flags & QRNIC_CQE_F_SOLICITED) ||
                     wc->status != QRNIC_WC_SUCCESS)) {

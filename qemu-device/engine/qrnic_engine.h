@@ -74,6 +74,12 @@ struct qrnic_engine_ops {
      * between the engine's reads.
      */
     void (*qmem_read)(void *opaque, uint64_t off, size_t len);
+    /*
+     * Optional observer, for tracing: a CQE was written to CQ cqn
+     * (opcode, status and flags as in the CQE).
+     */
+    void (*cqe_posted)(void *opaque, uint32_t cqn, uint32_t qpn,
+                       uint8_t opcode, uint8_t status, uint8_t flags);
 };
 
 /* A ring with free running 16-bit producer/consumer indices. */

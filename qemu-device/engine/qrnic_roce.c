@@ -118,6 +118,22 @@ bool qrnic_roce_parse(const uint8_t *frame, size_t len,
                       QRNIC_ICRC_LEN;
 }
 
+bool qrnic_roce_peek(const uint8_t *frame, size_t len, uint8_t *opcode,
+                     uint32_t *dqpn, uint32_t *psn)
+{
+    struct qrnic_roce_pkt pkt;
+    const uint8_t *b;
+
+    if (!qrnic_roce_parse(frame, len, &pkt)) {
+        return false;
+    }
+    b = frame + pkt.bth;
+    *opcode = b[0];
+    *dqpn = (uint32_t)b[5] << 16 | (uint32_t)b[6] << 8 | b[7];
+    *psn = (uint32_t)b[9] << 16 | (uint32_t)b[10] << 8 | b[11];
+    return true;
+}
+
 uint32_t qrnic_icrc_compute(const uint8_t *frame,
                             const struct qrnic_roce_pkt *pkt)
 {

@@ -84,6 +84,12 @@ bool qrnic_roce_is_roce_frame(const uint8_t *frame, size_t len);
 /* Well formed: lengths consistent, room for BTH and ICRC. */
 bool qrnic_roce_parse(const uint8_t *frame, size_t len,
                       struct qrnic_roce_pkt *pkt);
+/*
+ * BTH opcode, destination QP and PSN of a well formed RoCEv2 frame (for
+ * tracing); false if it is none.
+ */
+bool qrnic_roce_peek(const uint8_t *frame, size_t len, uint8_t *opcode,
+                     uint32_t *dqpn, uint32_t *psn);
 /* ICRC of a parsed frame, as the value stored (little endian) on the wire. */
 uint32_t qrnic_icrc_compute(const uint8_t *frame,
                             const struct qrnic_roce_pkt *pkt);

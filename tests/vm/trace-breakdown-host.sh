@@ -1,0 +1,69 @@
+#!/bin/bash
+# Host side of tests/bench/trace-breakdown (run-vms -H): for each phase the
+# guests run (tests/vm/trace-breakdown.sh), when guest 0 asks
+# (PHASE.req): point each QEMU's log at OUTDIR/trace-PHASE-gI.log, turn the
+# phase's trace events on through the monitor, sample every QEMU thread's
+# /proc schedstat (tests/bench/trace-analyze sample), say go; when both
+# guests are done, stop both and say end.
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+out=${QRNIC_TB_OUT:-$QRNIC_OUTDIR}
+phases=${QRNIC_TB_PHASES:?}
+all_events="qrnic_doorbell qrnic_work_sched qrnic_work_start qrnic_work_end qrnic_tx_frame qrnic_rx_frame qrnic_rx_refused qrnic_cqe qrnic_irq qrnic_timer_fire"
+
+mon() {	# mon I CMD...: HMP commands to guest I's monitor
+	local m=QRNIC_MON$1
+	shift
+	{ printf '%s\n' "$@"; sleep 0.3; } | socat - "UNIX-CONNECT:${!m}" > /dev/null
+}
+
+pids=
+for ((i = 0; i < QRNIC_NGUESTS; i++)); do
+	p=QRNIC_QEMU_PID$i
+	pids+="${pids:+,}${!p}"
+done
+
+for ph in $phases; do
+	for _ in $(seq 3000); do
+		[ -e "$QRNIC_SHARE/$ph.req" ] && break
+		[ -e "$QRNIC_SHARE/finished-0" ] && { echo "tb-host: guest 0 finished before $ph"; exit 0; }
+		sleep 0.1
+	done
+	[ -e "$QRNIC_SHARE/$ph.req" ] || { echo "tb-host: $ph never asked for"; exit 1; }
+	case "$ph" in
+	*.trace) events=$all_events ;;
+	*) events=qrnic_cqe ;;
+	esac
+	for ((i = 0; i < QRNIC_NGUESTS; i++)); do
+		cmds=("logfile $out/trace-$ph-g$i.log")
+		for ev in $events; do cmds+=("trace-event $ev on"); done
+		mon "$i" "${cmds[@]}"
+	done
+	python3 "$top/tests/bench/trace-analyze" sample "$pids" > "$out/sched-$ph.txt" &
+	sampler=$!
+	perfs=()
+	# QRNIC_TB_PERF: phases to profile too (perf record, cpu-clock, per QEMU).
+	if [[ " ${QRNIC_TB_PERF:-} " == *" $ph "* ]]; then
+		for ((i = 0; i < QRNIC_NGUESTS; i++)); do
+			p=QRNIC_QEMU_PID$i
+			perf record -q -e cpu-clock -F 4000 -p "${!p}" -o "$out/perf-$ph-g$i.data" \
+				> /dev/null 2>&1 &
+			perfs+=($!)
+		done
+	fi
+	sleep 0.1
+	touch "$QRNIC_SHARE/$ph.go"
+	echo "tb-host: $ph: tracing ($events), sampling"
+	for _ in $(seq 6000); do
+		[ -e "$QRNIC_SHARE/$ph.done-0" ] && [ -e "$QRNIC_SHARE/$ph.done-1" ] && break
+		sleep 0.05
+	done
+	kill "$sampler"
+	wait "$sampler" 2> /dev/null
+	for p in ${perfs[@]+"${perfs[@]}"}; do kill -INT "$p"; wait "$p"; done
+	for ((i = 0; i < QRNIC_NGUESTS; i++)); do
+		mon "$i" "trace-event qrnic_* off" "logfile /dev/null"
+	done
+	touch "$QRNIC_SHARE/$ph.end"
+	echo "tb-host: $ph: done"
+done

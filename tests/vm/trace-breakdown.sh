@@ -1,0 +1,53 @@
+#!/bin/sh
+# Guest side of tests/bench/trace-breakdown: guest 1 serves, guest 0 runs
+# each phase once; the host (tests/vm/trace-breakdown-host.sh) turns the
+# device's trace events on and samples the QEMU threads' schedstat around
+# each phase.  Prints "tb: PHASE RESULT-ROW" lines; not a test.
+#   trace-breakdown.sh ITERS SECS PHASE...
+# PHASE is NAME.MODE: NAME pp (ibv_rc_pingpong 4 KiB, ITERS iterations),
+# lat (ib_send_lat 2 B, ITERS) or bw (ib_write_bw 64 KiB, SECS seconds);
+# MODE plain (only qrnic_cqe traced, to mark the window) or trace (every
+# stage traced).
+. "$(dirname "$0")/lib.sh"
+
+iters=${1:-1000} secs=${2:-3}
+shift 2
+[ "$QRNIC_NGUESTS" = 2 ] || { echo "tb: FAILED needs two guests"; exit 1; }
+gid=$(retry 20 gid_index) || { echo "tb: FAILED no RoCE v2 GID"; exit 1; }
+echo "tb: nic $QRNIC_NIC mtu $(cat "/sys/class/net/$QRNIC_IFNAME/mtu") active_mtu $(active_mtu)"
+
+rc=0
+n=0
+for ph in "$@"; do
+	name=${ph%.*}
+	case "$name" in
+	pp) cmd="ibv_rc_pingpong -d $QRNIC_IBDEV -g $gid -s 4096 -n $iters" ;;
+	lat) cmd="ib_send_lat -d $QRNIC_IBDEV -x $gid -F -s 2 -n $iters" ;;
+	bw) cmd="ib_write_bw -d $QRNIC_IBDEV -x $gid -F -s 65536 -D $secs" ;;
+	*) echo "tb: FAILED unknown phase $ph"; exit 1 ;;
+	esac
+	# The host starts tracing and sampling, then says go.
+	[ "$QRNIC_IDX" = 0 ] && signal "$ph.req"
+	wait_for "$ph.go" 120 || { echo "tb: FAILED the host never started $ph"; exit 1; }
+	out=/tmp/tb-$ph.out
+	# shellcheck disable=SC2086
+	pair_run "tb-$ph" 1 $((18900 + n)) "$out" $cmd
+	st=$?
+	n=$((n + 1))
+	signal "$ph.done-$QRNIC_IDX"
+	wait_for "$ph.end" 120
+	if [ "$st" != 0 ]; then
+		echo "tb: FAILED $ph (guest $QRNIC_IDX, status $st):"
+		sed 's/^/    /' "$out"
+		rc=1
+		continue
+	fi
+	[ "$QRNIC_IDX" = 0 ] || continue
+	case "$name" in
+	pp) sed -n 's/^\([0-9]* iters in [0-9.]* seconds = [0-9.]* usec\/iter\)$/tb: '"$ph"' \1/p' "$out" ;;
+	lat) awk -v p="$ph" -v n="$iters" '$1 == 2 && $2 == n { print "tb: " p " typical " $5 " usec, average " $6 " usec" }' "$out" ;;
+	bw) awk -v p="$ph" '$1 == 65536 && $2 ~ /^[0-9]+$/ { print "tb: " p " average " $4 " MiB/s, " $5 " Mpps"; exit }' "$out" ;;
+	esac
+done
+: > "$QRNIC_SHARE/finished-$QRNIC_IDX"
+exit $rc
