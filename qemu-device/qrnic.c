@@ -91,6 +91,7 @@ static void qrnic_realize(PCIDevice *pdev, Error **errp)
     qemu_macaddr_default_if_unset(&s->conf.macaddr);
     qrnic_engine_init(&s->eng, &qrnic_engine_glue_ops, s, s->db_pages,
                       s->conf.macaddr.a);
+    s->eng.db_work = s->db_work;
     if (!qrnic_fault_realize(s, errp)) {
         goto err_pcie;
     }
@@ -155,6 +156,7 @@ static const Property qrnic_properties[] = {
                        QRNIC_DEFAULT_DB_PAGES),
     DEFINE_PROP_SIZE("qmem-size", QrnicState, qmem_size,
                      QRNIC_DEFAULT_QMEM_SIZE),
+    DEFINE_PROP_BOOL("x-db-work", QrnicState, db_work, true),
     DEFINE_PROP_UNSIGNED("x-drop-ppm", QrnicState, fault.drop_ppm, 0,
                          qrnic_prop_ppm, uint32_t),
     DEFINE_PROP_UNSIGNED("x-dup-ppm", QrnicState, fault.dup_ppm, 0,

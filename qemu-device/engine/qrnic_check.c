@@ -206,6 +206,9 @@ const char *qrnic_engine_check(const struct qrnic_engine *e)
     if (e->depth) {
         return "engine left busy";
     }
+    if (e->sched_hold || e->sched_held) {
+        return "a doorbell's hold on the work call left behind";
+    }
     if (e->backlog_count > QRNIC_ENG_BACKLOG ||
         e->defer_count > QRNIC_ENG_DEFER_MAX) {
         return "backlog or defer queue over its size";

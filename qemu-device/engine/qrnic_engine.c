@@ -22,6 +22,7 @@ void qrnic_engine_init(struct qrnic_engine *e,
     e->db_pages = db_pages;
     memcpy(e->perm_mac, mac, 6);
     e->timer_armed = UINT64_MAX;
+    e->db_work = true;
     qrnic_engine_clear(e);
 }
 
@@ -185,8 +186,14 @@ bool qrnic_engine_doorbell(struct qrnic_engine *e, uint32_t page,
     switch (offset) {
     case QRNIC_DB_SQ:
     case QRNIC_DB_RQ:
-        /* Only records the index; the transport runs from the work call. */
+        /*
+         * Records the index; the QP's turn comes at once (an SQ doorbell
+         * from qrnic_engine_db_write) or from the work call.
+         */
         ok = qrnic_qp_doorbell(e, page, offset == QRNIC_DB_SQ, val);
+        if (ok && offset == QRNIC_DB_SQ) {
+            e->db_qpn = (uint32_t)val & QRNIC_DB_QN_MASK;
+        }
         break;
     case QRNIC_DB_CQ:
         ok = qrnic_cq_doorbell(e, page, val);
@@ -222,6 +229,15 @@ out:
 void qrnic_engine_kick(struct qrnic_engine *e, bool *what)
 {
     *what = true;
+    qrnic_engine_schedule(e);
+}
+
+void qrnic_engine_schedule(struct qrnic_engine *e)
+{
+    if (e->sched_hold) {
+        e->sched_held = true;
+        return;
+    }
     e->ops->schedule(e->opaque);
 }
 
@@ -366,6 +382,14 @@ void qrnic_engine_reg_write(struct qrnic_engine *e, uint32_t addr,
     leave(e);
 }
 
+/*
+ * A doorbell write from the guest.  With db_work, an SQ doorbell's
+ * transmit work is done here, at once, rather than after a hop to the
+ * thread that runs the work call: at most QRNIC_DB_BUDGET packets of
+ * the QP's turn (the rest waits for the work call), only when the
+ * engine is idle (a doorbell that re-enters is deferred as any other),
+ * and never for deferred doorbells (leave() applies those without it).
+ */
 void qrnic_engine_db_write(struct qrnic_engine *e, uint64_t addr,
                            uint64_t val, unsigned int size)
 {
@@ -373,7 +397,14 @@ void qrnic_engine_db_write(struct qrnic_engine *e, uint64_t addr,
         defer_write(e, true, addr, val, size);
         return;
     }
+    if (e->db_work) {
+        e->sched_hold = true;
+        e->db_qpn = 0;
+    }
     db_write(e, addr, val, size);
+    if (e->db_work) {
+        qrnic_sched_doorbell(e, e->db_qpn);
+    }
     leave(e);
 }
 
@@ -413,7 +444,7 @@ void qrnic_engine_set_link(struct qrnic_engine *e, bool up)
 void qrnic_engine_work(struct qrnic_engine *e)
 {
     if (!enter(e)) {
-        e->ops->schedule(e->opaque);    /* again, from a fresh stack */
+        qrnic_engine_schedule(e);       /* again, from a fresh stack */
         return;
     }
     qrnic_sched_work(e);

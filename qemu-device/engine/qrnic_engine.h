@@ -200,6 +200,19 @@ struct qrnic_engine {
     bool aq_kick;               /* admin commands to process */
     bool eth_tx_kick;           /* Ethernet TX descriptors to process */
 
+    /*
+     * A send queue doorbell gives its QP a turn at once, inside the
+     * doorbell write, bounded by QRNIC_DB_BUDGET packets; what is left
+     * waits for the work call as before.  Set by qrnic_engine_init (on);
+     * the platform may turn it off.  While a doorbell runs, requests for
+     * a work call are only noted (sched_held) and made afterwards if work
+     * is left, so a doorbell whose work is all done wakes nobody.
+     */
+    bool db_work;
+    bool sched_hold;
+    bool sched_held;
+    uint32_t db_qpn;            /* QP of the SQ doorbell being handled */
+
     struct qrnic_regs regs;
     bool ready;
     bool link_up;
@@ -321,6 +334,8 @@ bool qrnic_eq_post(struct qrnic_engine *e, uint32_t eqn, uint8_t type,
 /* Raise a vector unless INTR_MASK masks it (then it is kept pending). */
 void qrnic_engine_raise(struct qrnic_engine *e, unsigned int vector);
 void qrnic_engine_kick(struct qrnic_engine *e, bool *what);
+/* Ask the platform for a work call (ops->schedule), or note it if held. */
+void qrnic_engine_schedule(struct qrnic_engine *e);
 /* Copy queue memory (BAR4) at off: the one way the engine reads it. */
 void qrnic_qmem_read(const struct qrnic_engine *e, uint64_t off, void *buf,
                      size_t len);
@@ -374,6 +389,8 @@ void qrnic_cmd_reset_objects(struct qrnic_engine *e);
 /* qrnic_sched.c: transport work off the caller's stack, timers */
 void qrnic_sched_work(struct qrnic_engine *e);
 void qrnic_sched_expire(struct qrnic_engine *e);
+/* The QP of an SQ doorbell: its turn now; then the held work call. */
+void qrnic_sched_doorbell(struct qrnic_engine *e, uint32_t qpn);
 /* Hold a received frame for qrnic_engine_work(); false if full. */
 bool qrnic_backlog_push(struct qrnic_engine *e, const uint8_t *frame,
                         size_t len);

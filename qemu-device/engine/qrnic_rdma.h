@@ -26,6 +26,7 @@
 #define QRNIC_MIN_SHARE         32          /* a QP's share of the window */
 #define QRNIC_CWND_ONE          256         /* cwnd fixed point: 1 packet */
 #define QRNIC_BUDGET            32          /* packets per QP per turn */
+#define QRNIC_DB_BUDGET         16          /* ... in an SQ doorbell write */
 #define QRNIC_MIN_RTO_NS        1000000ull  /* 1 ms */
 #define QRNIC_PROBE_NS          2000000ull  /* tail loss probe after 2 ms */
 

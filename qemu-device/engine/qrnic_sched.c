@@ -49,7 +49,7 @@ void qrnic_sched_qp(struct qrnic_engine *e, struct qrnic_qp *qp)
 {
     if (!qp->ready_queued) {
         ready_add(&e->ready_qps, qp);
-        e->ops->schedule(e->opaque);
+        qrnic_engine_schedule(e);
     }
 }
 
@@ -415,7 +415,7 @@ bool qrnic_backlog_push(struct qrnic_engine *e, const uint8_t *frame,
     memcpy(e->backlog + (size_t)slot * QRNIC_ETH_MAX_FRAME, frame, len);
     e->backlog_len[slot] = (uint16_t)len;
     e->backlog_count++;
-    e->ops->schedule(e->opaque);
+    qrnic_engine_schedule(e);
     return true;
 }
 
@@ -436,20 +436,21 @@ void qrnic_tx(struct qrnic_engine *e, const uint8_t *frame, size_t len)
     }
 }
 
-static bool qp_work(struct qrnic_engine *e, struct qrnic_qp *qp)
+static bool qp_work(struct qrnic_engine *e, struct qrnic_qp *qp,
+                    uint32_t budget)
 {
     bool more;
 
     if (qp->state == QRNIC_QPS_ERR) {
-        qrnic_resp_work(e, qp, QRNIC_BUDGET);
+        qrnic_resp_work(e, qp, budget);
         qrnic_qp_flush(e, qp);
         return false;
     }
     if (qrnic_qp_is_ud(qp)) {
-        return qrnic_ud_work(e, qp, QRNIC_BUDGET);
+        return qrnic_ud_work(e, qp, budget);
     }
-    more = qrnic_resp_work(e, qp, QRNIC_BUDGET);
-    more |= qrnic_req_work(e, qp, QRNIC_BUDGET);
+    more = qrnic_resp_work(e, qp, budget);
+    more |= qrnic_req_work(e, qp, budget);
     return more;
 }
 
@@ -492,11 +493,41 @@ void qrnic_sched_work(struct qrnic_engine *e)
     }
     while (turns-- && (qp = e->ready_qps.head)) {
         ready_del(&e->ready_qps, qp);
-        if (qp_work(e, qp)) {
+        if (qp_work(e, qp, QRNIC_BUDGET)) {
             qrnic_sched_qp(e, qp);
         }
     }
     if (e->ready_qps.head || e->backlog_count) {
-        e->ops->schedule(e->opaque);
+        qrnic_engine_schedule(e);
+    }
+}
+
+/*
+ * After an SQ doorbell (qrnic_engine_db_write, engine entered): the QP's
+ * turn, now, as the work call would give it, but of QRNIC_DB_BUDGET
+ * packets; only a QP that sends (RTS, SQD) and that the doorbell made
+ * ready, so a QP in ERR (whose flush may be long) or one that waits for
+ * the window costs the doorbell nothing more.  Then the work call held
+ * meanwhile is asked for only if work is left: other QPs, held frames,
+ * admin commands, Ethernet descriptors, or this QP's next turn.
+ */
+void qrnic_sched_doorbell(struct qrnic_engine *e, uint32_t qpn)
+{
+    struct qrnic_qp *qp = qpn ? qrnic_qp_get(e, qpn) : NULL;
+
+    if (qp && qp->ready_queued &&
+        (qp->state == QRNIC_QPS_RTS || qp->state == QRNIC_QPS_SQD)) {
+        ready_del(&e->ready_qps, qp);
+        if (qp_work(e, qp, QRNIC_DB_BUDGET)) {
+            qrnic_sched_qp(e, qp);
+        }
+    }
+    e->sched_hold = false;
+    if (e->sched_held) {
+        e->sched_held = false;
+        if (e->ready_qps.head || e->backlog_count || e->aq_kick ||
+            e->eth_tx_kick) {
+            e->ops->schedule(e->opaque);
+        }
     }
 }

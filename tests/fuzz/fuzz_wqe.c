@@ -93,7 +93,8 @@
  * corrupted before the wire and before its transport; the checks above
  * hold as they do on a lossy wire.
  *
- * Input: mtu, flags (1: hub, 2: hostile guest), retry (retry_cnt |
+ * Input: mtu, flags (1: hub, 2: hostile guest, 4: doorbells only record
+ * the index, their work waits for the work call: db_work off), retry (retry_cnt |
  * rnr_retry << 3, rnr_retry kept below 7: "forever" never ends), timeout,
  * then operations (OP_*).
  */
@@ -146,6 +147,7 @@ enum {
 
 #define F_HUB           1
 #define F_HOSTILE       2
+#define F_NO_DB_WORK    4
 
 /* WQE control byte: node, ring now, raw bytes. */
 #define W_NODE1         1
@@ -401,6 +403,9 @@ static void setup(struct fz *f)
     setup_x(path_mtu, timeout, retry & 7, rnr);
     setup_keys();
     harness_hub(flags & F_HUB);
+    for (i = 0; i < 2; i++) {
+        nodes[i].d.e.db_work = !(flags & F_NO_DB_WORK);
+    }
     if (flags & F_HOSTILE) {
         nodes[0].d.hostile_rng = 0x1234567;
         nodes[0].d.hostile_pct = 5;

@@ -3,16 +3,23 @@
 # each phase once; the host (tests/vm/trace-breakdown-host.sh) turns the
 # device's trace events on and samples the QEMU threads' schedstat around
 # each phase.  Prints "tb: PHASE RESULT-ROW" lines; not a test.
-#   trace-breakdown.sh ITERS SECS PHASE...
+#   trace-breakdown.sh ITERS SECS MTU PHASE...   (MTU: the netdev's)
 # PHASE is NAME.MODE: NAME pp (ibv_rc_pingpong 4 KiB, ITERS iterations),
 # lat (ib_send_lat 2 B, ITERS) or bw (ib_write_bw 64 KiB, SECS seconds);
 # MODE plain (only qrnic_cqe traced, to mark the window) or trace (every
 # stage traced).
 . "$(dirname "$0")/lib.sh"
 
-iters=${1:-1000} secs=${2:-3}
-shift 2
+iters=${1:-1000} secs=${2:-3} mtu=${3:-1500}
+shift 3
 [ "$QRNIC_NGUESTS" = 2 ] || { echo "tb: FAILED needs two guests"; exit 1; }
+if [ "$mtu" != 1500 ]; then
+	# The RoCE MTU that fits (iboe_get_mtu: 96 bytes of headers).
+	want=256
+	for m in 512 1024 2048 4096; do [ $((m + 96)) -le "$mtu" ] && want=$m; done
+	set_mtu "$mtu" "$want" || { echo "tb: FAILED MTU $mtu: active MTU not $want"; exit 1; }
+	barrier tb-mtu 60
+fi
 gid=$(retry 20 gid_index) || { echo "tb: FAILED no RoCE v2 GID"; exit 1; }
 echo "tb: nic $QRNIC_NIC mtu $(cat "/sys/class/net/$QRNIC_IFNAME/mtu") active_mtu $(active_mtu)"
 
