@@ -61,6 +61,7 @@ void qrnic_trace_frame(bool rx, const uint8_t *frame, size_t len);
 /* qrnic_fault_props.c */
 extern PropertyInfo qrnic_prop_ppm;
 extern PropertyInfo qrnic_prop_fault_seed;
+extern PropertyInfo qrnic_prop_db_work;
 void qrnic_fault_props_init(void);
 bool qrnic_fault_realize(QrnicState *s, Error **errp);
 

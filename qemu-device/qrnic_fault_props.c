@@ -1,8 +1,10 @@
 /*
  * QEMU qrnic: the fault injection properties (x-drop-ppm, x-dup-ppm,
- * x-reorder-ppm, x-corrupt-ppm, x-fault-seed).  Experimental, for tests:
- * they may be set at run time too (qom-set), which takes effect at once;
- * the engine does the injecting (engine/qrnic_fault.c).
+ * x-reorder-ppm, x-corrupt-ppm, x-fault-seed) and x-db-work (an SQ
+ * doorbell's transmit work done at once, in the doorbell write; off: by
+ * the work bottom half).  Experimental, for tests and measurements: they
+ * may be set at run time too (qom-set), which takes effect at once; the
+ * engine does the injecting (engine/qrnic_fault.c).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -66,8 +68,28 @@ static void qrnic_set_seed(Object *obj, Visitor *v, const char *name,
     }
 }
 
+static void qrnic_get_db_work(Object *obj, Visitor *v, const char *name,
+                              void *opaque, Error **errp)
+{
+    bool *ptr = object_field_prop_ptr(obj, opaque);
+
+    visit_type_bool(v, name, ptr, errp);
+}
+
+/* Under the BQL, between two doorbell writes: the next one sees it. */
+static void qrnic_set_db_work(Object *obj, Visitor *v, const char *name,
+                              void *opaque, Error **errp)
+{
+    bool *ptr = object_field_prop_ptr(obj, opaque);
+
+    if (visit_type_bool(v, name, ptr, errp) && DEVICE(obj)->realized) {
+        QRNIC(obj)->eng.db_work = *ptr;
+    }
+}
+
 PropertyInfo qrnic_prop_ppm;
 PropertyInfo qrnic_prop_fault_seed;
+PropertyInfo qrnic_prop_db_work;
 
 /* Both start as copies of the plain integer properties (defaults, help). */
 void qrnic_fault_props_init(void)
@@ -83,6 +105,12 @@ void qrnic_fault_props_init(void)
     qrnic_prop_fault_seed.get = qrnic_get_seed;
     qrnic_prop_fault_seed.set = qrnic_set_seed;
     qrnic_prop_fault_seed.realized_set_allowed = true;
+
+    qrnic_prop_db_work = qdev_prop_bool;
+    qrnic_prop_db_work.description = "an SQ doorbell's work at once";
+    qrnic_prop_db_work.get = qrnic_get_db_work;
+    qrnic_prop_db_work.set = qrnic_set_db_work;
+    qrnic_prop_db_work.realized_set_allowed = true;
 }
 
 bool qrnic_fault_realize(QrnicState *s, Error **errp)

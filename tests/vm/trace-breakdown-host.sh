@@ -31,11 +31,13 @@ for ph in $phases; do
 	done
 	[ -e "$QRNIC_SHARE/$ph.req" ] || { echo "tb-host: $ph never asked for"; exit 1; }
 	case "$ph" in
-	*.trace) events=$all_events ;;
+	*.trace*) events=$all_events ;;
 	*) events=qrnic_cqe ;;
 	esac
+	dbw=on
+	case "$ph" in *.bh | *.bh.*) dbw=off ;; esac
 	for ((i = 0; i < QRNIC_NGUESTS; i++)); do
-		cmds=("logfile $out/trace-$ph-g$i.log")
+		cmds=("qom-set /machine/peripheral/nic0 x-db-work $dbw" "logfile $out/trace-$ph-g$i.log")
 		for ev in $events; do cmds+=("trace-event $ev on"); done
 		mon "$i" "${cmds[@]}"
 	done
@@ -53,7 +55,7 @@ for ph in $phases; do
 	fi
 	sleep 0.1
 	touch "$QRNIC_SHARE/$ph.go"
-	echo "tb-host: $ph: tracing ($events), sampling"
+	echo "tb-host: $ph: x-db-work $dbw, tracing ($events), sampling"
 	for _ in $(seq 6000); do
 		[ -e "$QRNIC_SHARE/$ph.done-0" ] && [ -e "$QRNIC_SHARE/$ph.done-1" ] && break
 		sleep 0.05

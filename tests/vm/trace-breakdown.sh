@@ -7,7 +7,8 @@
 # PHASE is NAME.MODE: NAME pp (ibv_rc_pingpong 4 KiB, ITERS iterations),
 # lat (ib_send_lat 2 B, ITERS) or bw (ib_write_bw 64 KiB, SECS seconds);
 # MODE plain (only qrnic_cqe traced, to mark the window) or trace (every
-# stage traced).
+# stage traced); NAME.MODE.bh runs with the device's x-db-work off (the
+# host sets it).
 . "$(dirname "$0")/lib.sh"
 
 iters=${1:-1000} secs=${2:-3} mtu=${3:-1500}
@@ -26,7 +27,7 @@ echo "tb: nic $QRNIC_NIC mtu $(cat "/sys/class/net/$QRNIC_IFNAME/mtu") active_mt
 rc=0
 n=0
 for ph in "$@"; do
-	name=${ph%.*}
+	name=${ph%%.*}
 	case "$name" in
 	pp) cmd="ibv_rc_pingpong -d $QRNIC_IBDEV -g $gid -s 4096 -n $iters" ;;
 	lat) cmd="ib_send_lat -d $QRNIC_IBDEV -x $gid -F -s 2 -n $iters" ;;
