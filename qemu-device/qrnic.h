@@ -32,7 +32,7 @@ struct QrnicState {
     NICConf conf;
     uint32_t db_pages;
     uint64_t qmem_size;
-    bool db_work;               /* x-db-work: SQ doorbell work at once */
+    uint32_t db_work;           /* x-db-work: SQ doorbell work at once */
     struct qrnic_fault_cfg fault;   /* x-*-ppm, x-fault-seed */
 
     /* All guarded by the device's re-entrancy guard. */

@@ -1,8 +1,8 @@
 /*
  * QEMU qrnic: the fault injection properties (x-drop-ppm, x-dup-ppm,
  * x-reorder-ppm, x-corrupt-ppm, x-fault-seed) and x-db-work (an SQ
- * doorbell's transmit work done at once, in the doorbell write; off: by
- * the work bottom half).  Experimental, for tests and measurements: they
+ * doorbell whose new work is at most this many packets sends them at
+ * once, in the doorbell write; 0: the work bottom half always does).  Experimental, for tests and measurements: they
  * may be set at run time too (qom-set), which takes effect at once; the
  * engine does the injecting (engine/qrnic_fault.c).
  *
@@ -24,7 +24,7 @@ static void qrnic_fault_changed(Object *obj)
     }
 }
 
-static void qrnic_get_ppm(Object *obj, Visitor *v, const char *name,
+static void qrnic_get_u32(Object *obj, Visitor *v, const char *name,
                           void *opaque, Error **errp)
 {
     uint32_t *ptr = object_field_prop_ptr(obj, opaque);
@@ -68,22 +68,24 @@ static void qrnic_set_seed(Object *obj, Visitor *v, const char *name,
     }
 }
 
-static void qrnic_get_db_work(Object *obj, Visitor *v, const char *name,
-                              void *opaque, Error **errp)
-{
-    bool *ptr = object_field_prop_ptr(obj, opaque);
-
-    visit_type_bool(v, name, ptr, errp);
-}
-
 /* Under the BQL, between two doorbell writes: the next one sees it. */
 static void qrnic_set_db_work(Object *obj, Visitor *v, const char *name,
                               void *opaque, Error **errp)
 {
-    bool *ptr = object_field_prop_ptr(obj, opaque);
+    uint32_t *ptr = object_field_prop_ptr(obj, opaque);
+    uint32_t val;
 
-    if (visit_type_bool(v, name, ptr, errp) && DEVICE(obj)->realized) {
-        QRNIC(obj)->eng.db_work = *ptr;
+    if (!visit_type_uint32(v, name, &val, errp)) {
+        return;
+    }
+    if (val > QRNIC_DB_WORK_MAX) {
+        error_setg(errp, "qrnic: property '%s' is a packet count, 0..%u; "
+                   "got %" PRIu32, name, QRNIC_DB_WORK_MAX, val);
+        return;
+    }
+    *ptr = val;
+    if (DEVICE(obj)->realized) {
+        QRNIC(obj)->eng.db_work = val;
     }
 }
 
@@ -96,7 +98,7 @@ void qrnic_fault_props_init(void)
 {
     qrnic_prop_ppm = qdev_prop_uint32;
     qrnic_prop_ppm.description = "parts per million (0..1000000)";
-    qrnic_prop_ppm.get = qrnic_get_ppm;
+    qrnic_prop_ppm.get = qrnic_get_u32;
     qrnic_prop_ppm.set = qrnic_set_ppm;
     qrnic_prop_ppm.realized_set_allowed = true;
 
@@ -106,9 +108,10 @@ void qrnic_fault_props_init(void)
     qrnic_prop_fault_seed.set = qrnic_set_seed;
     qrnic_prop_fault_seed.realized_set_allowed = true;
 
-    qrnic_prop_db_work = qdev_prop_bool;
-    qrnic_prop_db_work.description = "an SQ doorbell's work at once";
-    qrnic_prop_db_work.get = qrnic_get_db_work;
+    qrnic_prop_db_work = qdev_prop_uint32;
+    qrnic_prop_db_work.description = "packets an SQ doorbell sends at once "
+                                     "(0..16)";
+    qrnic_prop_db_work.get = qrnic_get_u32;
     qrnic_prop_db_work.set = qrnic_set_db_work;
     qrnic_prop_db_work.realized_set_allowed = true;
 }

@@ -22,7 +22,7 @@ void qrnic_engine_init(struct qrnic_engine *e,
     e->db_pages = db_pages;
     memcpy(e->perm_mac, mac, 6);
     e->timer_armed = UINT64_MAX;
-    e->db_work = true;
+    e->db_work = QRNIC_DB_WORK_DEFAULT;
     qrnic_engine_clear(e);
 }
 
@@ -383,12 +383,12 @@ void qrnic_engine_reg_write(struct qrnic_engine *e, uint32_t addr,
 }
 
 /*
- * A doorbell write from the guest.  With db_work, an SQ doorbell's
+ * A doorbell write from the guest.  With db_work, a small SQ doorbell's
  * transmit work is done here, at once, rather than after a hop to the
- * thread that runs the work call: at most QRNIC_DB_BUDGET packets of
- * the QP's turn (the rest waits for the work call), only when the
- * engine is idle (a doorbell that re-enters is deferred as any other),
- * and never for deferred doorbells (leave() applies those without it).
+ * thread that runs the work call (qrnic_sched_doorbell: at most db_work
+ * packets, else the work call does it all), only when the engine is idle
+ * (a doorbell that re-enters is deferred as any other), and never for
+ * deferred doorbells (leave() applies those without it).
  */
 void qrnic_engine_db_write(struct qrnic_engine *e, uint64_t addr,
                            uint64_t val, unsigned int size)

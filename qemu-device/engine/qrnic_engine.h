@@ -38,6 +38,13 @@
 #define QRNIC_ENG_DEFER_MAX         64
 /* Received frames held while the engine is busy, and frames to ourselves. */
 #define QRNIC_ENG_BACKLOG           32
+/*
+ * Packets an SQ doorbell may send at once (struct qrnic_engine.db_work):
+ * the default, one (measured, docs/performance.md: a longer burst from a
+ * vCPU thread is outrun by the peer it wakes, frame by frame), and the most.
+ */
+#define QRNIC_DB_WORK_DEFAULT       1
+#define QRNIC_DB_WORK_MAX           16
 
 struct qrnic_srq;
 
@@ -201,14 +208,16 @@ struct qrnic_engine {
     bool eth_tx_kick;           /* Ethernet TX descriptors to process */
 
     /*
-     * A send queue doorbell gives its QP a turn at once, inside the
-     * doorbell write, bounded by QRNIC_DB_BUDGET packets; what is left
-     * waits for the work call as before.  Set by qrnic_engine_init (on);
-     * the platform may turn it off.  While a doorbell runs, requests for
-     * a work call are only noted (sched_held) and made afterwards if work
-     * is left, so a doorbell whose work is all done wakes nobody.
+     * A send queue doorbell whose QP has nothing else to send and whose
+     * new WQEs take at most db_work packets gets the QP's turn at once,
+     * inside the doorbell write (qrnic_sched_doorbell); anything larger
+     * waits for the work call as before.  0: never.  qrnic_engine_init
+     * sets QRNIC_DB_WORK_DEFAULT; the platform may change it (at most
+     * QRNIC_DB_WORK_MAX).  While a doorbell runs, requests for a work
+     * call are only noted (sched_held) and made afterwards if work is
+     * left, so a doorbell whose work is all done wakes nobody.
      */
-    bool db_work;
+    uint32_t db_work;
     bool sched_hold;
     bool sched_held;
     uint32_t db_qpn;            /* QP of the SQ doorbell being handled */

@@ -26,7 +26,6 @@
 #define QRNIC_MIN_SHARE         32          /* a QP's share of the window */
 #define QRNIC_CWND_ONE          256         /* cwnd fixed point: 1 packet */
 #define QRNIC_BUDGET            32          /* packets per QP per turn */
-#define QRNIC_DB_BUDGET         16          /* ... in an SQ doorbell write */
 #define QRNIC_MIN_RTO_NS        1000000ull  /* 1 ms */
 #define QRNIC_PROBE_NS          2000000ull  /* tail loss probe after 2 ms */
 
@@ -489,6 +488,12 @@ void qrnic_recv_complete(struct qrnic_engine *e, struct qrnic_qp *qp,
 /* ---- transport: requester, completer, responder -------------------------- */
 
 /* Send up to budget packets; true if it stopped only for the budget. */
+/*
+ * About how many packets the QP's requester would send now for the WQEs
+ * posted and not yet started; more than limit: limit + 1.
+ */
+uint32_t qrnic_req_new_pkts(const struct qrnic_engine *e,
+                            const struct qrnic_qp *qp, uint32_t limit);
 bool qrnic_req_work(struct qrnic_engine *e, struct qrnic_qp *qp,
                     uint32_t budget);
 /* Retransmit from psn (an unacknowledged PSN) on the next turn. */

@@ -773,6 +773,63 @@ static void cursor_next(struct qrnic_qp *qp)
     }
 }
 
+/*
+ * From the slots as they are now, cheaply (no key checks): the work that
+ * follows reads and checks them again, so a guest rewriting them in
+ * between changes only how much is done at once, never what is done.
+ * A WQE that moves no data counts nothing, a READ or atomic one packet,
+ * anything unreadable one; at most limit + 1 WQEs are looked at.
+ */
+uint32_t qrnic_req_new_pkts(const struct qrnic_engine *e,
+                            const struct qrnic_qp *qp, uint32_t limit)
+{
+    uint8_t w[sizeof(struct qrnic_sq_wqe) +
+              QRNIC_MAX_SGE * sizeof(struct qrnic_sge)];
+    uint32_t stride = 1u << qp->log_sq_stride, seen = 0;
+    uint32_t len = stride < sizeof(w) ? stride : sizeof(w);
+    uint64_t n = 0;
+    uint16_t i;
+
+    if (qrnic_qp_is_ud(qp)) {
+        n = (uint16_t)(qp->sq_pi - qp->sq_head);
+        return n <= limit ? (uint32_t)n : limit + 1;
+    }
+    if (qp->sq_cur != qp->sq_head) {
+        return limit + 1;       /* a started WQE still sends or resends */
+    }
+    for (i = qp->sq_head; i != qp->sq_pi; i++) {
+        uint64_t bytes = 0;
+        uint32_t k, nsge;
+
+        if (n > limit || ++seen > limit + 1) {
+            return limit + 1;
+        }
+        qrnic_qp_sq_read(e, qp, i, w, len);
+        if (qrnic_wr_is_local(*WQE(opcode))) {
+            continue;
+        }
+        if (qrnic_wr_is_rd_atomic(*WQE(opcode))) {
+            n++;
+            continue;
+        }
+        if (*WQE(flags) & QRNIC_WQE_F_INLINE) {
+            bytes = qrnic_ld32(WQE(inline_len));
+        } else {
+            nsge = (len - sizeof(struct qrnic_sq_wqe)) /
+                   sizeof(struct qrnic_sge);
+            nsge = *WQE(num_sge) < nsge ? *WQE(num_sge) : nsge;
+            for (k = 0; k < nsge; k++) {
+                bytes += qrnic_ld32(w + sizeof(struct qrnic_sq_wqe) +
+                                    k * sizeof(struct qrnic_sge) +
+                                    offsetof(struct qrnic_sge, length));
+            }
+        }
+        n += bytes > UINT32_MAX ? (uint64_t)limit + 1 :
+             msg_pkts(qp, (uint32_t)bytes);
+    }
+    return n <= limit ? (uint32_t)n : limit + 1;
+}
+
 bool qrnic_req_work(struct qrnic_engine *e, struct qrnic_qp *qp,
                     uint32_t budget)
 {

@@ -503,22 +503,30 @@ void qrnic_sched_work(struct qrnic_engine *e)
 }
 
 /*
- * After an SQ doorbell (qrnic_engine_db_write, engine entered): the QP's
- * turn, now, as the work call would give it, but of QRNIC_DB_BUDGET
- * packets; only a QP that sends (RTS, SQD) and that the doorbell made
- * ready, so a QP in ERR (whose flush may be long) or one that waits for
- * the window costs the doorbell nothing more.  Then the work call held
- * meanwhile is asked for only if work is left: other QPs, held frames,
- * admin commands, Ethernet descriptors, or this QP's next turn.
+ * After an SQ doorbell (qrnic_engine_db_write, engine entered): if the
+ * doorbell made the QP ready, the QP sends (RTS, SQD), has nothing else
+ * to send and its new WQEs take at most db_work packets, its turn comes
+ * now, as the work call would give it (a packet more of budget, so the
+ * turn ends by finding nothing left rather than by running out).  A QP
+ * in ERR (whose flush may be long), one still sending, resending or
+ * waiting for the window, and larger work wait for the work call: a
+ * burst sent from the guest's vCPU thread, holding the BQL, is outrun by
+ * the peer it wakes frame by frame on a busy host (docs/performance.md).
+ * Then the work call held meanwhile is asked for only if work is left:
+ * other QPs, held frames, admin commands, Ethernet descriptors, or this
+ * QP's next turn.
  */
 void qrnic_sched_doorbell(struct qrnic_engine *e, uint32_t qpn)
 {
     struct qrnic_qp *qp = qpn ? qrnic_qp_get(e, qpn) : NULL;
+    uint32_t n = e->db_work < QRNIC_DB_WORK_MAX ? e->db_work :
+                                                   QRNIC_DB_WORK_MAX;
 
-    if (qp && qp->ready_queued &&
-        (qp->state == QRNIC_QPS_RTS || qp->state == QRNIC_QPS_SQD)) {
+    if (n && qp && qp->ready_queued &&
+        (qp->state == QRNIC_QPS_RTS || qp->state == QRNIC_QPS_SQD) &&
+        qrnic_req_new_pkts(e, qp, n) <= n) {
         ready_del(&e->ready_qps, qp);
-        if (qp_work(e, qp, QRNIC_DB_BUDGET)) {
+        if (qp_work(e, qp, n + 1)) {
             qrnic_sched_qp(e, qp);
         }
     }

@@ -94,7 +94,8 @@
  * hold as they do on a lossy wire.
  *
  * Input: mtu, flags (1: hub, 2: hostile guest, 4: doorbells only record
- * the index, their work waits for the work call: db_work off), retry (retry_cnt |
+ * the index, their work waits for the work call: db_work 0; 8: a doorbell
+ * sends up to QRNIC_DB_WORK_MAX packets at once; else the default), retry (retry_cnt |
  * rnr_retry << 3, rnr_retry kept below 7: "forever" never ends), timeout,
  * then operations (OP_*).
  */
@@ -148,6 +149,7 @@ enum {
 #define F_HUB           1
 #define F_HOSTILE       2
 #define F_NO_DB_WORK    4
+#define F_DB_WORK_MAX   8
 
 /* WQE control byte: node, ring now, raw bytes. */
 #define W_NODE1         1
@@ -404,7 +406,9 @@ static void setup(struct fz *f)
     setup_keys();
     harness_hub(flags & F_HUB);
     for (i = 0; i < 2; i++) {
-        nodes[i].d.e.db_work = !(flags & F_NO_DB_WORK);
+        nodes[i].d.e.db_work = flags & F_NO_DB_WORK ? 0 :
+                               flags & F_DB_WORK_MAX ? QRNIC_DB_WORK_MAX :
+                               QRNIC_DB_WORK_DEFAULT;
     }
     if (flags & F_HOSTILE) {
         nodes[0].d.hostile_rng = 0x1234567;

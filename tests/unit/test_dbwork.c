@@ -1,13 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * A send queue doorbell does its QP's transmit work at once, inside the
- * doorbell write (qrnic_engine_db_write with db_work): the frames are on
- * the wire when the write returns and, if nothing is left, no work call
- * (bottom half) was asked for.  The work is bounded (QRNIC_DB_BUDGET
- * packets, the rest from the work call), a QP in ERR is flushed from the
- * work call only, a hub peer answering inside the doorbell's transmit is
- * held for the work call, and with db_work off a doorbell only records
- * the index, as before.
+ * A send queue doorbell whose new work is small does it at once, inside
+ * the doorbell write (qrnic_engine_db_write, db_work packets at most):
+ * the frames are on the wire when the write returns and no work call
+ * (bottom half) was asked for.  Larger work, a QP still sending or
+ * waiting for the window, and a QP in ERR (its flush) are left to the
+ * work call; a hub peer answering inside the doorbell's transmit is held
+ * for the work call; with db_work 0 a doorbell only records the index.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -48,56 +47,118 @@ static bool completes(int n, uint64_t wr_id, uint8_t status)
            wc.wr_id == wr_id && wc.status == status;
 }
 
-/* 4 KiB at path MTU 1024: four packets, all sent by the doorbell. */
+static void post_recv(int n, uint64_t wr_id, uint32_t len)
+{
+    struct hsge sg;
+
+    sg.addr = p.mr[n]->iova;
+    sg.len = len;
+    sg.lkey = p.mr[n]->key;
+    qp_post_recv(p.qp[n], wr_id, &sg, 1, true);
+}
+
+/* Path MTU 1024: a 1 KiB SEND is one packet, 4 KiB four. */
 static void test_at_once(void)
 {
-    struct hsge s;
     struct hwr wr;
     uint64_t sent;
 
     CHECK(pair_setup(&p, 21, 3, 10, 3, 0, 1, MR_BYTES), "pair set up");
-    CHECK(nodes[0].d.e.db_work, "doorbell work is on by default");
+    CHECK_EQ(nodes[0].d.e.db_work, QRNIC_DB_WORK_DEFAULT,
+             "doorbell work: %u packet(s) by default", QRNIC_DB_WORK_DEFAULT);
+    post_recv(1, 7, 8192);
     harness_run(now_ns + 10 * MS);
     CHECK(!bh(0) && !bh(1), "idle: no work call pending");
-    s.addr = p.mr[1]->iova;
-    s.len = 8192;
-    s.lkey = p.mr[1]->key;
-    qp_post_recv(p.qp[1], 7, &s, 1, true);
-    harness_run(now_ns + 10 * MS);
     sent = wire.sent;
-    wr = mkwr(8, QRNIC_WR_SEND, p.mr[0]->iova, 4096, p.mr[0]->key);
-    mr_fill(p.mr[0], p.mr[0]->iova, 4096, 8);
+    wr = mkwr(8, QRNIC_WR_SEND, p.mr[0]->iova, 1000, p.mr[0]->key);
+    mr_fill(p.mr[0], p.mr[0]->iova, 1000, 8);
     qp_post_send(p.qp[0], &wr, true);
-    CHECK_EQ(wire.sent - sent, 4,
-             "a 4 KiB SEND's four packets are on the wire when the "
-             "doorbell write returns");
+    CHECK_EQ(wire.sent - sent, 1,
+             "a one-packet SEND is on the wire when the doorbell write "
+             "returns");
     CHECK(!bh(0), "nothing left: the doorbell asked for no work call");
     CHECK(completes(1, 7, QRNIC_WC_SUCCESS) && completes(0, 8, QRNIC_WC_SUCCESS) &&
-          !mr_verify(p.mr[1], p.mr[1]->iova, 4096, 8),
+          !mr_verify(p.mr[1], p.mr[1]->iova, 1000, 8),
           "both completions, the data intact");
 
-    /* A WRITE larger than the budget: the rest comes from the work call. */
+    /* Four packets: more than the default, the work call sends them. */
+    post_recv(1, 9, 8192);
     harness_run(now_ns + 10 * MS);
     sent = wire.sent;
-    wr = write_wr(9, 0, 64 * 1024);
+    wr = mkwr(10, QRNIC_WR_SEND, p.mr[0]->iova, 4096, p.mr[0]->key);
+    mr_fill(p.mr[0], p.mr[0]->iova, 4096, 10);
     qp_post_send(p.qp[0], &wr, true);
-    CHECK(wire.sent - sent >= 1 && wire.sent - sent <= QRNIC_DB_BUDGET,
-          "a 64-packet WRITE: the doorbell sent %llu packets (at most %u)",
-          (unsigned long long)(wire.sent - sent), QRNIC_DB_BUDGET);
-    CHECK(completes(0, 9, QRNIC_WC_SUCCESS) &&
-          !mr_verify(p.mr[1], p.mr[1]->iova, 64 * 1024, 9),
-          "the rest follows; the WRITE completes, the data intact");
+    CHECK(wire.sent == sent && bh(0),
+          "a four-packet SEND: nothing sent by the doorbell, a work call "
+          "asked for");
+    CHECK(completes(1, 9, QRNIC_WC_SUCCESS) && completes(0, 10, QRNIC_WC_SUCCESS) &&
+          !mr_verify(p.mr[1], p.mr[1]->iova, 4096, 10),
+          "the work call sends it; both completions, the data intact");
+
+    /* With db_work 4 the same SEND goes at once. */
+    nodes[0].d.e.db_work = 4;
+    post_recv(1, 11, 8192);
+    harness_run(now_ns + 10 * MS);
+    sent = wire.sent;
+    wr.wr_id = 12;
+    qp_post_send(p.qp[0], &wr, true);
+    CHECK(wire.sent - sent == 4 && !bh(0),
+          "db_work 4: the four packets at once, no work call");
+    CHECK(completes(1, 11, QRNIC_WC_SUCCESS) && completes(0, 12, QRNIC_WC_SUCCESS),
+          "both completions");
+
+    /* Two WQEs of two packets each: four in all, at once. */
+    post_recv(1, 13, 8192);
+    post_recv(1, 14, 8192);
+    harness_run(now_ns + 10 * MS);
+    sent = wire.sent;
+    wr = mkwr(15, QRNIC_WR_SEND, p.mr[0]->iova, 2048, p.mr[0]->key);
+    qp_post_send(p.qp[0], &wr, false);
+    wr.wr_id = 16;
+    qp_post_send(p.qp[0], &wr, true);
+    CHECK(wire.sent - sent == 4 && !bh(0),
+          "db_work 4: two two-packet SENDs under one doorbell at once");
+    CHECK(completes(0, 15, QRNIC_WC_SUCCESS) && completes(0, 16, QRNIC_WC_SUCCESS),
+          "both complete");
+
+    /* Larger than QRNIC_DB_WORK_MAX whatever db_work says. */
+    nodes[0].d.e.db_work = 1000;
+    harness_run(now_ns + 10 * MS);
+    sent = wire.sent;
+    wr = write_wr(17, 0, 64 * 1024);
+    qp_post_send(p.qp[0], &wr, true);
+    CHECK(wire.sent == sent && bh(0),
+          "db_work 1000: a 64-packet WRITE is still the work call's "
+          "(at most %u at once)", QRNIC_DB_WORK_MAX);
+    CHECK(completes(0, 17, QRNIC_WC_SUCCESS) &&
+          !mr_verify(p.mr[1], p.mr[1]->iova, 64 * 1024, 17),
+          "the WRITE completes, the data intact");
+
+    /* A QP still sending (64 packets, window 16) is left to the work call. */
+    nodes[0].d.e.db_work = 16;
+    harness_run(now_ns + 10 * MS);
+    wr = write_wr(18, 0, 64 * 1024);
+    qp_post_send(p.qp[0], &wr, true);
+    qf_run_bh(&nodes[0].d);
+    sent = wire.sent;
+    wr = write_wr(19, 0, 100);
+    qp_post_send(p.qp[0], &wr, true);
+    CHECK(wire.sent == sent,
+          "a one-packet WRITE behind a WRITE still in progress waits its "
+          "turn");
+    CHECK(completes(0, 18, QRNIC_WC_SUCCESS) && completes(0, 19, QRNIC_WC_SUCCESS),
+          "both complete, in order");
     harness_fini();
 }
 
-/* UC has no window: only the budget bounds a doorbell's work. */
-static void test_budget(void)
+/* UC has no window: only db_work bounds a doorbell's work. */
+static void test_many(void)
 {
     struct hqp *uc[2];
     struct qrnic_qp_attr a;
     uint8_t st;
     uint64_t sent;
-    int i, n = 40;
+    int i, n;
 
     CHECK(pair_setup(&p, 22, 3, 10, 3, 0, 1, MR_BYTES), "UC: pair set up");
     for (i = 0; i < 2; i++) {
@@ -128,53 +189,57 @@ static void test_budget(void)
     if (!uc[0] || !uc[1]) {
         return;
     }
-    harness_run(now_ns + 10 * MS);
-    sent = wire.sent;
-    for (i = 0; i < n; i++) {
-        struct hwr wr = write_wr(100 + i, (uint64_t)i * 64, 64);
+    nodes[0].d.e.db_work = QRNIC_DB_WORK_MAX;
+    for (n = QRNIC_DB_WORK_MAX; n <= QRNIC_DB_WORK_MAX + 1; n++) {
+        harness_run(now_ns + 10 * MS);
+        sent = wire.sent;
+        for (i = 0; i < n; i++) {
+            struct hwr wr = write_wr(100 + i, (uint64_t)i * 64, 64);
 
-        qp_post_send(uc[0], &wr, i == n - 1);
-    }
-    CHECK_EQ(wire.sent - sent, QRNIC_DB_BUDGET,
-             "40 one-packet WRITEs under one doorbell: the doorbell sends "
-             "QRNIC_DB_BUDGET of them");
-    CHECK(bh(0), "and asks for a work call for the rest");
-    qf_run_bh(&nodes[0].d);
-    CHECK_EQ(wire.sent - sent, n, "the work call sends the other %d",
-             n - QRNIC_DB_BUDGET);
-    for (i = 0; i < n; i++) {
-        if (!completes(0, 100 + i, QRNIC_WC_SUCCESS)) {
-            break;
+            qp_post_send(uc[0], &wr, i == n - 1);
         }
-    }
-    CHECK_EQ(i, n, "all 40 complete in order");
-    harness_run(now_ns + 10 * MS);
-    for (i = 0; i < n; i++) {
-        if (mr_verify(p.mr[1], p.mr[1]->iova + (uint64_t)i * 64, 64,
-                      100 + i)) {
-            break;
+        if (n == QRNIC_DB_WORK_MAX) {
+            CHECK(wire.sent - sent == (uint64_t)n && !bh(0),
+                  "%d one-packet WRITEs under one doorbell: all at once, no "
+                  "work call", n);
+        } else {
+            CHECK(wire.sent == sent && bh(0),
+                  "%d: more than db_work, all left to the work call", n);
         }
+        for (i = 0; i < n; i++) {
+            if (!completes(0, 100 + i, QRNIC_WC_SUCCESS)) {
+                break;
+            }
+        }
+        CHECK_EQ(i, n, "all %d complete in order", n);
+        harness_run(now_ns + 10 * MS);
+        for (i = 0; i < n; i++) {
+            if (mr_verify(p.mr[1], p.mr[1]->iova + (uint64_t)i * 64, 64,
+                          100 + i)) {
+                break;
+            }
+        }
+        CHECK_EQ(i, n, "all %d arrived intact", n);
     }
-    CHECK_EQ(i, n, "all 40 arrived intact");
     harness_fini();
 }
 
-/* db_work off: the doorbell records the index, the work call sends. */
+/* db_work 0: the doorbell records the index, the work call sends. */
 static void test_off(void)
 {
     struct hwr wr;
     uint64_t sent;
 
     CHECK(pair_setup(&p, 23, 3, 10, 3, 0, 1, MR_BYTES), "off: pair set up");
-    nodes[0].d.e.db_work = false;
+    nodes[0].d.e.db_work = 0;
     harness_run(now_ns + 10 * MS);
     sent = wire.sent;
-    wr = write_wr(1, 0, 4096);
+    wr = write_wr(1, 0, 100);
     qp_post_send(p.qp[0], &wr, true);
     CHECK(wire.sent == sent && bh(0),
-          "db_work off: nothing sent by the doorbell, a work call asked for");
+          "db_work 0: nothing sent by the doorbell, a work call asked for");
     qf_run_bh(&nodes[0].d);
-    CHECK_EQ(wire.sent - sent, 4, "the work call sends the four packets");
+    CHECK_EQ(wire.sent - sent, 1, "the work call sends the packet");
     CHECK(completes(0, 1, QRNIC_WC_SUCCESS), "the WRITE completes");
     harness_fini();
 }
@@ -218,6 +283,7 @@ static void test_hub(void)
     struct hwr wr;
 
     CHECK(pair_setup(&p, 25, 3, 10, 3, 0, 1, MR_BYTES), "hub: pair set up");
+    nodes[0].d.e.db_work = 4;
     harness_hub(true);
     harness_run(now_ns + 10 * MS);
     wr = write_wr(5, 0, 4096);
@@ -235,7 +301,7 @@ static void test_hub(void)
 int main(void)
 {
     test_at_once();
-    test_budget();
+    test_many();
     test_off();
     test_err();
     test_hub();

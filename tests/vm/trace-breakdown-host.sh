@@ -34,10 +34,15 @@ for ph in $phases; do
 	*.trace*) events=$all_events ;;
 	*) events=qrnic_cqe ;;
 	esac
-	dbw=on
-	case "$ph" in *.bh | *.bh.*) dbw=off ;; esac
+	# .bh: x-db-work 0; .dbK: x-db-work K; else the device's default.
+	dbw=default
+	case ".$ph." in
+	*.bh.*) dbw=0 ;;
+	*.db[0-9]*) dbw=${ph#*.db}; dbw=${dbw%%.*} ;;
+	esac
 	for ((i = 0; i < QRNIC_NGUESTS; i++)); do
-		cmds=("qom-set /machine/peripheral/nic0 x-db-work $dbw" "logfile $out/trace-$ph-g$i.log")
+		cmds=("logfile $out/trace-$ph-g$i.log")
+		[ "$dbw" = default ] || cmds+=("qom-set /machine/peripheral/nic0 x-db-work $dbw")
 		for ev in $events; do cmds+=("trace-event $ev on"); done
 		mon "$i" "${cmds[@]}"
 	done

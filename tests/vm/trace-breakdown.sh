@@ -7,8 +7,8 @@
 # PHASE is NAME.MODE: NAME pp (ibv_rc_pingpong 4 KiB, ITERS iterations),
 # lat (ib_send_lat 2 B, ITERS) or bw (ib_write_bw 64 KiB, SECS seconds);
 # MODE plain (only qrnic_cqe traced, to mark the window) or trace (every
-# stage traced); NAME.MODE.bh runs with the device's x-db-work off (the
-# host sets it).
+# stage traced); NAME.MODE.bh and NAME.MODE.dbK run with the device's
+# x-db-work 0 or K (the host sets it).
 . "$(dirname "$0")/lib.sh"
 
 iters=${1:-1000} secs=${2:-3} mtu=${3:-1500}
