@@ -2,9 +2,10 @@
  * QEMU qrnic: the fault injection properties (x-drop-ppm, x-dup-ppm,
  * x-reorder-ppm, x-corrupt-ppm, x-fault-seed) and x-db-work (an SQ
  * doorbell whose new work is at most this many packets sends them at
- * once, in the doorbell write; 0: the work bottom half always does).  Experimental, for tests and measurements: they
- * may be set at run time too (qom-set), which takes effect at once; the
- * engine does the injecting (engine/qrnic_fault.c).
+ * once, in the doorbell write; 0: the work bottom half always does).
+ * Experimental, for tests and measurements: they may be set at run time
+ * too (qom-set), which takes effect at once; the engine does the
+ * injecting (engine/qrnic_fault.c).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
