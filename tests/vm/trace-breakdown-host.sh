@@ -40,6 +40,17 @@ for ph in $phases; do
 	*.bh.*) dbw=0 ;;
 	*.db[0-9]*) dbw=${ph#*.db}; dbw=${dbw%%.*} ;;
 	esac
+	# .pin: every thread of QEMU I on host CPU I (mod the CPU count) for
+	# this phase; else on any CPU.
+	ncpu=$(nproc)
+	for ((i = 0; i < QRNIC_NGUESTS; i++)); do
+		p=QRNIC_QEMU_PID$i
+		case ".$ph." in
+		*.pin.*) cpus=$((i % ncpu)) ;;
+		*) cpus=0-$((ncpu - 1)) ;;
+		esac
+		taskset -a -p -c "$cpus" "${!p}" > /dev/null
+	done
 	for ((i = 0; i < QRNIC_NGUESTS; i++)); do
 		cmds=("logfile $out/trace-$ph-g$i.log")
 		[ "$dbw" = default ] || cmds+=("qom-set /machine/peripheral/nic0 x-db-work $dbw")
@@ -60,7 +71,7 @@ for ph in $phases; do
 	fi
 	sleep 0.1
 	touch "$QRNIC_SHARE/$ph.go"
-	echo "tb-host: $ph: x-db-work $dbw, tracing ($events), sampling"
+	echo "tb-host: $ph: x-db-work $dbw, CPUs $cpus, tracing ($events), sampling"
 	for _ in $(seq 6000); do
 		[ -e "$QRNIC_SHARE/$ph.done-0" ] && [ -e "$QRNIC_SHARE/$ph.done-1" ] && break
 		sleep 0.05
