@@ -92,6 +92,8 @@ static void qrnic_realize(PCIDevice *pdev, Error **errp)
     qrnic_engine_init(&s->eng, &qrnic_engine_glue_ops, s, s->db_pages,
                       s->conf.macaddr.a);
     s->eng.db_work = s->db_work;
+    s->eng.win_bytes = s->win_kib * KiB;
+    s->eng.win_pkts = s->win_pkts;
     if (!qrnic_fault_realize(s, errp)) {
         goto err_pcie;
     }
@@ -158,6 +160,11 @@ static const Property qrnic_properties[] = {
                      QRNIC_DEFAULT_QMEM_SIZE),
     DEFINE_PROP_UNSIGNED("x-db-work", QrnicState, db_work,
                          QRNIC_DB_WORK_DEFAULT, qrnic_prop_db_work, uint32_t),
+    DEFINE_PROP_UNSIGNED("x-window-kib", QrnicState, win_kib,
+                         QRNIC_ENG_WINDOW_BYTES / KiB, qrnic_prop_win_kib,
+                         uint32_t),
+    DEFINE_PROP_UNSIGNED("x-window-pkts", QrnicState, win_pkts,
+                         QRNIC_ENG_WINDOW_PKTS, qrnic_prop_win_pkts, uint32_t),
     DEFINE_PROP_UNSIGNED("x-drop-ppm", QrnicState, fault.drop_ppm, 0,
                          qrnic_prop_ppm, uint32_t),
     DEFINE_PROP_UNSIGNED("x-dup-ppm", QrnicState, fault.dup_ppm, 0,

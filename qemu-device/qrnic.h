@@ -33,6 +33,8 @@ struct QrnicState {
     uint32_t db_pages;
     uint64_t qmem_size;
     uint32_t db_work;           /* x-db-work: SQ doorbell work at once */
+    uint32_t win_kib;           /* x-window-kib, x-window-pkts: caps of */
+    uint32_t win_pkts;          /* the congestion window */
     struct qrnic_fault_cfg fault;   /* x-*-ppm, x-fault-seed */
 
     /* All guarded by the device's re-entrancy guard. */
@@ -62,6 +64,8 @@ void qrnic_trace_frame(bool rx, const uint8_t *frame, size_t len);
 extern PropertyInfo qrnic_prop_ppm;
 extern PropertyInfo qrnic_prop_fault_seed;
 extern PropertyInfo qrnic_prop_db_work;
+extern PropertyInfo qrnic_prop_win_kib;
+extern PropertyInfo qrnic_prop_win_pkts;
 void qrnic_fault_props_init(void);
 bool qrnic_fault_realize(QrnicState *s, Error **errp);
 

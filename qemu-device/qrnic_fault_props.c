@@ -1,8 +1,9 @@
 /*
  * QEMU qrnic: the fault injection properties (x-drop-ppm, x-dup-ppm,
- * x-reorder-ppm, x-corrupt-ppm, x-fault-seed) and x-db-work (an SQ
+ * x-reorder-ppm, x-corrupt-ppm, x-fault-seed), x-db-work (an SQ
  * doorbell whose new work is at most this many packets sends them at
- * once, in the doorbell write; 0: the work bottom half always does).
+ * once, in the doorbell write; 0: the work bottom half always does) and
+ * x-window-kib, x-window-pkts (the caps of the congestion window).
  * Experimental, for tests and measurements: they may be set at run time
  * too (qom-set), which takes effect at once; the engine does the
  * injecting (engine/qrnic_fault.c).
@@ -69,30 +70,66 @@ static void qrnic_set_seed(Object *obj, Visitor *v, const char *name,
     }
 }
 
-/* Under the BQL, between two doorbell writes: the next one sees it. */
-static void qrnic_set_db_work(Object *obj, Visitor *v, const char *name,
-                              void *opaque, Error **errp)
+/*
+ * x-db-work, x-window-kib, x-window-pkts: a count in a range, copied into
+ * the engine at once (under the BQL: the engine is between two calls).
+ */
+static bool qrnic_set_count(Object *obj, Visitor *v, const char *name,
+                            void *opaque, uint32_t lo, uint32_t hi,
+                            Error **errp)
 {
     uint32_t *ptr = object_field_prop_ptr(obj, opaque);
     uint32_t val;
 
     if (!visit_type_uint32(v, name, &val, errp)) {
-        return;
+        return false;
     }
-    if (val > QRNIC_DB_WORK_MAX) {
-        error_setg(errp, "qrnic: property '%s' is a packet count, 0..%u; "
-                   "got %" PRIu32, name, QRNIC_DB_WORK_MAX, val);
-        return;
+    if (val < lo || val > hi) {
+        error_setg(errp, "qrnic: property '%s' is %u..%u; got %" PRIu32,
+                   name, lo, hi, val);
+        return false;
     }
     *ptr = val;
-    if (DEVICE(obj)->realized) {
-        QRNIC(obj)->eng.db_work = val;
+    return DEVICE(obj)->realized;
+}
+
+static void qrnic_set_db_work(Object *obj, Visitor *v, const char *name,
+                              void *opaque, Error **errp)
+{
+    QrnicState *s = QRNIC(obj);
+
+    if (qrnic_set_count(obj, v, name, opaque, 0, QRNIC_DB_WORK_MAX, errp)) {
+        s->eng.db_work = s->db_work;
+    }
+}
+
+static void qrnic_set_win_kib(Object *obj, Visitor *v, const char *name,
+                              void *opaque, Error **errp)
+{
+    QrnicState *s = QRNIC(obj);
+
+    if (qrnic_set_count(obj, v, name, opaque, 16,
+                        QRNIC_ENG_WINDOW_MAX_BYTES / KiB, errp)) {
+        s->eng.win_bytes = s->win_kib * KiB;
+    }
+}
+
+static void qrnic_set_win_pkts(Object *obj, Visitor *v, const char *name,
+                               void *opaque, Error **errp)
+{
+    QrnicState *s = QRNIC(obj);
+
+    if (qrnic_set_count(obj, v, name, opaque, 2, QRNIC_ENG_WINDOW_MAX_PKTS,
+                        errp)) {
+        s->eng.win_pkts = s->win_pkts;
     }
 }
 
 PropertyInfo qrnic_prop_ppm;
 PropertyInfo qrnic_prop_fault_seed;
 PropertyInfo qrnic_prop_db_work;
+PropertyInfo qrnic_prop_win_kib;
+PropertyInfo qrnic_prop_win_pkts;
 
 /* Both start as copies of the plain integer properties (defaults, help). */
 void qrnic_fault_props_init(void)
@@ -115,6 +152,20 @@ void qrnic_fault_props_init(void)
     qrnic_prop_db_work.get = qrnic_get_u32;
     qrnic_prop_db_work.set = qrnic_set_db_work;
     qrnic_prop_db_work.realized_set_allowed = true;
+
+    qrnic_prop_win_kib = qdev_prop_uint32;
+    qrnic_prop_win_kib.description = "congestion window cap, KiB as the "
+                                     "host socket counts (16..4096)";
+    qrnic_prop_win_kib.get = qrnic_get_u32;
+    qrnic_prop_win_kib.set = qrnic_set_win_kib;
+    qrnic_prop_win_kib.realized_set_allowed = true;
+
+    qrnic_prop_win_pkts = qdev_prop_uint32;
+    qrnic_prop_win_pkts.description = "congestion window cap, packets "
+                                      "(2..1024)";
+    qrnic_prop_win_pkts.get = qrnic_get_u32;
+    qrnic_prop_win_pkts.set = qrnic_set_win_pkts;
+    qrnic_prop_win_pkts.realized_set_allowed = true;
 }
 
 bool qrnic_fault_realize(QrnicState *s, Error **errp)

@@ -23,6 +23,8 @@ void qrnic_engine_init(struct qrnic_engine *e,
     memcpy(e->perm_mac, mac, 6);
     e->timer_armed = UINT64_MAX;
     e->db_work = QRNIC_DB_WORK_DEFAULT;
+    e->win_bytes = QRNIC_ENG_WINDOW_BYTES;
+    e->win_pkts = QRNIC_ENG_WINDOW_PKTS;
     qrnic_engine_clear(e);
 }
 

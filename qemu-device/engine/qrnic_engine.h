@@ -45,6 +45,10 @@
  */
 #define QRNIC_DB_WORK_DEFAULT       1
 #define QRNIC_DB_WORK_MAX           16
+#define QRNIC_ENG_WINDOW_BYTES      (256 * 1024)
+#define QRNIC_ENG_WINDOW_PKTS       128
+#define QRNIC_ENG_WINDOW_MAX_BYTES  (4096 * 1024)
+#define QRNIC_ENG_WINDOW_MAX_PKTS   1024
 
 struct qrnic_srq;
 
@@ -218,6 +222,14 @@ struct qrnic_engine {
      * left, so a doorbell whose work is all done wakes nobody.
      */
     uint32_t db_work;
+    /*
+     * The caps of the congestion window (qrnic_sched.c): bytes in flight
+     * as a host socket counts them, and packets.  qrnic_engine_init sets
+     * QRNIC_ENG_WINDOW_BYTES and QRNIC_ENG_WINDOW_PKTS; the platform may
+     * change them (at most QRNIC_ENG_WINDOW_MAX_*) at any time.
+     */
+    uint32_t win_bytes;
+    uint32_t win_pkts;
     bool sched_hold;
     bool sched_held;
     uint32_t db_qpn;            /* QP of the SQ doorbell being handled */

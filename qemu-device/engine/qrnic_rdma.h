@@ -10,16 +10,15 @@
 #include "qrnic_wire.h"
 
 #define QRNIC_PSN_MASK          0xffffffu
-#define QRNIC_MAX_WINDOW        128         /* unacknowledged packets */
 /*
  * In-flight bytes as a host socket under the netdev counts them: a packet
  * costs the frame plus skb overhead rounded up to a power of two.  The cap
+ * (struct qrnic_engine.win_bytes, QRNIC_ENG_WINDOW_BYTES by default)
  * bounds the burst a UDP link can drop at large MTUs (a 4096-byte MTU
- * allows 32 packets); at MTU 1024 the packet cap binds, which a lossless
- * stream link needs to fill its pipe (160 KiB there cost a quarter of the
- * bandwidth, measured).
+ * allows 32 packets); at MTU 1024 the packet cap (win_pkts) binds, which
+ * a lossless stream link needs to fill its pipe (160 KiB there cost a
+ * quarter of the bandwidth, measured).
  */
-#define QRNIC_WINDOW_BYTES      (256 * 1024)
 #define QRNIC_PKT_OVERHEAD      512
 #define QRNIC_MIN_CWND          2           /* congestion window floor */
 #define QRNIC_INIT_CWND         16

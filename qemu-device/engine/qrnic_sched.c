@@ -130,11 +130,13 @@ void qrnic_sched_timer(struct qrnic_engine *e, struct qrnic_qp *qp)
  * ones; qrnic guests talk to few peers at a time.
  */
 
-static uint32_t cc_cap(const struct qrnic_qp *qp)
+static uint32_t cc_cap(const struct qrnic_engine *e,
+                       const struct qrnic_qp *qp)
 {
-    uint32_t cap = QRNIC_WINDOW_BYTES / qrnic_pkt_cost(qp->mtu);
+    uint32_t cap = e->win_bytes / qrnic_pkt_cost(qp->mtu);
 
-    return cap < QRNIC_MAX_WINDOW ? cap : QRNIC_MAX_WINDOW;
+    cap = cap < e->win_pkts ? cap : e->win_pkts;
+    return cap ? cap : 1;
 }
 
 /* The QP no longer waits: when none does, the others may send again. */
@@ -163,7 +165,7 @@ void qrnic_cc_unstarve(struct qrnic_engine *e, struct qrnic_qp *qp)
 static uint32_t cc_total(const struct qrnic_engine *e,
                          const struct qrnic_qp *qp)
 {
-    uint32_t w = e->cc.cwnd / QRNIC_CWND_ONE, cap = cc_cap(qp);
+    uint32_t w = e->cc.cwnd / QRNIC_CWND_ONE, cap = cc_cap(e, qp);
 
     return w < cap ? w : cap;
 }
@@ -274,7 +276,7 @@ bool qrnic_cc_starved(struct qrnic_engine *e, struct qrnic_qp *qp)
 uint32_t qrnic_cc_window(const struct qrnic_engine *e,
                          const struct qrnic_qp *qp)
 {
-    uint32_t w = e->cc.cwnd / QRNIC_CWND_ONE, cap = cc_cap(qp);
+    uint32_t w = e->cc.cwnd / QRNIC_CWND_ONE, cap = cc_cap(e, qp);
     uint32_t sharers = e->cc.active + (qp->cc_counted ? 0 : 1);
 
     w = w < cap ? w : cap;
@@ -307,7 +309,7 @@ void qrnic_cc_loss(struct qrnic_engine *e, const struct qrnic_qp *qp,
                    bool timeout)
 {
     uint64_t now = e->ops->now_ns(e->opaque);
-    uint32_t w = e->cc.cwnd / QRNIC_CWND_ONE, cap = cc_cap(qp);
+    uint32_t w = e->cc.cwnd / QRNIC_CWND_ONE, cap = cc_cap(e, qp);
 
     if (!timeout && now < e->cc.hold_until) {
         return;
@@ -321,7 +323,7 @@ void qrnic_cc_loss(struct qrnic_engine *e, const struct qrnic_qp *qp,
 void qrnic_cc_acked(struct qrnic_engine *e, struct qrnic_qp *qp,
                     uint32_t acked, uint64_t rtt_ns)
 {
-    uint32_t max = QRNIC_MAX_WINDOW * QRNIC_CWND_ONE;
+    uint32_t max = e->win_pkts * QRNIC_CWND_ONE;
 
     e->cc.progress_ns = e->ops->now_ns(e->opaque);
     qrnic_cc_unstarve(e, qp);
@@ -341,8 +343,8 @@ void qrnic_cc_acked(struct qrnic_engine *e, struct qrnic_qp *qp,
     if (e->ops->now_ns(e->opaque) < e->cc.hold_until) {
         return;
     }
-    if (acked > QRNIC_MAX_WINDOW) {
-        acked = QRNIC_MAX_WINDOW;
+    if (acked > e->win_pkts) {
+        acked = e->win_pkts;
     }
     e->cc.cwnd += acked * QRNIC_CWND_ONE * QRNIC_CWND_ONE / e->cc.cwnd;
     e->cc.cwnd = e->cc.cwnd < max ? e->cc.cwnd : max;

@@ -38,7 +38,7 @@ for ph in $phases; do
 	dbw=default
 	case ".$ph." in
 	*.bh.*) dbw=0 ;;
-	*.db[0-9]*) dbw=${ph#*.db}; dbw=${dbw%%.*} ;;
+	*.db[0-9]*) dbw=$(echo ".$ph." | sed -n 's/.*\.db\([0-9][0-9]*\)\..*/\1/p') ;;
 	esac
 	# .pin: every thread of QEMU I on host CPU I (mod the CPU count) for
 	# this phase; else on any CPU.
@@ -51,8 +51,15 @@ for ph in $phases; do
 		esac
 		taskset -a -p -c "$cpus" "${!p}" > /dev/null
 	done
+	# .wK, .pK: the congestion window's caps, x-window-kib, x-window-pkts
+	# (else their defaults, 256 and 128).
+	part() { echo ".$ph." | sed -n "s/.*\.$1\([0-9][0-9]*\)\..*/\1/p"; }
+	wkib=$(part w) wpkts=$(part p)
+	wkib=${wkib:-256} wpkts=${wpkts:-128}
 	for ((i = 0; i < QRNIC_NGUESTS; i++)); do
-		cmds=("logfile $out/trace-$ph-g$i.log")
+		cmds=("logfile $out/trace-$ph-g$i.log"
+			"qom-set /machine/peripheral/nic0 x-window-kib $wkib"
+			"qom-set /machine/peripheral/nic0 x-window-pkts $wpkts")
 		[ "$dbw" = default ] || cmds+=("qom-set /machine/peripheral/nic0 x-db-work $dbw")
 		for ev in $events; do cmds+=("trace-event $ev on"); done
 		mon "$i" "${cmds[@]}"
@@ -71,7 +78,7 @@ for ph in $phases; do
 	fi
 	sleep 0.1
 	touch "$QRNIC_SHARE/$ph.go"
-	echo "tb-host: $ph: x-db-work $dbw, CPUs $cpus, tracing ($events), sampling"
+	echo "tb-host: $ph: x-db-work $dbw, window $wkib KiB $wpkts packets, CPUs $cpus, tracing ($events), sampling"
 	for _ in $(seq 6000); do
 		[ -e "$QRNIC_SHARE/$ph.done-0" ] && [ -e "$QRNIC_SHARE/$ph.done-1" ] && break
 		sleep 0.05
