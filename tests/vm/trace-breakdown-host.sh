@@ -32,7 +32,7 @@ for ph in $phases; do
 	[ -e "$QRNIC_SHARE/$ph.req" ] || { echo "tb-host: $ph never asked for"; exit 1; }
 	case "$ph" in
 	*.trace*) events=$all_events ;;
-	*) events=qrnic_cqe ;;
+	*) events=qrnic_admin_cmd ;;	# rare: QP set up and torn down
 	esac
 	# .bh: x-db-work 0; .dbK: x-db-work K; else the device's default.
 	dbw=default

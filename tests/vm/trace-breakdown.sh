@@ -6,7 +6,8 @@
 #   trace-breakdown.sh ITERS SECS MTU PHASE...   (MTU: the netdev's)
 # PHASE is NAME.MODE: NAME pp (ibv_rc_pingpong 4 KiB, ITERS iterations),
 # lat (ib_send_lat 2 B, ITERS) or bw (ib_write_bw 64 KiB, SECS seconds);
-# MODE plain (only qrnic_cqe traced, to mark the window) or trace (every
+# MODE plain (only qrnic_admin_cmd traced: QP setup and teardown mark
+# the window) or trace (every
 # stage traced); NAME.MODE.bh and NAME.MODE.dbK run with the device's
 # x-db-work 0 or K (the host sets it).
 . "$(dirname "$0")/lib.sh"
