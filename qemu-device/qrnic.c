@@ -92,7 +92,6 @@ static void qrnic_realize(PCIDevice *pdev, Error **errp)
     qrnic_engine_init(&s->eng, &qrnic_engine_glue_ops, s, s->db_pages,
                       s->conf.macaddr.a);
     s->eng.db_work = s->db_work;
-    s->eng.win_bytes = s->win_kib * KiB;
     s->eng.win_pkts = s->win_pkts;
     if (!qrnic_fault_realize(s, errp)) {
         goto err_pcie;
@@ -107,6 +106,7 @@ static void qrnic_realize(PCIDevice *pdev, Error **errp)
                           object_get_typename(OBJECT(s)), dev->id,
                           &dev->mem_reentrancy_guard, s);
     qemu_format_nic_info_str(qemu_get_queue(s->nic), s->conf.macaddr.a);
+    qrnic_window_update(s);
     qrnic_engine_set_link(&s->eng, !qemu_get_queue(s->nic)->link_down);
 
     s->work_bh = qemu_bh_new_guarded(qrnic_work_bh, s,
@@ -160,9 +160,8 @@ static const Property qrnic_properties[] = {
                      QRNIC_DEFAULT_QMEM_SIZE),
     DEFINE_PROP_UNSIGNED("x-db-work", QrnicState, db_work,
                          QRNIC_DB_WORK_DEFAULT, qrnic_prop_db_work, uint32_t),
-    DEFINE_PROP_UNSIGNED("x-window-kib", QrnicState, win_kib,
-                         QRNIC_ENG_WINDOW_BYTES / KiB, qrnic_prop_win_kib,
-                         uint32_t),
+    DEFINE_PROP_UNSIGNED("x-window-kib", QrnicState, win_kib, 0,
+                         qrnic_prop_win_kib, uint32_t),
     DEFINE_PROP_UNSIGNED("x-window-pkts", QrnicState, win_pkts,
                          QRNIC_ENG_WINDOW_PKTS, qrnic_prop_win_pkts, uint32_t),
     DEFINE_PROP_UNSIGNED("x-drop-ppm", QrnicState, fault.drop_ppm, 0,

@@ -33,8 +33,8 @@ struct QrnicState {
     uint32_t db_pages;
     uint64_t qmem_size;
     uint32_t db_work;           /* x-db-work: SQ doorbell work at once */
-    uint32_t win_kib;           /* x-window-kib, x-window-pkts: caps of */
-    uint32_t win_pkts;          /* the congestion window */
+    uint32_t win_kib;           /* x-window-kib (0: by the netdev), */
+    uint32_t win_pkts;          /* x-window-pkts: the window's caps */
     struct qrnic_fault_cfg fault;   /* x-*-ppm, x-fault-seed */
 
     /* All guarded by the device's re-entrancy guard. */
@@ -67,6 +67,7 @@ extern PropertyInfo qrnic_prop_db_work;
 extern PropertyInfo qrnic_prop_win_kib;
 extern PropertyInfo qrnic_prop_win_pkts;
 void qrnic_fault_props_init(void);
+void qrnic_window_update(QrnicState *s);
 bool qrnic_fault_realize(QrnicState *s, Error **errp);
 
 /* qrnic_net.c */

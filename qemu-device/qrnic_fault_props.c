@@ -3,7 +3,8 @@
  * x-reorder-ppm, x-corrupt-ppm, x-fault-seed), x-db-work (an SQ
  * doorbell whose new work is at most this many packets sends them at
  * once, in the doorbell write; 0: the work bottom half always does) and
- * x-window-kib, x-window-pkts (the caps of the congestion window).
+ * x-window-kib, x-window-pkts (the caps of the congestion window;
+ * x-window-kib 0 picks one by the netdev).
  * Experimental, for tests and measurements: they may be set at run time
  * too (qom-set), which takes effect at once; the engine does the
  * injecting (engine/qrnic_fault.c).
@@ -15,6 +16,7 @@
 #include "qapi/error.h"
 #include "qapi/visitor.h"
 #include "hw/qdev-properties.h"
+#include "net/net.h"
 #include "qrnic.h"
 
 static void qrnic_fault_changed(Object *obj)
@@ -104,14 +106,44 @@ static void qrnic_set_db_work(Object *obj, Visitor *v, const char *name,
     }
 }
 
+/*
+ * The congestion window's byte cap: x-window-kib, or with 0 (the default)
+ * one by the backend: a stream netdev loses nothing (a full socket makes
+ * the sender wait), so only the packet cap need bound it; any other may
+ * drop what overflows a host socket.
+ */
+void qrnic_window_update(QrnicState *s)
+{
+    NetClientState *peer = s->nic ? qemu_get_queue(s->nic)->peer : NULL;
+
+    if (s->win_kib) {
+        s->eng.win_bytes = s->win_kib * KiB;
+    } else if (peer && peer->info->type == NET_CLIENT_DRIVER_STREAM) {
+        s->eng.win_bytes = QRNIC_ENG_WINDOW_LOSSLESS_BYTES;
+    } else {
+        s->eng.win_bytes = QRNIC_ENG_WINDOW_BYTES;
+    }
+}
+
 static void qrnic_set_win_kib(Object *obj, Visitor *v, const char *name,
                               void *opaque, Error **errp)
 {
     QrnicState *s = QRNIC(obj);
+    uint32_t *ptr = object_field_prop_ptr(obj, opaque);
+    uint32_t val;
 
-    if (qrnic_set_count(obj, v, name, opaque, 16,
-                        QRNIC_ENG_WINDOW_MAX_BYTES / KiB, errp)) {
-        s->eng.win_bytes = s->win_kib * KiB;
+    if (!visit_type_uint32(v, name, &val, errp)) {
+        return;
+    }
+    if (val && (val < 16 || val > QRNIC_ENG_WINDOW_MAX_BYTES / 1024)) {
+        error_setg(errp, "qrnic: property '%s' is 0 (by the netdev) or "
+                   "16..%u; got %" PRIu32, name,
+                   QRNIC_ENG_WINDOW_MAX_BYTES / 1024, val);
+        return;
+    }
+    *ptr = val;
+    if (DEVICE(obj)->realized) {
+        qrnic_window_update(s);
     }
 }
 
@@ -156,7 +188,8 @@ void qrnic_fault_props_init(void)
 
     qrnic_prop_win_kib = qdev_prop_uint32;
     qrnic_prop_win_kib.description = "congestion window cap, KiB as the "
-                                     "host socket counts (16..4096)";
+                                     "host socket counts (16..4096; 0: "
+                                     "by the netdev)";
     qrnic_prop_win_kib.get = qrnic_get_u32;
     qrnic_prop_win_kib.set = qrnic_set_win_kib;
     qrnic_prop_win_kib.realized_set_allowed = true;

@@ -52,10 +52,10 @@ for ph in $phases; do
 		taskset -a -p -c "$cpus" "${!p}" > /dev/null
 	done
 	# .wK, .pK: the congestion window's caps, x-window-kib, x-window-pkts
-	# (else their defaults, 256 and 128).
+	# (else their defaults: 0, by the netdev, and 128).
 	part() { echo ".$ph." | sed -n "s/.*\.$1\([0-9][0-9]*\)\..*/\1/p"; }
 	wkib=$(part w) wpkts=$(part p)
-	wkib=${wkib:-256} wpkts=${wpkts:-128}
+	wkib=${wkib:-0} wpkts=${wpkts:-128}	# 0: by the netdev
 	for ((i = 0; i < QRNIC_NGUESTS; i++)); do
 		cmds=("logfile $out/trace-$ph-g$i.log"
 			"qom-set /machine/peripheral/nic0 x-window-kib $wkib"
