@@ -17,6 +17,17 @@ mon() {	# mon I CMD...: HMP commands to guest I's monitor
 	{ printf '%s\n' "$@"; sleep 0.3; } | socat - "UNIX-CONNECT:${!m}" > /dev/null
 }
 
+# The device's own x-db-work, for phases that do not set it (a phase that
+# does leaves it changed).
+db_default=
+for _ in $(seq 100); do
+	db_default=$({ echo 'qom-get /machine/peripheral/nic0 x-db-work'; sleep 0.3; } |
+		socat - "UNIX-CONNECT:$QRNIC_MON0" 2> /dev/null | tr -d '\r' | grep -E '^[0-9]+$' | head -n1)
+	[ -n "$db_default" ] && break
+	sleep 0.2
+done
+echo "tb-host: the device's x-db-work is ${db_default:-unknown}"
+
 pids=
 for ((i = 0; i < QRNIC_NGUESTS; i++)); do
 	p=QRNIC_QEMU_PID$i
@@ -35,7 +46,7 @@ for ph in $phases; do
 	*) events=qrnic_admin_cmd ;;	# rare: QP set up and torn down
 	esac
 	# .bh: x-db-work 0; .dbK: x-db-work K; else the device's default.
-	dbw=default
+	dbw=${db_default:-default}
 	case ".$ph." in
 	*.bh.*) dbw=0 ;;
 	*.db[0-9]*) dbw=$(echo ".$ph." | sed -n 's/.*\.db\([0-9][0-9]*\)\..*/\1/p') ;;
