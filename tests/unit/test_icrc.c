@@ -141,6 +141,25 @@ static void test_classify(void)
           qrnic_icrc_check(buf, &pkt), "VLAN tagged IPv6 RoCE frame");
 }
 
+/* The BTH fields the trace events show (qrnic_roce_peek). */
+static void test_peek(void)
+{
+    const uint8_t *b6 = frame_v6 + 14 + 40 + 8;
+    uint32_t qpn = 0, psn = 0;
+    uint8_t op = 0xff;
+
+    CHECK(qrnic_roce_peek(frame_v4, sizeof(frame_v4), &op, &qpn, &psn) &&
+          op == 0x04 && qpn == 0x000123 && psn == 0x00abcd,
+          "peek ipv4: SEND_ONLY to QP 0x123, PSN 0xabcd (AckReq not in it)");
+    CHECK(qrnic_roce_peek(frame_v6, sizeof(frame_v6), &op, &qpn, &psn) &&
+          op == b6[0] &&
+          qpn == ((uint32_t)b6[5] << 16 | (uint32_t)b6[6] << 8 | b6[7]) &&
+          psn == ((uint32_t)b6[9] << 16 | (uint32_t)b6[10] << 8 | b6[11]),
+          "peek ipv6: opcode, QP and PSN from the BTH");
+    CHECK(!qrnic_roce_peek(frame_v4, 40, &op, &qpn, &psn),
+          "peek: a frame cut short is no RoCE frame");
+}
+
 int main(void)
 {
     test_crc32();
@@ -148,5 +167,6 @@ int main(void)
     test_vector("ipv4", frame_v4, sizeof(frame_v4), ICRC_V4, 0);
     test_vector("ipv6", frame_v6, sizeof(frame_v6), ICRC_V6, 1);
     test_classify();
+    test_peek();
     return TAP_DONE();
 }
