@@ -372,7 +372,6 @@ struct qrnic_qp {
     uint16_t rq_pi;
     uint16_t rq_ci;
     bool nak_sent;              /* drop later PSNs until the expected one */
-    bool acked_since_nak;       /* an ACK went out after the last NAK */
     bool uc_drop;               /* UC: drop packets until a new message */
     uint8_t resp_msg;           /* enum qrnic_resp_msg */
     bool recv_active;           /* recv_* describe a taken receive WQE */

@@ -446,20 +446,7 @@ void qrnic_resp_rx(struct qrnic_engine *e, struct qrnic_qp *qp,
         if (!qp->nak_sent) {
             qp->nak_sent = true;
             qrnic_stat(e, QRNIC_STAT_SEQ_NAKS_TX);
-            /*
-             * rdma_rxe acts on a sequence NAK only if an ACK came since
-             * its last resend began, else it waits out its retransmission
-             * timer (67 ms at perftest's timeout).  So a NAK with no ACK
-             * since the last one goes out behind an ACK of what came in
-             * order; not every time: an ACK opens the requester's window
-             * just before the NAK takes it back.
-             */
-            if (!qp->acked_since_nak) {
-                queue_ack(e, qp, QRNIC_AETH_ACK | QRNIC_AETH_CREDITS_INVALID,
-                          psn_add(qp->epsn, QRNIC_PSN_MASK));
-            }
             queue_ack(e, qp, QRNIC_AETH_NAK | QRNIC_NAK_PSN_SEQ, qp->epsn);
-            qp->acked_since_nak = false;
         }
         return;
     }
@@ -511,9 +498,6 @@ static void send_ack(struct qrnic_engine *e, struct qrnic_qp *qp)
     pos += qrnic_put_aeth(f + pos, qp->ack_syndrome, qp->msn);
     qrnic_tx(e, f, qrnic_wire_finish(qp, f, pos));
     qp->ack_pending = false;
-    if ((qp->ack_syndrome & QRNIC_AETH_KIND_MASK) == QRNIC_AETH_ACK) {
-        qp->acked_since_nak = true;
-    }
 }
 
 static void send_atomic_ack(struct qrnic_engine *e, struct qrnic_qp *qp,

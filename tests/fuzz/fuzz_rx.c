@@ -1983,8 +1983,7 @@ void fuzz_make_seeds(fz_emit_fn emit)
 
     /*
      * A WRITE resent after its ACK was lost: only the packet asking for an
-     * ACK draws one (its own PSN).  Gaps: a NAK alone after an ACK, an
-     * ACK and a NAK with none between.
+     * ACK draws one (its own PSN).  Then two gaps, one NAK each.
      */
     w_head(&w, 2, 0, 0x3f);
     for (i = 0; i < 2; i++) {
