@@ -115,7 +115,7 @@ void qrnic_sched_timer(struct qrnic_engine *e, struct qrnic_qp *qp)
  *   run and each ACK about as much as for several packets, and with even
  *   shares (32 packets each, 32 a turn, an ACK per share) 8 QPs carried
  *   0.7 of one QP's goodput to rxe in a TCG guest; with long runs in
- *   turns, as much as one (ib_write_bw -D 4, measured 2026-11-24);
+ *   turns, 0.67 to 1.09 (ib_write_bw -D 4, measured 2026-11-24);
  * - a loss on any QP (sequence NAK, missing READ answer, probe) halves
  *   it, once per round trip; a retransmission timeout shrinks it to two
  *   packets when no QP progressed meanwhile, else halves it (qrnic_req.c);
