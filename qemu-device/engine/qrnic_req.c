@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * qrnic engine: the RC requester.  It starts send WQEs in order, gives each
- * its PSNs, cuts messages into path-MTU packets and keeps its share of the
+ * its PSNs, cuts messages into path-MTU packets and keeps within the
  * device's congestion window (qrnic_sched.c) of unacknowledged PSNs.  The
  * completer (qrnic_comp.c) marks WQEs done or failed; qrnic_req_progress()
  * completes them in order.  Retransmission rewinds a cursor (sq_cur,
@@ -26,8 +26,8 @@ uint32_t qrnic_pkt_cost(uint32_t mtu)
 }
 
 /*
- * Packets in flight: the QP's share of the device's congestion window
- * (qrnic_sched.c), within a byte and a packet cap.
+ * Packets in flight: the device's congestion window (qrnic_sched.c),
+ * within a byte and a packet cap.
  */
 static uint32_t qrnic_req_window(const struct qrnic_engine *e,
                                  const struct qrnic_qp *qp)
@@ -733,12 +733,12 @@ static bool refetch(struct qrnic_engine *e, struct qrnic_qp *qp,
 }
 
 /*
- * May the packet at tx_psn go now?  Within the QP's share of the window
- * and, if it is a new one, when the device's window has room and no
- * starved QP holds it back.  A QP that stops must have asked for an ACK,
- * or nothing answers its packets in flight until the probe timer: if none
- * of them asked (it stopped for the device's window, or its share shrank
- * as more QPs became active), one more packet goes, asking.
+ * May the packet at tx_psn go now?  Within the window and, if it is a new
+ * one, when the device's window has room and no starved QP holds it back.
+ * A QP that stops must have asked for an ACK, or nothing answers its
+ * packets in flight until the probe timer: if none of them asked (it
+ * stopped for the device's window: other QPs filled it), one more packet
+ * goes, asking.
  */
 static bool may_send(struct qrnic_engine *e, struct qrnic_qp *qp,
                      uint32_t window)

@@ -313,9 +313,19 @@ static void duplicate(struct qrnic_engine *e, struct qrnic_qp *qp,
     qrnic_stat(e, QRNIC_STAT_DUP_REQS);
     if (!(rx->opf & (QRNIC_OPF_READ | QRNIC_OPF_ATOMIC | QRNIC_OPF_FLUSH |
                      QRNIC_OPF_ATOMIC_WRITE))) {
-        /* SEND/WRITE: acknowledge again, do not execute again. */
-        queue_ack(e, qp, QRNIC_AETH_ACK | QRNIC_AETH_CREDITS_INVALID,
-                  psn_add(qp->epsn, QRNIC_PSN_MASK));
+        /*
+         * SEND/WRITE: not executed again; acknowledged again where the
+         * requester asks (AckReq, or a message's end), with the
+         * duplicate's own PSN.  An ACK of the last PSN executed reaches a
+         * requester that resends from an older one while it is still
+         * resending: rdma_rxe then takes the message it is in the middle
+         * of as acknowledged without completing it, stops its
+         * retransmission timer, and never sends on that QP again.
+         */
+        if (rx->ackreq || (rx->opf & QRNIC_OPF_LAST)) {
+            queue_ack(e, qp, QRNIC_AETH_ACK | QRNIC_AETH_CREDITS_INVALID,
+                      rx->psn);
+        }
         return;
     }
     for (i = 0; i < n; i++) {

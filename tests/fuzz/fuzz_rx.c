@@ -1981,6 +1981,28 @@ void fuzz_make_seeds(fz_emit_fn emit)
     w_frame(&w, F(.op = QRNIC_OP_SEND_ONLY, .pay = PAY_N(8)));
     emit("psn-ahead", &w);
 
+    /*
+     * A WRITE resent after its ACK was lost: only the packet asking for an
+     * ACK draws one (its own PSN).  Then two gaps, one NAK each.
+     */
+    w_head(&w, 2, 0, 0x3f);
+    for (i = 0; i < 2; i++) {
+        int8_t back = i ? -3 : 0;
+
+        w_frame(&w, F(.op = QRNIC_OP_WRITE_FIRST, .off = 8, .len = 2055,
+                      .dpsn = back, .pay = PAY_MTU));
+        w_frame(&w, F(.op = QRNIC_OP_WRITE_MIDDLE, .dpsn = back,
+                      .pay = PAY_MTU));
+        w_frame(&w, F(.op = QRNIC_OP_WRITE_LAST, .fl = FL_ACKREQ,
+                      .dpsn = back, .pay = PAY_N(7)));
+    }
+    w_frame(&w, F(.op = QRNIC_OP_WRITE_ONLY, .dpsn = 1, .len = 8,
+                  .pay = PAY_N(8)));
+    w_frame(&w, F(.op = QRNIC_OP_WRITE_ONLY, .len = 8, .pay = PAY_N(8)));
+    w_frame(&w, F(.op = QRNIC_OP_WRITE_ONLY, .dpsn = 2, .len = 8,
+                  .pay = PAY_N(8)));
+    emit("write-resent-gaps", &w);
+
     /* Opcodes out of sequence and lengths off the path MTU. */
     w_head(&w, 2, 0, 0x3f);
     w_frame(&w, F(.op = QRNIC_OP_SEND_MIDDLE, .pay = PAY_MTU));

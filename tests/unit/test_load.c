@@ -8,9 +8,9 @@
  * The responder is a qrnic engine behind a model of that host (see the
  * comment on "host" below): one emulated CPU that takes a request frame
  * every svc_ns and runs the QPs' responder tasks as rxe does, each until
- * its queue is empty or it took 1024 frames.  Like rxe, the engine
- * answers a request that asks for an ACK, every duplicate SEND/WRITE with
- * an ACK of the last PSN it executed, a gap with one sequence NAK.  Time
+ * its queue is empty or it took 1024 frames.  The engine answers a
+ * request that asks for an ACK, a duplicate SEND/WRITE that asks for one
+ * with an ACK of its PSN, a gap with one sequence NAK.  Time
  * is the fake clock, so every figure is exact and the same on every run.
  *
  * Each QP writes msgs messages of 64 KiB, all posted at once (perftest's

@@ -11,12 +11,19 @@
 
 reps=${1:-3} iters=${2:-500} mtu=${3:-1500} secs=${4:-3}
 [ "$QRNIC_NGUESTS" -ge 2 ] || { echo "bench: FAILED needs two guests"; exit 1; }
+# The port's active MTU follows the netdev's (1500: 1024, 9000: 4096); wait
+# for it to change, then use it as every run's path MTU (-m: ibv_rc_pingpong
+# would use 1024 otherwise).
+amtu=$(active_mtu)
 if [ "$mtu" != 1500 ]; then
 	ip link set "$QRNIC_IFNAME" mtu "$mtu" || { echo "bench: FAILED cannot set MTU $mtu"; exit 1; }
 	retry 10 sh -c "[ \"\$(cat /sys/class/net/$QRNIC_IFNAME/mtu)\" = $mtu ]"
+	amtu_changed() { [ "$(active_mtu)" != "$amtu" ]; }
+	retry 10 amtu_changed
+	amtu=$(active_mtu)
 fi
 rdma_gid > /dev/null || { echo "bench: FAILED no RoCE v2 GID on $QRNIC_IBDEV"; exit 1; }
-echo "bench: nic $QRNIC_NIC $QRNIC_IBDEV mtu $(cat "/sys/class/net/$QRNIC_IFNAME/mtu") active_mtu $(active_mtu)"
+echo "bench: nic $QRNIC_NIC $QRNIC_IBDEV mtu $(cat "/sys/class/net/$QRNIC_IFNAME/mtu") active_mtu $amtu"
 
 rc=0
 # bench_run NAME PARSE CMD...: PARSE (a function) prints "KEY VALUE" lines
@@ -63,11 +70,16 @@ parse_lat() {
 n=0
 r=1
 while [ "$r" -le "$reps" ]; do
-	bench_run "pp-$r" parse_pp ibv_rc_pingpong -d "$QRNIC_IBDEV" -g "$gid" -s 4096 -n "$iters"
-	bench_run "wbw-$r" parse_bw ib_write_bw -d "$QRNIC_IBDEV" -x "$gid" -F -s 65536 -D "$secs"
-	bench_run "lat-$r" parse_lat ib_send_lat -d "$QRNIC_IBDEV" -x "$gid" -F -s 2 -n "$iters"
+	bench_run "pp-$r" parse_pp ibv_rc_pingpong -d "$QRNIC_IBDEV" -g "$gid" -m "$amtu" -s 4096 -n "$iters"
+	bench_run "wbw-$r" parse_bw ib_write_bw -d "$QRNIC_IBDEV" -x "$gid" -m "$amtu" -F -s 65536 -D "$secs"
+	bench_run "lat-$r" parse_lat ib_send_lat -d "$QRNIC_IBDEV" -x "$gid" -m "$amtu" -F -s 2 -n "$iters"
 	r=$((r + 1))
 done
+# The path MTU each tool used: ibv_rc_pingpong prints none, perftest does.
+if [ "$QRNIC_IDX" = 0 ]; then
+	pmtu() { sed -n 's/^ *Mtu *: *\([0-9]*\)\[B\].*/\1/p' "/tmp/bench-$1-1.out" | head -n 1; }
+	echo "bench: path MTU: ibv_rc_pingpong -m $amtu, ib_write_bw $(pmtu wbw), ib_send_lat $(pmtu lat)"
+fi
 # The device's transport counters tell where bandwidth went (drops, resends).
 if [ -d "$hw" ]; then
 	for c in tx_roce_pkts rx_roce_pkts retrans_pkts ack_timeouts seq_naks_rx seq_naks_tx dup_reqs; do
