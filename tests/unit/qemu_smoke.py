@@ -174,6 +174,31 @@ def wait_for(fn, timeout=5.0):
     return fn()
 
 
+def hmp(m, cmd, timeout=5.0):
+    """Send a monitor command and wait for its prompt: the command has then
+    taken effect.  Returns what the monitor printed, None on a timeout."""
+    m.setblocking(False)
+    try:
+        while m.recv(4096):
+            pass                        # the banner, earlier commands' echo
+    except BlockingIOError:
+        pass
+    m.setblocking(True)
+    m.sendall(cmd + b'\n')
+    out, end = b'', time.time() + timeout
+    while time.time() < end:
+        r, _, _ = select.select([m], [], [], max(0.0, end - time.time()))
+        if not r:
+            break
+        chunk = m.recv(4096)
+        if not chunk:
+            break
+        out += chunk
+        if b'\n' in out and out.endswith(b'(qemu) '):
+            return out
+    return None
+
+
 def bad_property(prop, words):
     r = subprocess.run([QEMU, '-nodefaults', '-display', 'none', '-machine',
                         'q35', '-accel', 'qtest', '-device', 'qrnic,' + prop],
@@ -408,7 +433,11 @@ def rdma_loopback(q, aq, m):
 
     # No peer, and all it loops back lost: the retransmission timer
     # (virtual clock) ends the WQE.
-    m.sendall(b'qom-set /machine/peripheral/nic0 x-drop-ppm 1000000\n')
+    reply = hmp(m, b'qom-set /machine/peripheral/nic0 x-drop-ppm 1000000')
+    said = (reply or b'').split(b'\x1b[K')[-1].strip()
+    check(reply is not None and said == b'(qemu)',
+          'qom-set x-drop-ppm 1000000 done, the monitor said nothing else '
+          '(%r)' % (said if reply is not None else 'no prompt'))
     c = create_qp(16384)
     check(c is not None and connect(c, 0x3ff, timeout=8, retry=2),
           'a QP towards nobody')
