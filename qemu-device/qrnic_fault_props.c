@@ -164,42 +164,40 @@ PropertyInfo qrnic_prop_db_work;
 PropertyInfo qrnic_prop_win_kib;
 PropertyInfo qrnic_prop_win_pkts;
 
-/* Both start as copies of the plain integer properties (defaults, help). */
+/*
+ * Each starts as a copy of a plain integer property (default, help) that
+ * may also be set at run time (qom-set).
+ */
+static void run_time_prop(PropertyInfo *p, const PropertyInfo *base,
+                          const char *description,
+                          ObjectPropertyAccessor *get,
+                          ObjectPropertyAccessor *set)
+{
+    *p = *base;
+    p->description = description;
+    p->get = get;
+    p->set = set;
+    p->realized_set_allowed = true;
+}
+
 void qrnic_fault_props_init(void)
 {
-    qrnic_prop_ppm = qdev_prop_uint32;
-    qrnic_prop_ppm.description = "parts per million (0..1000000)";
-    qrnic_prop_ppm.get = qrnic_get_u32;
-    qrnic_prop_ppm.set = qrnic_set_ppm;
-    qrnic_prop_ppm.realized_set_allowed = true;
-
-    qrnic_prop_fault_seed = qdev_prop_uint64;
-    qrnic_prop_fault_seed.description = "the same seed, the same faults";
-    qrnic_prop_fault_seed.get = qrnic_get_seed;
-    qrnic_prop_fault_seed.set = qrnic_set_seed;
-    qrnic_prop_fault_seed.realized_set_allowed = true;
-
-    qrnic_prop_db_work = qdev_prop_uint32;
-    qrnic_prop_db_work.description = "packets an SQ doorbell sends at once "
-                                     "(0..16)";
-    qrnic_prop_db_work.get = qrnic_get_u32;
-    qrnic_prop_db_work.set = qrnic_set_db_work;
-    qrnic_prop_db_work.realized_set_allowed = true;
-
-    qrnic_prop_win_kib = qdev_prop_uint32;
-    qrnic_prop_win_kib.description = "congestion window cap, KiB as the "
-                                     "host socket counts (16..4096; 0: "
-                                     "by the netdev)";
-    qrnic_prop_win_kib.get = qrnic_get_u32;
-    qrnic_prop_win_kib.set = qrnic_set_win_kib;
-    qrnic_prop_win_kib.realized_set_allowed = true;
-
-    qrnic_prop_win_pkts = qdev_prop_uint32;
-    qrnic_prop_win_pkts.description = "congestion window cap, packets "
-                                      "(2..1024)";
-    qrnic_prop_win_pkts.get = qrnic_get_u32;
-    qrnic_prop_win_pkts.set = qrnic_set_win_pkts;
-    qrnic_prop_win_pkts.realized_set_allowed = true;
+    run_time_prop(&qrnic_prop_ppm, &qdev_prop_uint32,
+                  "parts per million (0..1000000)",
+                  qrnic_get_u32, qrnic_set_ppm);
+    run_time_prop(&qrnic_prop_fault_seed, &qdev_prop_uint64,
+                  "the same seed, the same faults",
+                  qrnic_get_seed, qrnic_set_seed);
+    run_time_prop(&qrnic_prop_db_work, &qdev_prop_uint32,
+                  "packets an SQ doorbell sends at once (0..16)",
+                  qrnic_get_u32, qrnic_set_db_work);
+    run_time_prop(&qrnic_prop_win_kib, &qdev_prop_uint32,
+                  "congestion window cap, KiB as the host socket counts "
+                  "(16..4096; 0: by the netdev)",
+                  qrnic_get_u32, qrnic_set_win_kib);
+    run_time_prop(&qrnic_prop_win_pkts, &qdev_prop_uint32,
+                  "congestion window cap, packets (2..1024)",
+                  qrnic_get_u32, qrnic_set_win_pkts);
 }
 
 bool qrnic_fault_realize(QrnicState *s, Error **errp)
