@@ -3,8 +3,9 @@
 # -q 8, 32 and 64 (64 KiB messages), each guest serving once; both sides
 # must exit 0 and the client print its result row.  Then the goodput with
 # one QP and with 8 (ib_write_bw -D 4, guest 0 sending), and the transport
-# counters of a qrnic sender.  With -g the 8 QPs together must carry at
-# least 90% of what one does; without it the figures are printed only.
+# counters of a qrnic sender (three rounds, medians compared).  With -g
+# the 8 QPs together must carry at least 90% of what one does; without it
+# the figures are printed only.
 #   multiqp.sh [-g] [QPS...]   default 8 32 64
 . "$(dirname "$0")/lib.sh"
 
@@ -58,22 +59,36 @@ for q in ${*:-8 32 64}; do
 	done
 done
 
-# goodput QPS: ib_write_bw -D 4 from guest 0; sets bw (MiB/s average).
+# goodput QPS ROUND: ib_write_bw -D 4 from guest 0; sets bw (MiB/s
+# average).  Each run has a rendezvous tag and a port of its own.
 goodput() {
-	out=/tmp/multiqp-gp-$1.out
-	pair_run "multiqp-gp-$1" 1 $((18990 + $1)) "$out" \
+	out=/tmp/multiqp-gp-$1-$2.out
+	pair_run "multiqp-gp-$1-$2" 1 $((18900 + 100 * $2 + $1)) "$out" \
 		ib_write_bw -d "$QRNIC_IBDEV" -x "$gid" -F -q "$1" -s 65536 -D 4
 	_rc=$?
 	bw=$(awk '$1 == 65536 && NF >= 5 { print $4; exit }' "$out")
 	[ "$_rc" -eq 0 ] && [ -n "$bw" ]
 }
+# median A B C: the middle one of three figures.
+median() {
+	printf '%s\n' "$@" | sort -g | sed -n 2p
+}
 before=$(counters retrans_pkts ack_timeouts)
-if goodput 1 && bw1=$bw && goodput 8 && bw8=$bw; then
+# Three rounds of one QP then 8, compared by their medians: a single pair
+# of 4-second runs on a 2-core TCG host varies by a quarter from load.
+ones= eights= ok=1
+for round in 1 2 3; do
+	if goodput 1 "$round"; then ones="$ones $bw"; else ok=; break; fi
+	if goodput 8 "$round"; then eights="$eights $bw"; else ok=; break; fi
+done
+if [ -n "$ok" ]; then
+	bw1=$(median $ones) bw8=$(median $eights)
+	what="goodput, median of 3: 8 QPs $bw8 MiB/s ($eights ), 1 QP $bw1 MiB/s ($ones )"
 	if [ "$QRNIC_IDX" = 0 ] && [ -n "$gate" ]; then
-		check "goodput: 8 QPs $bw8 MiB/s, 1 QP $bw1 MiB/s (8 QPs at least 90% of 1)" \
+		check "$what: 8 QPs at least 90% of 1" \
 			awk -v a="$bw8" -v b="$bw1" 'BEGIN { exit !(a >= 0.9 * b) }'
 	elif [ "$QRNIC_IDX" = 0 ]; then
-		echo "# goodput: 8 QPs $bw8 MiB/s, 1 QP $bw1 MiB/s (not checked: no -g)"
+		echo "# $what (not checked: no -g)"
 	fi
 	[ "$QRNIC_IDX" = 0 ] &&
 		echo "# counters before: $before; after: $(counters retrans_pkts ack_timeouts)"
