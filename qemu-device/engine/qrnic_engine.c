@@ -395,17 +395,19 @@ void qrnic_engine_reg_write(struct qrnic_engine *e, uint32_t addr,
 void qrnic_engine_db_write(struct qrnic_engine *e, uint64_t addr,
                            uint64_t val, unsigned int size)
 {
+    bool hold = e->db_work != 0;    /* what db_work said on the way in */
+
     if (!enter(e)) {
         defer_write(e, true, addr, val, size);
         return;
     }
-    if (e->db_work) {
+    if (hold) {
         e->sched_hold = true;
         e->db_qpn = 0;
     }
     db_write(e, addr, val, size);
-    if (e->db_work) {
-        qrnic_sched_doorbell(e, e->db_qpn);
+    if (hold) {
+        qrnic_sched_doorbell(e, e->db_qpn);     /* releases the hold */
     }
     leave(e);
 }
