@@ -199,6 +199,28 @@ def hmp(m, cmd, timeout=5.0):
     return None
 
 
+def monitor_said(reply):
+    """What the monitor printed after echoing the command line."""
+    return (reply or b'').split(b'\x1b[K')[-1].decode(errors='replace')
+
+
+def run_time_props(m):
+    """Out-of-range values set at run time are refused, the old kept."""
+    dev = b'/machine/peripheral/nic0 '
+    for prop, bad, good, words in (('x-db-work', 17, 4, ['0..16']),
+                                   ('x-window-kib', 8, 0, ['16..4096']),
+                                   ('x-window-pkts', 1025, 128,
+                                    ['2..1024'])):
+        name = prop.encode()
+        said = monitor_said(hmp(m, b'qom-set ' + dev + name + b' %d' % bad))
+        kept = monitor_said(hmp(m, b'qom-get ' + dev + name)).split()
+        check(prop in said and all(w in said for w in words) and
+              kept[:1] == [str(good)],
+              'qom-set %s %d at run time: refused (%r), still %s' %
+              (prop, bad, said.strip().splitlines()[0] if said.strip()
+               else '', kept[:1]))
+
+
 def bad_property(prop, words):
     r = subprocess.run([QEMU, '-nodefaults', '-display', 'none', '-machine',
                         'q35', '-accel', 'qtest', '-device', 'qrnic,' + prop],
@@ -474,6 +496,11 @@ def main():
     bad_property('qmem-size=3M', ['qmem-size', 'power of two'])
     bad_property('qmem-size=512M', ['qmem-size', '256 MiB'])
     bad_property('x-drop-ppm=1000001', ['x-drop-ppm', '1000000'])
+    bad_property('x-db-work=17', ['x-db-work', '0..16'])
+    bad_property('x-window-kib=8', ['x-window-kib', '16..4096'])
+    bad_property('x-window-kib=4097', ['x-window-kib', '16..4096'])
+    bad_property('x-window-pkts=1', ['x-window-pkts', '2..1024'])
+    bad_property('x-window-pkts=1025', ['x-window-pkts', '2..1024'])
 
     rx_sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)  # device TX
     rx_sock.bind(('127.0.0.1', 0))
@@ -570,6 +597,7 @@ def main():
           'set_link on sets LINK_UP')
 
     rdma_loopback(q, aq, m)
+    run_time_props(m)
 
     # ---- system_reset: QEMU's reset reaches the engine ----------------------
     m.sendall(b'system_reset\n')
