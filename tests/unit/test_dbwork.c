@@ -57,6 +57,18 @@ static void post_recv(int n, uint64_t wr_id, uint32_t len)
     qp_post_recv(p.qp[n], wr_id, &sg, 1, true);
 }
 
+/* A SEND of len bytes from QP 0; the frames its doorbell write sent. */
+static uint64_t send_from_doorbell(uint64_t wr_id, uint32_t len)
+{
+    struct hwr wr = mkwr(wr_id, QRNIC_WR_SEND, p.mr[0]->iova, len,
+                         p.mr[0]->key);
+    uint64_t sent = wire.sent;
+
+    mr_fill(p.mr[0], p.mr[0]->iova, len, (uint32_t)wr_id);
+    qp_post_send(p.qp[0], &wr, true);
+    return wire.sent - sent;
+}
+
 /* Path MTU 1024: a 1 KiB SEND is one packet, 4 KiB four. */
 static void test_at_once(void)
 {
@@ -69,11 +81,7 @@ static void test_at_once(void)
     post_recv(1, 7, 8192);
     harness_run(now_ns + 10 * MS);
     CHECK(!bh(0) && !bh(1), "idle: no work call pending");
-    sent = wire.sent;
-    wr = mkwr(8, QRNIC_WR_SEND, p.mr[0]->iova, 1000, p.mr[0]->key);
-    mr_fill(p.mr[0], p.mr[0]->iova, 1000, 8);
-    qp_post_send(p.qp[0], &wr, true);
-    CHECK_EQ(wire.sent - sent, 1,
+    CHECK_EQ(send_from_doorbell(8, 1000), 1,
              "a one-packet SEND is on the wire when the doorbell write "
              "returns");
     CHECK(!bh(0), "nothing left: the doorbell asked for no work call");
@@ -85,11 +93,7 @@ static void test_at_once(void)
     nodes[0].d.e.db_work = 1;
     post_recv(1, 9, 8192);
     harness_run(now_ns + 10 * MS);
-    sent = wire.sent;
-    wr = mkwr(10, QRNIC_WR_SEND, p.mr[0]->iova, 4096, p.mr[0]->key);
-    mr_fill(p.mr[0], p.mr[0]->iova, 4096, 10);
-    qp_post_send(p.qp[0], &wr, true);
-    CHECK(wire.sent == sent && bh(0),
+    CHECK(send_from_doorbell(10, 4096) == 0 && bh(0),
           "db_work 1, a four-packet SEND: nothing sent by the doorbell, a "
           "work call asked for");
     CHECK(completes(1, 9, QRNIC_WC_SUCCESS) && completes(0, 10, QRNIC_WC_SUCCESS) &&
@@ -100,13 +104,11 @@ static void test_at_once(void)
     nodes[0].d.e.db_work = 4;
     post_recv(1, 11, 8192);
     harness_run(now_ns + 10 * MS);
-    sent = wire.sent;
-    wr.wr_id = 12;
-    qp_post_send(p.qp[0], &wr, true);
-    CHECK(wire.sent - sent == 4 && !bh(0),
+    CHECK(send_from_doorbell(12, 4096) == 4 && !bh(0),
           "db_work 4: the four packets at once, no work call");
-    CHECK(completes(1, 11, QRNIC_WC_SUCCESS) && completes(0, 12, QRNIC_WC_SUCCESS),
-          "both completions");
+    CHECK(completes(1, 11, QRNIC_WC_SUCCESS) && completes(0, 12, QRNIC_WC_SUCCESS) &&
+          !mr_verify(p.mr[1], p.mr[1]->iova, 4096, 12),
+          "both completions, the data intact");
 
     /* Two WQEs of two packets each: four in all, at once. */
     post_recv(1, 13, 8192);
