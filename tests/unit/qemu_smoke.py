@@ -456,8 +456,8 @@ def rdma_loopback(q, aq, m):
     # No peer, and all it loops back lost: the retransmission timer
     # (virtual clock) ends the WQE.
     reply = hmp(m, b'qom-set /machine/peripheral/nic0 x-drop-ppm 1000000')
-    said = (reply or b'').split(b'\x1b[K')[-1].strip()
-    check(reply is not None and said == b'(qemu)',
+    said = monitor_said(reply).strip()
+    check(reply is not None and said == '(qemu)',
           'qom-set x-drop-ppm 1000000 done, the monitor said nothing else '
           '(%r)' % (said if reply is not None else 'no prompt'))
     c = create_qp(16384)
