@@ -24,7 +24,7 @@
 #define QRNIC_INIT_CWND         16
 #define QRNIC_CWND_ONE          256         /* cwnd fixed point: 1 packet */
 #define QRNIC_BUDGET            32          /* packets per QP per turn */
-#define QRNIC_REQ_BURST         QRNIC_ENG_WINDOW_PKTS  /* requests, per turn */
+#define QRNIC_REQ_BURST         128         /* request packets per turn */
 #define QRNIC_MIN_RTO_NS        1000000ull  /* 1 ms */
 #define QRNIC_PROBE_NS          2000000ull  /* tail loss probe after 2 ms */
 

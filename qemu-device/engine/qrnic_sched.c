@@ -114,8 +114,10 @@ void qrnic_sched_timer(struct qrnic_engine *e, struct qrnic_qp *qp)
  *   an ACK once per window: rxe runs a task per QP and pays for each task
  *   run and each ACK about as much as for several packets, and with even
  *   shares (32 packets each, 32 a turn, an ACK per share) 8 QPs carried
- *   0.7 of one QP's goodput to rxe in a TCG guest; with long runs in
- *   turns, 0.67 to 1.09 (ib_write_bw -D 4, measured 2026-11-24);
+ *   0.7 of one QP's goodput to rxe in a TCG guest; with runs of up to
+ *   128 packets in turns and a window of 128, 0.98 on average (24
+ *   alternating pairs of ib_write_bw -D 4 runs, 2026-11-24), and with a
+ *   window of 256, 1.03;
  * - a loss on any QP (sequence NAK, missing READ answer, probe) halves
  *   it, once per round trip; a retransmission timeout shrinks it to two
  *   packets when no QP progressed meanwhile, else halves it (qrnic_req.c);

@@ -209,7 +209,7 @@ def run_time_props(m):
     dev = b'/machine/peripheral/nic0 '
     for prop, bad, good, words in (('x-db-work', 17, 4, ['0..16']),
                                    ('x-window-kib', 8, 0, ['16..4096']),
-                                   ('x-window-pkts', 1025, 128,
+                                   ('x-window-pkts', 1025, 256,
                                     ['2..1024'])):
         name = prop.encode()
         said = monitor_said(hmp(m, b'qom-set ' + dev + name + b' %d' % bad))

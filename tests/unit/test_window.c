@@ -4,8 +4,9 @@
  * win_pkts, x-window-kib and x-window-pkts in QEMU): packets in flight
  * never pass min(win_bytes / cost per packet, win_pkts); at path MTU
  * 4096 a packet costs 8 KiB, so the default 256 KiB allow 32 and the
- * 1 MiB a lossless link gets allow the packet cap, 128; caps changed in
- * the middle of traffic take effect at once, and every byte arrives.
+ * 1 MiB a lossless link gets allow 128; at path MTU 1024 (2 KiB a
+ * packet) those 1 MiB leave the packet cap, 256, to bind; caps changed
+ * in the middle of traffic take effect at once, and every byte arrives.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -67,8 +68,8 @@ int main(void)
 
     CHECK(pair_setup(&p, 31, 5, 14, 7, 7, 1, MR_BYTES),
           "pair set up, path MTU 4096");
-    CHECK(nodes[0].d.e.win_bytes == 256 * 1024 && nodes[0].d.e.win_pkts == 128,
-          "default caps: 256 KiB, 128 packets");
+    CHECK(nodes[0].d.e.win_bytes == 256 * 1024 && nodes[0].d.e.win_pkts == 256,
+          "default caps: 256 KiB, 256 packets");
     mr_fill(p.mr[0], p.mr[0]->iova, MSG, 5);
     most = run(12, 100, &ok);
     CHECK(ok && most <= 32,
@@ -78,7 +79,8 @@ int main(void)
     nodes[0].d.e.win_bytes = QRNIC_ENG_WINDOW_LOSSLESS_BYTES;
     most = run(40, 200, &ok);
     CHECK(ok && most > 32 && most <= 128,
-          "1 MiB cap: more than 32 packets in flight, at most 128 (%u)", most);
+          "1 MiB cap at MTU 4096: more than 32 packets in flight, at most 128 (%u)",
+          most);
 
     nodes[0].d.e.win_pkts = 48;
     most = run(4, 300, &ok);
@@ -91,6 +93,17 @@ int main(void)
           "64 KiB cap: at most 8 packets of 8 KiB in flight (%u)", most);
     CHECK(!mr_verify(p.mr[1], p.mr[1]->iova, MSG, 5),
           "every byte arrived after all changes");
+    harness_fini();
+
+    CHECK(pair_setup(&p, 32, 3, 14, 7, 7, 1, MR_BYTES),
+          "pair set up, path MTU 1024");
+    nodes[0].d.e.win_bytes = QRNIC_ENG_WINDOW_LOSSLESS_BYTES;
+    mr_fill(p.mr[0], p.mr[0]->iova, MSG, 6);
+    most = run(48, 500, &ok);
+    CHECK(ok && most > 128 && most <= 256,
+          "1 MiB cap at MTU 1024: more than 128 packets in flight, at most 256 (%u)",
+          most);
+    CHECK(!mr_verify(p.mr[1], p.mr[1]->iova, MSG, 6), "the data arrived");
     harness_fini();
     return tap_failures ? 1 : 0;
 }

@@ -17,16 +17,21 @@ mon() {	# mon I CMD...: HMP commands to guest I's monitor
 	{ printf '%s\n' "$@"; sleep 0.3; } | socat - "UNIX-CONNECT:${!m}" > /dev/null
 }
 
-# The device's own x-db-work, for phases that do not set it (a phase that
-# does leaves it changed).
-db_default=
-for _ in $(seq 100); do
-	db_default=$({ echo 'qom-get /machine/peripheral/nic0 x-db-work'; sleep 0.3; } |
-		socat - "UNIX-CONNECT:$QRNIC_MON0" 2> /dev/null | tr -d '\r' | grep -E '^[0-9]+$' | head -n1)
-	[ -n "$db_default" ] && break
-	sleep 0.2
-done
-echo "tb-host: the device's x-db-work is ${db_default:-unknown}"
+# prop_default NAME: the device's own value of property NAME, read before
+# any phase changes it (a phase that sets one leaves it changed).
+prop_default() {
+	local v
+	for _ in $(seq 100); do
+		v=$({ echo "qom-get /machine/peripheral/nic0 $1"; sleep 0.3; } |
+			socat - "UNIX-CONNECT:$QRNIC_MON0" 2> /dev/null | tr -d '\r' | grep -E '^[0-9]+$' | head -n1)
+		[ -n "$v" ] && break
+		sleep 0.2
+	done
+	echo "tb-host: the device's $1 is ${v:-unknown}" >&2
+	echo "$v"
+}
+db_default=$(prop_default x-db-work)
+wpkts_default=$(prop_default x-window-pkts)
 
 pids=
 for ((i = 0; i < QRNIC_NGUESTS; i++)); do
@@ -63,10 +68,10 @@ for ph in $phases; do
 		taskset -a -p -c "$cpus" "${!p}" > /dev/null
 	done
 	# .wK, .pK: the congestion window's caps, x-window-kib, x-window-pkts
-	# (else their defaults: 0, by the netdev, and 128).
+	# (else their defaults: 0, by the netdev, and the device's own).
 	part() { echo ".$ph." | sed -n "s/.*\.$1\([0-9][0-9]*\)\..*/\1/p"; }
 	wkib=$(part w) wpkts=$(part p)
-	wkib=${wkib:-0} wpkts=${wpkts:-128}	# 0: by the netdev
+	wkib=${wkib:-0} wpkts=${wpkts:-${wpkts_default:-256}}	# 0: by the netdev
 	for ((i = 0; i < QRNIC_NGUESTS; i++)); do
 		cmds=("logfile $out/trace-$ph-g$i.log"
 			"qom-set /machine/peripheral/nic0 x-window-kib $wkib"
