@@ -50,9 +50,10 @@
 /*
  * The packet cap binds only where the byte cap allows more: at MTU 1024
  * or 2048 on a lossless link.  There 256 packets let 8 QPs carry what one
- * does to rdma_rxe in a TCG guest (1.03 of one QP's goodput, where 128
- * packets gave 0.98: ib_write_bw -D 4, six alternating rounds in one boot,
- * 2026-11-24), and between qrnic guests 128, 256 and 512 carry the same.
+ * does to rdma_rxe in a TCG guest (1.00 of one QP's goodput on average
+ * over 18 alternating pairs of ib_write_bw -D 4 runs, where 128 packets
+ * gave 0.97 over 25: docs/performance.md), and between qrnic guests 128,
+ * 256 and 512 carry the same.
  */
 #define QRNIC_ENG_WINDOW_PKTS       256
 /*
