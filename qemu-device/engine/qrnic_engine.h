@@ -51,7 +51,7 @@
  * The packet cap binds only where the byte cap allows more: at MTU 1024
  * or 2048 on a lossless link.  There 256 packets let 8 QPs carry what one
  * does to rdma_rxe in a TCG guest (1.00 of one QP's goodput on average
- * over 18 alternating pairs of ib_write_bw -D 4 runs, where 128 packets
+ * over 21 alternating pairs of ib_write_bw -D 4 runs, where 128 packets
  * gave 0.97 over 25: docs/performance.md), and between qrnic guests 128,
  * 256 and 512 carry the same.
  */

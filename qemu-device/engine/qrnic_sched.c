@@ -117,7 +117,7 @@ void qrnic_sched_timer(struct qrnic_engine *e, struct qrnic_qp *qp)
  *   0.7 of one QP's goodput to rxe in a TCG guest; with runs of up to
  *   128 packets in turns and a window of 128, 0.97 on average (25
  *   alternating pairs of ib_write_bw -D 4 runs, 2026-11-24), and with a
- *   window of 256, 1.00 (18 pairs; single pairs vary by a tenth);
+ *   window of 256, 1.00 (21 pairs; single pairs vary by a tenth);
  * - a loss on any QP (sequence NAK, missing READ answer, probe) halves
  *   it, once per round trip; a retransmission timeout shrinks it to two
  *   packets when no QP progressed meanwhile, else halves it (qrnic_req.c);
