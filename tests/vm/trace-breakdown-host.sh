@@ -68,14 +68,15 @@ for ph in $phases; do
 		taskset -a -p -c "$cpus" "${!p}" > /dev/null
 	done
 	# .wK, .pK: the congestion window's caps, x-window-kib, x-window-pkts
-	# (else their defaults: 0, by the netdev, and the device's own).
+	# (else their defaults: 0, by the netdev, and the device's own; left
+	# alone if it could not be read, as x-db-work is).
 	part() { echo ".$ph." | sed -n "s/.*\.$1\([0-9][0-9]*\)\..*/\1/p"; }
 	wkib=$(part w) wpkts=$(part p)
-	wkib=${wkib:-0} wpkts=${wpkts:-${wpkts_default:-256}}	# 0: by the netdev
+	wkib=${wkib:-0} wpkts=${wpkts:-$wpkts_default}	# 0: by the netdev
 	for ((i = 0; i < QRNIC_NGUESTS; i++)); do
 		cmds=("logfile $out/trace-$ph-g$i.log"
-			"qom-set /machine/peripheral/nic0 x-window-kib $wkib"
-			"qom-set /machine/peripheral/nic0 x-window-pkts $wpkts")
+			"qom-set /machine/peripheral/nic0 x-window-kib $wkib")
+		[ -z "$wpkts" ] || cmds+=("qom-set /machine/peripheral/nic0 x-window-pkts $wpkts")
 		[ "$dbw" = default ] || cmds+=("qom-set /machine/peripheral/nic0 x-db-work $dbw")
 		for ev in $events; do cmds+=("trace-event $ev on"); done
 		mon "$i" "${cmds[@]}"
