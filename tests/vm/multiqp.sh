@@ -59,14 +59,29 @@ for q in ${*:-8 32 64}; do
 	done
 done
 
+# The receiver's load, to tell a slow peer from a slow sender: busy and
+# all jiffies of this guest's CPUs, and the RoCE packets its device took in.
+rx_load() {
+	_rx=$(cat "$hw/rcvd_pkts" 2>/dev/null || cat "$hw/rx_roce_pkts" 2>/dev/null || echo 0)
+	awk -v rx="$_rx" '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8, $2 + $3 + $4 + $5 + $6 + $7 + $8, rx }' /proc/stat
+}
+
 # goodput QPS ROUND: ib_write_bw -D 4 from guest 0; sets bw (MiB/s
-# average).  Each run has a rendezvous tag and a port of its own.
+# average).  Each run has a rendezvous tag and a port of its own.  The
+# receiving guest prints its CPU's busy share over the run (setup
+# included) and its CPU time per packet received.
 goodput() {
 	out=/tmp/multiqp-gp-$1-$2.out
+	_load=$(rx_load)
 	pair_run "multiqp-gp-$1-$2" 1 $((18900 + 100 * $2 + $1)) "$out" \
 		ib_write_bw -d "$QRNIC_IBDEV" -x "$gid" -F -q "$1" -s 65536 -D 4
 	_rc=$?
 	bw=$(awk '$1 == 65536 && NF >= 5 { print $4; exit }' "$out")
+	[ "$QRNIC_IDX" = 1 ] && echo "$_load $(rx_load)" | awk -v q="$1" -v r="$2" '{
+		busy = $4 - $1; all = $5 - $2; rx = $6 - $3
+		if (all > 0 && rx > 0)
+			printf "# goodput -q %d, round %d: receiver busy %.0f%%, %.1f us CPU per packet received (%d)\n",
+				q, r, 100 * busy / all, busy * 10000 / rx, rx }'
 	[ "$_rc" -eq 0 ] && [ -n "$bw" ]
 }
 # median A B C: the middle one of three figures.
