@@ -23,6 +23,14 @@ counters() {
 	done
 }
 
+# show_run FILE: a failed run's output without its per-QP address lines,
+# which push perftest's error (stderr, written before the buffered rest)
+# out of sight with many QPs.
+show_run() {
+	grep -v -e 'GID:' -e 'remote address' -e 'local address' "$1" | tail -n 25 |
+		sed 's/^/    /'
+}
+
 k=0
 # mq TEST QPS ITERS SERVER
 mq() {
@@ -38,14 +46,14 @@ mq() {
 	row=$(awk -v n=$((iters * q)) '$1 == 65536 && $2 == n && NF >= 5 { print; exit }' "$out")
 	if [ "$rc" -ne 0 ]; then
 		fail "$desc: status $rc"
-		tail -n 15 "$out" | sed 's/^/    /'
+		show_run "$out"
 	elif [ "$role" = server ]; then
 		pass "$desc: exit 0"
 	elif [ -n "$row" ]; then
 		pass "$desc: 64 KiB x $iters per QP, $(echo "$row" | awk '{ print $4 }') MiB/s average"
 	else
 		fail "$desc: no result row"
-		tail -n 15 "$out" | sed 's/^/    /'
+		show_run "$out"
 	fi
 }
 
@@ -109,6 +117,6 @@ if [ -n "$ok" ]; then
 		echo "# counters before: $before; after: $(counters retrans_pkts ack_timeouts)"
 else
 	fail "goodput runs (ib_write_bw -D 4, -q 1 and -q 8): status $_rc"
-	tail -n 15 "$out" | sed 's/^/    /'
+	show_run "$out"
 fi
 finish
