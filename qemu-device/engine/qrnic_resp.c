@@ -75,11 +75,10 @@ static void fatal_nak(struct qrnic_engine *e, struct qrnic_qp *qp,
 
 /* A receive WQE it cannot use: complete it with status, NAK, error. */
 static void recv_error(struct qrnic_engine *e, struct qrnic_qp *qp,
-                       const struct qrnic_rx *rx, uint8_t status,
+                       const struct qrnic_rx *rx, uint8_t status, uint8_t verr,
                        uint8_t nak_code)
 {
-    qrnic_recv_complete(e, qp, QRNIC_CQE_OP_RECV, status, QRNIC_VERR_BAD_SGE, 0,
-                        rx);
+    qrnic_recv_complete(e, qp, QRNIC_CQE_OP_RECV, status, verr, 0, rx);
     if (qp->type == QRNIC_QPT_UC) {
         qrnic_qp_error(e, qp, true);    /* no NAK to tell the requester */
         return;
@@ -115,20 +114,22 @@ static bool do_send(struct qrnic_engine *e, struct qrnic_qp *qp,
         } else if (rnr(e, qp, rx)) {
             return false;
         } else if ((verr = qrnic_recv_take(e, qp))) {
-            recv_error(e, qp, rx, QRNIC_WC_LOC_LEN_ERR, QRNIC_NAK_REM_OP);
+            recv_error(e, qp, rx, QRNIC_WC_LOC_LEN_ERR, verr,
+                       QRNIC_NAK_REM_OP);
             return false;
         }
     }
     /* No message is longer than 2 GiB, so the offset cannot wrap. */
     if ((uint64_t)qp->recv_off + rx->paylen > qp->recv_sgl.total ||
         (uint64_t)qp->recv_off + rx->paylen > QRNIC_MAX_MSG_SIZE) {
-        recv_error(e, qp, rx, QRNIC_WC_LOC_LEN_ERR, QRNIC_NAK_INVALID_REQ);
+        recv_error(e, qp, rx, QRNIC_WC_LOC_LEN_ERR, QRNIC_VERR_MSG_TOO_LONG,
+                   QRNIC_NAK_INVALID_REQ);
         return false;
     }
     verr = qrnic_sgl_copy(e, qp->recv_pdn, &qp->recv_sgl, qp->recv_off,
                           (void *)rx->payload, rx->paylen, true);
     if (verr) {
-        recv_error(e, qp, rx, QRNIC_WC_LOC_PROT_ERR, QRNIC_NAK_REM_OP);
+        recv_error(e, qp, rx, QRNIC_WC_LOC_PROT_ERR, verr, QRNIC_NAK_REM_OP);
         return false;
     }
     qp->recv_off += rx->paylen;

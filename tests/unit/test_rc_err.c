@@ -282,8 +282,10 @@ static void test_recv_too_small(void)
     qp_post_send(p.qp[0], &wr, true);
     harness_run(now_ns + SEC);
     got = cq_poll(p.cq[1], &wc);
-    CHECK(got && wc.wr_id == 0xa1 && wc.status == QRNIC_WC_LOC_LEN_ERR,
-          "SEND larger than the receive: LOC_LEN_ERR on the responder");
+    CHECK(got && wc.wr_id == 0xa1 && wc.status == QRNIC_WC_LOC_LEN_ERR &&
+          wc.vendor_err == QRNIC_VERR_MSG_TOO_LONG,
+          "SEND larger than the receive: LOC_LEN_ERR on the responder, "
+          "vendor_err MSG_TOO_LONG (%u)", wc.vendor_err);
     got = cq_poll(p.cq[0], &wc);
     CHECK(got && wc.wr_id == 0xa0 && wc.status == QRNIC_WC_REM_INV_REQ_ERR,
           "... and REM_INV_REQ_ERR on the requester");
@@ -296,9 +298,11 @@ static void test_recv_too_small(void)
     qp_post_send(p.qp[0], &wr, true);
     harness_run(now_ns + SEC);
     CHECK(cq_poll(p.cq[1], &wc) && wc.wr_id == 0xa3 &&
-          wc.status == QRNIC_WC_LOC_PROT_ERR && cq_poll(p.cq[0], &wc) &&
+          wc.status == QRNIC_WC_LOC_PROT_ERR &&
+          wc.vendor_err == QRNIC_VERR_BAD_LKEY && cq_poll(p.cq[0], &wc) &&
           wc.wr_id == 0xa2 && wc.status == QRNIC_WC_REM_OP_ERR,
-          "receive with a bad lkey: LOC_PROT_ERR there, REM_OP_ERR here");
+          "receive with a bad lkey: LOC_PROT_ERR (vendor_err BAD_LKEY) "
+          "there, REM_OP_ERR here");
 }
 
 static void test_atomic_misaligned(void)
