@@ -31,11 +31,21 @@ role() { [ "$QRNIC_IDX" = "$1" ] && echo server || echo client; }
 # ending is accepted when the peer completed every iteration with its
 # buffers checked (so every one of our SENDs arrived); the peers report
 # their results through the share.
+#
+# The accepted ending can take a side the whole timeout (rxe resends
+# until it), so each run starts once both sides are done with the one
+# before: a server that started listening earlier would spend its own
+# timeout waiting for the client.
+pp_prev=
 pingpong() {
 	out=/tmp/loss-pp-$k.out
 	bytes=$(($2 * $3 * 2))
 	peer=$((1 - QRNIC_IDX))
 	desc="ibv_rc_pingpong -c -s $2 -n $3 under loss ($(role "$1") g$QRNIC_IDX $QRNIC_IBDEV)"
+	if [ -n "$pp_prev" ] && ! wait_for "loss-pp-$pp_prev-done-$peer" 150; then
+		echo "# pingpong: g$peer never finished run $pp_prev"
+	fi
+	pp_prev=$k
 	PAIR_TIMEOUT=90 pair_run "loss-pp-$k" "$1" $((18800 + k)) "$out" \
 		ibv_rc_pingpong -d "$QRNIC_IBDEV" -g "$gid" -c -s "$2" -n "$3"
 	rc=$?
