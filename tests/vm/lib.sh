@@ -133,6 +133,8 @@ port_active() {
 # The device's own counters (qrnic): hw_counts [NAME...] prints
 # "NAME N ..." for hw_counters/res_NAME (default: every resource count).
 hw=/sys/class/infiniband/$QRNIC_IBDEV/ports/1/hw_counters
+# hwc NAME: one hw_counters value (qrnic's or rxe's), 0 if there is none.
+hwc() { cat "$hw/$1" 2>/dev/null || echo 0; }
 hw_names="uctx pd cq qp mr mr_pages"
 hw_counts() {
 	_s=

@@ -91,8 +91,6 @@ perf() {
 	k=$((k + 1))
 }
 
-hwc() { cat "$hw/$1" 2>/dev/null || echo 0; }
-
 counters() {
 	[ "$QRNIC_NIC" = qrnic ] || return 0
 	s=

@@ -70,7 +70,7 @@ done
 # The receiver's load, to tell a slow peer from a slow sender: busy and
 # all jiffies of this guest's CPUs, and the RoCE packets its device took in.
 rx_load() {
-	_rx=$(cat "$hw/rcvd_pkts" 2>/dev/null || cat "$hw/rx_roce_pkts" 2>/dev/null || echo 0)
+	if [ -r "$hw/rcvd_pkts" ]; then _rx=$(hwc rcvd_pkts); else _rx=$(hwc rx_roce_pkts); fi
 	awk -v rx="$_rx" '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8, $2 + $3 + $4 + $5 + $6 + $7 + $8, rx }' /proc/stat
 }
 
