@@ -1176,13 +1176,17 @@ static void op_send(struct fz *f)
     qp_ring_sq(qp);
 }
 
+static void check_x_wc(const struct hwc *wc);
+
 /*
  * QP C, E or F through ERR and RESET (the SRQ WQE it may hold completes
- * first) to RTS again.
+ * first) to RTS again.  QP E's receive completions, flushes included, are
+ * checked against its old RQ indices before they start again from 0.
  */
 static void restart_new(struct hqp *qp)
 {
     struct qrnic_qp_attr a;
+    struct hwc wc;
     bool ok;
 
     memset(&a, 0, sizeof(a));
@@ -1191,6 +1195,9 @@ static void restart_new(struct hqp *qp)
     a.qp_state = QRNIC_QPS_RESET;
     qp_modify(qp, A(STATE), &a);
     qp->sq_pi = qp->rq_pi = 0;
+    while (qp == fx.qpe && cq_poll(fx.cqx, &wc)) {
+        check_x_wc(&wc);
+    }
     if (qp == fx.qpc) {
         ok = qp_connect(fx.qpc, fx.qp0c, fx.path_mtu, 8, fx.retry & 7,
                         (fx.retry >> 3) & 7, 1);
