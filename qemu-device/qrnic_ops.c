@@ -72,6 +72,7 @@ static void qrnic_tx_frame(void *opaque, const uint8_t *frame, size_t len)
         qrnic_trace_frame(false, frame, len);
     }
     qemu_send_packet(qemu_get_queue(s->nic), frame, len);
+    trace_qrnic_tx_done();
 }
 
 static void qrnic_cmd_done(void *opaque, uint8_t opcode, uint16_t cookie,

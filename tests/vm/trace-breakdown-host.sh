@@ -9,7 +9,7 @@ set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 out=${QRNIC_TB_OUT:-$QRNIC_OUTDIR}
 phases=${QRNIC_TB_PHASES:?}
-all_events="qrnic_doorbell qrnic_work_sched qrnic_work_start qrnic_work_end qrnic_tx_frame qrnic_rx_frame qrnic_rx_refused qrnic_cqe qrnic_irq qrnic_timer_fire"
+all_events="qrnic_doorbell qrnic_work_sched qrnic_work_start qrnic_work_end qrnic_tx_frame qrnic_tx_done qrnic_rx_frame qrnic_rx_refused qrnic_cqe qrnic_irq qrnic_timer_fire"
 
 mon() {	# mon I CMD...: HMP commands to guest I's monitor
 	local m=QRNIC_MON$1
