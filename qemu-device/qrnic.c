@@ -115,6 +115,8 @@ static void qrnic_realize(PCIDevice *pdev, Error **errp)
                                       &dev->mem_reentrancy_guard);
     s->link_bh = qemu_bh_new_guarded(qrnic_link_bh, s,
                                      &dev->mem_reentrancy_guard);
+    s->linger_bh = qemu_bh_new(qrnic_linger_bh, s);
+    qrnic_linger_reset(s);
     s->rdma_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, qrnic_timer_cb, s);
     return;
 
@@ -133,10 +135,12 @@ static void qrnic_exit(PCIDevice *pdev)
     qemu_bh_delete(s->work_bh);
     qemu_bh_delete(s->timer_bh);
     qemu_bh_delete(s->link_bh);
+    qemu_bh_delete(s->linger_bh);
     timer_free(s->rdma_timer);
     s->work_bh = NULL;
     s->timer_bh = NULL;
     s->link_bh = NULL;
+    s->linger_bh = NULL;
     s->rdma_timer = NULL;
     qrnic_engine_fini(&s->eng);
     qemu_del_nic(s->nic);
@@ -149,6 +153,7 @@ static void qrnic_exit(PCIDevice *pdev)
 static void qrnic_reset_hold(Object *obj, ResetType type)
 {
     qrnic_engine_reset(&QRNIC(obj)->eng);
+    qrnic_linger_reset(QRNIC(obj));
     trace_qrnic_reset("device reset");
 }
 
@@ -160,6 +165,8 @@ static const Property qrnic_properties[] = {
                      QRNIC_DEFAULT_QMEM_SIZE),
     DEFINE_PROP_UNSIGNED("x-db-work", QrnicState, db_work,
                          QRNIC_DB_WORK_DEFAULT, qrnic_prop_db_work, uint32_t),
+    DEFINE_PROP_UNSIGNED("x-linger-us", QrnicState, linger_us,
+                         QRNIC_LINGER_DEFAULT_US, qrnic_prop_linger, uint32_t),
     DEFINE_PROP_UNSIGNED("x-window-kib", QrnicState, win_kib, 0,
                          qrnic_prop_win_kib, uint32_t),
     DEFINE_PROP_UNSIGNED("x-window-pkts", QrnicState, win_pkts,

@@ -35,12 +35,21 @@ struct QrnicState {
     uint32_t db_work;           /* x-db-work: SQ doorbell work at once */
     uint32_t win_kib;           /* x-window-kib (0: by the netdev), */
     uint32_t win_pkts;          /* x-window-pkts: the window's caps */
+    uint32_t linger_us;         /* x-linger-us: qrnic_linger.c */
     struct qrnic_fault_cfg fault;   /* x-*-ppm, x-fault-seed */
 
     /* All guarded by the device's re-entrancy guard. */
     QEMUBH *work_bh;            /* qrnic_engine_work() */
     QEMUBH *timer_bh;           /* qrnic_engine_timer() */
     QEMUBH *link_bh;            /* qrnic_engine_set_link() */
+    QEMUBH *linger_bh;          /* qrnic_linger_bh(): the main loop polls */
+    int64_t linger_ns;          /* how long the next poll may last */
+    int64_t linger_until;       /* QEMU_CLOCK_REALTIME; 0: not polling */
+    int64_t linger_tx_ns;       /* when a doorbell last sent frames */
+    int64_t linger_checked_ns;  /* when main_tid's CPUs were last read */
+    int main_tid;               /* the main loop's thread */
+    bool linger_bound;          /* ... and it has one CPU */
+    bool rx_answered;           /* a receive completion for this frame */
     QEMUTimer *rdma_timer;      /* schedules timer_bh */
     uint64_t tx_count;          /* frames sent, received: for the traces */
     uint64_t rx_count;
@@ -64,6 +73,7 @@ void qrnic_trace_frame(bool rx, const uint8_t *frame, size_t len);
 extern PropertyInfo qrnic_prop_ppm;
 extern PropertyInfo qrnic_prop_fault_seed;
 extern PropertyInfo qrnic_prop_db_work;
+extern PropertyInfo qrnic_prop_linger;
 extern PropertyInfo qrnic_prop_win_kib;
 extern PropertyInfo qrnic_prop_win_pkts;
 void qrnic_fault_props_init(void);
@@ -73,6 +83,14 @@ bool qrnic_fault_realize(QrnicState *s, Error **errp);
 /* qrnic_net.c */
 extern NetClientInfo qrnic_net_info;
 void qrnic_link_bh(void *opaque);
+
+/* qrnic_linger.c */
+#define QRNIC_LINGER_DEFAULT_US 50
+#define QRNIC_LINGER_MAX_US     1000
+void qrnic_linger_reset(QrnicState *s);
+void qrnic_linger_after_tx(QrnicState *s);
+void qrnic_linger_answered(QrnicState *s);
+void qrnic_linger_bh(void *opaque);
 void qrnic_rx_flush(QrnicState *s);
 
 #endif /* HW_NET_QRNIC_H */

@@ -106,6 +106,15 @@ static void qrnic_set_db_work(Object *obj, Visitor *v, const char *name,
     }
 }
 
+static void qrnic_set_linger(Object *obj, Visitor *v, const char *name,
+                             void *opaque, Error **errp)
+{
+    if (qrnic_set_count(obj, v, name, opaque, 0, QRNIC_LINGER_MAX_US,
+                        errp)) {
+        qrnic_linger_reset(QRNIC(obj));
+    }
+}
+
 /*
  * The congestion window's byte cap: x-window-kib, or with 0 (the default)
  * one by the backend: a stream netdev loses nothing (a full socket makes
@@ -161,6 +170,7 @@ static void qrnic_set_win_pkts(Object *obj, Visitor *v, const char *name,
 PropertyInfo qrnic_prop_ppm;
 PropertyInfo qrnic_prop_fault_seed;
 PropertyInfo qrnic_prop_db_work;
+PropertyInfo qrnic_prop_linger;
 PropertyInfo qrnic_prop_win_kib;
 PropertyInfo qrnic_prop_win_pkts;
 
@@ -191,6 +201,10 @@ void qrnic_fault_props_init(void)
     run_time_prop(&qrnic_prop_db_work, &qdev_prop_uint32,
                   "packets an SQ doorbell sends at once (0..16)",
                   qrnic_get_u32, qrnic_set_db_work);
+    run_time_prop(&qrnic_prop_linger, &qdev_prop_uint32,
+                  "us the main loop polls the netdev after a doorbell's "
+                  "frames (0..1000; 0: never)",
+                  qrnic_get_u32, qrnic_set_linger);
     run_time_prop(&qrnic_prop_win_kib, &qdev_prop_uint32,
                   "congestion window cap, KiB as the host socket counts "
                   "(16..4096; 0: by the netdev)",

@@ -84,7 +84,12 @@ static void qrnic_cmd_done(void *opaque, uint8_t opcode, uint16_t cookie,
 static void qrnic_cqe_posted(void *opaque, uint32_t cqn, uint32_t qpn,
                              uint8_t opcode, uint8_t status, uint8_t flags)
 {
+    QrnicState *s = opaque;
+
     trace_qrnic_cqe(cqn, qpn, opcode, status, flags);
+    if (opcode >= QRNIC_CQE_OP_RECV) {
+        s->rx_answered = true;
+    }
 }
 
 static void qrnic_mac_changed(void *opaque, const uint8_t *mac)

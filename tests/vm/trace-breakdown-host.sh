@@ -32,6 +32,7 @@ prop_default() {
 }
 db_default=$(prop_default x-db-work)
 wpkts_default=$(prop_default x-window-pkts)
+linger_default=$(prop_default x-linger-us)
 
 pids=
 for ((i = 0; i < QRNIC_NGUESTS; i++)); do
@@ -73,10 +74,13 @@ for ph in $phases; do
 	part() { echo ".$ph." | sed -n "s/.*\.$1\([0-9][0-9]*\)\..*/\1/p"; }
 	wkib=$(part w) wpkts=$(part p)
 	wkib=${wkib:-0} wpkts=${wpkts:-$wpkts_default}	# 0: by the netdev
+	linger=$(part lg)	# .lgK: x-linger-us K
+	linger=${linger:-$linger_default}
 	for ((i = 0; i < QRNIC_NGUESTS; i++)); do
 		cmds=("logfile $out/trace-$ph-g$i.log"
 			"qom-set /machine/peripheral/nic0 x-window-kib $wkib")
 		[ -z "$wpkts" ] || cmds+=("qom-set /machine/peripheral/nic0 x-window-pkts $wpkts")
+		[ -z "$linger" ] || cmds+=("qom-set /machine/peripheral/nic0 x-linger-us $linger")
 		[ "$dbw" = default ] || cmds+=("qom-set /machine/peripheral/nic0 x-db-work $dbw")
 		for ev in $events; do cmds+=("trace-event $ev on"); done
 		mon "$i" "${cmds[@]}"
@@ -95,7 +99,7 @@ for ph in $phases; do
 	fi
 	sleep 0.1
 	touch "$QRNIC_SHARE/$ph.go"
-	echo "tb-host: $ph: x-db-work $dbw, window $wkib KiB $wpkts packets, CPUs $cpus, tracing ($events), sampling"
+	echo "tb-host: $ph: x-db-work $dbw, linger ${linger:-?} us, window $wkib KiB $wpkts packets, CPUs $cpus, tracing ($events), sampling"
 	for _ in $(seq 6000); do
 		[ -e "$QRNIC_SHARE/$ph.done-0" ] && [ -e "$QRNIC_SHARE/$ph.done-1" ] && break
 		sleep 0.05
