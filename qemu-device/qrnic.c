@@ -115,8 +115,7 @@ static void qrnic_realize(PCIDevice *pdev, Error **errp)
                                       &dev->mem_reentrancy_guard);
     s->link_bh = qemu_bh_new_guarded(qrnic_link_bh, s,
                                      &dev->mem_reentrancy_guard);
-    s->linger_bh = qemu_bh_new(qrnic_linger_bh, s);
-    qrnic_linger_reset(s);
+    qrnic_linger_init(s);
     s->rdma_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, qrnic_timer_cb, s);
     return;
 

@@ -42,6 +42,11 @@ struct QrnicState {
     QEMUBH *work_bh;            /* qrnic_engine_work() */
     QEMUBH *timer_bh;           /* qrnic_engine_timer() */
     QEMUBH *link_bh;            /* qrnic_engine_set_link() */
+    QEMUTimer *rdma_timer;      /* schedules timer_bh */
+    uint64_t tx_count;          /* frames sent, received: for the traces */
+    uint64_t rx_count;
+
+    /* qrnic_linger.c; its bottom half touches nothing else, unguarded. */
     QEMUBH *linger_bh;          /* qrnic_linger_bh(): the main loop polls */
     int64_t linger_ns;          /* how long the next poll may last */
     int64_t linger_until;       /* QEMU_CLOCK_REALTIME; 0: not polling */
@@ -50,9 +55,6 @@ struct QrnicState {
     int main_tid;               /* the main loop's thread */
     bool linger_bound;          /* ... and it has one CPU */
     bool rx_answered;           /* a receive completion for this frame */
-    QEMUTimer *rdma_timer;      /* schedules timer_bh */
-    uint64_t tx_count;          /* frames sent, received: for the traces */
-    uint64_t rx_count;
 
     struct qrnic_engine eng;
 };
@@ -87,10 +89,10 @@ void qrnic_link_bh(void *opaque);
 /* qrnic_linger.c */
 #define QRNIC_LINGER_DEFAULT_US 50
 #define QRNIC_LINGER_MAX_US     1000
+void qrnic_linger_init(QrnicState *s);
 void qrnic_linger_reset(QrnicState *s);
 void qrnic_linger_after_tx(QrnicState *s);
 void qrnic_linger_answered(QrnicState *s);
-void qrnic_linger_bh(void *opaque);
 void qrnic_rx_flush(QrnicState *s);
 
 #endif /* HW_NET_QRNIC_H */

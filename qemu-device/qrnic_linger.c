@@ -69,10 +69,8 @@ static bool main_loop_bound(QrnicState *s, int64_t now)
     return s->linger_bound;
 }
 
-/* Called from realize and reset, in the main loop's thread. */
 void qrnic_linger_reset(QrnicState *s)
 {
-    s->main_tid = qemu_get_thread_id();
     s->linger_ns = linger_max_ns(s);
     s->linger_until = 0;
     s->linger_tx_ns = 0;
@@ -108,7 +106,7 @@ void qrnic_linger_answered(QrnicState *s)
     }
 }
 
-void qrnic_linger_bh(void *opaque)
+static void qrnic_linger_bh(void *opaque)
 {
     QrnicState *s = opaque;
 
@@ -124,4 +122,12 @@ void qrnic_linger_bh(void *opaque)
     if (s->linger_ns < QRNIC_LINGER_MIN_NS) {
         s->linger_ns = 0;
     }
+}
+
+/* From realize, in the main loop's thread. */
+void qrnic_linger_init(QrnicState *s)
+{
+    s->main_tid = qemu_get_thread_id();
+    s->linger_bh = qemu_bh_new(qrnic_linger_bh, s);
+    qrnic_linger_reset(s);
 }
