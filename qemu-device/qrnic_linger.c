@@ -81,7 +81,7 @@ void qrnic_linger_after_tx(QrnicState *s)
 {
     int64_t now;
 
-    if (!s->linger_bh || !s->linger_us) {
+    if (!s->linger_us) {
         return;
     }
     now = linger_now();

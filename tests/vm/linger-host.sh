@@ -5,21 +5,16 @@
 # each QEMU's qrnic_linger trace event over the run and checks that both
 # polled; the guests' own checks show that everything still works.
 set -u
-hmp() {	# hmp I CMD...: HMP commands to guest I's monitor
-	local m=QRNIC_MON$1 c
-	shift
-	for c in "$@"; do
-		echo "$c" | socat - "UNIX-CONNECT:${!m}" > /dev/null 2>&1 || return 1
-	done
-}
+. "$(dirname "$0")/host-lib.sh"
 alive() { local p=QRNIC_QEMU_PID$1; kill -0 "${!p}" 2> /dev/null; }
 
 for ((i = 0; i < QRNIC_NGUESTS; i++)); do
+	m=QRNIC_MON$i
 	for _ in $(seq 100); do
-		[ -S "$(eval echo "\$QRNIC_MON$i")" ] && break
+		[ -S "${!m}" ] && break
 		sleep 0.1
 	done
-	hmp "$i" "logfile $QRNIC_OUTDIR/linger-g$i.log" "trace-event qrnic_linger on" ||
+	mon "$i" "logfile $QRNIC_OUTDIR/linger-g$i.log" "trace-event qrnic_linger on" ||
 		{ echo "not ok - linger: guest $i's monitor did not answer"; exit 1; }
 done
 # Until guest 0 is done (guest 1 may power off first: rc.sh's "gone").
@@ -29,7 +24,7 @@ for _ in $(seq 9000); do
 	sleep 0.1
 done
 for ((i = 0; i < QRNIC_NGUESTS; i++)); do
-	! alive "$i" || hmp "$i" "trace-event qrnic_linger off" "logfile /dev/null"
+	! alive "$i" || mon "$i" "trace-event qrnic_linger off" "logfile /dev/null"
 	n=$(grep -c 'qrnic_linger' "$QRNIC_OUTDIR/linger-g$i.log" 2> /dev/null)
 	if [ "${n:-0}" -gt 0 ]; then
 		echo "ok - linger: guest $i's QEMU, bound to one CPU, polled the netdev after doorbells ($n times)"

@@ -11,11 +11,7 @@ out=${QRNIC_TB_OUT:-$QRNIC_OUTDIR}
 phases=${QRNIC_TB_PHASES:?}
 all_events="qrnic_doorbell qrnic_work_sched qrnic_work_start qrnic_work_end qrnic_tx_frame qrnic_tx_done qrnic_rx_frame qrnic_rx_refused qrnic_cqe qrnic_irq qrnic_timer_fire"
 
-mon() {	# mon I CMD...: HMP commands to guest I's monitor
-	local m=QRNIC_MON$1
-	shift
-	{ printf '%s\n' "$@"; sleep 0.3; } | socat - "UNIX-CONNECT:${!m}" > /dev/null
-}
+. "$top/tests/vm/host-lib.sh"
 
 # prop_default NAME: the device's own value of property NAME, read before
 # any phase changes it (a phase that sets one leaves it changed).
