@@ -1,6 +1,8 @@
 #!/bin/bash
 # Host side of tests/vm/link.sh: flips guest 0's link through its monitor.
 set -u
+. "$(dirname "$0")/host-lib.sh"
+
 await() {
 	for _ in $(seq 900); do
 		[ -e "$QRNIC_SHARE/$1" ] && return 0
@@ -9,9 +11,8 @@ await() {
 	done
 	return 1
 }
-hmp() { echo "$1" | socat - "UNIX-CONNECT:$QRNIC_MON0" >/dev/null; }
 
 await link-off-req || { echo "link-host: guest 0 never asked for link off"; exit 1; }
-hmp 'set_link n0 off' && touch "$QRNIC_SHARE/link-off-done"
+mon 0 'set_link n0 off' && touch "$QRNIC_SHARE/link-off-done"
 await link-on-req || { echo "link-host: guest 0 never asked for link on"; exit 1; }
-hmp 'set_link n0 on' && touch "$QRNIC_SHARE/link-on-done"
+mon 0 'set_link n0 on' && touch "$QRNIC_SHARE/link-on-done"

@@ -4,6 +4,8 @@
 # run time from its monitor).  A virtio guest's monitor answers "no such
 # device"; that is harmless.
 set -u
+. "$(dirname "$0")/host-lib.sh"
+
 for _ in $(seq 3000); do
 	[ -e "$QRNIC_SHARE/drop-all-req" ] && break
 	if [ -e "$QRNIC_SHARE/finished-0" ]; then
@@ -14,9 +16,7 @@ for _ in $(seq 3000); do
 done
 [ -e "$QRNIC_SHARE/drop-all-req" ] || { echo "loss-host: never asked"; exit 1; }
 for ((i = 0; i < QRNIC_NGUESTS; i++)); do
-	mon=QRNIC_MON$i
-	echo 'qom-set /machine/peripheral/nic0 x-drop-ppm 1000000' |
-		socat - "UNIX-CONNECT:${!mon}" > /dev/null || exit 1
+	mon "$i" 'qom-set /machine/peripheral/nic0 x-drop-ppm 1000000' || exit 1
 	echo "loss-host: guest $i: qom-set x-drop-ppm 1000000"
 done
 touch "$QRNIC_SHARE/drop-all-done"

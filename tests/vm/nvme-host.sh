@@ -3,7 +3,8 @@
 # the target guest's index), take that guest's link down for 10 seconds
 # through its monitor.  Ends when every guest has finished.
 set -u
-hmp() { echo "$2" | socat - "UNIX-CONNECT:$1" >/dev/null; }
+. "$(dirname "$0")/host-lib.sh"
+
 all_finished() {
 	local i
 	for ((i = 0; i < QRNIC_NGUESTS; i++)); do
@@ -18,11 +19,10 @@ while ! all_finished; do
 		[ -n "${done_req[$r]:-}" ] && continue
 		done_req[$r]=1
 		read -r g < "$req"
-		mon=QRNIC_MON$g
 		echo "nvme-host: round $r: guest $g's link off for 10 s"
-		hmp "${!mon}" 'set_link n0 off' && touch "$QRNIC_SHARE/nvme-flap-off-$r"
+		mon "$g" 'set_link n0 off' && touch "$QRNIC_SHARE/nvme-flap-off-$r"
 		sleep 10
-		hmp "${!mon}" 'set_link n0 on' && touch "$QRNIC_SHARE/nvme-flap-on-$r"
+		mon "$g" 'set_link n0 on' && touch "$QRNIC_SHARE/nvme-flap-on-$r"
 		echo "nvme-host: round $r: guest $g's link on"
 	done
 	sleep 0.2
