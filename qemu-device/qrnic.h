@@ -54,7 +54,7 @@ struct QrnicState {
     int64_t linger_checked_ns;  /* when main_tid's CPUs were last read */
     int main_tid;               /* the main loop's thread */
     bool linger_bound;          /* ... and it has one CPU */
-    bool rx_answered;           /* a receive completion for this frame */
+    bool rx_answered;           /* this frame answered: qrnic_ops.c */
 
     struct qrnic_engine eng;
 };

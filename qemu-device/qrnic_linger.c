@@ -18,9 +18,10 @@
  *
  * The poll is a bottom half that schedules itself until the deadline, so
  * the main loop goes on serving everything else between its turns.  It
- * stops as soon as a receive completion is written (the guest has work,
- * and its vCPU may share the loop's core) or after the current linger
- * time.  That time adapts: a poll that ends without an answer halves it,
+ * stops as soon as an answer arrives (a receive, READ or atomic completion
+ * is written, or an inbound RDMA WRITE is placed: the guest has work, and
+ * its vCPU may share the loop's core) or after the current linger time.
+ * That time adapts: a poll that ends without an answer halves it,
  * down to nothing, and an answer that comes within
  * QRNIC_LINGER_ANSWER_FACTOR times x-linger-us of a doorbell's frames
  * sets it back to x-linger-us.  So a guest that only sends stops the

@@ -81,15 +81,41 @@ static void qrnic_cmd_done(void *opaque, uint8_t opcode, uint16_t cookie,
     trace_qrnic_admin_cmd(opcode, cookie, status, result0, result1);
 }
 
+/*
+ * Does this completion bring what a guest that rang a doorbell waits for
+ * (qrnic_linger.c)?  A receive, a READ's or an atomic's data do; a SEND's
+ * or WRITE's own completion only says that the peer has it.
+ */
+static bool qrnic_cqe_answers(uint8_t opcode)
+{
+    switch (opcode) {
+    case QRNIC_CQE_OP_RDMA_READ:
+    case QRNIC_CQE_OP_COMP_SWAP:
+    case QRNIC_CQE_OP_FETCH_ADD:
+        return true;
+    default:
+        return opcode >= QRNIC_CQE_OP_RECV;
+    }
+}
+
 static void qrnic_cqe_posted(void *opaque, uint32_t cqn, uint32_t qpn,
                              uint8_t opcode, uint8_t status, uint8_t flags)
 {
     QrnicState *s = opaque;
 
     trace_qrnic_cqe(cqn, qpn, opcode, status, flags);
-    if (opcode >= QRNIC_CQE_OP_RECV) {
+    if (qrnic_cqe_answers(opcode)) {
         s->rx_answered = true;
     }
+}
+
+/* A guest waiting for this WRITE watches its memory: an answer too. */
+static void qrnic_write_placed(void *opaque, uint32_t qpn)
+{
+    QrnicState *s = opaque;
+
+    trace_qrnic_write_placed(qpn);
+    s->rx_answered = true;
 }
 
 static void qrnic_mac_changed(void *opaque, const uint8_t *mac)
@@ -151,6 +177,7 @@ const struct qrnic_engine_ops qrnic_engine_glue_ops = {
     .schedule = qrnic_schedule,
     .rx_ready = qrnic_rx_ready,
     .cqe_posted = qrnic_cqe_posted,
+    .write_placed = qrnic_write_placed,
 };
 
 void qrnic_work_bh(void *opaque)

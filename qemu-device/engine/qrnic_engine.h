@@ -107,6 +107,12 @@ struct qrnic_engine_ops {
      */
     void (*cqe_posted)(void *opaque, uint32_t cqn, uint32_t qpn,
                        uint8_t opcode, uint8_t status, uint8_t flags);
+    /*
+     * Optional observer: an inbound RDMA WRITE without immediate was placed
+     * in full (its last packet accepted).  No CQE tells the guest of it; a
+     * guest waiting for it watches the memory.
+     */
+    void (*write_placed)(void *opaque, uint32_t qpn);
 };
 
 /* A ring with free running 16-bit producer/consumer indices. */

@@ -199,7 +199,10 @@ static bool do_write(struct qrnic_engine *e, struct qrnic_qp *qp,
         }
     }
     qp->write_off += rx->paylen;
-    if ((rx->opf & QRNIC_OPF_LAST) && imm) {
+    if (!(rx->opf & QRNIC_OPF_LAST)) {
+        return true;
+    }
+    if (imm) {
         /* Only the WQE's wr_id is used: its SGEs do not matter. */
         if (!qp->recv_active) {
             qrnic_recv_take(e, qp);
@@ -207,6 +210,8 @@ static bool do_write(struct qrnic_engine *e, struct qrnic_qp *qp,
         qrnic_recv_complete(e, qp, QRNIC_CQE_OP_RECV_RDMA_IMM,
                             QRNIC_WC_SUCCESS, QRNIC_VERR_NONE, qp->write_len,
                             rx);
+    } else if (e->ops->write_placed) {
+        e->ops->write_placed(e->opaque, qp->qpn);
     }
     return true;
 }

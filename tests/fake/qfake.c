@@ -270,6 +270,14 @@ static void op_qmem_read(void *opaque, uint64_t off, size_t len)
     d->qmem[off + rng(d) % len] = (uint8_t)rng(d);
 }
 
+static void op_write_placed(void *opaque, uint32_t qpn)
+{
+    struct qf_dev *d = opaque;
+
+    d->placed_qpn = qpn;
+    d->writes_placed++;
+}
+
 static const struct qrnic_engine_ops qf_ops = {
     .dma_read = op_dma_read,
     .dma_write = op_dma_write,
@@ -280,6 +288,7 @@ static const struct qrnic_engine_ops qf_ops = {
     .schedule = op_schedule,
     .rx_ready = op_rx_ready,
     .qmem_read = op_qmem_read,
+    .write_placed = op_write_placed,
 };
 
 /* ---- the netdev, as qemu_deliver_packet_iov and the net queue ---------------- */

@@ -73,6 +73,8 @@ struct qf_dev {
     uint64_t blocked_reentry;   /* accesses the guard refused */
     uint64_t reg_dma;           /* DMA dispatched to our own BARs */
     uint64_t tx_frames;
+    uint64_t writes_placed;     /* ops->write_placed calls */
+    uint32_t placed_qpn;        /* ... the last one's QP */
     size_t tx_len;              /* the last frame transmitted */
     uint8_t tx_last[QRNIC_ETH_MAX_FRAME];
 };

@@ -5,8 +5,9 @@
 # each phase.  Prints "tb: PHASE RESULT-ROW" lines; not a test.
 #   trace-breakdown.sh ITERS SECS MTU PHASE...   (MTU: the netdev's)
 # PHASE is NAME.MODE: NAME pp (ibv_rc_pingpong 4 KiB, ITERS iterations),
-# lat (ib_send_lat 2 B, ITERS), bw (ib_write_bw 64 KiB, SECS seconds) or
-# rate (ib_send_bw 64 B, SECS seconds: messages from the doorbell);
+# lat (ib_send_lat 2 B, ITERS), wlat, rlat (ib_write_lat, ib_read_lat 2 B,
+# ITERS), bw (ib_write_bw 64 KiB, SECS seconds) or rate (ib_send_bw 64 B,
+# SECS seconds: messages from the doorbell);
 # MODE plain (only qrnic_admin_cmd traced: QP setup and teardown mark
 # the window) or trace (every
 # stage traced); NAME.MODE.bh and NAME.MODE.dbK run with the device's
@@ -33,6 +34,8 @@ for ph in "$@"; do
 	case "$name" in
 	pp) cmd="ibv_rc_pingpong -d $QRNIC_IBDEV -g $gid -s 4096 -n $iters" ;;
 	lat) cmd="ib_send_lat -d $QRNIC_IBDEV -x $gid -F -s 2 -n $iters" ;;
+	wlat) cmd="ib_write_lat -d $QRNIC_IBDEV -x $gid -F -s 2 -n $iters" ;;
+	rlat) cmd="ib_read_lat -d $QRNIC_IBDEV -x $gid -F -s 2 -n $iters" ;;
 	bw) cmd="ib_write_bw -d $QRNIC_IBDEV -x $gid -F -s 65536 -D $secs" ;;
 	rate) cmd="ib_send_bw -d $QRNIC_IBDEV -x $gid -F -s 64 -D $secs" ;;
 	*) echo "tb: FAILED unknown phase $ph"; exit 1 ;;
@@ -56,7 +59,7 @@ for ph in "$@"; do
 	[ "$QRNIC_IDX" = 0 ] || continue
 	case "$name" in
 	pp) sed -n 's/^\([0-9]* iters in [0-9.]* seconds = [0-9.]* usec\/iter\)$/tb: '"$ph"' \1/p' "$out" ;;
-	lat) awk -v p="$ph" -v n="$iters" '$1 == 2 && $2 == n { print "tb: " p " typical " $5 " usec, average " $6 " usec" }' "$out" ;;
+	lat | wlat | rlat) awk -v p="$ph" -v n="$iters" '$1 == 2 && $2 == n { print "tb: " p " typical " $5 " usec, average " $6 " usec" }' "$out" ;;
 	bw) awk -v p="$ph" '$1 == 65536 && $2 ~ /^[0-9]+$/ { print "tb: " p " average " $4 " MiB/s, " $5 " Mpps"; exit }' "$out" ;;
 	rate) awk -v p="$ph" '$1 == 64 && $2 ~ /^[0-9]+$/ { print "tb: " p " average " $4 " MiB/s, " $5 " Mpps"; exit }' "$out" ;;
 	esac
