@@ -1,10 +1,11 @@
 #!/bin/bash
 # Helpers for host scripts (run-vms -H): sourced, not run.
 
-# mon I CMD...: HMP commands to guest I's monitor, in one connection;
-# fails if the monitor cannot be reached.
+# mon I CMD...: HMP commands to guest I's monitor, each executed before
+# mon returns (tests/vm/hmp); fails if the monitor cannot be reached or
+# does not answer.
 mon() {
 	local m=QRNIC_MON$1
 	shift
-	{ printf '%s\n' "$@"; sleep 0.3; } | socat - "UNIX-CONNECT:${!m}" > /dev/null
+	"$(dirname "${BASH_SOURCE[0]}")/hmp" "${!m}" "$@" > /dev/null
 }

@@ -150,21 +150,28 @@ host_round() {
 		while [ "$k" -lt "$FLAP_MIB" ] && [ "$st" -eq 0 ]; do
 			if [ "$k" = 4 ]; then
 				echo "$target" > "$QRNIC_SHARE/nvme-flap-req-$r"
-				wait_for "nvme-flap-off-$r" 30 || echo "# nvme round $r: the link did not go down"
+				if wait_for "nvme-flap-off-$r" 30; then
+					echo "# nvme round $r: the target's link went down by $(cut -d' ' -f1 /proc/uptime) s of uptime"
+				else
+					echo "# nvme round $r: the link did not go down"
+				fi
 			fi
 			timeout 180 dd if=/tmp/nvme-flap of="$dev" bs=1M skip="$k" seek=$((FLAP_OFF + k)) \
 				count=1 oflag=direct conv=notrunc 2>/tmp/dd.err || st=$?
 			k=$((k + 1))
 		done
-		wait_for "nvme-flap-on-$r" 60
+		wait_for "nvme-flap-on-$r" 60 &&
+			echo "# nvme round $r: the target's link up again by $(cut -d' ' -f1 /proc/uptime) s"
 		check "nvme round $r: $FLAP_MIB MiB written across the target's 10 s link outage (status $st)" \
 			test "$st" -eq 0
-		if dmesg | tail -n +$((mark + 1)) | grep -qi reconnected; then
+		dmesg | tail -n +$((mark + 1)) > /tmp/nvme-flap.dmesg
+		if grep -qi reconnected /tmp/nvme-flap.dmesg; then
 			pass "nvme round $r: the host reconnected"
 		else
-			fail "nvme round $r: the host reconnected; its kernel log since connect:"
-			dmesg | tail -n +$((mark + 1)) | sed 's/^/#    /' | tail -n 40
+			fail "nvme round $r: the host reconnected"
 		fi
+		echo "# nvme round $r: the host's kernel log since the outage's connect:"
+		sed 's/^/#    /' /tmp/nvme-flap.dmesg | tail -n 40
 		check "nvme round $r: the data written across the outage reads back identical" \
 			same /tmp/nvme-flap "$FLAP_OFF" "$FLAP_MIB"
 		disconnect "$r" || fail "nvme round $r: nvme disconnect after the outage"

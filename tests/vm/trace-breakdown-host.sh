@@ -18,8 +18,8 @@ all_events="qrnic_doorbell qrnic_work_sched qrnic_work_start qrnic_work_end qrni
 prop_default() {
 	local v
 	for _ in $(seq 100); do
-		v=$({ echo "qom-get /machine/peripheral/nic0 $1"; sleep 0.3; } |
-			socat - "UNIX-CONNECT:$QRNIC_MON0" 2> /dev/null | tr -d '\r' | grep -E '^[0-9]+$' | head -n1)
+		v=$("$top/tests/vm/hmp" "$QRNIC_MON0" "qom-get /machine/peripheral/nic0 $1" 2> /dev/null |
+			grep -E '^[0-9]+$' | head -n1)
 		[ -n "$v" ] && break
 		sleep 0.2
 	done
