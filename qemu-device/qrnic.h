@@ -54,6 +54,7 @@ struct QrnicState {
     int64_t linger_checked_ns;  /* when main_tid's CPUs were last read */
     int main_tid;               /* the main loop's thread */
     bool linger_bound;          /* ... and it has one CPU */
+    bool linger_any_frame;      /* the poll ends on any frame */
     bool rx_answered;           /* this frame answered: qrnic_ops.c */
 
     struct qrnic_engine eng;
@@ -92,6 +93,7 @@ void qrnic_link_bh(void *opaque);
 void qrnic_linger_init(QrnicState *s);
 void qrnic_linger_reset(QrnicState *s);
 void qrnic_linger_after_tx(QrnicState *s);
+void qrnic_linger_after_reply(QrnicState *s);
 void qrnic_linger_answered(QrnicState *s);
 void qrnic_rx_flush(QrnicState *s);
 

@@ -21,6 +21,8 @@
  * stops as soon as an answer arrives (a receive, READ or atomic completion
  * is written, or an inbound RDMA WRITE is placed: the guest has work, and
  * its vCPU may share the loop's core) or after the current linger time.
+ * A responder's reply to a READ or atomic starts a poll too, ended by the
+ * next frame, as the requester's next request follows the reply.
  * That time adapts: a poll that ends without an answer halves it,
  * down to nothing, and an answer that comes within
  * QRNIC_LINGER_ANSWER_FACTOR times x-linger-us of a doorbell's frames
@@ -75,10 +77,11 @@ void qrnic_linger_reset(QrnicState *s)
     s->linger_ns = linger_max_ns(s);
     s->linger_until = 0;
     s->linger_tx_ns = 0;
+    s->linger_any_frame = false;
     s->linger_checked_ns = 0;
 }
 
-void qrnic_linger_after_tx(QrnicState *s)
+static void linger_start(QrnicState *s, bool any_frame)
 {
     int64_t now;
 
@@ -87,11 +90,28 @@ void qrnic_linger_after_tx(QrnicState *s)
     }
     now = linger_now();
     s->linger_tx_ns = now;
+    s->linger_any_frame = any_frame;
     if (s->linger_ns && main_loop_bound(s, now)) {
         s->linger_until = now + s->linger_ns;
         trace_qrnic_linger(s->linger_ns / 1000);
         qemu_bh_schedule(s->linger_bh);
     }
+}
+
+/* A doorbell sent frames: poll until an answer (qrnic_ops.c) comes. */
+void qrnic_linger_after_tx(QrnicState *s)
+{
+    linger_start(s, false);
+}
+
+/*
+ * A reply to a READ, atomic or FLUSH went out: poll until the next frame
+ * comes, since a requester that waited for the reply sends its next
+ * request once it has it (ib_read_lat's responder never rings a doorbell).
+ */
+void qrnic_linger_after_reply(QrnicState *s)
+{
+    linger_start(s, true);
 }
 
 void qrnic_linger_answered(QrnicState *s)

@@ -27,7 +27,7 @@ static ssize_t qrnic_receive(NetClientState *nc, const uint8_t *buf,
     }
     s->rx_answered = false;
     ret = qrnic_engine_receive(&s->eng, buf, size);
-    if (s->rx_answered) {
+    if (s->rx_answered || s->linger_any_frame) {
         qrnic_linger_answered(s);
     }
     if (ret) {

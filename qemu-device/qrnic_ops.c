@@ -118,6 +118,15 @@ static void qrnic_write_placed(void *opaque, uint32_t qpn)
     s->rx_answered = true;
 }
 
+/* A requester waiting for this reply sends its next request once in. */
+static void qrnic_reply_sent(void *opaque, uint32_t qpn)
+{
+    QrnicState *s = opaque;
+
+    trace_qrnic_reply_sent(qpn);
+    qrnic_linger_after_reply(s);
+}
+
 static void qrnic_mac_changed(void *opaque, const uint8_t *mac)
 {
     QrnicState *s = opaque;
@@ -178,6 +187,7 @@ const struct qrnic_engine_ops qrnic_engine_glue_ops = {
     .rx_ready = qrnic_rx_ready,
     .cqe_posted = qrnic_cqe_posted,
     .write_placed = qrnic_write_placed,
+    .reply_sent = qrnic_reply_sent,
 };
 
 void qrnic_work_bh(void *opaque)

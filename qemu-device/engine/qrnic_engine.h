@@ -113,6 +113,12 @@ struct qrnic_engine_ops {
      * guest waiting for it watches the memory.
      */
     void (*write_placed)(void *opaque, uint32_t qpn);
+    /*
+     * Optional observer: the responder sent the last packet of its reply
+     * to a READ, atomic or FLUSH request; the requester may soon send its
+     * next one.
+     */
+    void (*reply_sent)(void *opaque, uint32_t qpn);
 };
 
 /* A ring with free running 16-bit producer/consumer indices. */

@@ -603,6 +603,9 @@ bool qrnic_resp_work(struct qrnic_engine *e, struct qrnic_qp *qp,
         } else if (!send_read_response(e, qp, r)) {
             return false;
         }
+        if (!r->pending && e->ops->reply_sent) {
+            e->ops->reply_sent(e->opaque, qp->qpn);
+        }
         budget--;
     }
     if (!budget) {

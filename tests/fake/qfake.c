@@ -278,6 +278,14 @@ static void op_write_placed(void *opaque, uint32_t qpn)
     d->writes_placed++;
 }
 
+static void op_reply_sent(void *opaque, uint32_t qpn)
+{
+    struct qf_dev *d = opaque;
+
+    d->replied_qpn = qpn;
+    d->replies_sent++;
+}
+
 static const struct qrnic_engine_ops qf_ops = {
     .dma_read = op_dma_read,
     .dma_write = op_dma_write,
@@ -289,6 +297,7 @@ static const struct qrnic_engine_ops qf_ops = {
     .rx_ready = op_rx_ready,
     .qmem_read = op_qmem_read,
     .write_placed = op_write_placed,
+    .reply_sent = op_reply_sent,
 };
 
 /* ---- the netdev, as qemu_deliver_packet_iov and the net queue ---------------- */

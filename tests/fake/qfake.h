@@ -75,6 +75,8 @@ struct qf_dev {
     uint64_t tx_frames;
     uint64_t writes_placed;     /* ops->write_placed calls */
     uint32_t placed_qpn;        /* ... the last one's QP */
+    uint64_t replies_sent;      /* ops->reply_sent calls */
+    uint32_t replied_qpn;       /* ... the last one's QP */
     size_t tx_len;              /* the last frame transmitted */
     uint8_t tx_last[QRNIC_ETH_MAX_FRAME];
 };
