@@ -920,6 +920,31 @@ struct hwr mkwr(uint64_t wr_id, uint8_t opcode, uint64_t addr, uint32_t len,
     return wr;
 }
 
+void pair_post_rdma(struct pair *p, uint64_t wr_id, uint8_t opcode,
+                    uint32_t off, uint32_t len, uint32_t rkey, uint32_t imm)
+{
+    struct hwr wr = mkwr(wr_id, opcode, p->mr[0]->iova + off, len,
+                         p->mr[0]->key);
+
+    wr.remote_addr = p->mr[1]->iova + off;
+    wr.rkey = rkey;
+    wr.imm = imm;
+    if (!len) {
+        wr.num_sge = 0;
+    }
+    qp_post_send(p->qp[0], &wr, true);
+    qf_run_bh(&nodes[0].d);
+}
+
+bool harness_completes(struct hcq *cq, uint64_t wr_id, uint8_t status,
+                       uint64_t limit_ns)
+{
+    struct hwc wc;
+
+    return harness_wait_cqe(cq, &wc, limit_ns) && wc.wr_id == wr_id &&
+           wc.status == status;
+}
+
 /* ---- starting over many times (fuzz targets) ----------------------------- */
 
 /*

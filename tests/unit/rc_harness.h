@@ -232,5 +232,15 @@ bool pair_setup(struct pair *p, uint64_t seed, uint8_t path_mtu,
 /* A send WR with one SGE, signalled. */
 struct hwr mkwr(uint64_t wr_id, uint8_t opcode, uint64_t addr, uint32_t len,
                 uint32_t lkey);
+/*
+ * An RDMA WRITE (with immediate imm) or READ on QP 0 between offset off of
+ * node 0's MR and of node 1's (rkey), len bytes, signalled; node 0's work
+ * is run, so its frames are on the wire.
+ */
+void pair_post_rdma(struct pair *p, uint64_t wr_id, uint8_t opcode,
+                    uint32_t off, uint32_t len, uint32_t rkey, uint32_t imm);
+/* cq's next completion, before limit_ns, is wr_id's with this status. */
+bool harness_completes(struct hcq *cq, uint64_t wr_id, uint8_t status,
+                       uint64_t limit_ns);
 
 #endif

@@ -30,26 +30,13 @@ static uint64_t placed(void)
 static void post_write(uint64_t wr_id, uint8_t opcode, uint32_t off,
                        uint32_t len, uint32_t rkey, uint32_t seed)
 {
-    struct hwr wr = mkwr(wr_id, opcode, p.mr[0]->iova + off, len,
-                         p.mr[0]->key);
-
     mr_fill(p.mr[0], p.mr[0]->iova + off, len, seed);
-    wr.remote_addr = p.mr[1]->iova + off;
-    wr.rkey = rkey;
-    wr.imm = 0x1234;
-    if (!len) {
-        wr.num_sge = 0;
-    }
-    qp_post_send(p.qp[0], &wr, true);
-    qf_run_bh(&nodes[0].d);
+    pair_post_rdma(&p, wr_id, opcode, off, len, rkey, 0x1234);
 }
 
 static bool completes(struct hcq *cq, uint64_t wr_id, uint8_t status)
 {
-    struct hwc wc;
-
-    return harness_wait_cqe(cq, &wc, now_ns + SEC) && wc.wr_id == wr_id &&
-           wc.status == status;
+    return harness_completes(cq, wr_id, status, now_ns + SEC);
 }
 
 int main(void)

@@ -30,24 +30,12 @@ static uint64_t replies(void)
 static void post_read(uint64_t wr_id, uint32_t off, uint32_t len,
                       uint32_t rkey)
 {
-    struct hwr wr = mkwr(wr_id, QRNIC_WR_RDMA_READ, p.mr[0]->iova + off,
-                         len, p.mr[0]->key);
-
-    wr.remote_addr = p.mr[1]->iova + off;
-    wr.rkey = rkey;
-    if (!len) {
-        wr.num_sge = 0;
-    }
-    qp_post_send(p.qp[0], &wr, true);
-    qf_run_bh(&nodes[0].d);
+    pair_post_rdma(&p, wr_id, QRNIC_WR_RDMA_READ, off, len, rkey, 0);
 }
 
 static bool completes(struct hcq *cq, uint64_t wr_id, uint8_t status)
 {
-    struct hwc wc;
-
-    return harness_wait_cqe(cq, &wc, now_ns + SEC) && wc.wr_id == wr_id &&
-           wc.status == status;
+    return harness_completes(cq, wr_id, status, now_ns + SEC);
 }
 
 /* Frames on the wire whose BTH opcode is op. */
