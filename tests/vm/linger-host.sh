@@ -35,7 +35,7 @@ for ((i = 0; i < QRNIC_NGUESTS; i++)); do
 	! alive "$i" || mon "$i" "trace-event qrnic_linger off" "logfile /dev/null" 2> /dev/null
 	n=$(grep -c 'qrnic_linger' "$QRNIC_OUTDIR/linger-g$i.log" 2> /dev/null)
 	if [ "${n:-0}" -gt 0 ]; then
-		echo "ok - linger: guest $i's QEMU, bound to one CPU, polled the netdev after doorbells ($n times)"
+		echo "ok - linger: guest $i's QEMU, bound to one CPU, polled the netdev after doorbells or replies ($n times)"
 	else
 		echo "not ok - linger: guest $i's QEMU, bound to one CPU, never polled after a doorbell"
 	fi

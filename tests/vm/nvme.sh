@@ -147,28 +147,36 @@ host_round() {
 	if connect "$r" --reconnect-delay=1 --ctrl-loss-tmo=120 --keep-alive-tmo=2; then
 		k=0
 		st=0
+		down_at=never
 		while [ "$k" -lt "$FLAP_MIB" ] && [ "$st" -eq 0 ]; do
 			if [ "$k" = 4 ]; then
 				echo "$target" > "$QRNIC_SHARE/nvme-flap-req-$r"
 				if wait_for "nvme-flap-off-$r" 30; then
-					echo "# nvme round $r: the target's link went down by $(cut -d' ' -f1 /proc/uptime) s of uptime"
+					down_at=$(cut -d' ' -f1 /proc/uptime)
 				else
-					echo "# nvme round $r: the link did not go down"
+					down_at=never
 				fi
+				echo "# nvme round $r: the target's link went down by uptime $down_at s"
 			fi
 			timeout 180 dd if=/tmp/nvme-flap of="$dev" bs=1M skip="$k" seek=$((FLAP_OFF + k)) \
 				count=1 oflag=direct conv=notrunc 2>/tmp/dd.err || st=$?
 			k=$((k + 1))
 		done
-		wait_for "nvme-flap-on-$r" 60 &&
-			echo "# nvme round $r: the target's link up again by $(cut -d' ' -f1 /proc/uptime) s"
+		done_at=$(cut -d' ' -f1 /proc/uptime)
+		if wait_for "nvme-flap-on-$r" 60; then
+			up_at=$(cut -d' ' -f1 /proc/uptime)
+		else
+			up_at=never
+		fi
+		echo "# nvme round $r: writes done by uptime $done_at s, the target's link up again by $up_at s"
 		check "nvme round $r: $FLAP_MIB MiB written across the target's 10 s link outage (status $st)" \
 			test "$st" -eq 0
 		dmesg | tail -n +$((mark + 1)) > /tmp/nvme-flap.dmesg
 		if grep -qi reconnected /tmp/nvme-flap.dmesg; then
 			pass "nvme round $r: the host reconnected"
 		else
-			fail "nvme round $r: the host reconnected"
+			# What a CI log's list of failures shows, without the log.
+			fail "nvme round $r: the host reconnected (link down by $down_at s, writes done by $done_at, link up by $up_at; last of its kernel log: '$(tail -n 1 /tmp/nvme-flap.dmesg)')"
 		fi
 		echo "# nvme round $r: the host's kernel log since the outage's connect:"
 		sed 's/^/#    /' /tmp/nvme-flap.dmesg | tail -n 40
