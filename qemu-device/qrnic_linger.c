@@ -21,12 +21,12 @@
  * stops as soon as an answer arrives (a receive, READ or atomic completion
  * is written, or an inbound RDMA WRITE is placed: the guest has work, and
  * its vCPU may share the loop's core) or after the current linger time.
- * A responder's reply to a READ or atomic starts a poll too, ended by the
- * next frame, as the requester's next request follows the reply.
+ * A responder's reply to a READ, atomic or FLUSH starts a poll too, ended
+ * by the next frame, as the requester's next request follows the reply.
  * That time adapts: a poll that ends without an answer halves it,
  * down to nothing, and an answer that comes within
- * QRNIC_LINGER_ANSWER_FACTOR times x-linger-us of a doorbell's frames
- * sets it back to x-linger-us.  So a guest that only sends stops the
+ * QRNIC_LINGER_ANSWER_FACTOR times x-linger-us of a doorbell's frames (or
+ * a reply) sets it back to x-linger-us.  So a guest that only sends stops the
  * polling after a few doorbells, and a request/answer exchange keeps it.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
