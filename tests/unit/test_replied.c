@@ -98,10 +98,7 @@ int main(void)
     wr = mkwr(4, QRNIC_WR_SEND, p.mr[0]->iova, 0, p.mr[0]->key);
     wr.num_sge = 0;
     qp_post_send(p.qp[0], &wr, true);
-    wr = mkwr(5, QRNIC_WR_RDMA_WRITE, p.mr[0]->iova, 100, p.mr[0]->key);
-    wr.remote_addr = p.mr[1]->iova + 3 * MSG;
-    wr.rkey = p.mr[1]->key;
-    qp_post_send(p.qp[0], &wr, true);
+    pair_post_rdma(&p, 5, QRNIC_WR_RDMA_WRITE, 3 * MSG, 100, p.mr[1]->key, 0);
     CHECK(completes(p.cq[0], 4, QRNIC_WC_SUCCESS) &&
           completes(p.cq[0], 5, QRNIC_WC_SUCCESS) && replies() == 3,
           "a SEND and a WRITE: not told (%llu)",

@@ -151,11 +151,7 @@ host_round() {
 		while [ "$k" -lt "$FLAP_MIB" ] && [ "$st" -eq 0 ]; do
 			if [ "$k" = 4 ]; then
 				echo "$target" > "$QRNIC_SHARE/nvme-flap-req-$r"
-				if wait_for "nvme-flap-off-$r" 30; then
-					down_at=$(cut -d' ' -f1 /proc/uptime)
-				else
-					down_at=never
-				fi
+				wait_for "nvme-flap-off-$r" 30 && down_at=$(cut -d' ' -f1 /proc/uptime)
 				echo "# nvme round $r: the target's link went down by uptime $down_at s"
 			fi
 			timeout 180 dd if=/tmp/nvme-flap of="$dev" bs=1M skip="$k" seek=$((FLAP_OFF + k)) \
@@ -163,11 +159,8 @@ host_round() {
 			k=$((k + 1))
 		done
 		done_at=$(cut -d' ' -f1 /proc/uptime)
-		if wait_for "nvme-flap-on-$r" 60; then
-			up_at=$(cut -d' ' -f1 /proc/uptime)
-		else
-			up_at=never
-		fi
+		up_at=never
+		wait_for "nvme-flap-on-$r" 60 && up_at=$(cut -d' ' -f1 /proc/uptime)
 		echo "# nvme round $r: writes done by uptime $done_at s, the target's link up again by $up_at s"
 		check "nvme round $r: $FLAP_MIB MiB written across the target's 10 s link outage (status $st)" \
 			test "$st" -eq 0
