@@ -9,7 +9,7 @@ set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 out=${QRNIC_TB_OUT:-$QRNIC_OUTDIR}
 phases=${QRNIC_TB_PHASES:?}
-all_events="qrnic_doorbell qrnic_work_sched qrnic_work_start qrnic_work_end qrnic_tx_frame qrnic_tx_done qrnic_rx_frame qrnic_rx_refused qrnic_cqe qrnic_irq qrnic_timer_fire"
+all_events="qrnic_doorbell qrnic_work_sched qrnic_work_start qrnic_work_end qrnic_tx_frame qrnic_tx_done qrnic_rx_frame qrnic_rx_refused qrnic_cqe qrnic_irq qrnic_timer_fire qrnic_linger"
 
 . "$top/tests/vm/host-lib.sh"
 
@@ -84,11 +84,17 @@ for ph in $phases; do
 	python3 "$top/tests/bench/trace-analyze" sample "$pids" > "$out/sched-$ph.txt" &
 	sampler=$!
 	perfs=()
-	# QRNIC_TB_PERF: phases to profile too (perf record, cpu-clock, per QEMU).
+	# QRNIC_TB_PERF: phases to profile too (perf record per QEMU; its
+	# events QRNIC_TB_PERF_EVENTS, default cpu-clock sampling).  perf stamps
+	# with CLOCK_MONOTONIC here (it refuses CLOCK_REALTIME), the trace lines
+	# with the wall clock: perf-clock-offset holds realtime - monotonic, s.
 	if [[ " ${QRNIC_TB_PERF:-} " == *" $ph "* ]]; then
+		python3 -c 'import time; print("%.6f" % (time.clock_gettime(time.CLOCK_REALTIME) - time.clock_gettime(time.CLOCK_MONOTONIC)))' \
+			> "$out/perf-clock-offset"
 		for ((i = 0; i < QRNIC_NGUESTS; i++)); do
 			p=QRNIC_QEMU_PID$i
-			perf record -q -e cpu-clock -F 4000 -p "${!p}" -o "$out/perf-$ph-g$i.data" \
+			# shellcheck disable=SC2086 # a list of perf options
+			perf record -q -k monotonic ${QRNIC_TB_PERF_EVENTS:--e cpu-clock -F 4000} -p "${!p}" -o "$out/perf-$ph-g$i.data" \
 				> /dev/null 2>&1 &
 			perfs+=($!)
 		done
