@@ -12,6 +12,8 @@
  *    is preceded by its length as a 4-byte big-endian number, written with
  *    one writev() of both; the reader does large reads (NET_BUFSIZE,
  *    69632 bytes) and splits the frames out of them;
+ *  - unixdgram: a Unix datagram socket pair, one send() per frame and one
+ *    recv() per datagram (net/dgram.c on inherited descriptors);
  *  - udp: two UDP sockets on 127.0.0.1, one sendto() per frame and one
  *    recv() per datagram (net/dgram.c).
  *
@@ -56,8 +58,8 @@
 #define ROCE_HDRS (14 + 20 + 8 + 12 + 16 + 4)
 #define WARMUP 200
 
-enum link { STREAM, UDP };
-static const char *const link_name[] = { "stream", "udp" };
+enum link { STREAM, UNIXDGRAM, UDP };
+static const char *const link_name[] = { "stream", "unixdgram", "udp" };
 
 struct chan {
 	enum link link;
@@ -105,8 +107,8 @@ static void chan_pair(enum link link, struct chan *a, struct chan *b)
 	memset(a, 0, sizeof(*a));
 	memset(b, 0, sizeof(*b));
 	a->link = b->link = link;
-	if (link == STREAM) {
-		if (socketpair(AF_UNIX, SOCK_STREAM, 0, fds))
+	if (link != UDP) {
+		if (socketpair(AF_UNIX, link == STREAM ? SOCK_STREAM : SOCK_DGRAM, 0, fds))
 			die("socketpair");
 		a->fd = fds[0];
 		b->fd = fds[1];
@@ -146,6 +148,12 @@ static void send_frame(struct chan *c, size_t len)
 			die("sendto");
 		return;
 	}
+	if (c->link == UNIXDGRAM) {
+		while (send(c->fd, frame, len, 0) < 0)
+			if (errno != EINTR)
+				die("send");
+		return;
+	}
 	while (left) {
 		n = writev(c->fd, iov, 2);
 		if (n < 0 && errno == EINTR)
@@ -172,8 +180,10 @@ static ssize_t recv_frame(struct chan *c)
 	size_t len;
 	ssize_t n;
 
-	if (c->link == UDP) {
-		n = recv(c->fd, c->buf, sizeof(c->buf), 0);
+	if (c->link != STREAM) {
+		do
+			n = recv(c->fd, c->buf, sizeof(c->buf), 0);
+		while (n < 0 && errno == EINTR);
 		if (n < 0 && errno != EAGAIN)
 			die("recv");
 		return n > 0 ? n : -1;
