@@ -54,9 +54,11 @@ int qrnic_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
 	int ret;
 
 	/* No driver data is defined for create_ah requests. */
-	if (udata && udata->inlen &&
-	    !ib_is_udata_cleared(udata, 0, udata->inlen))
-		return -EOPNOTSUPP;
+	ret = qrnic_udata_no_input(udata);
+	if (ret)
+		return ret;
+	if (udata && udata->outlen < sizeof(resp))
+		return -EINVAL;
 	ret = qrnic_ah_check(qdev, ah_attr);
 	if (ret)
 		return ret;
@@ -77,7 +79,7 @@ int qrnic_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
 
 	ether_addr_copy(resp.dmac, ah->av.dmac);
 	resp.sgid_index = ah->av.sgid_index;
-	ret = ib_copy_to_udata(udata, &resp, min(udata->outlen, sizeof(resp)));
+	ret = qrnic_udata_respond(udata, &resp, sizeof(resp));
 	if (ret)
 		atomic_dec(&qdev->num_ah);
 	return ret;

@@ -71,6 +71,7 @@ static int qrnic_status_to_errno(u8 status)
 	case QRNIC_ST_BAD_PARAM:
 		return -EINVAL;
 	case QRNIC_ST_NO_RESOURCES:
+	case QRNIC_ST_OVER_QUOTA:	/* the context's share is used up */
 		return -ENOMEM;
 	case QRNIC_ST_BAD_HANDLE:
 		return -ENOENT;
@@ -429,10 +430,18 @@ int qrnic_query_device(struct qrnic_dev *qdev)
 		return -ENOMEM;
 	cmd.query_device.resp_addr = dma;
 	ret = qrnic_aq_exec(qdev, &cmd, NULL, NULL);
-	if (!ret)
+	if (!ret) {
 		qdev->attr = *attr;
-	else
+		dev_info(dev, "%u user contexts, each at most %u PDs, %u CQs, %u QPs, %u SRQs, %u MRs, %u MWs, %u queue memory pages, %u MR pages\n",
+			 attr->max_uctx, attr->ctx_max[QRNIC_CTX_PD],
+			 attr->ctx_max[QRNIC_CTX_CQ], attr->ctx_max[QRNIC_CTX_QP],
+			 attr->ctx_max[QRNIC_CTX_SRQ], attr->ctx_max[QRNIC_CTX_MR],
+			 attr->ctx_max[QRNIC_CTX_MW],
+			 attr->ctx_max[QRNIC_CTX_QMEM_PAGES],
+			 attr->ctx_max[QRNIC_CTX_MR_PAGES]);
+	} else {
 		dev_err(dev, "QUERY_DEVICE failed: %d\n", ret);
+	}
 	dma_free_coherent(dev, sizeof(*attr), attr, dma);
 	return ret;
 }

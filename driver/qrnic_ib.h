@@ -165,7 +165,7 @@ struct qrnic_cq {
 	struct qrnic_cq_rec *rec;	/* kernel CQ only */
 	spinlock_t lock;		/* ci, polling, arming, the ring */
 	u32 ci;				/* free running consumer index */
-	struct mutex resize_mutex;	/* one resize at a time */
+	struct mutex resize_mutex;	/* one resize or destroy at a time */
 	refcount_t refcnt;		/* lookups from event handlers */
 	struct completion free;
 };
@@ -211,6 +211,7 @@ struct qrnic_srq {
 	unsigned long *done;		/* kernel SRQ: completed slots */
 	struct rdma_user_mmap_entry *qmem_entry;	/* user SRQ */
 	spinlock_t lock;		/* kernel post path, pi, tail, done */
+	struct mutex mutex;		/* one modify, query or destroy */
 	refcount_t refcnt;		/* lookups from event handlers */
 	struct completion free;
 };
@@ -231,6 +232,7 @@ struct qrnic_qp {
 	u8 state;			/* last known enum ib_qp_state */
 	bool en_sqd_async;
 	spinlock_t lock;		/* kernel post path, pi, state */
+	struct mutex mutex;		/* one modify, query or destroy */
 	refcount_t refcnt;		/* lookups from event handlers */
 	struct completion free;
 };
@@ -283,6 +285,28 @@ static inline struct qrnic_user_mmap_entry *
 to_qentry(struct rdma_user_mmap_entry *entry)
 {
 	return container_of(entry, struct qrnic_user_mmap_entry, rdma_entry);
+}
+
+/*
+ * The uverbs rules for driver data.  A verb that defines no request data
+ * takes none but zeroes (a newer provider may send fields this driver
+ * does not know, only if they are unset); a response goes whole through
+ * the udata, never cut short.
+ */
+static inline int qrnic_udata_no_input(struct ib_udata *udata)
+{
+	if (udata && udata->inlen &&
+	    !ib_is_udata_cleared(udata, 0, udata->inlen))
+		return -EOPNOTSUPP;
+	return 0;
+}
+
+static inline int qrnic_udata_respond(struct ib_udata *udata,
+				      const void *resp, size_t len)
+{
+	if (udata->outlen < len)
+		return -EINVAL;
+	return ib_copy_to_udata(udata, (void *)resp, len);
 }
 
 /* The owning context of an object created with udata, 0 for the kernel. */
@@ -381,6 +405,7 @@ int qrnic_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 int qrnic_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
 int qrnic_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
 void qrnic_srq_async_event(struct qrnic_dev *qdev, u32 srqn);
+extern const struct uapi_definition qrnic_srq_uapi_defs[];
 
 /* qrnic_qp_attr.c */
 bool qrnic_qp_may_hold_srq_wqe(struct qrnic_qp *qp);

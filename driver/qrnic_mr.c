@@ -116,6 +116,10 @@ struct ib_mr *qrnic_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	u32 flags;
 	int ret;
 
+	/* No driver data is defined for reg_user_mr. */
+	ret = qrnic_udata_no_input(udata);
+	if (ret)
+		return ERR_PTR(ret);
 	ret = qrnic_mr_access(qdev, access, &flags);
 	if (ret)
 		return ERR_PTR(ret);
@@ -201,6 +205,9 @@ struct ib_mr *qrnic_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 	u32 hw_access;
 	int ret;
 
+	ret = qrnic_udata_no_input(udata);
+	if (ret)
+		return ERR_PTR(ret);
 	if (!flags || (flags & ~QRNIC_REREG_FLAGS) || !umem)
 		return ERR_PTR(-EINVAL);
 	if (flags & IB_MR_REREG_PD)

@@ -20,6 +20,10 @@ int qrnic_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata)
 	u32 key;
 	int ret;
 
+	/* No driver data is defined for alloc_mw. */
+	ret = qrnic_udata_no_input(udata);
+	if (ret)
+		return ret;
 	if (ibmw->type != IB_MW_TYPE_1 && ibmw->type != IB_MW_TYPE_2)
 		return -EINVAL;
 	cmd.alloc_mw.pdn = to_qpd(ibmw->pd)->pdn;

@@ -161,7 +161,7 @@ static int qrnic_qp_user_setup(struct qrnic_dev *qdev, struct qrnic_qp *qp,
 	resp.max_send_sge = qp->max_send_sge;
 	resp.max_recv_sge = qp->max_recv_sge;
 	resp.max_inline = qp->max_inline;
-	return ib_copy_to_udata(udata, &resp, sizeof(resp));
+	return qrnic_udata_respond(udata, &resp, sizeof(resp));
 }
 
 /* Give back the slice, or leave that to the mmap entry that owns it. */
@@ -209,13 +209,9 @@ static int qrnic_qp_check_attr(struct qrnic_dev *qdev,
 	}
 	if (!init_attr->send_cq || !init_attr->recv_cq)
 		return -EINVAL;
-	if (udata) {
-		if (udata->outlen < sizeof(struct qrnic_uresp_create_qp))
-			return -EINVAL;
-		if (udata->inlen && !ib_is_udata_cleared(udata, 0, udata->inlen))
-			return -EOPNOTSUPP;
-	}
-	return 0;
+	if (udata && udata->outlen < sizeof(struct qrnic_uresp_create_qp))
+		return -EINVAL;
+	return qrnic_udata_no_input(udata);
 }
 
 int qrnic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
@@ -235,6 +231,7 @@ int qrnic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 	qp->srq = init_attr->srq ? to_qsrq(init_attr->srq) : NULL;
 
 	spin_lock_init(&qp->lock);
+	mutex_init(&qp->mutex);
 	refcount_set(&qp->refcnt, 1);
 	init_completion(&qp->free);
 	qp->state = IB_QPS_RESET;
@@ -311,10 +308,11 @@ int qrnic_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	int ret;
 
 	/* The SRQ WQE the QP may hold completes (flushed), not vanishes. */
+	mutex_lock(&qp->mutex);
 	if (qrnic_qp_may_hold_srq_wqe(qp))
 		qrnic_qp_flush_srq_wqe(qp);
-
 	ret = qrnic_aq_exec_handle(qdev, QRNIC_CMD_DESTROY_QP, qp->qpn);
+	mutex_unlock(&qp->mutex);
 	if (qrnic_destroy_kept(ret))
 		return ret;
 
@@ -331,6 +329,7 @@ int qrnic_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	wait_for_completion(&qp->free);
 
 	qrnic_qp_release_qmem(qdev, qp);
+	mutex_destroy(&qp->mutex);
 	return 0;
 }
 

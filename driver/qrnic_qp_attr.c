@@ -197,21 +197,17 @@ int qrnic_qp_flush_srq_wqe(struct qrnic_qp *qp)
 {
 	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
 
+	lockdep_assert_held(&qp->mutex);
 	return qrnic_modify_qp_cmd(to_qdev(qp->ibqp.device), qp, &attr,
 				   IB_QP_STATE);
 }
 
-int qrnic_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
-		    int attr_mask, struct ib_udata *udata)
+static int qrnic_modify_qp_locked(struct qrnic_dev *qdev, struct qrnic_qp *qp,
+				  struct ib_qp_attr *attr, int attr_mask)
 {
-	struct qrnic_dev *qdev = to_qdev(ibqp->device);
-	struct qrnic_qp *qp = to_qqp(ibqp);
 	int ret;
 
-	/* No driver data is defined for modify_qp. */
-	if (udata && udata->inlen &&
-	    !ib_is_udata_cleared(udata, 0, udata->inlen))
-		return -EOPNOTSUPP;
+	lockdep_assert_held(&qp->mutex);
 	ret = qrnic_modify_check(qdev, qp, attr, attr_mask);
 	if (ret)
 		return ret;
@@ -231,6 +227,29 @@ int qrnic_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 		attr_mask &= ~IB_QP_CUR_STATE;
 	}
 	return qrnic_modify_qp_cmd(qdev, qp, attr, attr_mask);
+}
+
+/*
+ * ib_core takes only a shared lock on the QP for modify_qp and query_qp:
+ * the QP's mutex makes each command and the state cached from it one
+ * step, so the cached state is the device's and two RESETs cannot both
+ * skip the flush of an SRQ WQE.
+ */
+int qrnic_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
+		    int attr_mask, struct ib_udata *udata)
+{
+	struct qrnic_qp *qp = to_qqp(ibqp);
+	int ret;
+
+	/* No driver data is defined for modify_qp. */
+	ret = qrnic_udata_no_input(udata);
+	if (ret)
+		return ret;
+	mutex_lock(&qp->mutex);
+	ret = qrnic_modify_qp_locked(to_qdev(ibqp->device), qp, attr,
+				     attr_mask);
+	mutex_unlock(&qp->mutex);
+	return ret;
 }
 
 static void qrnic_attr_from_hw(struct qrnic_qp *qp,
@@ -291,18 +310,19 @@ int qrnic_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 		return ret;
 	cmd.query_qp.qpn = qp->qpn;
 	cmd.query_qp.attr_addr = buf.dma;
+	mutex_lock(&qp->mutex);
 	ret = qrnic_aq_exec(qdev, &cmd, NULL, NULL);
 	if (!ret)
 		qrnic_attr_from_hw(qp, buf.a, attr);
-	qrnic_attr_buf_free(qdev, &buf);
-	if (ret)
-		return ret;
-
-	if (attr->qp_state <= IB_QPS_ERR) {
+	if (!ret && attr->qp_state <= IB_QPS_ERR) {
 		spin_lock_irqsave(&qp->lock, flags);
 		qp->state = attr->qp_state;
 		spin_unlock_irqrestore(&qp->lock, flags);
 	}
+	mutex_unlock(&qp->mutex);
+	qrnic_attr_buf_free(qdev, &buf);
+	if (ret)
+		return ret;
 
 	memset(init_attr, 0, sizeof(*init_attr));
 	init_attr->send_cq = ibqp->send_cq;

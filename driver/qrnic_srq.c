@@ -7,12 +7,19 @@
  * keeps a bitmap of completed slots (see qrnic_post.c): receive
  * completions of different QPs arrive in any order, and a slot is posted
  * again only once it and every slot before it have completed.  Resizing
- * (IB_SRQ_MAX_WR) moves the SRQ to a new slice; the device moves the WQEs
- * it has not taken yet (docs/hardware.md, "Shared receive queues").
+ * (IB_SRQ_MAX_WR; from user space the driver's own uverbs method) moves
+ * the SRQ to a new slice; the device moves the WQEs it has not taken yet
+ * (docs/hardware.md, "Shared receive queues").  One modify, resize, query
+ * or destroy of an SRQ runs at a time (its mutex): ib_core takes only a
+ * shared lock on the SRQ for modify_srq.
  */
 #include <linux/bitmap.h>
 #include <rdma/ib_user_verbs.h>
 #include <rdma/uverbs_ioctl.h>
+
+#define UVERBS_MODULE_NAME qrnic_ib
+#include <rdma/uverbs_named_ioctl.h>
+#include <rdma/uverbs_std_types.h>
 
 #include <qrnic-abi.h>
 
@@ -29,13 +36,9 @@ static int qrnic_srq_check_attr(struct qrnic_dev *qdev,
 		return -EOPNOTSUPP;
 	if (init_attr->attr.max_sge > max_sge)
 		return -EINVAL;
-	if (udata) {
-		if (udata->outlen < sizeof(struct qrnic_uresp_create_srq))
-			return -EINVAL;
-		if (udata->inlen && !ib_is_udata_cleared(udata, 0, udata->inlen))
-			return -EOPNOTSUPP;
-	}
-	return 0;
+	if (udata && udata->outlen < sizeof(struct qrnic_uresp_create_srq))
+		return -EINVAL;
+	return qrnic_udata_no_input(udata);
 }
 
 static int qrnic_create_srq_cmd(struct qrnic_dev *qdev, struct qrnic_srq *srq,
@@ -75,7 +78,7 @@ static int qrnic_srq_user_setup(struct qrnic_dev *qdev, struct qrnic_srq *srq,
 	resp.log_depth = srq->wq.log_depth;
 	resp.log_stride = srq->wq.log_stride;
 	resp.max_sge = srq->max_sge;
-	return ib_copy_to_udata(udata, &resp, sizeof(resp));
+	return qrnic_udata_respond(udata, &resp, sizeof(resp));
 }
 
 /* Give back the ring's slice, or leave that to the mmap entry owning it. */
@@ -117,6 +120,7 @@ int qrnic_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init_attr,
 	srq->max_sge = room / sizeof(struct qrnic_sge);
 
 	spin_lock_init(&srq->lock);
+	mutex_init(&srq->mutex);
 	refcount_set(&srq->refcnt, 1);
 	init_completion(&srq->free);
 
@@ -219,21 +223,26 @@ out_free:
 }
 
 /*
- * A user SRQ moves to new_wq: the provider posts nothing meanwhile and
- * maps the new ring through the key written to resp_addr.
+ * A user SRQ moves to new_wq (its slice allocated): the provider posts
+ * nothing meanwhile and maps the new ring through the key in resp.  The
+ * response goes out before the command, so a provider that cannot take it
+ * keeps the old ring with nothing changed.
  */
 static int qrnic_srq_resize_user(struct qrnic_dev *qdev, struct qrnic_srq *srq,
 				 struct qrnic_cmd *cmd, struct qrnic_wq *new_wq,
-				 struct ib_udata *udata, u64 resp_addr)
+				 struct uverbs_attr_bundle *attrs)
 {
-	struct qrnic_uresp_modify_srq resp = {};
+	struct qrnic_uresp_resize_srq resp = {};
 	struct rdma_user_mmap_entry *entry;
-	struct qrnic_ucontext *uctx;
+	struct ib_ucontext *uctx;
 	int ret;
 
-	uctx = rdma_udata_to_drv_context(udata, struct qrnic_ucontext,
-					 ibucontext);
-	entry = qrnic_mmap_entry_insert(&uctx->ibucontext,
+	uctx = ib_uverbs_get_ucontext(attrs);
+	if (IS_ERR(uctx)) {
+		qrnic_qmem_free(qdev, new_wq->offset, new_wq->bytes);
+		return PTR_ERR(uctx);
+	}
+	entry = qrnic_mmap_entry_insert(uctx,
 					qdev->qmem_start + new_wq->offset,
 					new_wq->bytes, QRNIC_MMAP_QMEM,
 					&resp.qmem_mmap_key);
@@ -244,10 +253,9 @@ static int qrnic_srq_resize_user(struct qrnic_dev *qdev, struct qrnic_srq *srq,
 	/* From here the entry owns the new slice. */
 	resp.qmem_len = new_wq->bytes;
 	resp.log_depth = new_wq->log_depth;
-	/* Answer first: a provider that cannot learn the new ring keeps the old. */
-	if (copy_to_user(u64_to_user_ptr(resp_addr), &resp, sizeof(resp)))
-		ret = -EFAULT;
-	else
+	ret = uverbs_copy_to(attrs, QRNIC_IB_ATTR_SRQ_RESIZE_RESP, &resp,
+			     sizeof(resp));
+	if (!ret)
 		ret = qrnic_aq_exec(qdev, cmd, NULL, NULL);
 	if (ret) {
 		rdma_user_mmap_entry_remove(entry);
@@ -261,14 +269,16 @@ static int qrnic_srq_resize_user(struct qrnic_dev *qdev, struct qrnic_srq *srq,
 	return 0;
 }
 
+/* Called with the SRQ's mutex held; attrs: a user SRQ's resize method. */
 static int qrnic_srq_resize(struct qrnic_dev *qdev, struct qrnic_srq *srq,
 			    u32 max_wr, struct qrnic_cmd *cmd,
-			    struct ib_udata *udata, u64 resp_addr)
+			    struct uverbs_attr_bundle *attrs)
 {
 	struct qrnic_wq new_wq;
 	u8 log_depth;
 	int ret;
 
+	lockdep_assert_held(&srq->mutex);
 	if (!(qdev->cap0 & QRNIC_CAP0_SRQ_RESIZE))
 		return -EOPNOTSUPP;
 	ret = qrnic_wq_log_depth(qdev, max_wr, &log_depth);
@@ -283,9 +293,8 @@ static int qrnic_srq_resize(struct qrnic_dev *qdev, struct qrnic_srq *srq,
 	cmd->modify_srq.mask |= QRNIC_SRQ_MOD_RESIZE;
 	cmd->modify_srq.offset = new_wq.offset;
 	cmd->modify_srq.log_depth = log_depth;
-	if (udata)
-		return qrnic_srq_resize_user(qdev, srq, cmd, &new_wq, udata,
-					     resp_addr);
+	if (attrs)
+		return qrnic_srq_resize_user(qdev, srq, cmd, &new_wq, attrs);
 	ret = qrnic_srq_resize_kernel(qdev, srq, cmd, &new_wq);
 	/*
 	 * On success new_wq holds the old ring.  A dead or silent device may
@@ -296,41 +305,95 @@ static int qrnic_srq_resize(struct qrnic_dev *qdev, struct qrnic_srq *srq,
 	return ret;
 }
 
+/*
+ * ib_modify_srq and, from user space, IBV_SRQ_LIMIT alone: a user SRQ
+ * resizes through QRNIC_IB_METHOD_SRQ_RESIZE, whose response carries the
+ * new ring (the write command has none).
+ */
 int qrnic_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 		     enum ib_srq_attr_mask attr_mask, struct ib_udata *udata)
 {
 	struct qrnic_dev *qdev = to_qdev(ibsrq->device);
 	struct qrnic_cmd cmd = { .opcode = QRNIC_CMD_MODIFY_SRQ };
 	struct qrnic_srq *srq = to_qsrq(ibsrq);
-	struct qrnic_ureq_modify_srq ureq = {};
 	int ret;
 
-	if (udata && udata->inlen) {
-		ret = ib_copy_from_udata(&ureq, udata,
-					 min(udata->inlen, sizeof(ureq)));
-		if (ret)
-			return ret;
-	}
+	ret = qrnic_udata_no_input(udata);
+	if (ret)
+		return ret;
 	if (attr_mask & ~(IB_SRQ_LIMIT | IB_SRQ_MAX_WR))
 		return -EINVAL;
-	if ((attr_mask & IB_SRQ_MAX_WR) && udata && !ureq.resp_addr)
-		return -EINVAL;
+	if ((attr_mask & IB_SRQ_MAX_WR) && udata)
+		return -EOPNOTSUPP;
 	cmd.modify_srq.srqn = srq->srqn;
 	if (attr_mask & IB_SRQ_LIMIT) {
 		cmd.modify_srq.mask = QRNIC_SRQ_MOD_LIMIT;
 		cmd.modify_srq.limit = attr->srq_limit;
 	}
+	mutex_lock(&srq->mutex);
 	if (attr_mask & IB_SRQ_MAX_WR) {
 		/* The device checks the limit against the new depth. */
-		return qrnic_srq_resize(qdev, srq, attr->max_wr, &cmd, udata,
-					ureq.resp_addr);
+		ret = qrnic_srq_resize(qdev, srq, attr->max_wr, &cmd, NULL);
+	} else if (!(attr_mask & IB_SRQ_LIMIT)) {
+		ret = 0;
+	} else if (attr->srq_limit >= 1U << srq->wq.log_depth) {
+		ret = -EINVAL;
+	} else {
+		ret = qrnic_aq_exec(qdev, &cmd, NULL, NULL);
 	}
-	if (!(attr_mask & IB_SRQ_LIMIT))
-		return 0;
-	if (attr->srq_limit >= 1U << srq->wq.log_depth)
-		return -EINVAL;
-	return qrnic_aq_exec(qdev, &cmd, NULL, NULL);
+	mutex_unlock(&srq->mutex);
+	return ret;
 }
+
+static int UVERBS_HANDLER(QRNIC_IB_METHOD_SRQ_RESIZE)(
+	struct uverbs_attr_bundle *attrs)
+{
+	struct ib_srq *ibsrq = uverbs_attr_get_obj(attrs,
+					QRNIC_IB_ATTR_SRQ_RESIZE_HANDLE);
+	struct qrnic_cmd cmd = { .opcode = QRNIC_CMD_MODIFY_SRQ };
+	struct qrnic_ureq_resize_srq req;
+	struct qrnic_srq *srq;
+	int ret;
+
+	if (IS_ERR(ibsrq))
+		return PTR_ERR(ibsrq);
+	srq = to_qsrq(ibsrq);
+	ret = uverbs_copy_from(&req, attrs, QRNIC_IB_ATTR_SRQ_RESIZE_REQ);
+	if (ret)
+		return ret;
+	if ((req.flags & ~QRNIC_SRQ_RESIZE_LIMIT) || req.pad)
+		return -EOPNOTSUPP;
+	cmd.modify_srq.srqn = srq->srqn;
+	if (req.flags & QRNIC_SRQ_RESIZE_LIMIT) {
+		cmd.modify_srq.mask = QRNIC_SRQ_MOD_LIMIT;
+		cmd.modify_srq.limit = req.srq_limit;
+	}
+	mutex_lock(&srq->mutex);
+	ret = qrnic_srq_resize(to_qdev(ibsrq->device), srq, req.max_wr, &cmd,
+			       attrs);
+	mutex_unlock(&srq->mutex);
+	return ret;
+}
+
+DECLARE_UVERBS_NAMED_METHOD(
+	QRNIC_IB_METHOD_SRQ_RESIZE,
+	UVERBS_ATTR_IDR(QRNIC_IB_ATTR_SRQ_RESIZE_HANDLE, UVERBS_OBJECT_SRQ,
+			UVERBS_ACCESS_WRITE, UA_MANDATORY),
+	UVERBS_ATTR_PTR_IN(QRNIC_IB_ATTR_SRQ_RESIZE_REQ,
+			   UVERBS_ATTR_TYPE(struct qrnic_ureq_resize_srq),
+			   UA_MANDATORY),
+	UVERBS_ATTR_PTR_OUT(QRNIC_IB_ATTR_SRQ_RESIZE_RESP,
+			    UVERBS_ATTR_TYPE(struct qrnic_uresp_resize_srq),
+			    UA_MANDATORY));
+
+ADD_UVERBS_METHODS(qrnic_srq_methods, UVERBS_OBJECT_SRQ,
+		   &UVERBS_METHOD(QRNIC_IB_METHOD_SRQ_RESIZE));
+
+/* The driver's uverbs methods, for devices that resize SRQs. */
+const struct uapi_definition qrnic_srq_uapi_defs[] = {
+	UAPI_DEF_CHAIN_OBJ_TREE(UVERBS_OBJECT_SRQ, &qrnic_srq_methods),
+	{},
+};
 
 int qrnic_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
 {
@@ -341,10 +404,12 @@ int qrnic_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
 	int ret;
 
 	cmd.query_srq.srqn = srq->srqn;
+	mutex_lock(&srq->mutex);
 	ret = qrnic_aq_exec(qdev, &cmd, &limit, NULL);
+	attr->max_wr = 1U << srq->wq.log_depth;
+	mutex_unlock(&srq->mutex);
 	if (ret)
 		return ret;
-	attr->max_wr = 1U << srq->wq.log_depth;
 	attr->max_sge = srq->max_sge;
 	attr->srq_limit = limit;
 	return 0;
@@ -362,7 +427,10 @@ int qrnic_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 	struct qrnic_srq *srq = to_qsrq(ibsrq);
 	int ret;
 
+	/* After a resize in progress: its slice is the one to give back. */
+	mutex_lock(&srq->mutex);
 	ret = qrnic_aq_exec_handle(qdev, QRNIC_CMD_DESTROY_SRQ, srq->srqn);
+	mutex_unlock(&srq->mutex);
 	if (qrnic_destroy_kept(ret))
 		return ret;
 
@@ -374,6 +442,7 @@ int qrnic_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 	qrnic_srq_release_qmem(qdev, srq);
 	bitmap_free(srq->done);
 	srq->done = NULL;
+	mutex_destroy(&srq->mutex);
 	return 0;
 }
 

@@ -46,6 +46,7 @@ static const struct rdma_stat_desc qrnic_stat_descs[] = {
 	[QRNIC_STAT_FAULT_REORDER_RX].name	= "fault_reorder_rx",
 	[QRNIC_STAT_FAULT_CORRUPT_TX].name	= "fault_corrupt_tx",
 	[QRNIC_STAT_FAULT_CORRUPT_RX].name	= "fault_corrupt_rx",
+	[QRNIC_STAT_CTX_OVER_QUOTA].name	= "ctx_over_quota",
 	[QRNIC_RES_UCTX].name			= "res_uctx",
 	[QRNIC_RES_PD].name			= "res_pd",
 	[QRNIC_RES_CQ].name			= "res_cq",

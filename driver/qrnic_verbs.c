@@ -241,6 +241,23 @@ static int qrnic_alloc_ucontext(struct ib_ucontext *ibuctx,
 	phys_addr_t db_addr;
 	int ret;
 
+	/*
+	 * A doorbell page is 4 KiB: a mapping of one larger CPU page would
+	 * reach other contexts' doorbells, so such kernels get kernel verbs
+	 * only.
+	 */
+	if (PAGE_SIZE != QRNIC_DB_PAGE_SIZE) {
+		dev_warn_once(&qdev->pdev->dev,
+				"user verbs need %u-byte pages, not %lu\n",
+				QRNIC_DB_PAGE_SIZE, PAGE_SIZE);
+		return -EOPNOTSUPP;
+	}
+	/* The request's fields are all reserved. */
+	ret = qrnic_udata_no_input(udata);
+	if (ret)
+		return ret;
+	if (udata->outlen < sizeof(resp))
+		return -EINVAL;
 	ret = qrnic_aq_exec(qdev, &cmd, &uctx->uctx_id, &uctx->db_page);
 	if (ret)
 		return ret;
@@ -263,7 +280,7 @@ static int qrnic_alloc_ucontext(struct ib_ucontext *ibuctx,
 	resp.db_page_index = uctx->db_page;
 	resp.uctx_id = uctx->uctx_id;
 	resp.max_inline = qdev->attr.max_inline;
-	ret = ib_copy_to_udata(udata, &resp, min(sizeof(resp), udata->outlen));
+	ret = qrnic_udata_respond(udata, &resp, sizeof(resp));
 	if (ret)
 		goto err_entry;
 	return 0;
@@ -348,6 +365,12 @@ static int qrnic_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	struct qrnic_pd *pd = to_qpd(ibpd);
 	int ret;
 
+	/* No driver data is defined for alloc_pd requests. */
+	ret = qrnic_udata_no_input(udata);
+	if (ret)
+		return ret;
+	if (udata && udata->outlen < sizeof(struct qrnic_uresp_alloc_pd))
+		return -EINVAL;
 	cmd.alloc_pd.uctx = qrnic_uctx_id(udata);
 	ret = qrnic_aq_exec(qdev, &cmd, &pd->pdn, NULL);
 	if (ret)
@@ -356,8 +379,7 @@ static int qrnic_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	if (udata) {
 		struct qrnic_uresp_alloc_pd resp = { .pdn = pd->pdn };
 
-		ret = ib_copy_to_udata(udata, &resp,
-				       min(sizeof(resp), udata->outlen));
+		ret = qrnic_udata_respond(udata, &resp, sizeof(resp));
 		if (ret) {
 			qrnic_aq_exec_handle(qdev, QRNIC_CMD_DEALLOC_PD,
 					     pd->pdn);
@@ -527,6 +549,8 @@ int qrnic_ib_register(struct qrnic_dev *qdev)
 		ib_set_device_ops(ibdev, &qrnic_fast_reg_ops);
 	if ((qdev->cap0 & QRNIC_CAP0_RC) && (qdev->cap0 & QRNIC_CAP0_REREG_MR))
 		ib_set_device_ops(ibdev, &qrnic_rereg_mr_ops);
+	if (qrnic_has_srq(qdev) && (qdev->cap0 & QRNIC_CAP0_SRQ_RESIZE))
+		ibdev->driver_def = qrnic_srq_uapi_defs;
 
 	ret = ib_device_set_netdev(ibdev, qdev->netdev, QRNIC_PORT);
 	if (ret) {

@@ -9,8 +9,9 @@
 #define QRNIC_ABI_USER_H
 
 #include <linux/types.h>
+#include <rdma/ib_user_ioctl_cmds.h>
 
-#define QRNIC_UVERBS_ABI_VERSION	1
+#define QRNIC_UVERBS_ABI_VERSION	2
 
 struct qrnic_ureq_alloc_ucontext {
 	__u32 rsvd;
@@ -128,16 +129,38 @@ struct qrnic_uresp_create_srq {
 };
 
 /*
- * MODIFY_SRQ with IBV_SRQ_MAX_WR (resize): the request names where the
- * kernel writes the new ring's mapping (the command has no response).  The
- * provider posts nothing while it runs, then maps the new ring (the old
- * mapping stays valid until unmapped) and keeps its indexes.
+ * IBV_SRQ_MAX_WR (resize) is the driver's own uverbs method on the SRQ
+ * object, QRNIC_IB_METHOD_SRQ_RESIZE (MODIFY_SRQ's write command has no
+ * response, so it takes only IBV_SRQ_LIMIT): the SRQ handle (taken
+ * exclusively: a second resize or modify at the same time gets EBUSY),
+ * the request and the response below.  The kernel moves the SRQ to a
+ * new ring of at least max_wr WQEs (the device carries over the WQEs it
+ * has not taken) and maps it write-combining at qmem_mmap_key; with
+ * QRNIC_SRQ_RESIZE_LIMIT it arms srq_limit too, checked against the new
+ * depth.  The provider posts nothing while it runs, then maps the new
+ * ring (the old mapping stays valid until unmapped) and keeps its
+ * indexes.  On failure nothing changed.
  */
-struct qrnic_ureq_modify_srq {
-	__aligned_u64 resp_addr;	/* user address of the response */
+enum qrnic_ib_srq_methods {
+	QRNIC_IB_METHOD_SRQ_RESIZE = (1U << UVERBS_ID_NS_SHIFT),
 };
 
-struct qrnic_uresp_modify_srq {
+enum qrnic_ib_srq_resize_attrs {
+	QRNIC_IB_ATTR_SRQ_RESIZE_HANDLE = (1U << UVERBS_ID_NS_SHIFT),
+	QRNIC_IB_ATTR_SRQ_RESIZE_REQ,
+	QRNIC_IB_ATTR_SRQ_RESIZE_RESP,
+};
+
+#define QRNIC_SRQ_RESIZE_LIMIT		(1U << 0)
+
+struct qrnic_ureq_resize_srq {
+	__u32 max_wr;
+	__u32 srq_limit;		/* with QRNIC_SRQ_RESIZE_LIMIT */
+	__u32 flags;			/* QRNIC_SRQ_RESIZE_LIMIT */
+	__u32 pad;
+};
+
+struct qrnic_uresp_resize_srq {
 	__aligned_u64 qmem_mmap_key;
 	__u32 qmem_len;
 	__u8  log_depth;

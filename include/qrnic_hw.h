@@ -163,6 +163,7 @@ enum qrnic_cmd_status {
 	QRNIC_ST_BAD_HANDLE		= 0x04,	/* object does not exist */
 	QRNIC_ST_BAD_STATE		= 0x05,	/* object busy or wrong state */
 	QRNIC_ST_DMA_ERROR		= 0x06,	/* guest address not accessible */
+	QRNIC_ST_OVER_QUOTA		= 0x07,	/* the owning context's limit */
 };
 
 /*
@@ -389,7 +390,25 @@ QRNIC_HW_SIZE(qrnic_cqe_admin, QRNIC_ACQE_SIZE);
 /*
  * ALLOC_UCTX: result0 = context id, result1 = its doorbell page index in
  * BAR2.  DEALLOC_UCTX fails with BAD_STATE while the context owns objects.
+ *
+ * What one user context may hold at once, each kind counted by the device
+ * and refused beyond its limit with OVER_QUOTA (QUERY_DEVICE reports the
+ * limits in ctx_max[]; the kernel, context 0, has none).  Regions and
+ * windows share the key table; QMEM_PAGES counts the context's queue
+ * memory pages (QPs and SRQs), MR_PAGES the page addresses its regions
+ * hold.
  */
+enum qrnic_ctx_res {
+	QRNIC_CTX_PD,
+	QRNIC_CTX_CQ,
+	QRNIC_CTX_QP,
+	QRNIC_CTX_SRQ,
+	QRNIC_CTX_MR,
+	QRNIC_CTX_MW,
+	QRNIC_CTX_QMEM_PAGES,
+	QRNIC_CTX_MR_PAGES,
+	QRNIC_CTX_RES_COUNT
+};
 
 struct qrnic_dev_attr {
 	uint64_t max_mr_size;
@@ -414,7 +433,8 @@ struct qrnic_dev_attr {
 	uint32_t max_qp_qmem;	/* queue memory bytes one QP may use */
 	uint32_t max_mw;
 	uint32_t max_fast_reg_pages;	/* page list of one REG_MR WQE */
-	uint32_t rsvd[12];
+	uint32_t ctx_max[QRNIC_CTX_RES_COUNT];	/* one user context's limits */
+	uint32_t rsvd[12 - QRNIC_CTX_RES_COUNT];
 };
 #define QRNIC_DEV_ATTR_SIZE	144
 QRNIC_HW_SIZE(qrnic_dev_attr, QRNIC_DEV_ATTR_SIZE);
@@ -464,13 +484,14 @@ enum qrnic_stat {
 	QRNIC_STAT_FAULT_REORDER_RX,
 	QRNIC_STAT_FAULT_CORRUPT_TX,
 	QRNIC_STAT_FAULT_CORRUPT_RX,
+	QRNIC_STAT_CTX_OVER_QUOTA,	/* commands refused with OVER_QUOTA */
 	QRNIC_STAT_COUNT
 };
 
 struct qrnic_stats_resp {
 	uint64_t v[QRNIC_STAT_COUNT];
 };
-#define QRNIC_STATS_RESP_SIZE	184
+#define QRNIC_STATS_RESP_SIZE	192
 QRNIC_HW_SIZE(qrnic_stats_resp, QRNIC_STATS_RESP_SIZE);
 
 #define QRNIC_GID_TYPE_ROCE_V2		2

@@ -27,4 +27,9 @@ DECLARE_DRV_CMD(qrnic_create_srq, IB_USER_VERBS_CMD_CREATE_SRQ,
 DECLARE_DRV_CMD(qrnic_create_ah, IB_USER_VERBS_CMD_CREATE_AH,
 		empty, qrnic_uresp_create_ah);
 
+/* cmd.c: the driver's own uverbs methods */
+int qrnic_cmd_resize_srq(struct ibv_srq *ibsrq,
+			 const struct qrnic_ureq_resize_srq *req,
+			 struct qrnic_uresp_resize_srq *resp);
+
 #endif

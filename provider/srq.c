@@ -238,12 +238,6 @@ struct ibv_srq *qrnic_create_srq_ex(struct ibv_context *ibctx,
 	return ibsrq;
 }
 
-/* MODIFY_SRQ carries the address the kernel writes the new mapping to. */
-struct qrnic_modify_srq_cmd {
-	struct ibv_modify_srq ibv_cmd;
-	struct qrnic_ureq_modify_srq drv;
-};
-
 /* The completed-slot bits of [tail, pi) at their places in a new depth. */
 static void qrnic_srq_move_done(struct qrnic_srq *srq, uint64_t *done,
 				uint32_t depth)
@@ -269,8 +263,8 @@ static int qrnic_srq_resize(struct qrnic_srq *srq, struct ibv_srq_attr *attr,
 			    int attr_mask)
 {
 	struct ibv_context *ibctx = srq->ibv_srq.context;
-	struct qrnic_uresp_modify_srq resp = {};
-	struct qrnic_modify_srq_cmd cmd = {};
+	struct qrnic_ureq_resize_srq req = { .max_wr = attr->max_wr };
+	struct qrnic_uresp_resize_srq resp = {};
 	uint32_t depth, tail;
 	uint64_t *done;
 	void *qmem;
@@ -291,9 +285,11 @@ static int qrnic_srq_resize(struct qrnic_srq *srq, struct ibv_srq_attr *attr,
 		ret = EINVAL;
 		goto out;
 	}
-	cmd.drv.resp_addr = (uintptr_t)&resp;
-	ret = ibv_cmd_modify_srq(&srq->ibv_srq, attr, attr_mask, &cmd.ibv_cmd,
-				 sizeof(cmd));
+	if (attr_mask & IBV_SRQ_LIMIT) {
+		req.flags = QRNIC_SRQ_RESIZE_LIMIT;
+		req.srq_limit = attr->srq_limit;
+	}
+	ret = qrnic_cmd_resize_srq(&srq->ibv_srq, &req, &resp);
 	if (ret)
 		goto out;
 	if (resp.log_depth > QRNIC_QP_MAX_LOG || 1u << resp.log_depth < depth ||
@@ -339,12 +335,11 @@ out:
 int qrnic_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
 		     int attr_mask)
 {
-	struct qrnic_modify_srq_cmd cmd = {};
+	struct ibv_modify_srq cmd;
 
 	if (attr_mask & IBV_SRQ_MAX_WR)
 		return qrnic_srq_resize(to_qsrq(ibsrq), attr, attr_mask);
-	return ibv_cmd_modify_srq(ibsrq, attr, attr_mask, &cmd.ibv_cmd,
-				  sizeof(cmd));
+	return ibv_cmd_modify_srq(ibsrq, attr, attr_mask, &cmd, sizeof(cmd));
 }
 
 int qrnic_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr)

@@ -26,6 +26,12 @@ static bool qrnic_check_props(QrnicState *s, Error **errp)
                    s->db_pages);
         return false;
     }
+    if (s->ctx_max_qmem > s->qmem_size) {
+        error_setg(errp, "qrnic: property 'ctx-max-qmem' must be at most "
+                   "'qmem-size' (%" PRIu64 "), got %" PRIu64, s->qmem_size,
+                   s->ctx_max_qmem);
+        return false;
+    }
     if (s->qmem_size < QRNIC_MIN_QMEM_SIZE ||
         s->qmem_size > QRNIC_MAX_QMEM_SIZE ||
         !is_power_of_2(s->qmem_size)) {
@@ -93,6 +99,9 @@ static void qrnic_realize(PCIDevice *pdev, Error **errp)
                       s->conf.macaddr.a);
     s->eng.db_work = s->db_work;
     s->eng.win_pkts = s->win_pkts;
+    memcpy(s->eng.ctx_max, s->ctx_max, sizeof(s->ctx_max));
+    s->eng.ctx_max[QRNIC_CTX_QMEM_PAGES] =
+        DIV_ROUND_UP(s->ctx_max_qmem, QRNIC_QMEM_PAGE_SIZE);
     if (!qrnic_fault_realize(s, errp)) {
         goto err_pcie;
     }
@@ -162,6 +171,15 @@ static const Property qrnic_properties[] = {
                        QRNIC_DEFAULT_DB_PAGES),
     DEFINE_PROP_SIZE("qmem-size", QrnicState, qmem_size,
                      QRNIC_DEFAULT_QMEM_SIZE),
+    DEFINE_PROP_UINT32("ctx-max-pds", QrnicState, ctx_max[QRNIC_CTX_PD], 0),
+    DEFINE_PROP_UINT32("ctx-max-cqs", QrnicState, ctx_max[QRNIC_CTX_CQ], 0),
+    DEFINE_PROP_UINT32("ctx-max-qps", QrnicState, ctx_max[QRNIC_CTX_QP], 0),
+    DEFINE_PROP_UINT32("ctx-max-srqs", QrnicState, ctx_max[QRNIC_CTX_SRQ], 0),
+    DEFINE_PROP_UINT32("ctx-max-mrs", QrnicState, ctx_max[QRNIC_CTX_MR], 0),
+    DEFINE_PROP_UINT32("ctx-max-mws", QrnicState, ctx_max[QRNIC_CTX_MW], 0),
+    DEFINE_PROP_UINT32("ctx-max-mr-pages", QrnicState,
+                       ctx_max[QRNIC_CTX_MR_PAGES], 0),
+    DEFINE_PROP_SIZE("ctx-max-qmem", QrnicState, ctx_max_qmem, 0),
     DEFINE_PROP_UNSIGNED("x-db-work", QrnicState, db_work,
                          QRNIC_DB_WORK_DEFAULT, qrnic_prop_db_work, uint32_t),
     DEFINE_PROP_UNSIGNED("x-linger-us", QrnicState, linger_us,

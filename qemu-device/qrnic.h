@@ -15,7 +15,7 @@
 #define TYPE_QRNIC "qrnic"
 OBJECT_DECLARE_SIMPLE_TYPE(QrnicState, QRNIC)
 
-#define QRNIC_DEFAULT_DB_PAGES  64
+#define QRNIC_DEFAULT_DB_PAGES  1024
 #define QRNIC_DEFAULT_QMEM_SIZE (16 * MiB)
 #define QRNIC_MIN_QMEM_SIZE     (64 * KiB)
 #define QRNIC_MAX_QMEM_SIZE     (256 * MiB)
@@ -32,6 +32,9 @@ struct QrnicState {
     NICConf conf;
     uint32_t db_pages;
     uint64_t qmem_size;
+    /* ctx-max-*: one user context's limits (0: the engine's default). */
+    uint32_t ctx_max[QRNIC_CTX_RES_COUNT];
+    uint64_t ctx_max_qmem;      /* bytes, for ctx_max[QMEM_PAGES] */
     uint32_t db_work;           /* x-db-work: SQ doorbell work at once */
     uint32_t win_kib;           /* x-window-kib (0: by the netdev), */
     uint32_t win_pkts;          /* x-window-pkts: the window's caps */

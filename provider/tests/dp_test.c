@@ -3619,18 +3619,16 @@ static void test_mw_alloc(struct qrnic_context *ctx)
 /* ---- SRQ resize ---------------------------------------------------------- */
 
 /*
- * MODIFY_SRQ as qrnic.ko and the device do it.  The driver data is read
- * where the kernel reads it (right after the core command).  With
- * IBV_SRQ_MAX_WR the provider must hold the SRQ's post lock and pass
- * resp_addr; the device copies the WQEs it has not taken (free running
- * indexes [taken, pi)) to slot i % new depth of the new ring, which lives
- * at file offset key of fd, and the answer goes to resp_addr.
+ * MODIFY_SRQ and the resize method as qrnic.ko and the device do them.
+ * A resize holds the SRQ's post lock; the device copies the WQEs it has
+ * not taken (free running indexes [taken, pi)) to slot i % new depth of
+ * the new ring, which lives at file offset key of fd.
  */
 static struct {
 	unsigned int calls, bad;
 	int mask;
 	struct ibv_srq_attr attr;
-	uint64_t resp_addr;
+	bool method;			/* the last call: the resize method */
 	int fail;
 	int fd;
 	uint64_t key;
@@ -3640,39 +3638,49 @@ static struct {
 	uint32_t limit;			/* QUERY_SRQ answers it */
 } kmsrq;
 
+/*
+ * MODIFY_SRQ (write command): the limit alone; a resize must come through
+ * the driver's method instead.
+ */
 int fake_cmd_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
 			int mask, struct ibv_modify_srq *cmd, size_t cmd_size)
 {
-	struct qrnic_srq *srq = to_qsrq(ibsrq);
-	struct qrnic_uresp_modify_srq *r;
-	uint32_t stride, i;
-
 	kmsrq.calls++;
 	kmsrq.mask = mask;
 	kmsrq.attr = *attr;
-	kmsrq.resp_addr = 0;
-	if (cmd_size != sizeof(*cmd) + sizeof(struct qrnic_ureq_modify_srq)) {
+	kmsrq.method = false;
+	if (cmd_size != sizeof(*cmd) || (mask & IBV_SRQ_MAX_WR)) {
 		kmsrq.bad++;
 		return EINVAL;
 	}
-	memcpy(&kmsrq.resp_addr, (uint8_t *)cmd + sizeof(*cmd),
-	       sizeof(kmsrq.resp_addr));
 	if (kmsrq.fail)
 		return kmsrq.fail;
-	if (!(mask & IBV_SRQ_MAX_WR)) {
-		if (kmsrq.resp_addr)
-			kmsrq.bad++;
-		if (mask & IBV_SRQ_LIMIT)
-			kmsrq.limit = attr->srq_limit;
-		return 0;
-	}
+	if (mask & IBV_SRQ_LIMIT)
+		kmsrq.limit = attr->srq_limit;
+	return 0;
+}
+
+/* QRNIC_IB_METHOD_SRQ_RESIZE (cmd.c's, played here). */
+int qrnic_cmd_resize_srq(struct ibv_srq *ibsrq,
+			 const struct qrnic_ureq_resize_srq *req,
+			 struct qrnic_uresp_resize_srq *resp)
+{
+	struct qrnic_srq *srq = to_qsrq(ibsrq);
+	uint32_t stride, i;
+
+	kmsrq.calls++;
+	kmsrq.mask = IBV_SRQ_MAX_WR |
+		     (req->flags & QRNIC_SRQ_RESIZE_LIMIT ? IBV_SRQ_LIMIT : 0);
+	kmsrq.attr.max_wr = req->max_wr;
+	kmsrq.attr.srq_limit = req->srq_limit;
+	kmsrq.method = true;
+	if ((req->flags & ~QRNIC_SRQ_RESIZE_LIMIT) || req->pad)
+		kmsrq.bad++;
+	if (kmsrq.fail)
+		return kmsrq.fail;
 	if (pthread_spin_trylock(&srq->wq.lock) == 0) {
 		pthread_spin_unlock(&srq->wq.lock);
 		kmsrq.bad++;
-	}
-	if (!kmsrq.resp_addr) {
-		kmsrq.bad++;
-		return EFAULT;
 	}
 	/* BAD_PARAM: the new ring cannot hold the WQEs not yet taken. */
 	if (srq->wq.pi - kmsrq.taken > (1u << kmsrq.log_depth))
@@ -3687,12 +3695,11 @@ int fake_cmd_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
 		    (ssize_t)stride)
 			kmsrq.bad++;
 	}
-	r = (struct qrnic_uresp_modify_srq *)(uintptr_t)kmsrq.resp_addr;
-	r->qmem_mmap_key = kmsrq.key;
-	r->qmem_len = kmsrq.len;
-	r->log_depth = kmsrq.log_depth;
-	if (mask & IBV_SRQ_LIMIT)
-		kmsrq.limit = attr->srq_limit;
+	resp->qmem_mmap_key = kmsrq.key;
+	resp->qmem_len = kmsrq.len;
+	resp->log_depth = kmsrq.log_depth;
+	if (req->flags & QRNIC_SRQ_RESIZE_LIMIT)
+		kmsrq.limit = req->srq_limit;
 	return 0;
 }
 
@@ -3824,7 +3831,7 @@ static void test_srq_resize(struct qrnic_context *ctx)
 	CHECK(qrnic_modify_srq(ibsrq, &attr, IBV_SRQ_MAX_WR) == 0);
 	kmsrq_ring_done(ctx);
 	CHECK(kmsrq.calls == calls + 1 && kmsrq.mask == IBV_SRQ_MAX_WR &&
-	      kmsrq.attr.max_wr == 5 && kmsrq.resp_addr);
+	      kmsrq.attr.max_wr == 5 && kmsrq.method);
 	CHECK(srq->wq.depth == 8 && srq->wq.log_depth == 3 &&
 	      srq->wq.log_stride == 5 && srq->wq.max_sge == 1);
 	CHECK(srq->qmem != old && srq->wq.buf == srq->qmem &&
@@ -3941,7 +3948,7 @@ static void test_srq_resize(struct qrnic_context *ctx)
 	srq_complete_one(&dev, 0x4e1, 15);
 	CHECK(atomic_load(&srq->wq.tail) == 17 && srq->done[0] == 0);
 
-	/* The limit alone: no resize, no response address. */
+	/* The limit alone: the write command, no resize. */
 	snap = srq_snap(srq);
 	calls = kmsrq.calls;
 	memset(&attr, 0, sizeof(attr));
@@ -3949,7 +3956,7 @@ static void test_srq_resize(struct qrnic_context *ctx)
 	attr.max_wr = 1000;	/* not asked for: not looked at */
 	CHECK(qrnic_modify_srq(ibsrq, &attr, IBV_SRQ_LIMIT) == 0);
 	CHECK(kmsrq.calls == calls + 1 && kmsrq.mask == IBV_SRQ_LIMIT &&
-	      kmsrq.resp_addr == 0 && kmsrq.attr.srq_limit == 3);
+	      !kmsrq.method && kmsrq.attr.srq_limit == 3);
 	CHECK(srq_unchanged(srq, &snap));
 	kmsrq.fail = EINVAL;
 	CHECK(qrnic_modify_srq(ibsrq, &attr, IBV_SRQ_LIMIT) == EINVAL);

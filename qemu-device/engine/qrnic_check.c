@@ -80,11 +80,18 @@ static const char *check_qps(const struct qrnic_engine *e, uint32_t *nmw2)
             return why;
         }
         if (qp->cc_counted &&
-            (qp->type != QRNIC_QPT_RC ||
+            (qp->type != QRNIC_QPT_RC || qp->cc_recovering ||
              (qp->state != QRNIC_QPS_RTS && qp->state != QRNIC_QPS_SQD) ||
              qp->cc_counted != (uint32_t)psn_diff(qp->sent_psn,
                                                   qp->una_psn))) {
             return "QP: congestion window counts PSNs it has not in flight";
+        }
+        if (qp->type == QRNIC_QPT_RC &&
+            (qp->state == QRNIC_QPS_RTS || qp->state == QRNIC_QPS_SQD) &&
+            (e->uctx[qp->uctx].cwnd < QRNIC_MIN_CWND * QRNIC_CWND_ONE ||
+             e->uctx[qp->uctx].cwnd >
+             QRNIC_ENG_WINDOW_MAX_PKTS * QRNIC_CWND_ONE)) {
+            return "QP: its context's window is outside its floor and ceiling";
         }
         inflight += qp->cc_counted;
         active += qp->cc_counted != 0;
@@ -198,6 +205,77 @@ static const char *check_keys(const struct qrnic_engine *e, uint32_t *nmw2)
            "key table: page addresses reserved do not add up" : NULL;
 }
 
+static void count_key(const struct qrnic_engine *e, const struct qrnic_mr *mr,
+                      uint32_t (*used)[QRNIC_CTX_RES_COUNT])
+{
+    uint32_t u = e->pd_uctx[mr->pdn - 1];
+
+    used[u][qrnic_key_is_mw(mr) ? QRNIC_CTX_MW : QRNIC_CTX_MR]++;
+    used[u][QRNIC_CTX_MR_PAGES] += mr->mtt;
+}
+
+/* What each context is charged is what it holds. */
+static const char *check_uctx(const struct qrnic_engine *e)
+{
+    uint32_t used[QRNIC_ENG_MAX_DB_PAGES][QRNIC_CTX_RES_COUNT] = { { 0 } };
+    uint32_t cc[QRNIC_ENG_MAX_DB_PAGES] = { 0 };
+    uint32_t i, k, active = 0;
+
+    for (i = 0; i < QRNIC_ENG_MAX_PD; i++) {
+        used[e->pd_uctx[i]][QRNIC_CTX_PD] += e->pd_valid[i];
+    }
+    for (i = 0; i < QRNIC_ENG_MAX_CQ; i++) {
+        if (e->cq[i]) {
+            used[e->cq[i]->uctx][QRNIC_CTX_CQ]++;
+        }
+    }
+    for (i = 0; i < QRNIC_ENG_MAX_QP; i++) {
+        const struct qrnic_qp *qp = e->qp[i];
+
+        if (qp) {
+            cc[qp->uctx] += qp->cc_counted;
+            used[qp->uctx][QRNIC_CTX_QP]++;
+            used[qp->uctx][QRNIC_CTX_QMEM_PAGES] +=
+                qrnic_qmem_pages(qp->log_sq, qp->log_sq_stride) +
+                (qp->srq ? 0 : qrnic_qmem_pages(qp->log_rq, qp->log_rq_stride));
+        }
+    }
+    for (i = 0; i < QRNIC_ENG_MAX_SRQ; i++) {
+        const struct qrnic_srq *srq = e->srq[i];
+
+        if (srq) {
+            used[srq->uctx][QRNIC_CTX_SRQ]++;
+            used[srq->uctx][QRNIC_CTX_QMEM_PAGES] +=
+                qrnic_qmem_pages(srq->log_depth, srq->log_stride);
+        }
+    }
+    for (i = 1; i < QRNIC_ENG_MAX_MR; i++) {
+        if (e->mr[i]) {
+            count_key(e, e->mr[i], used);
+        }
+    }
+    for (i = 0; i < QRNIC_ENG_MAX_DB_PAGES; i++) {
+        if (cc[i] != e->uctx[i].cc_inflight) {
+            return "congestion control: a context's packets miscounted";
+        }
+        active += cc[i] != 0;
+    }
+    if (active != e->cc.active_ctx) {
+        return "congestion control: contexts with packets miscounted";
+    }
+    for (i = 1; i < QRNIC_ENG_MAX_DB_PAGES; i++) {
+        for (k = 0; k < QRNIC_CTX_RES_COUNT; k++) {
+            if (used[i][k] != e->uctx[i].used[k]) {
+                return "user context: what it is charged is not what it holds";
+            }
+            if (used[i][k] && (!e->uctx[i].valid || i >= e->db_pages)) {
+                return "an object of a context that does not exist";
+            }
+        }
+    }
+    return NULL;
+}
+
 const char *qrnic_engine_check(const struct qrnic_engine *e)
 {
     uint32_t i, nmw2 = 0;
@@ -276,5 +354,6 @@ const char *qrnic_engine_check(const struct qrnic_engine *e)
         }
     }
     why = check_keys(e, &nmw2);
+    why = why ? why : check_uctx(e);
     return why ? why : check_qps(e, &nmw2);
 }

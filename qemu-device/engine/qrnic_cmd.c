@@ -1,12 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * qrnic engine: admin command execution and the object tables it manages
- * (event queues, GIDs, user contexts, protection domains, Ethernet rings);
- * CQs, MRs and QPs have files of their own.
+ * (event queues, GIDs, Ethernet rings); user contexts and PDs, CQs, MRs
+ * and QPs have files of their own.
  *
- * Handles are allocated by the device: eqn 0..QRNIC_ENG_MAX_EQ-1, context
- * id == its doorbell page (1..db_pages-1), pdn 1..QRNIC_ENG_MAX_PD.  A handle
- * that is out of range or not allocated is BAD_HANDLE.
+ * Handles are allocated by the device: eqn 0..QRNIC_ENG_MAX_EQ-1.  A
+ * handle that is out of range or not allocated is BAD_HANDLE.
  */
 #include <string.h>
 #include "qrnic_rdma.h"
@@ -24,15 +23,10 @@ void qrnic_cmd_reset_objects(struct qrnic_engine *e)
     qrnic_mr_free_all(e);
     qrnic_sched_reset(e);
     qrnic_fault_reset(e);
-    memset(e->pd_users, 0, sizeof(e->pd_users));
-    memset(e->uctx_objs, 0, sizeof(e->uctx_objs));
+    qrnic_uctx_reset(e);
     memset(e->eq, 0, sizeof(e->eq));
     e->async_eqn = -1;
     memset(e->gid, 0, sizeof(e->gid));
-    memset(e->uctx_valid, 0, sizeof(e->uctx_valid));
-    memset(e->uctx_pds, 0, sizeof(e->uctx_pds));
-    memset(e->pd_valid, 0, sizeof(e->pd_valid));
-    memset(e->pd_uctx, 0, sizeof(e->pd_uctx));
 }
 
 static uint32_t count_true(const bool *v, uint32_t n)
@@ -41,6 +35,16 @@ static uint32_t count_true(const bool *v, uint32_t n)
 
     for (i = 0; i < n; i++) {
         c += v[i] ? 1 : 0;
+    }
+    return c;
+}
+
+static uint32_t count_uctx(const struct qrnic_engine *e)
+{
+    uint32_t i, c = 0;
+
+    for (i = 0; i < QRNIC_ENG_MAX_DB_PAGES; i++) {
+        c += e->uctx[i].valid ? 1 : 0;
     }
     return c;
 }
@@ -82,6 +86,7 @@ static uint8_t dma_out(struct qrnic_engine *e, uint64_t addr, const void *buf,
 static uint8_t cmd_query_device(struct qrnic_engine *e, const uint8_t *cmd)
 {
     uint8_t a[sizeof(struct qrnic_dev_attr)];
+    uint32_t k;
 
     memset(a, 0, sizeof(a));
     qrnic_st64(a + offsetof(struct qrnic_dev_attr, max_mr_size),
@@ -114,6 +119,10 @@ static uint8_t cmd_query_device(struct qrnic_engine *e, const uint8_t *cmd)
     PUT32(a, struct qrnic_dev_attr, max_mw, QRNIC_ENG_MAX_MR - 1);
     PUT32(a, struct qrnic_dev_attr, max_fast_reg_pages,
           QRNIC_MAX_FAST_REG_PAGES);
+    for (k = 0; k < QRNIC_CTX_RES_COUNT; k++) {
+        qrnic_st32(a + offsetof(struct qrnic_dev_attr, ctx_max) + 4 * k,
+                   qrnic_ctx_limit(e, (enum qrnic_ctx_res)k));
+    }
     return dma_out(e, qrnic_ld64(ARG(query_device.resp_addr)), a, sizeof(a));
 }
 
@@ -129,8 +138,7 @@ static uint8_t cmd_query_res(struct qrnic_engine *e, const uint8_t *cmd)
         gids += e->gid[i].valid ? 1 : 0;
     }
     memset(r, 0, sizeof(r));
-    PUT32(r, struct qrnic_res_counts, uctx,
-          count_true(e->uctx_valid, QRNIC_ENG_MAX_DB_PAGES));
+    PUT32(r, struct qrnic_res_counts, uctx, count_uctx(e));
     PUT32(r, struct qrnic_res_counts, pd,
           count_true(e->pd_valid, QRNIC_ENG_MAX_PD));
     PUT32(r, struct qrnic_res_counts, eq, eqs);
@@ -312,79 +320,6 @@ static uint8_t cmd_del_gid(struct qrnic_engine *e, const uint8_t *cmd)
     return QRNIC_ST_OK;
 }
 
-static uint8_t cmd_alloc_uctx(struct qrnic_engine *e, uint32_t *id,
-                              uint32_t *page)
-{
-    uint32_t i;
-
-    for (i = 1; i < e->db_pages; i++) {
-        if (!e->uctx_valid[i]) {
-            e->uctx_valid[i] = true;
-            e->uctx_pds[i] = 0;
-            *id = i;
-            *page = i;
-            return QRNIC_ST_OK;
-        }
-    }
-    return QRNIC_ST_NO_RESOURCES;
-}
-
-static uint8_t cmd_dealloc_uctx(struct qrnic_engine *e, const uint8_t *cmd)
-{
-    uint32_t uctx = qrnic_ld32(ARG(dealloc_uctx.uctx));
-
-    if (!qrnic_uctx_exists(e, uctx)) {
-        return QRNIC_ST_BAD_HANDLE;
-    }
-    if (e->uctx_pds[uctx] || e->uctx_objs[uctx]) {
-        return QRNIC_ST_BAD_STATE;
-    }
-    e->uctx_valid[uctx] = false;
-    return QRNIC_ST_OK;
-}
-
-static uint8_t cmd_alloc_pd(struct qrnic_engine *e, const uint8_t *cmd,
-                            uint32_t *pdn)
-{
-    uint32_t uctx = qrnic_ld32(ARG(alloc_pd.uctx));
-    uint32_t i;
-
-    if (uctx != 0 && !qrnic_uctx_exists(e, uctx)) {
-        return QRNIC_ST_BAD_HANDLE;
-    }
-    for (i = 0; i < QRNIC_ENG_MAX_PD; i++) {
-        if (!e->pd_valid[i]) {
-            e->pd_valid[i] = true;
-            e->pd_uctx[i] = uctx;
-            if (uctx) {
-                e->uctx_pds[uctx]++;
-            }
-            *pdn = i + 1;
-            return QRNIC_ST_OK;
-        }
-    }
-    return QRNIC_ST_NO_RESOURCES;
-}
-
-static uint8_t cmd_dealloc_pd(struct qrnic_engine *e, const uint8_t *cmd)
-{
-    uint32_t pdn = qrnic_ld32(ARG(dealloc_pd.pdn));
-    uint32_t i = pdn - 1;
-
-    if (!qrnic_pd_exists(e, pdn)) {
-        return QRNIC_ST_BAD_HANDLE;
-    }
-    if (e->pd_users[i]) {
-        return QRNIC_ST_BAD_STATE;      /* MRs, windows, QPs, SRQs use it */
-    }
-    if (e->pd_uctx[i]) {
-        e->uctx_pds[e->pd_uctx[i]]--;
-    }
-    e->pd_valid[i] = false;
-    e->pd_uctx[i] = 0;
-    return QRNIC_ST_OK;
-}
-
 uint8_t qrnic_cmd_exec(struct qrnic_engine *e, const uint8_t *cmd,
                        uint32_t *result0, uint32_t *result1)
 {
@@ -410,13 +345,13 @@ uint8_t qrnic_cmd_exec(struct qrnic_engine *e, const uint8_t *cmd,
     case QRNIC_CMD_DEL_GID:
         return cmd_del_gid(e, cmd);
     case QRNIC_CMD_ALLOC_UCTX:
-        return cmd_alloc_uctx(e, result0, result1);
+        return qrnic_cmd_alloc_uctx(e, result0, result1);
     case QRNIC_CMD_DEALLOC_UCTX:
-        return cmd_dealloc_uctx(e, cmd);
+        return qrnic_cmd_dealloc_uctx(e, cmd);
     case QRNIC_CMD_ALLOC_PD:
-        return cmd_alloc_pd(e, cmd, result0);
+        return qrnic_cmd_alloc_pd(e, cmd, result0);
     case QRNIC_CMD_DEALLOC_PD:
-        return cmd_dealloc_pd(e, cmd);
+        return qrnic_cmd_dealloc_pd(e, cmd);
     case QRNIC_CMD_QUERY_RES:
         return cmd_query_res(e, cmd);
     case QRNIC_CMD_CREATE_CQ:

@@ -70,8 +70,8 @@ uint8_t qrnic_cmd_create_cq(struct qrnic_engine *e, const uint8_t *cmd,
     uint32_t uctx = qrnic_ld32(ARG(create_cq.uctx));
     uint32_t eqn = qrnic_ld32(ARG(create_cq.eqn));
     uint8_t log = *ARG(create_cq.log_depth);
+    uint64_t *pages = NULL;
     struct qrnic_cq *cq;
-    uint64_t *pages;
     uint32_t i;
     uint8_t st;
 
@@ -90,14 +90,16 @@ uint8_t qrnic_cmd_create_cq(struct qrnic_engine *e, const uint8_t *cmd,
     if (i == QRNIC_ENG_MAX_CQ) {
         return QRNIC_ST_NO_RESOURCES;
     }
-    st = cq_pages(e, ARG(create_cq.pbl), &pages);
+    st = qrnic_ctx_charge(e, uctx, QRNIC_CTX_CQ, 1);
     if (st != QRNIC_ST_OK) {
         return st;
     }
-    cq = calloc(1, sizeof(*cq));
+    st = cq_pages(e, ARG(create_cq.pbl), &pages);
+    cq = st == QRNIC_ST_OK ? calloc(1, sizeof(*cq)) : NULL;
     if (!cq) {
         free(pages);
-        return QRNIC_ST_NO_RESOURCES;
+        qrnic_ctx_uncharge(e, uctx, QRNIC_CTX_CQ, 1);
+        return st == QRNIC_ST_OK ? QRNIC_ST_NO_RESOURCES : st;
     }
     cq->pages = pages;
     cq->cqn = i;
@@ -106,9 +108,6 @@ uint8_t qrnic_cmd_create_cq(struct qrnic_engine *e, const uint8_t *cmd,
     cq->log_depth = log;
     e->cq[i] = cq;
     e->eq[eqn].ncq++;
-    if (uctx) {
-        e->uctx_objs[uctx]++;
-    }
     *cqn = i;
     return QRNIC_ST_OK;
 }
@@ -116,9 +115,7 @@ uint8_t qrnic_cmd_create_cq(struct qrnic_engine *e, const uint8_t *cmd,
 static void cq_free(struct qrnic_engine *e, struct qrnic_cq *cq)
 {
     e->eq[cq->eqn].ncq--;
-    if (cq->uctx) {
-        e->uctx_objs[cq->uctx]--;
-    }
+    qrnic_ctx_uncharge(e, cq->uctx, QRNIC_CTX_CQ, 1);
     e->cq[cq->cqn] = NULL;
     free(cq->pages);
     free(cq);

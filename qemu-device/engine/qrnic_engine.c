@@ -182,7 +182,7 @@ bool qrnic_engine_doorbell(struct qrnic_engine *e, uint32_t page,
     bool ok = false;
 
     if (!e->ready || page >= e->db_pages ||
-        (page != 0 && !e->uctx_valid[page])) {
+        (page != 0 && !e->uctx[page].valid)) {
         goto out;
     }
     switch (offset) {

@@ -137,6 +137,20 @@ struct qrnic_eq {
     struct qrnic_ring ring;     /* pi: device, ci: driver */
 };
 
+/*
+ * A user context (index 0: the kernel's objects): allocated, what it
+ * holds of each kind, and its RC requesters' congestion window
+ * (qrnic_sched.c).
+ */
+struct qrnic_uctx {
+    bool valid;
+    uint32_t used[QRNIC_CTX_RES_COUNT];
+    uint32_t cwnd;              /* packets, QRNIC_CWND_ONE units */
+    uint64_t hold_until;        /* after a cut: no other cut, no growth */
+    uint32_t cc_inflight;       /* PSNs its QPs have counted in flight */
+    uint32_t cc_woken;          /* cc_wake()'s tally, 0 outside it */
+};
+
 struct qrnic_gid_entry {
     bool valid;
     uint32_t type;
@@ -272,12 +286,12 @@ struct qrnic_engine {
     struct qrnic_eq eq[QRNIC_ENG_MAX_EQ];
     int async_eqn;              /* -1: none */
     struct qrnic_gid_entry gid[QRNIC_ENG_GID_TBL_LEN];
-    bool uctx_valid[QRNIC_ENG_MAX_DB_PAGES];
-    uint32_t uctx_pds[QRNIC_ENG_MAX_DB_PAGES];
+    struct qrnic_uctx uctx[QRNIC_ENG_MAX_DB_PAGES];    /* qrnic_uctx.c */
+    /* One context's limits (enum qrnic_ctx_res); 0: qrnic_ctx_limit's. */
+    uint32_t ctx_max[QRNIC_CTX_RES_COUNT];
     bool pd_valid[QRNIC_ENG_MAX_PD];
     uint32_t pd_uctx[QRNIC_ENG_MAX_PD];
     uint32_t pd_users[QRNIC_ENG_MAX_PD];    /* keys, QPs, SRQs in the PD */
-    uint32_t uctx_objs[QRNIC_ENG_MAX_DB_PAGES]; /* its CQs and QPs */
     struct qrnic_eth_state eth;
     struct qrnic_stats stats;
 
@@ -305,18 +319,19 @@ struct qrnic_engine {
 
     /*
      * Congestion control of the RC requesters (qrnic_sched.c): one window
-     * for the packets all QPs have in flight, shared evenly by the QPs
-     * that have some and cut by a loss, timeout or starvation on any of
-     * them; one round-trip estimate for the tail loss probe.
+     * for each context's QPs (the kernel is a context too); the packets
+     * of all contexts share the caps (win_bytes, win_pkts), each context
+     * always at least its fair share of them; one round-trip estimate for
+     * the tail loss probe.
      */
     struct qrnic_cc {
-        uint32_t cwnd;          /* packets, QRNIC_CWND_ONE units */
-        uint32_t inflight;      /* PSNs sent, not yet acknowledged */
-        uint32_t active;        /* QPs with PSNs in flight */
-        uint64_t hold_until;    /* after a cut: no other cut, no growth */
+        uint32_t cwnd;          /* a new context's window starts here */
+        uint32_t inflight;      /* PSNs counted in flight, all QPs */
+        uint32_t active;        /* QPs with PSNs counted */
+        uint32_t active_ctx;    /* contexts (kernel too) with PSNs counted */
         uint64_t progress_ns;   /* when some QP's oldest PSN last moved */
         uint32_t starved;       /* QPs the others hold back for */
-        struct qrnic_qp_list waiting;   /* for room in the window, FIFO */
+        struct qrnic_qp_list waiting;   /* for room in the caps, FIFO */
         uint64_t srtt;          /* smoothed round trip, ns (0: none yet) */
         uint64_t rttvar;        /* its mean deviation */
     } cc;
@@ -416,7 +431,7 @@ static inline bool qrnic_ci_ok(uint16_t pi, uint16_t ci, uint16_t new_ci)
 static inline bool qrnic_uctx_exists(const struct qrnic_engine *e,
                                      uint32_t uctx)
 {
-    return uctx >= 1 && uctx < e->db_pages && e->uctx_valid[uctx];
+    return uctx >= 1 && uctx < e->db_pages && e->uctx[uctx].valid;
 }
 
 static inline bool qrnic_pd_exists(const struct qrnic_engine *e, uint32_t pdn)

@@ -23,6 +23,7 @@ uint8_t qrnic_cmd_alloc_mr(struct qrnic_engine *e, const uint8_t *cmd,
     uint32_t pdn = qrnic_ld32(ARG(alloc_mr.pdn));
     uint32_t max_pages = qrnic_ld32(ARG(alloc_mr.max_pages));
     struct qrnic_mr *mr;
+    uint8_t st;
 
     if (!qrnic_pd_exists(e, pdn)) {
         return QRNIC_ST_BAD_HANDLE;
@@ -42,9 +43,10 @@ uint8_t qrnic_cmd_alloc_mr(struct qrnic_engine *e, const uint8_t *cmd,
     mr->pdn = pdn;
     mr->page_shift = QRNIC_MIN_PAGE_SHIFT;
     mr->mtt = max_pages;
-    if (!qrnic_key_insert(e, mr)) {
+    st = qrnic_key_insert(e, mr);
+    if (st != QRNIC_ST_OK) {
         free(mr);
-        return QRNIC_ST_NO_RESOURCES;
+        return st;
     }
     *key = mr->key;
     return QRNIC_ST_OK;

@@ -270,26 +270,60 @@ static uint8_t reg_mr_args(struct qrnic_engine *e, const uint8_t *cmd,
     return QRNIC_ST_OK;
 }
 
-bool qrnic_key_insert(struct qrnic_engine *e, struct qrnic_mr *mr)
+/* What a key counts against its PD's context: a region or a window. */
+static enum qrnic_ctx_res key_res(const struct qrnic_mr *mr)
+{
+    return qrnic_key_is_mw(mr) ? QRNIC_CTX_MW : QRNIC_CTX_MR;
+}
+
+static uint8_t key_charge(struct qrnic_engine *e, const struct qrnic_mr *mr)
+{
+    uint32_t uctx = e->pd_uctx[mr->pdn - 1];
+    uint8_t st = qrnic_ctx_charge(e, uctx, key_res(mr), 1);
+
+    if (st == QRNIC_ST_OK) {
+        st = qrnic_ctx_charge(e, uctx, QRNIC_CTX_MR_PAGES, mr->mtt);
+        if (st != QRNIC_ST_OK) {
+            qrnic_ctx_uncharge(e, uctx, key_res(mr), 1);
+        }
+    }
+    return st;
+}
+
+static void key_uncharge(struct qrnic_engine *e, const struct qrnic_mr *mr)
+{
+    uint32_t uctx = e->pd_uctx[mr->pdn - 1];
+
+    qrnic_ctx_uncharge(e, uctx, key_res(mr), 1);
+    qrnic_ctx_uncharge(e, uctx, QRNIC_CTX_MR_PAGES, mr->mtt);
+}
+
+uint8_t qrnic_key_insert(struct qrnic_engine *e, struct qrnic_mr *mr)
 {
     uint32_t i;
+    uint8_t st;
 
     for (i = 0; i < QRNIC_ENG_MAX_MR - 1; i++) {
         uint32_t n = 1 + (e->mr_next + i) % (QRNIC_ENG_MAX_MR - 1);
 
-        if (!e->mr[n]) {
-            /* A key byte the index did not have last time. */
-            e->mr_tag[n]++;
-            mr->key = n << 8 | e->mr_tag[n];
-            e->mr[n] = mr;
-            e->mr_next = n;
-            e->mr_top = n > e->mr_top ? n : e->mr_top;
-            e->mtt_used += mr->mtt;
-            e->pd_users[mr->pdn - 1]++;
-            return true;
+        if (e->mr[n]) {
+            continue;
         }
+        st = key_charge(e, mr);
+        if (st != QRNIC_ST_OK) {
+            return st;
+        }
+        /* A key byte the index did not have last time. */
+        e->mr_tag[n]++;
+        mr->key = n << 8 | e->mr_tag[n];
+        e->mr[n] = mr;
+        e->mr_next = n;
+        e->mr_top = n > e->mr_top ? n : e->mr_top;
+        e->mtt_used += mr->mtt;
+        e->pd_users[mr->pdn - 1]++;
+        return QRNIC_ST_OK;
     }
-    return false;
+    return QRNIC_ST_NO_RESOURCES;
 }
 
 void qrnic_key_free(struct qrnic_engine *e, uint32_t idx)
@@ -301,6 +335,7 @@ void qrnic_key_free(struct qrnic_engine *e, uint32_t idx)
     }
     /* The next key of this index differs from every one software saw. */
     e->mr_tag[idx] = (uint8_t)QRNIC_KEY_BYTE(mr->key);
+    key_uncharge(e, mr);
     e->pd_users[mr->pdn - 1]--;
     e->mtt_used -= mr->mtt;
     e->mr[idx] = NULL;
@@ -354,9 +389,10 @@ uint8_t qrnic_cmd_reg_mr(struct qrnic_engine *e, const uint8_t *cmd,
     if (!mr) {
         return st;
     }
-    if (!qrnic_key_insert(e, mr)) {
+    st = qrnic_key_insert(e, mr);
+    if (st != QRNIC_ST_OK) {
         free(mr);
-        return QRNIC_ST_NO_RESOURCES;
+        return st;
     }
     *key = mr->key;
     return QRNIC_ST_OK;
@@ -386,8 +422,20 @@ uint8_t qrnic_cmd_rereg_mr(struct qrnic_engine *e, const uint8_t *cmd)
     if (st != QRNIC_ST_OK) {
         return st;
     }
+    /* A region stays its context's: the new PD must be of it too. */
+    if (e->pd_uctx[qrnic_ld32(ARG(reg_mr.pdn)) - 1] !=
+        e->pd_uctx[old->pdn - 1]) {
+        return QRNIC_ST_BAD_HANDLE;
+    }
     mr = mr_new(e, cmd, npages, &st);
     if (!mr) {
+        return st;
+    }
+    key_uncharge(e, old);
+    st = key_charge(e, mr);
+    if (st != QRNIC_ST_OK) {
+        key_charge(e, old);     /* what it held a moment ago fits */
+        free(mr);
         return st;
     }
     mr->key = key;

@@ -24,6 +24,7 @@ uint8_t qrnic_cmd_alloc_mw(struct qrnic_engine *e, const uint8_t *cmd,
     uint32_t pdn = qrnic_ld32(ARG(alloc_mw.pdn));
     uint8_t type = *ARG(alloc_mw.type);
     struct qrnic_mr *mw;
+    uint8_t st;
 
     if (!qrnic_pd_exists(e, pdn)) {
         return QRNIC_ST_BAD_HANDLE;
@@ -37,9 +38,10 @@ uint8_t qrnic_cmd_alloc_mw(struct qrnic_engine *e, const uint8_t *cmd,
     }
     mw->kind = type == QRNIC_MW_TYPE_1 ? QRNIC_KEY_MW1 : QRNIC_KEY_MW2;
     mw->pdn = pdn;
-    if (!qrnic_key_insert(e, mw)) {
+    st = qrnic_key_insert(e, mw);
+    if (st != QRNIC_ST_OK) {
         free(mw);
-        return QRNIC_ST_NO_RESOURCES;
+        return st;
     }
     *key = mw->key;
     return QRNIC_ST_OK;

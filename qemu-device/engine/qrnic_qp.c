@@ -166,8 +166,8 @@ uint8_t qrnic_rqe_read(const struct qrnic_engine *e, uint32_t off,
 
 /* ---- queue memory ownership ---------------------------------------------- */
 
-static bool qmem_range_ok(struct qrnic_engine *e, uint32_t off,
-                          uint32_t pages)
+bool qrnic_qmem_free_range(const struct qrnic_engine *e, uint32_t off,
+                           uint32_t pages)
 {
     uint32_t first = off / QPAGE, i;
 
@@ -195,10 +195,11 @@ static void qmem_own(struct qrnic_engine *e, uint32_t off, uint32_t pages,
 bool qrnic_qmem_claim(struct qrnic_engine *e, uint32_t off, uint32_t pages,
                       uint16_t owner)
 {
-    if (!qmem_range_ok(e, off, pages)) {
+    if (!qrnic_qmem_free_range(e, off, pages)) {
         return false;
     }
     qmem_own(e, off, pages, owner);
+    memset(e->qmem + off, 0, (size_t)pages * QPAGE);
     return true;
 }
 
@@ -207,10 +208,36 @@ void qrnic_qmem_release(struct qrnic_engine *e, uint32_t off, uint32_t pages)
     qmem_own(e, off, pages, 0);
 }
 
+static uint32_t sq_pages_of(const struct qrnic_qp *qp)
+{
+    return qrnic_qmem_pages(qp->log_sq, qp->log_sq_stride);
+}
+
 /* Pages of the QP's own RQ: none with an SRQ. */
 static uint32_t rq_pages_of(const struct qrnic_qp *qp)
 {
     return qp->srq ? 0 : qrnic_qmem_pages(qp->log_rq, qp->log_rq_stride);
+}
+
+/* A QP and its slice's pages, counted against the owning context. */
+static uint8_t qp_charge(struct qrnic_engine *e, uint32_t uctx,
+                         uint32_t pages)
+{
+    uint8_t st = qrnic_ctx_charge(e, uctx, QRNIC_CTX_QP, 1);
+
+    if (st == QRNIC_ST_OK) {
+        st = qrnic_ctx_charge(e, uctx, QRNIC_CTX_QMEM_PAGES, pages);
+        if (st != QRNIC_ST_OK) {
+            qrnic_ctx_uncharge(e, uctx, QRNIC_CTX_QP, 1);
+        }
+    }
+    return st;
+}
+
+static void qp_uncharge(struct qrnic_engine *e, uint32_t uctx, uint32_t pages)
+{
+    qrnic_ctx_uncharge(e, uctx, QRNIC_CTX_QP, 1);
+    qrnic_ctx_uncharge(e, uctx, QRNIC_CTX_QMEM_PAGES, pages);
 }
 
 /* ---- CREATE_QP / DESTROY_QP ---------------------------------------------- */
@@ -259,8 +286,8 @@ static uint8_t create_qp_args(struct qrnic_engine *e, const uint8_t *cmd)
     sq_pages = qrnic_qmem_pages(lsq, lss);
     rq_pages = srqn ? 0 : qrnic_qmem_pages(lrq, lrs);
     if ((uint64_t)(sq_pages + rq_pages) * QPAGE > QRNIC_ENG_MAX_QP_QMEM ||
-        !qmem_range_ok(e, sq_off, sq_pages) ||
-        !qmem_range_ok(e, rq_off, rq_pages) ||
+        !qrnic_qmem_free_range(e, sq_off, sq_pages) ||
+        !qrnic_qmem_free_range(e, rq_off, rq_pages) ||
         (sq_off < rq_off + rq_pages * QPAGE &&
          rq_off < sq_off + sq_pages * QPAGE)) {
         return QRNIC_ST_BAD_PARAM;
@@ -296,29 +323,43 @@ uint8_t qrnic_cmd_create_qp(struct qrnic_engine *e, const uint8_t *cmd,
                             uint32_t *qpn)
 {
     uint8_t type = *ARG(create_qp.qp_type);
+    uint32_t uctx = qrnic_ld32(ARG(create_qp.uctx));
     struct qrnic_qp *qp;
-    uint32_t idx;
+    uint32_t idx, pages;
     uint8_t st;
 
     st = create_qp_args(e, cmd);
     if (st != QRNIC_ST_OK) {
         return st;
     }
+    /* Checked: the logs are in range. */
+    pages = qrnic_qmem_pages(*ARG(create_qp.log_sq_depth),
+                             *ARG(create_qp.log_sq_stride));
+    if (!qrnic_ld32(ARG(create_qp.srqn))) {
+        pages += qrnic_qmem_pages(*ARG(create_qp.log_rq_depth),
+                                  *ARG(create_qp.log_rq_stride));
+    }
     idx = qp_alloc_index(e, type);
     if (!idx) {
         return QRNIC_ST_NO_RESOURCES;
     }
-    qp = calloc(1, sizeof(*qp));
-    if (!qp) {
-        return QRNIC_ST_NO_RESOURCES;
+    st = qp_charge(e, uctx, pages);
+    if (st != QRNIC_ST_OK) {
+        return st;
     }
-    qp->log_sq = *ARG(create_qp.log_sq_depth);
-    qp->swq = calloc(1u << qp->log_sq, sizeof(*qp->swq));
-    qp->rd_res = calloc(QRNIC_MAX_RD_ATOMIC, sizeof(*qp->rd_res));
-    if (!qp->swq || !qp->rd_res) {
-        free(qp->swq);
-        free(qp->rd_res);
+    qp = calloc(1, sizeof(*qp));
+    if (qp) {
+        qp->log_sq = *ARG(create_qp.log_sq_depth);
+        qp->swq = calloc(1u << qp->log_sq, sizeof(*qp->swq));
+        qp->rd_res = calloc(QRNIC_MAX_RD_ATOMIC, sizeof(*qp->rd_res));
+    }
+    if (!qp || !qp->swq || !qp->rd_res) {
+        if (qp) {
+            free(qp->swq);
+            free(qp->rd_res);
+        }
         free(qp);
+        qp_uncharge(e, uctx, pages);
         return QRNIC_ST_NO_RESOURCES;
     }
     if (type == QRNIC_QPT_GSI) {
@@ -342,18 +383,14 @@ uint8_t qrnic_cmd_create_qp(struct qrnic_engine *e, const uint8_t *cmd,
     qp->log_rq = *ARG(create_qp.log_rq_depth);
     qp->log_rq_stride = *ARG(create_qp.log_rq_stride);
     qp_reset_state(qp);
-    qmem_own(e, qp->sq_off, qrnic_qmem_pages(qp->log_sq, qp->log_sq_stride),
-             idx);
-    qmem_own(e, qp->rq_off, rq_pages_of(qp), idx);
+    qrnic_qmem_claim(e, qp->sq_off, sq_pages_of(qp), idx);
+    qrnic_qmem_claim(e, qp->rq_off, rq_pages_of(qp), idx);
     qp->scq->nqp++;
     qp->rcq->nqp++;
     if (qp->srq) {
         qp->srq->nqp++;
     }
     e->pd_users[qp->pdn - 1]++;
-    if (qp->uctx) {
-        e->uctx_objs[qp->uctx]++;
-    }
     e->qp[idx] = qp;
     if (type != QRNIC_QPT_GSI) {
         e->qp_next = idx;
@@ -367,18 +404,15 @@ static void qp_free(struct qrnic_engine *e, struct qrnic_qp *qp)
     qrnic_mw_qp_gone(e, qp);
     qrnic_sched_unlink(e, qp);
     qrnic_mcast_detach_qp(e, qp->qpn);
-    qmem_own(e, qp->sq_off, qrnic_qmem_pages(qp->log_sq, qp->log_sq_stride),
-             0);
-    qmem_own(e, qp->rq_off, rq_pages_of(qp), 0);
+    qrnic_qmem_release(e, qp->sq_off, sq_pages_of(qp));
+    qrnic_qmem_release(e, qp->rq_off, rq_pages_of(qp));
+    qp_uncharge(e, qp->uctx, sq_pages_of(qp) + rq_pages_of(qp));
     qp->scq->nqp--;
     qp->rcq->nqp--;
     if (qp->srq) {
         qp->srq->nqp--;
     }
     e->pd_users[qp->pdn - 1]--;
-    if (qp->uctx) {
-        e->uctx_objs[qp->uctx]--;
-    }
     e->qp[qp->idx] = NULL;
     free(qp->swq);
     free(qp->rd_res);

@@ -41,6 +41,23 @@ static inline int32_t psn_diff(uint32_t a, uint32_t b)
     return (d & 0x800000u) ? (int32_t)d - 0x1000000 : (int32_t)d;
 }
 
+/* ---- user contexts and PDs (qrnic_uctx.c) -------------------------------- */
+
+/* One context's limit for a kind (ctx_max[], else a quarter of the total). */
+uint32_t qrnic_ctx_limit(const struct qrnic_engine *e, enum qrnic_ctx_res kind);
+/* Count n more of a kind against context uctx (0: the kernel, unlimited). */
+uint8_t qrnic_ctx_charge(struct qrnic_engine *e, uint32_t uctx,
+                         enum qrnic_ctx_res kind, uint32_t n);
+void qrnic_ctx_uncharge(struct qrnic_engine *e, uint32_t uctx,
+                        enum qrnic_ctx_res kind, uint32_t n);
+uint8_t qrnic_cmd_alloc_uctx(struct qrnic_engine *e, uint32_t *id,
+                             uint32_t *page);
+uint8_t qrnic_cmd_dealloc_uctx(struct qrnic_engine *e, const uint8_t *cmd);
+uint8_t qrnic_cmd_alloc_pd(struct qrnic_engine *e, const uint8_t *cmd,
+                           uint32_t *pdn);
+uint8_t qrnic_cmd_dealloc_pd(struct qrnic_engine *e, const uint8_t *cmd);
+void qrnic_uctx_reset(struct qrnic_engine *e);
+
 /* ---- completion queues --------------------------------------------------- */
 
 struct qrnic_cq {
@@ -160,11 +177,11 @@ uint8_t qrnic_cmd_rereg_mr(struct qrnic_engine *e, const uint8_t *cmd);
 void qrnic_mr_free_all(struct qrnic_engine *e);
 /*
  * The key table: put mr (pdn set, its pages reserved in mr->mtt) at a
- * free index with a new key byte; false if the table is full (mr is not
- * freed).  qrnic_key_free() releases an entry (a bound window first
+ * free index with a new key byte, charged to its PD's context; else
+ * NO_RESOURCES (table full) or OVER_QUOTA, and mr is not freed.  qrnic_key_free() releases an entry (a bound window first
  * unbinds).
  */
-bool qrnic_key_insert(struct qrnic_engine *e, struct qrnic_mr *mr);
+uint8_t qrnic_key_insert(struct qrnic_engine *e, struct qrnic_mr *mr);
 void qrnic_key_free(struct qrnic_engine *e, uint32_t idx);
 /* The entry the key's index names, whatever its key byte; or NULL. */
 struct qrnic_mr *qrnic_key_slot(struct qrnic_engine *e, uint32_t key);
@@ -391,6 +408,7 @@ struct qrnic_qp {
     uint32_t ack_psn;
 
     /* Lists, and what the device's congestion control counts for it. */
+    bool cc_recovering;         /* resending what was lost: counts none */
     uint32_t cc_counted;        /* its PSNs in e->cc.inflight */
     bool starved;               /* counted in e->cc.starved */
     bool cc_waiting;            /* on e->cc.waiting */
@@ -432,7 +450,14 @@ uint64_t qrnic_qp_rqe_wr_id(const struct qrnic_engine *e,
 
 /* Pages a ring of 1 << log_depth WQEs of 1 << log_stride bytes occupies. */
 uint32_t qrnic_qmem_pages(uint8_t log_depth, uint8_t log_stride);
-/* Page aligned, inside queue memory, nobody's: claim it for owner. */
+/* Page aligned, inside queue memory and nobody's? */
+bool qrnic_qmem_free_range(const struct qrnic_engine *e, uint32_t off,
+                           uint32_t pages);
+/*
+ * Page aligned, inside queue memory, nobody's: claim it for owner and
+ * clear it, so no byte of an earlier owner (another context, the kernel)
+ * reaches the new one.
+ */
 bool qrnic_qmem_claim(struct qrnic_engine *e, uint32_t off, uint32_t pages,
                       uint16_t owner);
 void qrnic_qmem_release(struct qrnic_engine *e, uint32_t off,
@@ -621,31 +646,38 @@ void qrnic_sched_timer(struct qrnic_engine *e, struct qrnic_qp *qp);
 void qrnic_sched_reset(struct qrnic_engine *e);
 
 /*
- * Congestion control shared by the RC requesters (see struct qrnic_cc).
+ * Congestion control of the RC requesters (see struct qrnic_cc).
  * qrnic_cc_update() recounts the QP's PSNs in flight after it sent, was
- * acknowledged or left RTS/SQD.
+ * acknowledged, lost packets or left RTS/SQD.
  */
 void qrnic_cc_update(struct qrnic_engine *e, struct qrnic_qp *qp);
-/* Packets the QP may have in flight now: its share of the window. */
+/* Packets the QP may have in flight: its context's window, within the caps. */
 uint32_t qrnic_cc_window(const struct qrnic_engine *e,
                          const struct qrnic_qp *qp);
 /*
  * The probe timer found the QP without progress: true if others made
  * progress meanwhile, so the peer is answering, just not this QP - then
- * the others hold back new packets until it progresses, they have none
- * in flight, or its probe timer runs out once more.
+ * the others hold back
+ * new packets until it progresses, they have none in flight, or its
+ * probe timer runs out once more.
  */
 bool qrnic_cc_starved(struct qrnic_engine *e, struct qrnic_qp *qp);
 /* It waits no more (progress, timeout, no packets in flight). */
 void qrnic_cc_unstarve(struct qrnic_engine *e, struct qrnic_qp *qp);
 /*
- * May the QP send a packet it has not sent before?  If the window is full,
- * it waits its turn (it is scheduled when there is room).
+ * May the QP send a packet it has not sent before?  If the caps are full
+ * and it has its fair share, it waits its turn (it is scheduled when
+ * there is room).
  */
 bool qrnic_cc_may_send(struct qrnic_engine *e, struct qrnic_qp *qp);
-/* A loss on qp's path (NAK, probe, missing answer) or a timeout. */
-void qrnic_cc_loss(struct qrnic_engine *e, const struct qrnic_qp *qp,
+/*
+ * A loss on qp's path (NAK, probe, missing answer) or a timeout: its
+ * context's window shrinks.  qrnic_cc_lost(): its timer found its packets
+ * lost; they count no more until an answer comes.
+ */
+void qrnic_cc_loss(struct qrnic_engine *e, struct qrnic_qp *qp,
                    bool timeout);
+void qrnic_cc_lost(struct qrnic_engine *e, struct qrnic_qp *qp);
 /* acked PSNs of qp were acknowledged; rtt_ns: a round trip, or 0. */
 void qrnic_cc_acked(struct qrnic_engine *e, struct qrnic_qp *qp,
                     uint32_t acked, uint64_t rtt_ns);

@@ -26,8 +26,8 @@ uint32_t qrnic_pkt_cost(uint32_t mtu)
 }
 
 /*
- * Packets in flight: the device's congestion window (qrnic_sched.c),
- * within a byte and a packet cap.
+ * Packets in flight: the QP's congestion window (qrnic_sched.c), within
+ * the device's byte and packet caps.
  */
 static uint32_t qrnic_req_window(const struct qrnic_engine *e,
                                  const struct qrnic_qp *qp)
@@ -35,7 +35,7 @@ static uint32_t qrnic_req_window(const struct qrnic_engine *e,
     return qrnic_cc_window(e, qp);
 }
 
-/* The window answers losses on any QP: it is the device's. */
+/* A loss shrinks the QP's own window. */
 void qrnic_req_loss(struct qrnic_engine *e, struct qrnic_qp *qp,
                     bool timeout)
 {
@@ -67,7 +67,8 @@ static uint64_t rto_ns(const struct qrnic_qp *qp)
 static uint64_t probe_ns(const struct qrnic_engine *e,
                          const struct qrnic_qp *qp)
 {
-    uint64_t pto = qrnic_cc_probe_ns(e), cap = rto_ns(qp) / 4;
+    uint64_t pto = qrnic_cc_probe_ns(e);
+    uint64_t cap = qp->timeout ? rto_ns(qp) / 4 : UINT64_MAX;
 
     cap = cap > QRNIC_PROBE_NS ? cap : QRNIC_PROBE_NS;
     return pto < cap ? pto : cap;
@@ -75,7 +76,8 @@ static uint64_t probe_ns(const struct qrnic_engine *e,
 
 /*
  * (Re)start the retransmission timer from now, with a tail loss probe
- * before it when that comes sooner.
+ * before it when that comes sooner.  Timeout 0 is an infinite timeout:
+ * no retransmission timer, but the probes run (they spend no retry).
  */
 static void arm_timers(struct qrnic_engine *e, struct qrnic_qp *qp)
 {
@@ -84,7 +86,7 @@ static void arm_timers(struct qrnic_engine *e, struct qrnic_qp *qp)
 
     qp->wait_since = now;
     qp->rto_deadline = qp->timeout ? now + rto : 0;
-    qp->probe_deadline = rto > 2 * pto ? now + pto : 0;
+    qp->probe_deadline = !qp->timeout || rto > 2 * pto ? now + pto : 0;
     qrnic_sched_timer(e, qp);
 }
 
@@ -136,13 +138,14 @@ static void probe_expired(struct qrnic_engine *e, struct qrnic_qp *qp,
                          qp->probe_stage < 18 ? qp->probe_stage + 1 : 18;
         qrnic_req_loss(e, qp, false);
         qrnic_req_rewind(e, qp, qp->una_psn);
+        qrnic_cc_lost(e, qp);
         qp->gap_resent = false;     /* a gap in its answer asks again */
     }
     /* Each further resend waits twice as long, until the timeout. */
     if (qp->probe_stage > 2) {
         pto <<= qp->probe_stage - 2 < 16 ? qp->probe_stage - 2 : 16;
     }
-    if (qp->rto_deadline > now + pto) {
+    if (!qp->timeout || qp->rto_deadline > now + pto) {
         qp->probe_deadline = now + pto;
     }
 }
@@ -330,6 +333,7 @@ void qrnic_req_advanced(struct qrnic_engine *e, struct qrnic_qp *qp,
     qp->una_psn = una;
     qp->probe_stage = 0;
     qp->probe_next = false;
+    qp->cc_recovering = false;      /* answered: what it resends counts */
     if (qp->rtt_timing && psn_diff(una, qp->rtt_psn) > 0) {
         qp->rtt_timing = false;
         rtt = e->ops->now_ns(e->opaque) - qp->rtt_sent;
@@ -452,6 +456,7 @@ void qrnic_req_timer(struct qrnic_engine *e, struct qrnic_qp *qp,
                 qp->rnr_wait = false;
                 qp->rnr_deadline = 0;
                 qrnic_req_rewind(e, qp, qp->una_psn);
+                qrnic_cc_lost(e, qp);
                 qp->gap_resent = false;
                 qp->probe_stage = 2;    /* the probes start over */
                 arm_timers(e, qp);

@@ -91,36 +91,51 @@ void qrnic_sched_timer(struct qrnic_engine *e, struct qrnic_qp *qp)
 /* ---- congestion control ------------------------------------------------ */
 
 /*
- * Why one window for the device rather than one per QP, and the rest:
- * the packets of all QPs queue at the same places - the host socket under
- * the netdev, the peer's receive path and, for a software peer such as
- * rdma_rxe under TCG, the one emulated CPU that runs every QP's responder.
- * With a window per QP, N QPs put N windows (up to 128 packets each) into
- * that queue, and each QP's timers still expected one window's worth.
- * rxe makes it worse: it runs a task per QP that takes that QP's packets
- * until none is left (up to 1024), so a QP whose ACKs keep coming is kept
- * fed and keeps the CPU while the others' packets wait - hundreds of
- * milliseconds with 8 QPs.  Their tail loss probe (a constant 2 ms) and
- * then their retransmission timer resent whole windows that were only
- * waiting, rxe answered every duplicate (retrans_pkts equalled its
- * duplicate_request), the queue grew, and a QP without an ACK for
- * retry_cnt + 1 timeouts failed with RETRY_EXC_ERR; the ACKs rxe still
- * sent then reached QPs in ERR or destroyed (rx_bad_pkt).  So:
+ * Why one window for all QPs of a context rather than one per QP, and the
+ * rest: the packets of all QPs queue at the same places - the host socket
+ * under the netdev, the peer's receive path and, for a software peer such
+ * as rdma_rxe under TCG, the one emulated CPU that runs every QP's
+ * responder.  With a window per QP, N QPs put N windows (up to 128
+ * packets each) into that queue, and each QP's timers still expected one
+ * window's worth.  rxe makes it worse: it runs a task per QP that takes
+ * that QP's packets until none is left (up to 1024), so a QP whose ACKs
+ * keep coming is kept fed and keeps the CPU while the others' packets
+ * wait - hundreds of milliseconds with 8 QPs.  Their tail loss probe (a
+ * constant 2 ms) and then their retransmission timer resent whole windows
+ * that were only waiting, rxe answered every duplicate, the queue grew,
+ * and a QP without an ACK for retry_cnt + 1 timeouts failed with
+ * RETRY_EXC_ERR.  But a device's QPs belong to many users, and a QP's
+ * peer may be gone, silent, in RESET or another user's own responder:
+ * what one user's QPs see must cost the others nothing beyond their
+ * share.  So:
  *
- * - one AIMD window for all packets in flight, within the per-QP caps;
- *   a new packet that finds the window full waits, and the QPs waiting
- *   take their turns (FIFO) as ACKs make room.  A QP may fill the whole
- *   window, in runs of up to QRNIC_REQ_BURST packets a turn, asking for
- *   an ACK once per window: rxe runs a task per QP and pays for each task
- *   run and each ACK about as much as for several packets, and with even
- *   shares (32 packets each, 32 a turn, an ACK per share) 8 QPs carried
- *   0.7 of one QP's goodput to rxe in a TCG guest; with runs of up to
- *   128 packets in turns and a window of 128, 0.97 on average (25
- *   alternating pairs of ib_write_bw -D 4 runs, 2026-11-24), and with a
- *   window of 256, 1.00 (21 pairs; single pairs vary by a tenth);
- * - a loss on any QP (sequence NAK, missing READ answer, probe) halves
- *   it, once per round trip; a retransmission timeout shrinks it to two
- *   packets when no QP progressed meanwhile, else halves it (qrnic_req.c);
+ * - one AIMD window for the packets a context's QPs have in flight (the
+ *   kernel's QPs are one context), within the caps (win_bytes, win_pkts:
+ *   what a host socket takes, or rxe's responder answers in time); a new
+ *   packet that finds it full waits, and the QPs waiting take their turns
+ *   (FIFO) as ACKs make room.  A QP may fill the whole window, in runs of
+ *   up to QRNIC_REQ_BURST packets a turn, asking for an ACK once per
+ *   window: rxe pays for each task run and each ACK about as much as for
+ *   several packets, and with even shares (32 packets each, 32 a turn,
+ *   an ACK per share) 8 QPs carried 0.7 of one QP's goodput to rxe in a
+ *   TCG guest; with runs of up to 128 packets and a window of 256, 1.00
+ *   (docs/performance.md);
+ * - a loss on any of the context's QPs (sequence NAK, missing READ
+ *   answer, probe) halves its window, once per round trip; a
+ *   retransmission timeout shrinks it to two packets when no QP
+ *   progressed meanwhile, else halves it (qrnic_req.c).  No other
+ *   context's window moves.  A new context starts with the window a
+ *   context last grew to;
+ * - the contexts' packets together stay within the caps, but whatever
+ *   the others hold, a context may always have its fair share of them in
+ *   flight, cap / (contexts with packets counted), two packets at least,
+ *   so a user with many QPs gets no more than one with few;
+ * - packets a QP's timer found lost (its probe's full resend, its
+ *   retransmission timeout) stop counting at once, and count again only
+ *   once an answer comes: whatever its timeout and retry count (timeout 0
+ *   still probes, qrnic_req.c), a QP without answers holds room for four
+ *   probe times after its last answer at most (a verdict, a probe of its
+ *   last packet, a verdict, the full resend);
  * - a QP whose probe timer runs out while others progressed is starved,
  *   not lost: the others send nothing new until it progresses, their own
  *   packets are all answered, or its probe timer runs out once more, so
@@ -128,13 +143,15 @@ void qrnic_sched_timer(struct qrnic_engine *e, struct qrnic_qp *qp)
  *   rxe in a TCG guest most verdicts come from the guest stopping for a
  *   few milliseconds (its vCPU thread loses the host's CPU), not from a
  *   queue, and halving at each stop held 8 QPs at one packet each, every
- *   packet asking for an ACK (15 MiB/s where one QP moved 89);
+ *   packet asking for an ACK (15 MiB/s where one QP moved 89).  A QP
+ *   whose peer stops answering holds the others back twice at most, each
+ *   time for a probe time or until their own packets are answered;
  * - the probe waits for a multiple of the measured round trip (RFC 6298's
  *   estimator, one for the device), so a peer that is slow but answers
  *   draws no resends.
  *
- * One window for the device also means a slow peer slows QPs to faster
- * ones; qrnic guests talk to few peers at a time.
+ * One window for a context also means a slow peer slows its QPs to faster
+ * ones; a context talks to few peers at a time.
  */
 
 static uint32_t cc_cap(const struct qrnic_engine *e,
@@ -144,6 +161,21 @@ static uint32_t cc_cap(const struct qrnic_engine *e,
 
     cap = cap < e->win_pkts ? cap : e->win_pkts;
     return cap ? cap : 1;
+}
+
+static struct qrnic_uctx *cc_ctx(struct qrnic_engine *e,
+                                 const struct qrnic_qp *qp)
+{
+    return &e->uctx[qp->uctx];
+}
+
+/* A context's window, from its first QP on. */
+static uint32_t ctx_cwnd(const struct qrnic_engine *e,
+                         const struct qrnic_qp *qp)
+{
+    uint32_t w = e->uctx[qp->uctx].cwnd;
+
+    return w ? w : e->cc.cwnd;
 }
 
 /* The QP no longer waits: when none does, the others may send again. */
@@ -168,35 +200,71 @@ void qrnic_cc_unstarve(struct qrnic_engine *e, struct qrnic_qp *qp)
     }
 }
 
-/* Packets the device may have in flight (by the QP's MTU). */
+/* Packets the QP's context may have in flight (by the QP's MTU). */
 static uint32_t cc_total(const struct qrnic_engine *e,
                          const struct qrnic_qp *qp)
 {
-    uint32_t w = e->cc.cwnd / QRNIC_CWND_ONE, cap = cc_cap(e, qp);
+    uint32_t w = ctx_cwnd(e, qp) / QRNIC_CWND_ONE, cap = cc_cap(e, qp);
 
     return w < cap ? w : cap;
 }
 
-/* Room in the window: the QPs waiting for it take their turns. */
+/*
+ * May the QP's context put n more new packets in flight?  Within its
+ * window and the caps; or, whatever the other contexts hold, within its
+ * fair share of the caps (an equal one, two packets at least).
+ */
+static bool cc_room(const struct qrnic_engine *e, const struct qrnic_qp *qp,
+                    uint32_t n, uint32_t n_all)
+{
+    uint32_t held = e->uctx[qp->uctx].cc_inflight;
+    uint32_t ctxs = e->cc.active_ctx + (held ? 0 : 1);
+    uint32_t cap = cc_cap(e, qp), fair = cap / ctxs;
+
+    fair = fair > QRNIC_MIN_CWND ? fair : QRNIC_MIN_CWND;
+    held += n;
+    return held < cc_total(e, qp) &&
+           (e->cc.inflight + n_all < cap || held < fair);
+}
+
+/*
+ * Room in a window or the caps: the QPs waiting for it go on, as many as
+ * there is room for (each packet's worth), in their order.
+ */
 static void cc_wake(struct qrnic_engine *e)
 {
-    uint32_t w = e->cc.cwnd / QRNIC_CWND_ONE;
-    uint32_t room = w > e->cc.inflight ? w - e->cc.inflight : 0;
-    struct qrnic_qp *qp;
+    struct qrnic_qp *qp, *next;
+    uint32_t woken = 0;
 
-    while (room-- && (qp = e->cc.waiting.head)) {
-        waiter_del(&e->cc.waiting, qp);
-        qrnic_sched_qp(e, qp);
+    for (qp = e->cc.waiting.head; qp; qp = next) {
+        struct qrnic_uctx *u = cc_ctx(e, qp);
+
+        next = qp->cc_next;
+        if (cc_room(e, qp, u->cc_woken, woken)) {
+            waiter_del(&e->cc.waiting, qp);
+            qrnic_sched_qp(e, qp);
+            u->cc_woken++;
+            woken++;
+        }
+    }
+    for (qp = e->ready_qps.head; woken && qp; qp = qp->ready_next) {
+        cc_ctx(e, qp)->cc_woken = 0;
     }
 }
 
 static void cc_count(struct qrnic_engine *e, struct qrnic_qp *qp, uint32_t n)
 {
+    struct qrnic_uctx *u = cc_ctx(e, qp);
     bool fewer = n < qp->cc_counted;
+    uint32_t was = u->cc_inflight;
 
     e->cc.inflight = e->cc.inflight - qp->cc_counted + n;
+    u->cc_inflight = u->cc_inflight - qp->cc_counted + n;
     if (!qp->cc_counted != !n) {
         e->cc.active += n ? 1 : -1;
+    }
+    if (!was != !u->cc_inflight) {
+        e->cc.active_ctx += u->cc_inflight ? 1 : -1;
     }
     qp->cc_counted = n;
     if (!n) {
@@ -229,7 +297,7 @@ bool qrnic_cc_may_send(struct qrnic_engine *e, struct qrnic_qp *qp)
     if (e->cc.starved && !qp->starved) {
         return false;           /* held back; qrnic_cc_unstarve wakes it */
     }
-    if (e->cc.inflight < cc_total(e, qp)) {
+    if (cc_room(e, qp, 0, 0)) {
         return true;
     }
     if (!qp->cc_waiting) {
@@ -244,8 +312,11 @@ void qrnic_cc_update(struct qrnic_engine *e, struct qrnic_qp *qp)
 
     if (qp->type == QRNIC_QPT_RC &&
         (qp->state == QRNIC_QPS_RTS || qp->state == QRNIC_QPS_SQD)) {
+        if (!cc_ctx(e, qp)->cwnd) {
+            cc_ctx(e, qp)->cwnd = e->cc.cwnd;
+        }
         /* An ACK may name a PSN started but not yet sent. */
-        n = psn_diff(qp->sent_psn, qp->una_psn);
+        n = qp->cc_recovering ? 0 : psn_diff(qp->sent_psn, qp->una_psn);
     } else if (qp->cc_waiting) {
         waiter_del(&e->cc.waiting, qp);
     }
@@ -271,12 +342,7 @@ bool qrnic_cc_starved(struct qrnic_engine *e, struct qrnic_qp *qp)
     qp->probe_next = true;
     qp->rtt_timing = false;     /* its round trip is the others' doing */
     e->cc.starved++;
-    /*
-     * No cut: a verdict is no loss.  A TCG guest running rdma_rxe stops
-     * for milliseconds now and then (its vCPU loses the host's CPU); the
-     * QPs whose probe timers run out meanwhile find others answered
-     * before the stop, and a cut per stop kept the window at its floor.
-     */
+    /* No cut: a verdict is no loss (see above). */
     return true;
 }
 
@@ -296,30 +362,37 @@ uint64_t qrnic_cc_probe_ns(const struct qrnic_engine *e)
 }
 
 /*
- * AIMD: halved once per loss event (losses within about a round trip of
- * the first are the same event), back to the floor on a timeout, one
- * packet more per window acknowledged.  Slow start was measured: its
- * overshoot costs more drops than it saves.
+ * AIMD on the QP's context's window: halved once per loss event (losses
+ * within about a round trip of the first are the same event), back to
+ * the floor on a timeout, one packet more per window acknowledged.  Slow
+ * start was measured: its overshoot costs more drops than it saves.
  */
-void qrnic_cc_loss(struct qrnic_engine *e, const struct qrnic_qp *qp,
-                   bool timeout)
+void qrnic_cc_loss(struct qrnic_engine *e, struct qrnic_qp *qp, bool timeout)
 {
     uint64_t now = e->ops->now_ns(e->opaque);
-    uint32_t w = e->cc.cwnd / QRNIC_CWND_ONE, cap = cc_cap(e, qp);
+    struct qrnic_uctx *u = cc_ctx(e, qp);
+    uint32_t w = cc_total(e, qp);
 
-    if (!timeout && now < e->cc.hold_until) {
+    if (!timeout && now < u->hold_until) {
         return;
     }
-    w = timeout ? QRNIC_MIN_CWND : (w < cap ? w : cap) / 2;
-    e->cc.cwnd = (w > QRNIC_MIN_CWND ? w : QRNIC_MIN_CWND) * QRNIC_CWND_ONE;
-    e->cc.hold_until = now + (e->cc.srtt ? e->cc.srtt + 4 * e->cc.rttvar :
-                                           QRNIC_PROBE_NS);
+    w = timeout ? QRNIC_MIN_CWND : w / 2;
+    u->cwnd = (w > QRNIC_MIN_CWND ? w : QRNIC_MIN_CWND) * QRNIC_CWND_ONE;
+    u->hold_until = now + (e->cc.srtt ? e->cc.srtt + 4 * e->cc.rttvar :
+                                        QRNIC_PROBE_NS);
+}
+
+void qrnic_cc_lost(struct qrnic_engine *e, struct qrnic_qp *qp)
+{
+    qp->cc_recovering = true;
+    qrnic_cc_update(e, qp);
 }
 
 void qrnic_cc_acked(struct qrnic_engine *e, struct qrnic_qp *qp,
                     uint32_t acked, uint64_t rtt_ns)
 {
     uint32_t max = e->win_pkts * QRNIC_CWND_ONE;
+    struct qrnic_uctx *u = cc_ctx(e, qp);
 
     e->cc.progress_ns = e->ops->now_ns(e->opaque);
     qrnic_cc_unstarve(e, qp);
@@ -336,14 +409,14 @@ void qrnic_cc_acked(struct qrnic_engine *e, struct qrnic_qp *qp,
             e->cc.srtt = (7 * e->cc.srtt + rtt_ns) / 8;
         }
     }
-    if (e->ops->now_ns(e->opaque) < e->cc.hold_until) {
-        return;
+    if (e->cc.progress_ns >= u->hold_until && u->cwnd) {
+        if (acked > e->win_pkts) {
+            acked = e->win_pkts;
+        }
+        u->cwnd += acked * QRNIC_CWND_ONE * QRNIC_CWND_ONE / u->cwnd;
+        u->cwnd = u->cwnd < max ? u->cwnd : max;
+        e->cc.cwnd = u->cwnd;
     }
-    if (acked > e->win_pkts) {
-        acked = e->win_pkts;
-    }
-    e->cc.cwnd += acked * QRNIC_CWND_ONE * QRNIC_CWND_ONE / e->cc.cwnd;
-    e->cc.cwnd = e->cc.cwnd < max ? e->cc.cwnd : max;
     cc_wake(e);
 }
 

@@ -24,6 +24,28 @@ static uint16_t srq_owner(uint32_t srqn)
     return (uint16_t)(QRNIC_ENG_MAX_QP + srqn);
 }
 
+/* An SRQ and its ring's pages, counted against the owning context. */
+static uint8_t srq_charge(struct qrnic_engine *e, uint32_t uctx,
+                          uint32_t pages)
+{
+    uint8_t st = qrnic_ctx_charge(e, uctx, QRNIC_CTX_SRQ, 1);
+
+    if (st == QRNIC_ST_OK) {
+        st = qrnic_ctx_charge(e, uctx, QRNIC_CTX_QMEM_PAGES, pages);
+        if (st != QRNIC_ST_OK) {
+            qrnic_ctx_uncharge(e, uctx, QRNIC_CTX_SRQ, 1);
+        }
+    }
+    return st;
+}
+
+static void srq_uncharge(struct qrnic_engine *e, uint32_t uctx,
+                         uint32_t pages)
+{
+    qrnic_ctx_uncharge(e, uctx, QRNIC_CTX_SRQ, 1);
+    qrnic_ctx_uncharge(e, uctx, QRNIC_CTX_QMEM_PAGES, pages);
+}
+
 uint8_t qrnic_cmd_create_srq(struct qrnic_engine *e, const uint8_t *cmd,
                              uint32_t *srqn)
 {
@@ -35,6 +57,7 @@ uint8_t qrnic_cmd_create_srq(struct qrnic_engine *e, const uint8_t *cmd,
     uint8_t ls = *ARG(create_srq.log_stride);
     struct qrnic_srq *srq;
     uint32_t n;
+    uint8_t st;
 
     if ((uctx != 0 && !qrnic_uctx_exists(e, uctx)) ||
         !qrnic_pd_exists(e, pdn) || e->pd_uctx[pdn - 1] != uctx) {
@@ -55,14 +78,19 @@ uint8_t qrnic_cmd_create_srq(struct qrnic_engine *e, const uint8_t *cmd,
     if (n == QRNIC_ENG_MAX_SRQ) {
         return QRNIC_ST_NO_RESOURCES;
     }
-    srq = calloc(1, sizeof(*srq));
-    if (!srq) {
-        return QRNIC_ST_NO_RESOURCES;
-    }
-    if (!qrnic_qmem_claim(e, off, qrnic_qmem_pages(ld, ls), srq_owner(n))) {
-        free(srq);
+    if (!qrnic_qmem_free_range(e, off, qrnic_qmem_pages(ld, ls))) {
         return QRNIC_ST_BAD_PARAM;
     }
+    st = srq_charge(e, uctx, qrnic_qmem_pages(ld, ls));
+    if (st != QRNIC_ST_OK) {
+        return st;
+    }
+    srq = calloc(1, sizeof(*srq));
+    if (!srq) {
+        srq_uncharge(e, uctx, qrnic_qmem_pages(ld, ls));
+        return QRNIC_ST_NO_RESOURCES;
+    }
+    qrnic_qmem_claim(e, off, qrnic_qmem_pages(ld, ls), srq_owner(n));
     srq->srqn = n;
     srq->uctx = uctx;
     srq->pdn = pdn;
@@ -71,9 +99,6 @@ uint8_t qrnic_cmd_create_srq(struct qrnic_engine *e, const uint8_t *cmd,
     srq->log_stride = ls;
     srq->limit = limit;
     e->pd_users[pdn - 1]++;
-    if (uctx) {
-        e->uctx_objs[uctx]++;
-    }
     e->srq[n] = srq;
     *srqn = n;
     return QRNIC_ST_OK;
@@ -91,11 +116,18 @@ static uint8_t srq_resize(struct qrnic_engine *e, struct qrnic_srq *srq,
     uint32_t stride = 1u << srq->log_stride;
     uint32_t pages = qrnic_qmem_pages(ld, srq->log_stride);
     uint16_t i;
+    uint8_t st;
 
     if ((uint64_t)pages * QRNIC_QMEM_PAGE_SIZE > QRNIC_ENG_MAX_QP_QMEM ||
-        !qrnic_qmem_claim(e, off, pages, srq_owner(srq->srqn))) {
+        !qrnic_qmem_free_range(e, off, pages)) {
         return QRNIC_ST_BAD_PARAM;
     }
+    /* Both rings are the context's until the old one goes. */
+    st = qrnic_ctx_charge(e, srq->uctx, QRNIC_CTX_QMEM_PAGES, pages);
+    if (st != QRNIC_ST_OK) {
+        return st;
+    }
+    qrnic_qmem_claim(e, off, pages, srq_owner(srq->srqn));
     for (i = srq->ci; i != srq->pi; i++) {
         uint32_t from = i & ((1u << srq->log_depth) - 1);
         uint32_t to = i & ((1u << ld) - 1);
@@ -105,6 +137,8 @@ static uint8_t srq_resize(struct qrnic_engine *e, struct qrnic_srq *srq,
         memcpy(e->qmem + off + ((uint64_t)to << srq->log_stride), w, stride);
     }
     qrnic_qmem_release(e, srq->off,
+                       qrnic_qmem_pages(srq->log_depth, srq->log_stride));
+    qrnic_ctx_uncharge(e, srq->uctx, QRNIC_CTX_QMEM_PAGES,
                        qrnic_qmem_pages(srq->log_depth, srq->log_stride));
     srq->off = off;
     srq->log_depth = ld;
@@ -169,9 +203,8 @@ static void srq_free(struct qrnic_engine *e, struct qrnic_srq *srq)
     qrnic_qmem_release(e, srq->off,
                        qrnic_qmem_pages(srq->log_depth, srq->log_stride));
     e->pd_users[srq->pdn - 1]--;
-    if (srq->uctx) {
-        e->uctx_objs[srq->uctx]--;
-    }
+    srq_uncharge(e, srq->uctx,
+                 qrnic_qmem_pages(srq->log_depth, srq->log_stride));
     e->srq[srq->srqn] = NULL;
     free(srq);
 }

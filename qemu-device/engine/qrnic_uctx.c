@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * qrnic engine: user contexts and protection domains, and what each
+ * context may hold.  A context id is its doorbell page (1..db_pages-1);
+ * pdn 1..QRNIC_ENG_MAX_PD.  Every object a context creates is charged to
+ * it by kind (enum qrnic_ctx_res) and refused with OVER_QUOTA beyond the
+ * context's limit, so one context cannot take a table, the key space or
+ * queue memory from the others or from the kernel (context 0, which has
+ * no limit).  The limits are the platform's (ctx_max[], 0: the default,
+ * a quarter of the device's table).
+ */
+#include <string.h>
+#include "qrnic_rdma.h"
+#include "qrnic_le.h"
+
+#define ARG(field) (cmd + offsetof(struct qrnic_cmd, field))
+
+/* How many of a kind the device has in all. */
+static uint32_t ctx_res_total(const struct qrnic_engine *e,
+                              enum qrnic_ctx_res kind)
+{
+    switch (kind) {
+    case QRNIC_CTX_PD:
+        return QRNIC_ENG_MAX_PD;
+    case QRNIC_CTX_CQ:
+        return QRNIC_ENG_MAX_CQ - 1;
+    case QRNIC_CTX_QP:
+        return QRNIC_ENG_MAX_QP - 2;
+    case QRNIC_CTX_SRQ:
+        return QRNIC_ENG_MAX_SRQ - 1;
+    case QRNIC_CTX_MR:
+    case QRNIC_CTX_MW:
+        return QRNIC_ENG_MAX_MR - 1;
+    case QRNIC_CTX_QMEM_PAGES:
+        return (uint32_t)(e->qmem_size / QRNIC_QMEM_PAGE_SIZE);
+    case QRNIC_CTX_MR_PAGES:
+        return QRNIC_ENG_MAX_MTT;
+    case QRNIC_CTX_RES_COUNT:
+        break;
+    }
+    return 0;
+}
+
+uint32_t qrnic_ctx_limit(const struct qrnic_engine *e, enum qrnic_ctx_res kind)
+{
+    uint32_t total = ctx_res_total(e, kind), limit = total / 4;
+
+    if (e->ctx_max[kind]) {
+        return e->ctx_max[kind];
+    }
+    if (kind == QRNIC_CTX_QMEM_PAGES) {
+        /* At least the largest queue one QP or SRQ may have. */
+        uint32_t one = QRNIC_ENG_MAX_QP_QMEM / QRNIC_QMEM_PAGE_SIZE;
+
+        limit = limit > one ? limit : one;
+        limit = limit < total ? limit : total;
+    }
+    return limit;
+}
+
+uint8_t qrnic_ctx_charge(struct qrnic_engine *e, uint32_t uctx,
+                         enum qrnic_ctx_res kind, uint32_t n)
+{
+    struct qrnic_uctx *u = &e->uctx[uctx];
+
+    if (!uctx) {
+        return QRNIC_ST_OK;
+    }
+    if (n > qrnic_ctx_limit(e, kind) - u->used[kind] ||
+        u->used[kind] > qrnic_ctx_limit(e, kind)) {
+        qrnic_stat(e, QRNIC_STAT_CTX_OVER_QUOTA);
+        return QRNIC_ST_OVER_QUOTA;
+    }
+    u->used[kind] += n;
+    return QRNIC_ST_OK;
+}
+
+void qrnic_ctx_uncharge(struct qrnic_engine *e, uint32_t uctx,
+                        enum qrnic_ctx_res kind, uint32_t n)
+{
+    if (uctx) {
+        e->uctx[uctx].used[kind] -= n;
+    }
+}
+
+uint8_t qrnic_cmd_alloc_uctx(struct qrnic_engine *e, uint32_t *id,
+                             uint32_t *page)
+{
+    uint32_t i;
+
+    for (i = 1; i < e->db_pages; i++) {
+        if (!e->uctx[i].valid) {
+            memset(&e->uctx[i], 0, sizeof(e->uctx[i]));
+            e->uctx[i].valid = true;
+            *id = i;
+            *page = i;
+            return QRNIC_ST_OK;
+        }
+    }
+    return QRNIC_ST_NO_RESOURCES;
+}
+
+uint8_t qrnic_cmd_dealloc_uctx(struct qrnic_engine *e, const uint8_t *cmd)
+{
+    uint32_t uctx = qrnic_ld32(ARG(dealloc_uctx.uctx));
+    uint32_t k;
+
+    if (!qrnic_uctx_exists(e, uctx)) {
+        return QRNIC_ST_BAD_HANDLE;
+    }
+    for (k = 0; k < QRNIC_CTX_RES_COUNT; k++) {
+        if (e->uctx[uctx].used[k]) {
+            return QRNIC_ST_BAD_STATE;  /* it still owns objects */
+        }
+    }
+    e->uctx[uctx].valid = false;
+    return QRNIC_ST_OK;
+}
+
+uint8_t qrnic_cmd_alloc_pd(struct qrnic_engine *e, const uint8_t *cmd,
+                           uint32_t *pdn)
+{
+    uint32_t uctx = qrnic_ld32(ARG(alloc_pd.uctx));
+    uint32_t i;
+    uint8_t st;
+
+    if (uctx != 0 && !qrnic_uctx_exists(e, uctx)) {
+        return QRNIC_ST_BAD_HANDLE;
+    }
+    for (i = 0; i < QRNIC_ENG_MAX_PD && e->pd_valid[i]; i++) {
+        continue;
+    }
+    if (i == QRNIC_ENG_MAX_PD) {
+        return QRNIC_ST_NO_RESOURCES;
+    }
+    st = qrnic_ctx_charge(e, uctx, QRNIC_CTX_PD, 1);
+    if (st != QRNIC_ST_OK) {
+        return st;
+    }
+    e->pd_valid[i] = true;
+    e->pd_uctx[i] = uctx;
+    *pdn = i + 1;
+    return QRNIC_ST_OK;
+}
+
+uint8_t qrnic_cmd_dealloc_pd(struct qrnic_engine *e, const uint8_t *cmd)
+{
+    uint32_t pdn = qrnic_ld32(ARG(dealloc_pd.pdn));
+    uint32_t i = pdn - 1;
+
+    if (!qrnic_pd_exists(e, pdn)) {
+        return QRNIC_ST_BAD_HANDLE;
+    }
+    if (e->pd_users[i]) {
+        return QRNIC_ST_BAD_STATE;      /* MRs, windows, QPs, SRQs use it */
+    }
+    qrnic_ctx_uncharge(e, e->pd_uctx[i], QRNIC_CTX_PD, 1);
+    e->pd_valid[i] = false;
+    e->pd_uctx[i] = 0;
+    return QRNIC_ST_OK;
+}
+
+/* Every QP is gone (qrnic_sched_unlink took its packets off the count). */
+void qrnic_uctx_reset(struct qrnic_engine *e)
+{
+    memset(e->uctx, 0, sizeof(e->uctx));
+    memset(e->pd_valid, 0, sizeof(e->pd_valid));
+    memset(e->pd_uctx, 0, sizeof(e->pd_uctx));
+    memset(e->pd_users, 0, sizeof(e->pd_users));
+}
