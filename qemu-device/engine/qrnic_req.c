@@ -607,7 +607,7 @@ static bool send_packet(struct qrnic_engine *e, struct qrnic_qp *qp,
         qp->sent_psn = qp->tx_psn;
         qrnic_cc_update(e, qp);
     }
-    if (!qp->rto_deadline && qp->timeout) {
+    if (!qp->rto_deadline && !qp->probe_deadline) {
         arm_timers(e, qp);
     }
     return true;

@@ -254,7 +254,34 @@ static void node_up(struct node *n)
     assert(node_cmd(n, &c, NULL) == QRNIC_ST_OK);
 
     c = harness_cmd(QRNIC_CMD_ALLOC_PD);
-    assert(node_cmd(n, &c, &n->pd) == QRNIC_ST_OK);
+    assert(node_cmd(n, &c, &n->kernel_pd) == QRNIC_ST_OK);
+    n->pd = n->kernel_pd;
+}
+
+uint8_t node_use_uctx(struct node *n)
+{
+    struct qrnic_cmd c = harness_cmd(QRNIC_CMD_ALLOC_UCTX);
+    uint32_t uctx, pd;
+    uint8_t st;
+
+    st = node_cmd(n, &c, &uctx);
+    if (st != QRNIC_ST_OK) {
+        return st;
+    }
+    c = harness_cmd(QRNIC_CMD_ALLOC_PD);
+    c.alloc_pd.uctx = uctx;
+    st = node_cmd(n, &c, &pd);
+    if (st == QRNIC_ST_OK) {
+        n->uctx = uctx;
+        n->pd = pd;
+    }
+    return st;
+}
+
+void node_use_kernel(struct node *n)
+{
+    n->uctx = 0;
+    n->pd = n->kernel_pd;
 }
 
 static void node_init(struct node *n, int idx)
@@ -534,6 +561,7 @@ struct hcq *node_create_cq(struct node *n, uint8_t log)
     struct qrnic_cmd c = harness_cmd(QRNIC_CMD_CREATE_CQ);
 
     cq->n = n;
+    cq->uctx = n->uctx;
     cq->log = log;
     cq->base = node_alloc(n, (bytes + 4095) & ~4095u, 4096);
     c.create_cq.pbl.addr = cq->base;
@@ -542,6 +570,7 @@ struct hcq *node_create_cq(struct node *n, uint8_t log)
     c.create_cq.pbl.page_shift = 12;
     c.create_cq.eqn = n->ceq;
     c.create_cq.log_depth = log;
+    c.create_cq.uctx = n->uctx;
     return node_cmd(n, &c, &cq->cqn) == QRNIC_ST_OK ? cq : NULL;
 }
 
@@ -576,7 +605,7 @@ void cq_arm(struct hcq *cq, bool solicited)
     uint64_t v = cq->cqn | QRNIC_DB_ARM |
                  (solicited ? QRNIC_DB_ARM_SOLICITED : 0) |
                  (uint64_t)(cq->ci & 0xffff) << 32;
-    qf_doorbell(&cq->n->d, 0, QRNIC_DB_CQ, v);
+    qf_doorbell(&cq->n->d, cq->uctx, QRNIC_DB_CQ, v);
 }
 
 /* Count events of type for data0 on an EQ, consuming all; ring its doorbell. */
@@ -645,6 +674,7 @@ static struct hqp *create_qp(struct node *n, uint8_t type, struct hcq *scq,
     struct qrnic_cmd c = harness_cmd(QRNIC_CMD_CREATE_QP);
 
     qp->n = n;
+    qp->uctx = n->uctx;
     qp->scq = scq;
     qp->rcq = rcq;
     qp->log_sq = log_sq;
@@ -656,6 +686,7 @@ static struct hqp *create_qp(struct node *n, uint8_t type, struct hcq *scq,
         qp->rq_off = qmem_take(n, log_rq, log_rs);
     }
     c.create_qp.pdn = n->pd;
+    c.create_qp.uctx = n->uctx;
     c.create_qp.send_cqn = scq->cqn;
     c.create_qp.recv_cqn = rcq->cqn;
     c.create_qp.sq_offset = qp->sq_off;
@@ -748,7 +779,7 @@ bool qp_connect(struct hqp *qp, const struct hqp *peer, uint8_t path_mtu,
 
 void qp_ring_sq(struct hqp *qp)
 {
-    qf_doorbell(&qp->n->d, 0, QRNIC_DB_SQ,
+    qf_doorbell(&qp->n->d, qp->uctx, QRNIC_DB_SQ,
                 qp->qpn | (uint64_t)qp->sq_pi << 32);
 }
 
@@ -829,7 +860,7 @@ void qp_post_recv(struct hqp *qp, uint64_t wr_id, const struct hsge *sge,
               wr_id, sge, num_sge);
     qp->rq_pi++;
     if (ring) {
-        qf_doorbell(&qp->n->d, 0, QRNIC_DB_RQ,
+        qf_doorbell(&qp->n->d, qp->uctx, QRNIC_DB_RQ,
                     qp->qpn | (uint64_t)qp->rq_pi << 32);
     }
 }
@@ -841,10 +872,12 @@ struct hsrq *node_create_srq(struct node *n, uint8_t log, uint8_t log_stride,
     struct qrnic_cmd c = harness_cmd(QRNIC_CMD_CREATE_SRQ);
 
     srq->n = n;
+    srq->uctx = n->uctx;
     srq->log = log;
     srq->log_stride = log_stride;
     srq->off = qmem_take(n, log, log_stride);
     c.create_srq.pdn = n->pd;
+    c.create_srq.uctx = n->uctx;
     c.create_srq.offset = srq->off;
     c.create_srq.log_depth = log;
     c.create_srq.log_stride = log_stride;
@@ -863,7 +896,7 @@ void srq_post_recv(struct hsrq *srq, uint64_t wr_id, const struct hsge *sge,
               sge, num_sge);
     srq->pi++;
     if (ring) {
-        qf_doorbell(&srq->n->d, 0, QRNIC_DB_SRQ,
+        qf_doorbell(&srq->n->d, srq->uctx, QRNIC_DB_SRQ,
                     srq->srqn | (uint64_t)srq->pi << 32);
     }
 }
@@ -979,6 +1012,7 @@ static void node_restart(struct node *n)
     d->wire = wire_tx;
     d->wire_opaque = n;
     n->qmem_brk = 0;
+    n->uctx = 0;
     n->aq_pi = n->aq_ci = n->ceq_ci = n->aeq_ci = 0;
     node_up(n);
 }

@@ -52,13 +52,16 @@ struct node {
     uint32_t aeq;                   /* async EQ */
     uint64_t aeq_base;
     uint32_t aeq_ci;
-    uint32_t pd;
+    uint32_t uctx;                  /* objects are created in this context */
+    uint32_t pd;                    /* ... and this PD (node_use_uctx) */
+    uint32_t kernel_pd;
     uint8_t mac[6];
     uint8_t gid[16];
 };
 
 struct hcq {
     struct node *n;
+    uint32_t uctx;                  /* its doorbell page */
     uint32_t cqn;
     uint8_t log;
     uint64_t base;
@@ -67,6 +70,7 @@ struct hcq {
 
 struct hqp {
     struct node *n;
+    uint32_t uctx;                  /* its doorbell page */
     uint32_t qpn;
     struct hcq *scq;
     struct hcq *rcq;
@@ -142,6 +146,14 @@ void harness_restart(uint64_t seed);
  */
 bool harness_run_steps(uint64_t limit_ns, uint64_t max_steps);
 
+/*
+ * A new user context with a PD of its own: the node's objects are created
+ * in it from now on (its doorbell page rings theirs).  ST_OK or the
+ * status; node_use_kernel() goes back to the kernel's context and PD.
+ */
+uint8_t node_use_uctx(struct node *n);
+void node_use_kernel(struct node *n);
+
 /* A zeroed admin command with its opcode set. */
 struct qrnic_cmd harness_cmd(uint8_t opcode);
 uint8_t node_cmd(struct node *n, struct qrnic_cmd *cmd, uint32_t *r0);
@@ -177,6 +189,7 @@ struct hqp *node_create_qp(struct node *n, struct hcq *scq, struct hcq *rcq,
 /* A shared receive queue: 1 << log WQEs of 1 << log_stride bytes. */
 struct hsrq {
     struct node *n;
+    uint32_t uctx;                  /* its doorbell page */
     uint32_t srqn;
     uint32_t off;
     uint8_t log, log_stride;
