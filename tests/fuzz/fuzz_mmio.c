@@ -44,8 +44,10 @@
  * rkey handle's window to the lkey handle's region), REG_MR (a page list
  * in scratch RAM, maybe a page too many or nowhere), LOCAL_INV and
  * SEND_WITH_INV, through the QP connected to itself.  REREG_MR takes
- * REG_MR's arguments and a key handle.  The fake platform checks the
- * engine's invariants after every step.
+ * REG_MR's arguments and a key handle.  A user context's limits
+ * (ctx_max[], as the ctx-max-* properties set them) come from the input
+ * too, so commands of several contexts meet OVER_QUOTA in any order.  The
+ * fake platform checks the engine's invariants after every step.
  *
  * Fault injection: bits 4..7 of the flags are fz_faults() selector bits
  * (drop, dup, reorder, corrupt at 20%), for the frames the device sends
@@ -1348,7 +1350,10 @@ static void op_misc(struct fz *f)
     uint8_t sel = fz_u8(f), v = fz_u8(f);
     unsigned int i;
 
-    switch (sel % 4) {
+    switch (sel % 5) {
+    case 4:                         /* a user context's limit (0: default) */
+        dev.e.ctx_max[v % QRNIC_CTX_RES_COUNT] = v / QRNIC_CTX_RES_COUNT;
+        break;
     case 0:                         /* a cable from our port to itself */
         dev.hub_peer = v & 1 ? &dev : NULL;
         break;
@@ -1361,7 +1366,7 @@ static void op_misc(struct fz *f)
             qf_reg_read(&dev, regs[i]);
         }
         break;
-    default:                        /* time jumps to the deadline */
+    case 3:                         /* time jumps to the deadline */
         if (dev.deadline != UINT64_MAX) {
             clock_ns = dev.deadline;
         }
@@ -2267,6 +2272,78 @@ static void w_self_qp_ipv6(struct fzw *wr, uint8_t flags)
     o_wqe(wr, 2, 0, 2, 0, QRNIC_WR_ATOMIC_FETCH_AND_ADD, 1, 1, 0, 64, 8, 128);
     BH(wr);
     BH(wr);
+}
+
+#define CTX_LIMIT(w, kind, n) MISC(w, 4, (kind) + (n) * QRNIC_CTX_RES_COUNT)
+
+/*
+ * Two user contexts' commands interleaved, as their processes would issue
+ * them at once, under small limits: each fills a kind or two, one
+ * resizes its SRQ into the other's ring (refused), past its queue memory
+ * (OVER_QUOTA), then into a page the other just gave back; regions,
+ * windows, a rereg into the other's PD, and the limits back to their
+ * defaults with everything still held.
+ */
+static void ctx_limits_seed(fz_emit_fn emit)
+{
+    static struct fzw w;
+    int i;
+
+    w.n = 0;
+    fzw_u8(&w, 0);
+    objects(&w);
+    cmd(&w, QRNIC_CMD_ALLOC_UCTX, 0);                   /* A */
+    cmd(&w, QRNIC_CMD_ALLOC_UCTX, 0);                   /* B */
+    CTX_LIMIT(&w, QRNIC_CTX_PD, 2);
+    CTX_LIMIT(&w, QRNIC_CTX_CQ, 2);
+    CTX_LIMIT(&w, QRNIC_CTX_QP, 1);
+    CTX_LIMIT(&w, QRNIC_CTX_SRQ, 1);
+    CTX_LIMIT(&w, QRNIC_CTX_MR, 1);
+    CTX_LIMIT(&w, QRNIC_CTX_MW, 2);
+    CTX_LIMIT(&w, QRNIC_CTX_QMEM_PAGES, 3);
+    CTX_LIMIT(&w, QRNIC_CTX_MR_PAGES, 4);
+    for (i = 0; i < 5; i++) {
+        c_pd(&w, i & 1);                /* PDs 1 (A) .. 4 (B); A's 3rd */
+    }
+    c_cq(&w, 2, 25, 0, 1);                              /* CQ 1: A */
+    c_cq(&w, 2, 26, 1, 1);                              /* CQ 2: B */
+    c_cq(&w, 2, 27, 0, 1);                              /* CQ 3: A */
+    c_cq(&w, 2, 28, 0, 1);                              /* A's 3rd */
+    c_srq(&w, 1, 0, 0, 2, 2, LIM_NONE, 0, 0);           /* SRQ 0: A */
+    c_srq(&w, 2, 1, 1, 2, 2, LIM_NONE, 0, 0);           /* SRQ 1: B */
+    c_srq(&w, 3, 0, 2, 2, 2, LIM_NONE, 0, 0);           /* A's 2nd */
+    c_srq_mod(&w, 0, MOD_RESIZE, 1, 2, LIM_NONE, 0);    /* B's page */
+    c_srq_mod(&w, 0, MOD_RESIZE, 4, 8, LIM_NONE, 0);    /* 4 pages more */
+    c_srq_mod(&w, 0, MOD_RESIZE, 4, 6, LIM_NONE, 0);    /* 1 page: moves */
+    c_handle(&w, QRNIC_CMD_DESTROY_SRQ, 1);
+    c_srq_mod(&w, 0, MOD_RESIZE, 1, 2, LIM_NONE, 0);    /* B's old page */
+    c_qp(&w, (struct qpargs){ .pd = 1, .scq = 1, .rcq = 1, .uc = 1,
+                              .sq_page = 6, .rq_page = 7, .lsq = 2, .lrq = 2 });
+    c_qp(&w, (struct qpargs){ .pd = 3, .scq = 3, .rcq = 3, .uc = 1,
+                              .sq_page = 8, .rq_page = 9, .lsq = 2, .lrq = 2 });
+    c_mr(&w, 2, 0, 16, 0, QRNIC_PBL_LEVEL1, 1, QRNIC_ACCESS_LOCAL_WRITE);
+    c_mr(&w, 3, 0, 16, 0, QRNIC_PBL_LEVEL1, 1, QRNIC_ACCESS_LOCAL_WRITE);
+    c_mr(&w, 4, 0, 20000, 0, QRNIC_PBL_LEVEL1, 2, QRNIC_ACCESS_LOCAL_WRITE);
+    c_rereg(&w, 1, 5, 0, 16, 0, QRNIC_PBL_LEVEL1, 2,
+            QRNIC_ACCESS_LOCAL_WRITE);                  /* into B's PD */
+    c_rereg(&w, 1, 5, 0, 20000, 0, QRNIC_PBL_LEVEL1, 1,
+            QRNIC_ACCESS_LOCAL_WRITE);                  /* too many pages */
+    for (i = 0; i < 3; i++) {
+        c_alloc_mw(&w, 1, 1);                           /* A's 3rd refused */
+    }
+    c_handle(&w, QRNIC_CMD_DEALLOC_UCTX, 0);            /* A owns objects */
+    c_handle(&w, QRNIC_CMD_DESTROY_QP, 0);
+    c_qp(&w, (struct qpargs){ .pd = 3, .scq = 3, .rcq = 3, .uc = 1,
+                              .sq_page = 8, .rq_page = 9, .lsq = 2, .lrq = 2 });
+    for (i = 0; i < QRNIC_CTX_RES_COUNT; i++) {
+        CTX_LIMIT(&w, i, 0);
+    }
+    for (i = 0; i < 3; i++) {
+        c_pd(&w, 0);
+    }
+    c_query(&w, QRNIC_CMD_QUERY_DEVICE, GA_PAGE(30));
+    c_query(&w, QRNIC_CMD_QUERY_STATS, GA_PAGE(30));
+    emit("ctx-limits-interleaved", &w);
 }
 
 void fuzz_make_seeds(fz_emit_fn emit)
@@ -3690,6 +3767,7 @@ void fuzz_make_seeds(fz_emit_fn emit)
         emit("bad-mr-flush-aw", &w);
     }
     keys_seeds(emit);
+    ctx_limits_seed(emit);
 
     /* That QP with faults on all the device sends and receives (its own
      * frames looped back), then with a loopback cable. */
