@@ -86,6 +86,7 @@ PCIE_TYPE_ENDPOINTS = (0x0, 0x9)    # endpoint, root complex integrated
 MSIX_ENTRY = 16
 
 DB_PAGES, QMEM = 32, 8 << 20    # non-default properties, so they show
+CTX_MAX_QPS, CTX_MAX_QMEM = 5, 1 << 20
 MAC = bytes.fromhex('525400123456')
 BAR0, BAR2, BAR4 = 0xe0000000, 0xe0100000, 0xe1000000
 DEVFN = 3 << 3
@@ -503,6 +504,8 @@ def main():
     bad_property('x-window-kib=4097', ['x-window-kib', '16..4096'])
     bad_property('x-window-pkts=1', ['x-window-pkts', '2..1024'])
     bad_property('x-window-pkts=1025', ['x-window-pkts', '2..1024'])
+    bad_property('qmem-size=1M,ctx-max-qmem=2M', ['ctx-max-qmem',
+                                                  'qmem-size'])
 
     rx_sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)  # device TX
     rx_sock.bind(('127.0.0.1', 0))
@@ -518,8 +521,9 @@ def main():
                'local.port=%d,remote.type=inet,remote.host=127.0.0.1,'
                'remote.port=%d' % (dev_port, rx_sock.getsockname()[1]),
                '-device', 'qrnic,id=nic0,bus=pcie.0,addr=3,netdev=n0,'
-               'mac=52:54:00:12:34:56,db-pages=%d,qmem-size=%d' %
-               (DB_PAGES, QMEM)])
+               'mac=52:54:00:12:34:56,db-pages=%d,qmem-size=%d,'
+               'ctx-max-qps=%d,ctx-max-qmem=%d' %
+               (DB_PAGES, QMEM, CTX_MAX_QPS, CTX_MAX_QMEM)])
     sender = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 
     def msi(v):
@@ -547,9 +551,18 @@ def main():
     aq = Admin(q)
     msi_clear()
     r = aq.run(hw.CMD_QUERY_DEVICE, struct.pack('<Q', RESP))
-    gid_tbl_len = struct.unpack_from('<I', q.mem_read(RESP, 64), 60)[0]
+    attr = q.mem_read(RESP, hw.DEV_ATTR_SIZE)
+    gid_tbl_len = struct.unpack_from('<I', attr, 60)[0]
     check(r == (hw.ST_OK, 0, 0) and gid_tbl_len == 128,
           'QUERY_DEVICE -> OK, its answer DMAed to guest RAM')
+    # ctx_max[] follows the 20 32-bit fields after the two 64-bit ones.
+    ctx_max = struct.unpack_from('<%dI' % hw.CTX_RES_COUNT, attr, 16 + 80)
+    check(ctx_max[hw.CTX_QP] == CTX_MAX_QPS and
+          ctx_max[hw.CTX_QMEM_PAGES] == CTX_MAX_QMEM // 4096 and
+          ctx_max[hw.CTX_PD] == 1024 // 4,
+          'QUERY_DEVICE: a context\'s limits follow ctx-max-qps and '
+          'ctx-max-qmem, the others a quarter of the table (%s)'
+          % (ctx_max,))
     check(wait_for(lambda: msi(0) == 0xa0),
           'admin completion: MSI-X vector 0 written')
     check(aq.run(hw.CMD_QUERY_DEVICE, struct.pack('<Q', 0xfffffffff000)) ==
