@@ -228,7 +228,10 @@ int qrnic_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	struct qrnic_cq *cq = to_qcq(ibcq);
 	int ret;
 
+	/* After a resize in progress: its buffer is the one to free. */
+	mutex_lock(&cq->resize_mutex);
 	ret = qrnic_aq_exec_handle(qdev, QRNIC_CMD_DESTROY_CQ, cq->cqn);
+	mutex_unlock(&cq->resize_mutex);
 	if (qrnic_destroy_kept(ret))
 		return ret;
 

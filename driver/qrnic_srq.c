@@ -345,8 +345,7 @@ int qrnic_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 	return ret;
 }
 
-static int UVERBS_HANDLER(QRNIC_IB_METHOD_SRQ_RESIZE)(
-	struct uverbs_attr_bundle *attrs)
+static int UVERBS_HANDLER(QRNIC_IB_METHOD_SRQ_RESIZE)(struct uverbs_attr_bundle *attrs)
 {
 	struct ib_srq *ibsrq = uverbs_attr_get_obj(attrs,
 					QRNIC_IB_ATTR_SRQ_RESIZE_HANDLE);
@@ -375,16 +374,16 @@ static int UVERBS_HANDLER(QRNIC_IB_METHOD_SRQ_RESIZE)(
 	return ret;
 }
 
-DECLARE_UVERBS_NAMED_METHOD(
-	QRNIC_IB_METHOD_SRQ_RESIZE,
-	UVERBS_ATTR_IDR(QRNIC_IB_ATTR_SRQ_RESIZE_HANDLE, UVERBS_OBJECT_SRQ,
-			UVERBS_ACCESS_WRITE, UA_MANDATORY),
-	UVERBS_ATTR_PTR_IN(QRNIC_IB_ATTR_SRQ_RESIZE_REQ,
-			   UVERBS_ATTR_TYPE(struct qrnic_ureq_resize_srq),
-			   UA_MANDATORY),
-	UVERBS_ATTR_PTR_OUT(QRNIC_IB_ATTR_SRQ_RESIZE_RESP,
-			    UVERBS_ATTR_TYPE(struct qrnic_uresp_resize_srq),
-			    UA_MANDATORY));
+DECLARE_UVERBS_NAMED_METHOD(QRNIC_IB_METHOD_SRQ_RESIZE,
+			    UVERBS_ATTR_IDR(QRNIC_IB_ATTR_SRQ_RESIZE_HANDLE,
+					    UVERBS_OBJECT_SRQ,
+					    UVERBS_ACCESS_WRITE, UA_MANDATORY),
+			    UVERBS_ATTR_PTR_IN(QRNIC_IB_ATTR_SRQ_RESIZE_REQ,
+					       UVERBS_ATTR_TYPE(struct qrnic_ureq_resize_srq),
+					       UA_MANDATORY),
+			    UVERBS_ATTR_PTR_OUT(QRNIC_IB_ATTR_SRQ_RESIZE_RESP,
+						UVERBS_ATTR_TYPE(struct qrnic_uresp_resize_srq),
+						UA_MANDATORY));
 
 ADD_UVERBS_METHODS(qrnic_srq_methods, UVERBS_OBJECT_SRQ,
 		   &UVERBS_METHOD(QRNIC_IB_METHOD_SRQ_RESIZE));

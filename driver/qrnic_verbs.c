@@ -248,8 +248,8 @@ static int qrnic_alloc_ucontext(struct ib_ucontext *ibuctx,
 	 */
 	if (PAGE_SIZE != QRNIC_DB_PAGE_SIZE) {
 		dev_warn_once(&qdev->pdev->dev,
-				"user verbs need %u-byte pages, not %lu\n",
-				QRNIC_DB_PAGE_SIZE, PAGE_SIZE);
+			      "user verbs need %u-byte pages, not %lu\n",
+			      QRNIC_DB_PAGE_SIZE, PAGE_SIZE);
 		return -EOPNOTSUPP;
 	}
 	/* The request's fields are all reserved. */

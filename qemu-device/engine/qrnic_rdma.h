@@ -178,8 +178,8 @@ void qrnic_mr_free_all(struct qrnic_engine *e);
 /*
  * The key table: put mr (pdn set, its pages reserved in mr->mtt) at a
  * free index with a new key byte, charged to its PD's context; else
- * NO_RESOURCES (table full) or OVER_QUOTA, and mr is not freed.  qrnic_key_free() releases an entry (a bound window first
- * unbinds).
+ * NO_RESOURCES (table full) or OVER_QUOTA, and mr is not freed.
+ * qrnic_key_free() releases an entry (a bound window first unbinds).
  */
 uint8_t qrnic_key_insert(struct qrnic_engine *e, struct qrnic_mr *mr);
 void qrnic_key_free(struct qrnic_engine *e, uint32_t idx);
