@@ -5,6 +5,7 @@
  * frame that breaks one is caught where it happens, not later as a wild
  * access.
  */
+#include <string.h>
 #include "qrnic_rdma.h"
 
 /* A producer at most a ring ahead of its consumer. */
@@ -217,9 +218,13 @@ static void count_key(const struct qrnic_engine *e, const struct qrnic_mr *mr,
 /* What each context is charged is what it holds. */
 static const char *check_uctx(const struct qrnic_engine *e)
 {
-    uint32_t used[QRNIC_ENG_MAX_DB_PAGES][QRNIC_CTX_RES_COUNT] = { { 0 } };
-    uint32_t cc[QRNIC_ENG_MAX_DB_PAGES] = { 0 };
-    uint32_t i, k, active = 0;
+    uint32_t used[QRNIC_ENG_MAX_DB_PAGES][QRNIC_CTX_RES_COUNT];
+    uint32_t cc[QRNIC_ENG_MAX_DB_PAGES];
+    uint32_t i, k, active = 0, n = e->db_pages;
+
+    /* Objects name contexts below db_pages (checked when made). */
+    memset(used, 0, n * sizeof(used[0]));
+    memset(cc, 0, n * sizeof(cc[0]));
 
     for (i = 0; i < QRNIC_ENG_MAX_PD; i++) {
         used[e->pd_uctx[i]][QRNIC_CTX_PD] += e->pd_valid[i];
@@ -249,12 +254,13 @@ static const char *check_uctx(const struct qrnic_engine *e)
                 qrnic_qmem_pages(srq->log_depth, srq->log_stride);
         }
     }
-    for (i = 1; i < QRNIC_ENG_MAX_MR; i++) {
+    /* No key lives above mr_top (check_keys). */
+    for (i = 1; i <= e->mr_top && i < QRNIC_ENG_MAX_MR; i++) {
         if (e->mr[i]) {
             count_key(e, e->mr[i], used);
         }
     }
-    for (i = 0; i < QRNIC_ENG_MAX_DB_PAGES; i++) {
+    for (i = 0; i < n; i++) {
         if (cc[i] != e->uctx[i].cc_inflight) {
             return "congestion control: a context's packets miscounted";
         }
@@ -263,12 +269,12 @@ static const char *check_uctx(const struct qrnic_engine *e)
     if (active != e->cc.active_ctx) {
         return "congestion control: contexts with packets miscounted";
     }
-    for (i = 1; i < QRNIC_ENG_MAX_DB_PAGES; i++) {
+    for (i = 1; i < n; i++) {
         for (k = 0; k < QRNIC_CTX_RES_COUNT; k++) {
             if (used[i][k] != e->uctx[i].used[k]) {
                 return "user context: what it is charged is not what it holds";
             }
-            if (used[i][k] && (!e->uctx[i].valid || i >= e->db_pages)) {
+            if (used[i][k] && !e->uctx[i].valid) {
                 return "an object of a context that does not exist";
             }
         }
