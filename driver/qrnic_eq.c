@@ -122,11 +122,11 @@ static irqreturn_t qrnic_async_thread(int irq, void *data)
 			break;
 		case QRNIC_EVENT_QP_FATAL:
 			qrnic_qp_async_event(qdev, eqe->data0,
-					     IB_EVENT_QP_FATAL);
+					     IB_EVENT_QP_FATAL, eqe->data1);
 			break;
 		case QRNIC_EVENT_SQ_DRAINED:
 			qrnic_qp_async_event(qdev, eqe->data0,
-					     IB_EVENT_SQ_DRAINED);
+					     IB_EVENT_SQ_DRAINED, 0);
 			break;
 		case QRNIC_EVENT_CQ_ERR:
 			qrnic_cq_async_event(qdev, eqe->data0);

@@ -230,6 +230,7 @@ struct qrnic_qp {
 	u32 max_inline;
 	bool sig_all;
 	u8 state;			/* last known enum ib_qp_state */
+	u32 resets;			/* MODIFY_QPs to RESET that succeeded */
 	bool en_sqd_async;
 	spinlock_t lock;		/* kernel post path, pi, state */
 	struct mutex mutex;		/* one modify, query or destroy */
@@ -395,7 +396,7 @@ int qrnic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 		    struct ib_udata *udata);
 int qrnic_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
 void qrnic_qp_async_event(struct qrnic_dev *qdev, u32 qpn,
-			  enum ib_event_type type);
+			  enum ib_event_type type, u32 resets);
 
 /* qrnic_srq.c: shared receive queues */
 int qrnic_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init_attr,

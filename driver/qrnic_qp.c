@@ -346,23 +346,31 @@ static struct qrnic_qp *qrnic_qp_get(struct qrnic_dev *qdev, u32 qpn)
 	return qp;
 }
 
-/* Async EQ: QP_FATAL or SQ_DRAINED for qpn.  Process context. */
+/*
+ * Async EQ: QP_FATAL or SQ_DRAINED for qpn.  Process context.  A QP_FATAL
+ * raised before the QP's latest RESET (resets, the device's count then,
+ * is behind the driver's) is about its last life: the QP is not in error
+ * and its consumer has moved on, so it is dropped.
+ */
 void qrnic_qp_async_event(struct qrnic_dev *qdev, u32 qpn,
-			  enum ib_event_type type)
+			  enum ib_event_type type, u32 resets)
 {
 	struct qrnic_qp *qp = qrnic_qp_get(qdev, qpn);
 	struct ib_event ev = {};
 	unsigned long flags;
+	bool stale = false;
 
 	if (!qp)
 		return;
 
 	if (type == IB_EVENT_QP_FATAL) {
 		spin_lock_irqsave(&qp->lock, flags);
-		qp->state = IB_QPS_ERR;
+		stale = resets != qp->resets;
+		if (!stale)
+			qp->state = IB_QPS_ERR;
 		spin_unlock_irqrestore(&qp->lock, flags);
 	}
-	if (qp->ibqp.event_handler) {
+	if (!stale && qp->ibqp.event_handler) {
 		ev.device = &qdev->ibdev;
 		ev.element.qp = &qp->ibqp;
 		ev.event = type;

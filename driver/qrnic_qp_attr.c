@@ -164,6 +164,7 @@ static int qrnic_modify_qp_cmd(struct qrnic_dev *qdev, struct qrnic_qp *qp,
 		qp->state = attr->qp_state;
 		/* The device drops all queue state when a QP enters RESET. */
 		if (attr->qp_state == IB_QPS_RESET) {
+			qp->resets++;
 			qp->sq.pi = 0;
 			qp->sq.tail = 0;
 			qp->rq.pi = 0;

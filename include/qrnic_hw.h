@@ -516,7 +516,8 @@ QRNIC_HW_SIZE(qrnic_eqe, QRNIC_EQE_SIZE);
 enum qrnic_event_type {
 	QRNIC_EVENT_LINK		= 1,
 	QRNIC_EVENT_CQ			= 2,	/* completion event for data0 */
-	QRNIC_EVENT_QP_FATAL		= 3,	/* async: data0 qpn */
+	QRNIC_EVENT_QP_FATAL		= 3,	/* async: data0 qpn, data1 its
+						 * MODIFY_QP to RESETs so far */
 	QRNIC_EVENT_CQ_ERR		= 4,	/* async: data0 cqn overflowed */
 	QRNIC_EVENT_SQ_DRAINED		= 5,	/* async: data0 qpn reached SQD */
 	QRNIC_EVENT_SRQ_LIMIT		= 6,	/* async: data0 srqn fell below

@@ -497,7 +497,7 @@ void qrnic_qp_error(struct qrnic_engine *e, struct qrnic_qp *qp,
     qrnic_sched_timer(e, qp);
     if (async_event && e->async_eqn >= 0) {
         qrnic_eq_post(e, (uint32_t)e->async_eqn, QRNIC_EVENT_QP_FATAL,
-                      qp->qpn, 0);
+                      qp->qpn, qp->resets);
     }
     qrnic_sched_qp(e, qp);
 }
@@ -729,6 +729,7 @@ static uint8_t modify(struct qrnic_engine *e, struct qrnic_qp *qp,
             qrnic_qp_flush_srq_wqe(e, qp);
             qrnic_sched_unlink(e, qp);
             qp_reset_state(qp);
+            qp->resets++;
         } else {
             qrnic_qp_error(e, qp, false);
         }

@@ -308,6 +308,7 @@ struct qrnic_qp {
     struct qrnic_cq *rcq;
     struct qrnic_srq *srq;      /* receives come from it; NULL: own RQ */
     uint8_t type;               /* QRNIC_QPT_*, kept across RESET */
+    uint32_t resets;            /* RESETs so far (QP_FATAL's data1) */
     uint8_t state;
     bool sig_all;
     bool sqd_notify;
