@@ -8,6 +8,7 @@
 #   build/provider/libqrnic-rdmav34.so  -> /usr/lib/x86_64-linux-gnu/libibverbs/
 #   build/provider/qrnic.driver         -> /etc/libibverbs.d/
 #   build/tools/rc-check                -> /usr/local/bin/ (tests/tools: RC checks)
+#   build/tools/qrnic-isolation         -> the same (tests/tools: isolation checks)
 #   modules.dep* regenerated (depmod) for the base modules + qrnic.ko
 #
 # Linux unpacks concatenated initramfs archives in order; later files win.
@@ -28,7 +29,7 @@ img=$top/build/image/$kver
 ko=$top/build/driver/$kver/qrnic.ko
 lib=$top/build/provider/libqrnic-rdmav34.so
 drv=$top/build/provider/qrnic.driver
-tools=(rc-check)
+tools=(rc-check qrnic-isolation)
 
 [ -f "$img/base.cpio.zst" ] && [ -d "$img/modules/lib/modules/$kver" ] ||
 	die "$img/base.cpio.zst is missing: run vm-images/build-image.sh $kver (or make)"

@@ -63,25 +63,18 @@ static void usage(FILE *f)
 	      "  -q QPS      soak: most QPs at once, 1..64 (default 8); both the same\n", f);
 }
 
-static const char *env(const char *name)
-{
-	const char *v = getenv(name);
-
-	return v && *v ? v : NULL;
-}
-
 int main(int argc, char **argv)
 {
-	const char *mode, *peers = env("QRNIC_PEER_IPS");
+	const char *mode, *peers = rc_env("QRNIC_PEER_IPS");
 	static char peer[64];
 	int c, r, soak_qps = 8;
 	double soak_secs = 60;
 	unsigned long long soak_seed = 1;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	opt.ibdev = env("QRNIC_IBDEV");
-	opt.share = env("QRNIC_SHARE");
-	opt.idx = env("QRNIC_IDX") ? atoi(env("QRNIC_IDX")) : 0;
+	opt.ibdev = rc_env("QRNIC_IBDEV");
+	opt.share = rc_env("QRNIC_SHARE");
+	opt.idx = rc_env("QRNIC_IDX") ? atoi(rc_env("QRNIC_IDX")) : 0;
 	if (peers) {
 		snprintf(peer, sizeof(peer), "%s", peers);
 		peer[strcspn(peer, " ")] = 0;

@@ -56,11 +56,14 @@ void diag(const char *fmt, ...)
 
 void die(const char *fmt, ...)
 {
+	char prefix[64];
 	va_list ap;
 
 	rc_failures++;
+	/* The program's name: rc-check or qrnic-isolation. */
+	snprintf(prefix, sizeof(prefix), "not ok - %s: ", program_invocation_short_name);
 	va_start(ap, fmt);
-	vline("not ok - rc-check: ", fmt, ap);
+	vline(prefix, fmt, ap);
 	va_end(ap);
 	if (opt.share && opt.tag)
 		rc_abort();
@@ -84,6 +87,13 @@ static void nap_us(long us)
 
 static void rv_path(char *buf, size_t len, const char *name, int idx, const char *suffix);
 static int peer_aborted(void);
+
+const char *rc_env(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? v : NULL;
+}
 
 int rc_is_rxe(const char *nic)
 {
@@ -246,8 +256,8 @@ int rc_conn_create(struct rc_conn *c, struct rc_dev *d, const char *name,
 	c->dev = d;
 	c->par = *p;
 	snprintf(c->name, sizeof(c->name), "%s", name);
-	c->scq = ibv_create_cq(d->ctx, scqe, NULL, NULL, 0);
-	c->rcq = ibv_create_cq(d->ctx, rcqe, NULL, NULL, 0);
+	c->scq = p->cq ? p->cq : ibv_create_cq(d->ctx, scqe, NULL, NULL, 0);
+	c->rcq = p->cq ? p->cq : ibv_create_cq(d->ctx, rcqe, NULL, NULL, 0);
 	if (!c->scq || !c->rcq) {
 		not_ok("%s: ibv_create_cq (%d/%d entries): %s", name, scqe, rcqe, strerror(errno));
 		return -1;
@@ -261,6 +271,7 @@ int rc_conn_create(struct rc_conn *c, struct rc_dev *d, const char *name,
 	ia.cap.max_send_sge = p->max_send_sge;
 	ia.cap.max_recv_sge = p->max_recv_sge;
 	ia.cap.max_inline_data = p->max_inline;
+	ia.srq = p->srq;
 	c->qp = ibv_create_qp(d->pd, &ia);
 	if (!c->qp) {
 		not_ok("%s: ibv_create_qp (wr %d/%d, sge %d/%d, inline %d): %s", name,
@@ -361,25 +372,12 @@ static int info_parse(struct rc_info *in, char *buf)
 	return seen == 31 ? 0 : -1;
 }
 
-int rc_conn_connect(struct rc_conn *c)
+int rc_conn_rtr_rts(struct rc_conn *c)
 {
 	struct rc_dev *d = c->dev;
 	struct ibv_qp_attr qa = {};
-	char buf[1024], fname[96];
 	int mask;
 
-	info_format(&c->local, buf, sizeof(buf));
-	snprintf(fname, sizeof(fname), "conn-%s", c->name);
-	if (rv_publish(fname, buf))
-		return -1;
-	if (rv_await(fname, buf, sizeof(buf), opt.timeout)) {
-		not_ok("%s: no connection data from the peer within %.0f s", c->name, opt.timeout);
-		return -1;
-	}
-	if (info_parse(&c->peer, buf)) {
-		not_ok("%s: cannot parse the peer's connection data", c->name);
-		return -1;
-	}
 	qa.qp_state = IBV_QPS_RTR;
 	qa.path_mtu = min_i(c->local.mtu, c->peer.mtu);
 	qa.dest_qp_num = c->peer.qpn;
@@ -411,6 +409,27 @@ int rc_conn_connect(struct rc_conn *c)
 		not_ok("%s: modify QP %#x to RTS: %s", c->name, c->local.qpn, strerror(errno));
 		return -1;
 	}
+	return 0;
+}
+
+int rc_conn_connect(struct rc_conn *c)
+{
+	char buf[1024], fname[96];
+
+	info_format(&c->local, buf, sizeof(buf));
+	snprintf(fname, sizeof(fname), "conn-%s", c->name);
+	if (rv_publish(fname, buf))
+		return -1;
+	if (rv_await(fname, buf, sizeof(buf), opt.timeout)) {
+		not_ok("%s: no connection data from the peer within %.0f s", c->name, opt.timeout);
+		return -1;
+	}
+	if (info_parse(&c->peer, buf)) {
+		not_ok("%s: cannot parse the peer's connection data", c->name);
+		return -1;
+	}
+	if (rc_conn_rtr_rts(c))
+		return -1;
 	snprintf(fname, sizeof(fname), "rts-%s", c->name);
 	if (rv_barrier(fname)) {
 		not_ok("%s: the peer did not reach RTS within %.0f s", c->name, opt.timeout);
@@ -422,10 +441,19 @@ int rc_conn_connect(struct rc_conn *c)
 	return 0;
 }
 
+int rc_conn_loopback(struct rc_conn *a, struct rc_conn *b)
+{
+	a->peer = b->local;
+	b->peer = a->local;
+	return rc_conn_rtr_rts(a) || rc_conn_rtr_rts(b) ? -1 : 0;
+}
+
 void rc_conn_destroy(struct rc_conn *c)
 {
 	if (c->qp && ibv_destroy_qp(c->qp))
 		not_ok("%s: ibv_destroy_qp: %s", c->name, strerror(errno));
+	if (c->par.cq)
+		c->scq = c->rcq = NULL;	/* the caller's */
 	if (c->scq && ibv_destroy_cq(c->scq))
 		not_ok("%s: ibv_destroy_cq: %s", c->name, strerror(errno));
 	if (c->rcq && ibv_destroy_cq(c->rcq))

@@ -64,6 +64,8 @@ struct rc_qp_params {
 	int max_send_wr, max_recv_wr, max_send_sge, max_recv_sge, max_inline;
 	int sq_sig_all;
 	uint8_t timeout, retry_cnt, rnr_retry, min_rnr_timer;
+	struct ibv_srq *srq;	/* receives from this SRQ (no RQ of its own) */
+	struct ibv_cq *cq;	/* one CQ of the caller's for both queues */
 };
 
 struct rc_conn {
@@ -79,6 +81,9 @@ struct rc_conn {
 /* rdma_rxe (virtio guests) deviates from the IBTA statuses in a few error
  * cases; the checks accept its statuses only when it is involved. */
 int rc_is_rxe(const char *nic);
+
+/* An environment variable, NULL if unset or empty. */
+const char *rc_env(const char *name);
 
 /* ---- output ---- */
 extern int rc_failures;
@@ -103,6 +108,10 @@ int rc_conn_create(struct rc_conn *c, struct rc_dev *d, const char *name,
 /* Publish local info, read the peer's, move to RTR and RTS, then wait until
  * the peer is in RTS too.  Returns 0 or -1. */
 int rc_conn_connect(struct rc_conn *c);
+/* Move to RTR and RTS towards c->peer (already filled in).  0 or -1. */
+int rc_conn_rtr_rts(struct rc_conn *c);
+/* Connect two QPs of one device to each other (loopback).  0 or -1. */
+int rc_conn_loopback(struct rc_conn *a, struct rc_conn *b);
 void rc_conn_destroy(struct rc_conn *c);
 void rc_add_region(struct rc_conn *c, struct ibv_mr *mr, void *addr, size_t len);
 
