@@ -278,24 +278,14 @@ static enum qrnic_ctx_res key_res(const struct qrnic_mr *mr)
 
 static uint8_t key_charge(struct qrnic_engine *e, const struct qrnic_mr *mr)
 {
-    uint32_t uctx = e->pd_uctx[mr->pdn - 1];
-    uint8_t st = qrnic_ctx_charge(e, uctx, key_res(mr), 1);
-
-    if (st == QRNIC_ST_OK) {
-        st = qrnic_ctx_charge(e, uctx, QRNIC_CTX_MR_PAGES, mr->mtt);
-        if (st != QRNIC_ST_OK) {
-            qrnic_ctx_uncharge(e, uctx, key_res(mr), 1);
-        }
-    }
-    return st;
+    return qrnic_ctx_charge_obj(e, e->pd_uctx[mr->pdn - 1], key_res(mr),
+                                QRNIC_CTX_MR_PAGES, mr->mtt);
 }
 
 static void key_uncharge(struct qrnic_engine *e, const struct qrnic_mr *mr)
 {
-    uint32_t uctx = e->pd_uctx[mr->pdn - 1];
-
-    qrnic_ctx_uncharge(e, uctx, key_res(mr), 1);
-    qrnic_ctx_uncharge(e, uctx, QRNIC_CTX_MR_PAGES, mr->mtt);
+    qrnic_ctx_uncharge_obj(e, e->pd_uctx[mr->pdn - 1], key_res(mr),
+                           QRNIC_CTX_MR_PAGES, mr->mtt);
 }
 
 uint8_t qrnic_key_insert(struct qrnic_engine *e, struct qrnic_mr *mr)

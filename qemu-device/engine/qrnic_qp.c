@@ -219,27 +219,6 @@ static uint32_t rq_pages_of(const struct qrnic_qp *qp)
     return qp->srq ? 0 : qrnic_qmem_pages(qp->log_rq, qp->log_rq_stride);
 }
 
-/* A QP and its slice's pages, counted against the owning context. */
-static uint8_t qp_charge(struct qrnic_engine *e, uint32_t uctx,
-                         uint32_t pages)
-{
-    uint8_t st = qrnic_ctx_charge(e, uctx, QRNIC_CTX_QP, 1);
-
-    if (st == QRNIC_ST_OK) {
-        st = qrnic_ctx_charge(e, uctx, QRNIC_CTX_QMEM_PAGES, pages);
-        if (st != QRNIC_ST_OK) {
-            qrnic_ctx_uncharge(e, uctx, QRNIC_CTX_QP, 1);
-        }
-    }
-    return st;
-}
-
-static void qp_uncharge(struct qrnic_engine *e, uint32_t uctx, uint32_t pages)
-{
-    qrnic_ctx_uncharge(e, uctx, QRNIC_CTX_QP, 1);
-    qrnic_ctx_uncharge(e, uctx, QRNIC_CTX_QMEM_PAGES, pages);
-}
-
 /* ---- CREATE_QP / DESTROY_QP ---------------------------------------------- */
 
 static uint8_t create_qp_args(struct qrnic_engine *e, const uint8_t *cmd)
@@ -343,7 +322,8 @@ uint8_t qrnic_cmd_create_qp(struct qrnic_engine *e, const uint8_t *cmd,
     if (!idx) {
         return QRNIC_ST_NO_RESOURCES;
     }
-    st = qp_charge(e, uctx, pages);
+    st = qrnic_ctx_charge_obj(e, uctx, QRNIC_CTX_QP, QRNIC_CTX_QMEM_PAGES,
+                              pages);
     if (st != QRNIC_ST_OK) {
         return st;
     }
@@ -359,7 +339,8 @@ uint8_t qrnic_cmd_create_qp(struct qrnic_engine *e, const uint8_t *cmd,
             free(qp->rd_res);
         }
         free(qp);
-        qp_uncharge(e, uctx, pages);
+        qrnic_ctx_uncharge_obj(e, uctx, QRNIC_CTX_QP, QRNIC_CTX_QMEM_PAGES,
+                               pages);
         return QRNIC_ST_NO_RESOURCES;
     }
     if (type == QRNIC_QPT_GSI) {
@@ -406,7 +387,8 @@ static void qp_free(struct qrnic_engine *e, struct qrnic_qp *qp)
     qrnic_mcast_detach_qp(e, qp->qpn);
     qrnic_qmem_release(e, qp->sq_off, sq_pages_of(qp));
     qrnic_qmem_release(e, qp->rq_off, rq_pages_of(qp));
-    qp_uncharge(e, qp->uctx, sq_pages_of(qp) + rq_pages_of(qp));
+    qrnic_ctx_uncharge_obj(e, qp->uctx, QRNIC_CTX_QP, QRNIC_CTX_QMEM_PAGES,
+                           sq_pages_of(qp) + rq_pages_of(qp));
     qp->scq->nqp--;
     qp->rcq->nqp--;
     if (qp->srq) {

@@ -50,6 +50,13 @@ uint8_t qrnic_ctx_charge(struct qrnic_engine *e, uint32_t uctx,
                          enum qrnic_ctx_res kind, uint32_t n);
 void qrnic_ctx_uncharge(struct qrnic_engine *e, uint32_t uctx,
                         enum qrnic_ctx_res kind, uint32_t n);
+/* One object of kind and the pages it holds (queue memory, MR pages). */
+uint8_t qrnic_ctx_charge_obj(struct qrnic_engine *e, uint32_t uctx,
+                             enum qrnic_ctx_res kind,
+                             enum qrnic_ctx_res pages_kind, uint32_t pages);
+void qrnic_ctx_uncharge_obj(struct qrnic_engine *e, uint32_t uctx,
+                            enum qrnic_ctx_res kind,
+                            enum qrnic_ctx_res pages_kind, uint32_t pages);
 uint8_t qrnic_cmd_alloc_uctx(struct qrnic_engine *e, uint32_t *id,
                              uint32_t *page);
 uint8_t qrnic_cmd_dealloc_uctx(struct qrnic_engine *e, const uint8_t *cmd);

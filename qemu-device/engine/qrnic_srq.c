@@ -24,28 +24,6 @@ static uint16_t srq_owner(uint32_t srqn)
     return (uint16_t)(QRNIC_ENG_MAX_QP + srqn);
 }
 
-/* An SRQ and its ring's pages, counted against the owning context. */
-static uint8_t srq_charge(struct qrnic_engine *e, uint32_t uctx,
-                          uint32_t pages)
-{
-    uint8_t st = qrnic_ctx_charge(e, uctx, QRNIC_CTX_SRQ, 1);
-
-    if (st == QRNIC_ST_OK) {
-        st = qrnic_ctx_charge(e, uctx, QRNIC_CTX_QMEM_PAGES, pages);
-        if (st != QRNIC_ST_OK) {
-            qrnic_ctx_uncharge(e, uctx, QRNIC_CTX_SRQ, 1);
-        }
-    }
-    return st;
-}
-
-static void srq_uncharge(struct qrnic_engine *e, uint32_t uctx,
-                         uint32_t pages)
-{
-    qrnic_ctx_uncharge(e, uctx, QRNIC_CTX_SRQ, 1);
-    qrnic_ctx_uncharge(e, uctx, QRNIC_CTX_QMEM_PAGES, pages);
-}
-
 uint8_t qrnic_cmd_create_srq(struct qrnic_engine *e, const uint8_t *cmd,
                              uint32_t *srqn)
 {
@@ -81,13 +59,15 @@ uint8_t qrnic_cmd_create_srq(struct qrnic_engine *e, const uint8_t *cmd,
     if (!qrnic_qmem_free_range(e, off, qrnic_qmem_pages(ld, ls))) {
         return QRNIC_ST_BAD_PARAM;
     }
-    st = srq_charge(e, uctx, qrnic_qmem_pages(ld, ls));
+    st = qrnic_ctx_charge_obj(e, uctx, QRNIC_CTX_SRQ, QRNIC_CTX_QMEM_PAGES,
+                              qrnic_qmem_pages(ld, ls));
     if (st != QRNIC_ST_OK) {
         return st;
     }
     srq = calloc(1, sizeof(*srq));
     if (!srq) {
-        srq_uncharge(e, uctx, qrnic_qmem_pages(ld, ls));
+        qrnic_ctx_uncharge_obj(e, uctx, QRNIC_CTX_SRQ, QRNIC_CTX_QMEM_PAGES,
+                               qrnic_qmem_pages(ld, ls));
         return QRNIC_ST_NO_RESOURCES;
     }
     qrnic_qmem_claim(e, off, qrnic_qmem_pages(ld, ls), srq_owner(n));
@@ -203,8 +183,8 @@ static void srq_free(struct qrnic_engine *e, struct qrnic_srq *srq)
     qrnic_qmem_release(e, srq->off,
                        qrnic_qmem_pages(srq->log_depth, srq->log_stride));
     e->pd_users[srq->pdn - 1]--;
-    srq_uncharge(e, srq->uctx,
-                 qrnic_qmem_pages(srq->log_depth, srq->log_stride));
+    qrnic_ctx_uncharge_obj(e, srq->uctx, QRNIC_CTX_SRQ, QRNIC_CTX_QMEM_PAGES,
+                           qrnic_qmem_pages(srq->log_depth, srq->log_stride));
     e->srq[srq->srqn] = NULL;
     free(srq);
 }

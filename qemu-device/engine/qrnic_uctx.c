@@ -83,6 +83,29 @@ void qrnic_ctx_uncharge(struct qrnic_engine *e, uint32_t uctx,
     }
 }
 
+uint8_t qrnic_ctx_charge_obj(struct qrnic_engine *e, uint32_t uctx,
+                             enum qrnic_ctx_res kind,
+                             enum qrnic_ctx_res pages_kind, uint32_t pages)
+{
+    uint8_t st = qrnic_ctx_charge(e, uctx, kind, 1);
+
+    if (st == QRNIC_ST_OK) {
+        st = qrnic_ctx_charge(e, uctx, pages_kind, pages);
+        if (st != QRNIC_ST_OK) {
+            qrnic_ctx_uncharge(e, uctx, kind, 1);
+        }
+    }
+    return st;
+}
+
+void qrnic_ctx_uncharge_obj(struct qrnic_engine *e, uint32_t uctx,
+                            enum qrnic_ctx_res kind,
+                            enum qrnic_ctx_res pages_kind, uint32_t pages)
+{
+    qrnic_ctx_uncharge(e, uctx, kind, 1);
+    qrnic_ctx_uncharge(e, uctx, pages_kind, pages);
+}
+
 uint8_t qrnic_cmd_alloc_uctx(struct qrnic_engine *e, uint32_t *id,
                              uint32_t *page)
 {
