@@ -52,6 +52,7 @@ uint8_t qrnic_cmd_create_srq(struct qrnic_engine *e, const uint8_t *cmd,
         return QRNIC_ST_NO_RESOURCES;
     }
     for (n = 1; n < QRNIC_ENG_MAX_SRQ && e->srq[n]; n++) {
+        continue;
     }
     if (n == QRNIC_ENG_MAX_SRQ) {
         return QRNIC_ST_NO_RESOURCES;
