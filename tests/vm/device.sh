@@ -9,7 +9,10 @@ expect_match "lspci: Ethernet controller class, our IDs" \
 	'^[0-9a-f:.]+ Ethernet controller: Red Hat, Inc\. Device 0130 \(rev 01\)' "$pci"
 expect_match "lspci: subsystem 1b36:0001" 'Subsystem: Red Hat, Inc\. Device 0001' "$pci"
 expect_match "lspci: BAR0 64-bit 16K" 'Region 0: Memory at [0-9a-f]+ \(64-bit, non-prefetchable\) \[size=16K\]' "$pci"
-expect_match "lspci: BAR2 doorbell pages 256K" 'Region 2: Memory at [0-9a-f]+ \(64-bit, non-prefetchable\) \[size=256K\]' "$pci"
+expect_match "lspci: BAR2 doorbell pages 4M (1024 by default)" 'Region 2: Memory at [0-9a-f]+ \(64-bit, non-prefetchable\) \[size=4M\]' "$pci"
+expect_match "dmesg: the per-context limits at probe (1023 contexts, a quarter of each table)" \
+	'1023 user contexts, each at most 256 PDs, 255 CQs, 255 QPs, 255 SRQs, 1023 MRs, 1023 MWs, 1024 queue memory pages, 262144 MR pages' \
+	"$(dmesg)"
 expect_match "lspci: BAR4 prefetchable queue memory 16M" 'Region 4: Memory at [0-9a-f]+ \(64-bit, prefetchable\) \[size=16M\]' "$pci"
 expect_match "lspci: MSI-X enabled with 16 vectors" 'MSI-X: Enable\+ Count=16' "$pci"
 expect_match "lspci: PCI Express endpoint" 'Express \(v2\) Endpoint' "$pci"
