@@ -225,15 +225,16 @@ out_free:
 /*
  * A user SRQ moves to new_wq (its slice allocated): the provider posts
  * nothing meanwhile and maps the new ring through the key in resp.  The
- * response goes out before the command, so a provider that cannot take it
- * keeps the old ring with nothing changed.
+ * device switches first, clearing the new slice as it claims it; only
+ * then is the slice mapped for the context (no mmap key exists before).
+ * From the switch on the driver follows the device whatever else fails:
+ * without an entry the SRQ's slice is given back at destroy.
  */
 static int qrnic_srq_resize_user(struct qrnic_dev *qdev, struct qrnic_srq *srq,
 				 struct qrnic_cmd *cmd, struct qrnic_wq *new_wq,
 				 struct uverbs_attr_bundle *attrs)
 {
 	struct qrnic_uresp_resize_srq resp = {};
-	struct rdma_user_mmap_entry *entry;
 	struct ib_ucontext *uctx;
 	int ret;
 
@@ -242,31 +243,28 @@ static int qrnic_srq_resize_user(struct qrnic_dev *qdev, struct qrnic_srq *srq,
 		qrnic_qmem_free(qdev, new_wq->offset, new_wq->bytes);
 		return PTR_ERR(uctx);
 	}
-	entry = qrnic_mmap_entry_insert(uctx,
-					qdev->qmem_start + new_wq->offset,
-					new_wq->bytes, QRNIC_MMAP_QMEM,
-					&resp.qmem_mmap_key);
-	if (!entry) {
-		qrnic_qmem_free(qdev, new_wq->offset, new_wq->bytes);
-		return -ENOMEM;
-	}
-	/* From here the entry owns the new slice. */
-	resp.qmem_len = new_wq->bytes;
-	resp.log_depth = new_wq->log_depth;
-	ret = uverbs_copy_to(attrs, QRNIC_IB_ATTR_SRQ_RESIZE_RESP, &resp,
-			     sizeof(resp));
-	if (!ret)
-		ret = qrnic_aq_exec(qdev, cmd, NULL, NULL);
+	ret = qrnic_aq_exec(qdev, cmd, NULL, NULL);
 	if (ret) {
-		rdma_user_mmap_entry_remove(entry);
+		/* A dead or silent device may use either ring: keep both. */
+		if (ret != -EIO && ret != -ETIMEDOUT)
+			qrnic_qmem_free(qdev, new_wq->offset, new_wq->bytes);
 		return ret;
 	}
-	rdma_user_mmap_entry_remove(srq->qmem_entry);
-	srq->qmem_entry = entry;
+	qrnic_srq_release_qmem(qdev, srq);
 	srq->wq.offset = new_wq->offset;
 	srq->wq.bytes = new_wq->bytes;
 	srq->wq.log_depth = new_wq->log_depth;
-	return 0;
+	srq->qmem_entry = qrnic_mmap_entry_insert(uctx, qdev->qmem_start +
+						  new_wq->offset,
+						  new_wq->bytes,
+						  QRNIC_MMAP_QMEM,
+						  &resp.qmem_mmap_key);
+	if (!srq->qmem_entry)
+		return -ENOMEM;
+	resp.qmem_len = new_wq->bytes;
+	resp.log_depth = new_wq->log_depth;
+	return uverbs_copy_to(attrs, QRNIC_IB_ATTR_SRQ_RESIZE_RESP, &resp,
+			      sizeof(resp));
 }
 
 /* Called with the SRQ's mutex held; attrs: a user SRQ's resize method. */
@@ -357,7 +355,8 @@ static int UVERBS_HANDLER(QRNIC_IB_METHOD_SRQ_RESIZE)(struct uverbs_attr_bundle 
 	if (IS_ERR(ibsrq))
 		return PTR_ERR(ibsrq);
 	srq = to_qsrq(ibsrq);
-	ret = uverbs_copy_from(&req, attrs, QRNIC_IB_ATTR_SRQ_RESIZE_REQ);
+	ret = uverbs_copy_from_or_zero(&req, attrs,
+				       QRNIC_IB_ATTR_SRQ_RESIZE_REQ);
 	if (ret)
 		return ret;
 	if ((req.flags & ~QRNIC_SRQ_RESIZE_LIMIT) || req.pad)
@@ -379,7 +378,8 @@ DECLARE_UVERBS_NAMED_METHOD(QRNIC_IB_METHOD_SRQ_RESIZE,
 					    UVERBS_OBJECT_SRQ,
 					    UVERBS_ACCESS_WRITE, UA_MANDATORY),
 			    UVERBS_ATTR_PTR_IN(QRNIC_IB_ATTR_SRQ_RESIZE_REQ,
-					       UVERBS_ATTR_TYPE(struct qrnic_ureq_resize_srq),
+					       UVERBS_ATTR_STRUCT(struct qrnic_ureq_resize_srq,
+								  pad),
 					       UA_MANDATORY),
 			    UVERBS_ATTR_PTR_OUT(QRNIC_IB_ATTR_SRQ_RESIZE_RESP,
 						UVERBS_ATTR_TYPE(struct qrnic_uresp_resize_srq),

@@ -29,9 +29,12 @@ static int qrnic_query_device_verb(struct ib_device *ibdev,
 {
 	struct qrnic_dev *qdev = to_qdev(ibdev);
 	const struct qrnic_dev_attr *a = &qdev->attr;
+	int ret;
 
-	if (udata && (udata->inlen || udata->outlen))
-		return -EINVAL;
+	/* No driver data is defined for query_device either way. */
+	ret = qrnic_udata_no_input(udata);
+	if (ret)
+		return ret;
 
 	attr->fw_ver = a->fw_version;
 	attr->sys_image_guid = ibdev->node_guid;

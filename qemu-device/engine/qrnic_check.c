@@ -51,7 +51,7 @@ static const char *check_sq(const struct qrnic_qp *qp)
 
 static const char *check_qps(const struct qrnic_engine *e, uint32_t *nmw2)
 {
-    uint32_t i, ready = 0, inflight = 0, active = 0, starved = 0;
+    uint32_t i, ready = 0, inflight = 0;
     const struct qrnic_qp *qp;
 
     for (i = 0; i < QRNIC_ENG_MAX_QP; i++) {
@@ -95,15 +95,12 @@ static const char *check_qps(const struct qrnic_engine *e, uint32_t *nmw2)
             return "QP: its context's window is outside its floor and ceiling";
         }
         inflight += qp->cc_counted;
-        active += qp->cc_counted != 0;
-        starved += qp->starved;
         if (qp->starved && !qp->cc_counted) {
             return "QP: starved with nothing in flight";
         }
     }
-    if (inflight != e->cc.inflight || active != e->cc.active ||
-        starved != e->cc.starved) {
-        return "congestion control: in flight or starved QPs miscounted";
+    if (inflight != e->cc.inflight) {
+        return "congestion control: packets in flight miscounted";
     }
     if (*nmw2) {
         return "QPs' counts of type 2 windows they bound do not add up";
@@ -219,7 +216,8 @@ static void count_key(const struct qrnic_engine *e, const struct qrnic_mr *mr,
 static const char *check_uctx(const struct qrnic_engine *e)
 {
     uint32_t used[QRNIC_ENG_MAX_DB_PAGES][QRNIC_CTX_RES_COUNT];
-    uint32_t cc[QRNIC_ENG_MAX_DB_PAGES];
+    uint32_t users[QRNIC_CTX_RES_COUNT] = { 0 };
+    struct qrnic_uctx cc[QRNIC_ENG_MAX_DB_PAGES];
     uint32_t i, k, active = 0, n = e->db_pages;
 
     /* Objects name contexts below db_pages (checked when made). */
@@ -238,7 +236,9 @@ static const char *check_uctx(const struct qrnic_engine *e)
         const struct qrnic_qp *qp = e->qp[i];
 
         if (qp) {
-            cc[qp->uctx] += qp->cc_counted;
+            cc[qp->uctx].cc_inflight += qp->cc_counted;
+            cc[qp->uctx].cc_active += qp->cc_counted != 0;
+            cc[qp->uctx].cc_starved += qp->starved;
             used[qp->uctx][QRNIC_CTX_QP]++;
             used[qp->uctx][QRNIC_CTX_QMEM_PAGES] +=
                 qrnic_qmem_pages(qp->log_sq, qp->log_sq_stride) +
@@ -261,10 +261,13 @@ static const char *check_uctx(const struct qrnic_engine *e)
         }
     }
     for (i = 0; i < n; i++) {
-        if (cc[i] != e->uctx[i].cc_inflight) {
-            return "congestion control: a context's packets miscounted";
+        if (cc[i].cc_inflight != e->uctx[i].cc_inflight ||
+            cc[i].cc_active != e->uctx[i].cc_active ||
+            cc[i].cc_starved != e->uctx[i].cc_starved) {
+            return "congestion control: a context's packets, QPs with "
+                   "packets or starved QPs miscounted";
         }
-        active += cc[i] != 0;
+        active += cc[i].cc_inflight != 0;
     }
     if (active != e->cc.active_ctx) {
         return "congestion control: contexts with packets miscounted";
@@ -277,7 +280,11 @@ static const char *check_uctx(const struct qrnic_engine *e)
             if (used[i][k] && !e->uctx[i].valid) {
                 return "an object of a context that does not exist";
             }
+            users[k] += used[i][k];
         }
+    }
+    if (memcmp(users, e->ctx_users_used, sizeof(users))) {
+        return "user contexts: what they are charged together is wrong";
     }
     return NULL;
 }

@@ -148,6 +148,11 @@ struct qrnic_uctx {
     uint32_t cwnd;              /* packets, QRNIC_CWND_ONE units */
     uint64_t hold_until;        /* after a cut: no other cut, no growth */
     uint32_t cc_inflight;       /* PSNs its QPs have counted in flight */
+    uint32_t cc_active;         /* its QPs with PSNs counted */
+    uint32_t cc_starved;        /* its QPs its others hold back for */
+    uint64_t progress_ns;       /* when one of its QPs' oldest PSN moved */
+    uint64_t srtt;              /* its smoothed round trip, ns (0: none) */
+    uint64_t rttvar;            /* its mean deviation */
     uint32_t cc_woken;          /* cc_wake()'s tally, 0 outside it */
 };
 
@@ -318,23 +323,20 @@ struct qrnic_engine {
     uint64_t timer_armed;                   /* deadline asked of the glue */
 
     /*
-     * Congestion control of the RC requesters (qrnic_sched.c): one window
-     * for each context's QPs (the kernel is a context too); the packets
-     * of all contexts share the caps (win_bytes, win_pkts), each context
-     * always at least its fair share of them; one round-trip estimate for
-     * the tail loss probe.
+     * Congestion control of the RC requesters (qrnic_sched.c): a window,
+     * a round-trip estimate and starvation verdicts for each context's
+     * QPs (struct qrnic_uctx; the kernel is a context too); the packets of
+     * all contexts share the caps (win_bytes, win_pkts), each context
+     * always at least its fair share of them.
      */
     struct qrnic_cc {
         uint32_t cwnd;          /* a new context's window starts here */
         uint32_t inflight;      /* PSNs counted in flight, all QPs */
-        uint32_t active;        /* QPs with PSNs counted */
         uint32_t active_ctx;    /* contexts (kernel too) with PSNs counted */
-        uint64_t progress_ns;   /* when some QP's oldest PSN last moved */
-        uint32_t starved;       /* QPs the others hold back for */
         struct qrnic_qp_list waiting;   /* for room in the caps, FIFO */
-        uint64_t srtt;          /* smoothed round trip, ns (0: none yet) */
-        uint64_t rttvar;        /* its mean deviation */
     } cc;
+    /* What user contexts hold together (qrnic_uctx.c). */
+    uint32_t ctx_users_used[QRNIC_CTX_RES_COUNT];
     uint16_t ip_id;
 
     /*

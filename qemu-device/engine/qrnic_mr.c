@@ -288,6 +288,15 @@ static void key_uncharge(struct qrnic_engine *e, const struct qrnic_mr *mr)
                            QRNIC_CTX_MR_PAGES, mr->mtt);
 }
 
+/* What key_uncharge() took, back (a limit lowered since may not fit). */
+static void key_restore(struct qrnic_engine *e, const struct qrnic_mr *mr)
+{
+    uint32_t uctx = e->pd_uctx[mr->pdn - 1];
+
+    qrnic_ctx_restore(e, uctx, key_res(mr), 1);
+    qrnic_ctx_restore(e, uctx, QRNIC_CTX_MR_PAGES, mr->mtt);
+}
+
 uint8_t qrnic_key_insert(struct qrnic_engine *e, struct qrnic_mr *mr)
 {
     uint32_t i;
@@ -424,7 +433,7 @@ uint8_t qrnic_cmd_rereg_mr(struct qrnic_engine *e, const uint8_t *cmd)
     key_uncharge(e, old);
     st = key_charge(e, mr);
     if (st != QRNIC_ST_OK) {
-        key_charge(e, old);     /* what it held a moment ago fits */
+        key_restore(e, old);
         free(mr);
         return st;
     }

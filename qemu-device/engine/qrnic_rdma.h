@@ -45,11 +45,17 @@ static inline int32_t psn_diff(uint32_t a, uint32_t b)
 
 /* One context's limit for a kind (ctx_max[], else a quarter of the total). */
 uint32_t qrnic_ctx_limit(const struct qrnic_engine *e, enum qrnic_ctx_res kind);
-/* Count n more of a kind against context uctx (0: the kernel, unlimited). */
+/*
+ * Count n more of a kind against context uctx (0: the kernel, unlimited)
+ * and against all user contexts together; OVER_QUOTA if either is full.
+ */
 uint8_t qrnic_ctx_charge(struct qrnic_engine *e, uint32_t uctx,
                          enum qrnic_ctx_res kind, uint32_t n);
 void qrnic_ctx_uncharge(struct qrnic_engine *e, uint32_t uctx,
                         enum qrnic_ctx_res kind, uint32_t n);
+/* Give back what an uncharge just took, unchecked (to undo a change). */
+void qrnic_ctx_restore(struct qrnic_engine *e, uint32_t uctx,
+                       enum qrnic_ctx_res kind, uint32_t n);
 /* One object of kind and the pages it holds (queue memory, MR pages). */
 uint8_t qrnic_ctx_charge_obj(struct qrnic_engine *e, uint32_t uctx,
                              enum qrnic_ctx_res kind,
@@ -659,13 +665,16 @@ void qrnic_sched_reset(struct qrnic_engine *e);
  * acknowledged, lost packets or left RTS/SQD.
  */
 void qrnic_cc_update(struct qrnic_engine *e, struct qrnic_qp *qp);
-/* Packets the QP may have in flight: its context's window, within the caps. */
+/*
+ * Packets the QP may have in flight: its context's window, within the
+ * caps; one while it resends what its timer found lost.
+ */
 uint32_t qrnic_cc_window(const struct qrnic_engine *e,
                          const struct qrnic_qp *qp);
 /*
- * The probe timer found the QP without progress: true if others made
- * progress meanwhile, so the peer is answering, just not this QP - then
- * the others hold back
+ * The probe timer found the QP without progress: true if others of its
+ * context made progress meanwhile, so the peer is answering, just not
+ * this QP - then the context's others hold back
  * new packets until it progresses, they have none in flight, or its
  * probe timer runs out once more.
  */
@@ -690,7 +699,11 @@ void qrnic_cc_lost(struct qrnic_engine *e, struct qrnic_qp *qp);
 void qrnic_cc_acked(struct qrnic_engine *e, struct qrnic_qp *qp,
                     uint32_t acked, uint64_t rtt_ns);
 /* How long a QP waits without progress before a tail loss probe. */
-uint64_t qrnic_cc_probe_ns(const struct qrnic_engine *e);
+uint64_t qrnic_cc_probe_ns(const struct qrnic_engine *e,
+                           const struct qrnic_qp *qp);
+/* Did another QP of its context progress since its timers were armed? */
+bool qrnic_cc_others_progressed(const struct qrnic_engine *e,
+                                const struct qrnic_qp *qp);
 /* What a packet of the path MTU costs a host socket's receive buffer. */
 uint32_t qrnic_pkt_cost(uint32_t mtu);
 

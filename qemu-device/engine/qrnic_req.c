@@ -67,7 +67,7 @@ static uint64_t rto_ns(const struct qrnic_qp *qp)
 static uint64_t probe_ns(const struct qrnic_engine *e,
                          const struct qrnic_qp *qp)
 {
-    uint64_t pto = qrnic_cc_probe_ns(e);
+    uint64_t pto = qrnic_cc_probe_ns(e, qp);
     uint64_t cap = qp->timeout ? rto_ns(qp) / 4 : UINT64_MAX;
 
     cap = cap > QRNIC_PROBE_NS ? cap : QRNIC_PROBE_NS;
@@ -145,7 +145,7 @@ static void probe_expired(struct qrnic_engine *e, struct qrnic_qp *qp,
     if (qp->probe_stage > 2) {
         pto <<= qp->probe_stage - 2 < 16 ? qp->probe_stage - 2 : 16;
     }
-    if (!qp->timeout || qp->rto_deadline > now + pto) {
+    if (!qp->rto_deadline || qp->rto_deadline > now + pto) {
         qp->probe_deadline = now + pto;
     }
 }
@@ -447,7 +447,7 @@ void qrnic_req_timer(struct qrnic_engine *e, struct qrnic_qp *qp,
              * and only this QP waited (rxe's per-QP tasks): halve it, as
              * for a loss.
              */
-            qrnic_req_loss(e, qp, e->cc.progress_ns <= qp->wait_since);
+            qrnic_req_loss(e, qp, !qrnic_cc_others_progressed(e, qp));
             if (!qp->retry_left) {
                 qrnic_req_fail(e, qp, qp->sq_tail, QRNIC_WC_RETRY_EXC_ERR,
                                QRNIC_VERR_RETRIES);

@@ -131,24 +131,27 @@ void qrnic_sched_timer(struct qrnic_engine *e, struct qrnic_qp *qp)
  *   flight, cap / (contexts with packets counted), two packets at least,
  *   so a user with many QPs gets no more than one with few;
  * - packets a QP's timer found lost (its probe's full resend, its
- *   retransmission timeout) stop counting at once, and count again only
- *   once an answer comes: whatever its timeout and retry count (timeout 0
- *   still probes, qrnic_req.c), a QP without answers holds room for four
- *   probe times after its last answer at most (a verdict, a probe of its
- *   last packet, a verdict, the full resend);
- * - a QP whose probe timer runs out while others progressed is starved,
- *   not lost: the others send nothing new until it progresses, their own
- *   packets are all answered, or its probe timer runs out once more, so
- *   the peer runs dry of theirs and turns to it.  The window stays: with
- *   rxe in a TCG guest most verdicts come from the guest stopping for a
- *   few milliseconds (its vCPU thread loses the host's CPU), not from a
- *   queue, and halving at each stop held 8 QPs at one packet each, every
- *   packet asking for an ACK (15 MiB/s where one QP moved 89).  A QP
- *   whose peer stops answering holds the others back twice at most, each
- *   time for a probe time or until their own packets are answered;
- * - the probe waits for a multiple of the measured round trip (RFC 6298's
- *   estimator, one for the device), so a peer that is slow but answers
- *   draws no resends.
+ *   retransmission timeout) stop counting at once, and it resends one
+ *   packet at a time until an answer comes; then they count again.
+ *   Whatever its timeout and retry count (timeout 0 still probes,
+ *   qrnic_req.c), a QP without answers holds room for four probe times
+ *   after its last answer at most (a verdict, a probe of its last packet,
+ *   a verdict, the full resend), and one packet after;
+ * - a QP whose probe timer runs out while others of its context
+ *   progressed is starved, not lost: the context's others send nothing
+ *   new until it progresses, their own packets are all answered, or its
+ *   probe timer runs out once more, so the peer runs dry of theirs and
+ *   turns to it.  The window stays: with rxe in a TCG guest most verdicts
+ *   come from the guest stopping for a few milliseconds (its vCPU thread
+ *   loses the host's CPU), not from a queue, and halving at each stop held
+ *   8 QPs at one packet each, every packet asking for an ACK (15 MiB/s
+ *   where one QP moved 89).  Other contexts are never held: their
+ *   progress judges no verdict, and a new QP every probe time towards a
+ *   peer in RESET held a victim's traffic for a quarter of the time while
+ *   verdicts held every context (tests/unit/test_dead_peer.c);
+ * - the probe waits for a multiple of the context's measured round trip
+ *   (RFC 6298's estimator), so a peer that is slow but answers draws no
+ *   resends.
  *
  * One window for a context also means a slow peer slows its QPs to faster
  * ones; a context talks to few peers at a time.
@@ -178,7 +181,7 @@ static uint32_t ctx_cwnd(const struct qrnic_engine *e,
     return w ? w : e->cc.cwnd;
 }
 
-/* The QP no longer waits: when none does, the others may send again. */
+/* The QP no longer waits: when none does, its context's others may send. */
 void qrnic_cc_unstarve(struct qrnic_engine *e, struct qrnic_qp *qp)
 {
     uint32_t i;
@@ -187,13 +190,13 @@ void qrnic_cc_unstarve(struct qrnic_engine *e, struct qrnic_qp *qp)
         return;
     }
     qp->starved = false;
-    if (--e->cc.starved) {
+    if (--cc_ctx(e, qp)->cc_starved) {
         return;
     }
     for (i = 0; i < QRNIC_ENG_MAX_QP; i++) {
         struct qrnic_qp *q = e->qp[i];
 
-        if (q && q->type == QRNIC_QPT_RC &&
+        if (q && q->uctx == qp->uctx && q->type == QRNIC_QPT_RC &&
             (q->state == QRNIC_QPS_RTS || q->state == QRNIC_QPS_SQD)) {
             qrnic_sched_qp(e, q);
         }
@@ -261,7 +264,7 @@ static void cc_count(struct qrnic_engine *e, struct qrnic_qp *qp, uint32_t n)
     e->cc.inflight = e->cc.inflight - qp->cc_counted + n;
     u->cc_inflight = u->cc_inflight - qp->cc_counted + n;
     if (!qp->cc_counted != !n) {
-        e->cc.active += n ? 1 : -1;
+        u->cc_active += n ? 1 : -1;
     }
     if (!was != !u->cc_inflight) {
         e->cc.active_ctx += u->cc_inflight ? 1 : -1;
@@ -270,16 +273,16 @@ static void cc_count(struct qrnic_engine *e, struct qrnic_qp *qp, uint32_t n)
     if (!n) {
         qrnic_cc_unstarve(e, qp);     /* nothing left to wait for */
     }
-    if (e->cc.starved && e->cc.starved == e->cc.active) {
+    if (u->cc_starved && u->cc_starved == u->cc_active) {
         /*
-         * The QPs held back have nothing in flight any more: the peer has
-         * answered all of theirs, holding them longer gains nothing.  The
-         * starved ones probe at their next expiry.
+         * The context's QPs held back have nothing in flight any more:
+         * the peer has answered all of theirs, holding them longer gains
+         * nothing.  The starved ones probe at their next expiry.
          */
         uint32_t i;
 
-        for (i = 0; i < QRNIC_ENG_MAX_QP && e->cc.starved; i++) {
-            if (e->qp[i]) {
+        for (i = 0; i < QRNIC_ENG_MAX_QP && u->cc_starved; i++) {
+            if (e->qp[i] && e->qp[i]->uctx == qp->uctx) {
                 qrnic_cc_unstarve(e, e->qp[i]);
             }
         }
@@ -294,7 +297,7 @@ bool qrnic_cc_may_send(struct qrnic_engine *e, struct qrnic_qp *qp)
     if (qp->type != QRNIC_QPT_RC) {
         return true;            /* nothing is acknowledged: no window */
     }
-    if (e->cc.starved && !qp->starved) {
+    if (cc_ctx(e, qp)->cc_starved && !qp->starved) {
         return false;           /* held back; qrnic_cc_unstarve wakes it */
     }
     if (cc_room(e, qp, 0, 0)) {
@@ -335,15 +338,21 @@ bool qrnic_cc_starved(struct qrnic_engine *e, struct qrnic_qp *qp)
         qrnic_cc_unstarve(e, qp);
         return false;
     }
-    if (!qp->cc_counted || e->cc.progress_ns <= qp->wait_since) {
+    if (!qp->cc_counted || !qrnic_cc_others_progressed(e, qp)) {
         return false;           /* nobody progressed: a loss, probe for it */
     }
     qp->starved = true;
     qp->probe_next = true;
     qp->rtt_timing = false;     /* its round trip is the others' doing */
-    e->cc.starved++;
+    cc_ctx(e, qp)->cc_starved++;
     /* No cut: a verdict is no loss (see above). */
     return true;
+}
+
+bool qrnic_cc_others_progressed(const struct qrnic_engine *e,
+                                const struct qrnic_qp *qp)
+{
+    return e->uctx[qp->uctx].progress_ns > qp->wait_since;
 }
 
 uint32_t qrnic_cc_window(const struct qrnic_engine *e,
@@ -351,12 +360,15 @@ uint32_t qrnic_cc_window(const struct qrnic_engine *e,
 {
     uint32_t w = cc_total(e, qp);
 
-    return w ? w : 1;
+    /* Resending what its timer found lost: one packet, until answered. */
+    return w && !qp->cc_recovering ? w : 1;
 }
 
-uint64_t qrnic_cc_probe_ns(const struct qrnic_engine *e)
+uint64_t qrnic_cc_probe_ns(const struct qrnic_engine *e,
+                           const struct qrnic_qp *qp)
 {
-    uint64_t t = 2 * e->cc.srtt + 4 * e->cc.rttvar;
+    const struct qrnic_uctx *u = &e->uctx[qp->uctx];
+    uint64_t t = 2 * u->srtt + 4 * u->rttvar;
 
     return t > QRNIC_PROBE_NS ? t : QRNIC_PROBE_NS;
 }
@@ -378,8 +390,8 @@ void qrnic_cc_loss(struct qrnic_engine *e, struct qrnic_qp *qp, bool timeout)
     }
     w = timeout ? QRNIC_MIN_CWND : w / 2;
     u->cwnd = (w > QRNIC_MIN_CWND ? w : QRNIC_MIN_CWND) * QRNIC_CWND_ONE;
-    u->hold_until = now + (e->cc.srtt ? e->cc.srtt + 4 * e->cc.rttvar :
-                                        QRNIC_PROBE_NS);
+    u->hold_until = now + (u->srtt ? u->srtt + 4 * u->rttvar :
+                                     QRNIC_PROBE_NS);
 }
 
 void qrnic_cc_lost(struct qrnic_engine *e, struct qrnic_qp *qp)
@@ -394,22 +406,22 @@ void qrnic_cc_acked(struct qrnic_engine *e, struct qrnic_qp *qp,
     uint32_t max = e->win_pkts * QRNIC_CWND_ONE;
     struct qrnic_uctx *u = cc_ctx(e, qp);
 
-    e->cc.progress_ns = e->ops->now_ns(e->opaque);
+    u->progress_ns = e->ops->now_ns(e->opaque);
     qrnic_cc_unstarve(e, qp);
     if (rtt_ns) {
         /* RFC 6298's estimator. */
-        if (!e->cc.srtt) {
-            e->cc.srtt = rtt_ns;
-            e->cc.rttvar = rtt_ns / 2;
+        if (!u->srtt) {
+            u->srtt = rtt_ns;
+            u->rttvar = rtt_ns / 2;
         } else {
-            uint64_t d = rtt_ns > e->cc.srtt ? rtt_ns - e->cc.srtt :
-                                               e->cc.srtt - rtt_ns;
+            uint64_t d = rtt_ns > u->srtt ? rtt_ns - u->srtt :
+                                            u->srtt - rtt_ns;
 
-            e->cc.rttvar = (3 * e->cc.rttvar + d) / 4;
-            e->cc.srtt = (7 * e->cc.srtt + rtt_ns) / 8;
+            u->rttvar = (3 * u->rttvar + d) / 4;
+            u->srtt = (7 * u->srtt + rtt_ns) / 8;
         }
     }
-    if (e->cc.progress_ns >= u->hold_until && u->cwnd) {
+    if (u->progress_ns >= u->hold_until && u->cwnd) {
         if (acked > e->win_pkts) {
             acked = e->win_pkts;
         }

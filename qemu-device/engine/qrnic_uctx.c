@@ -6,8 +6,9 @@
  * it by kind (enum qrnic_ctx_res) and refused with OVER_QUOTA beyond the
  * context's limit, so one context cannot take a table, the key space or
  * queue memory from the others or from the kernel (context 0, which has
- * no limit).  The limits are the platform's (ctx_max[], 0: the default,
- * a quarter of the device's table).
+ * no limit; user contexts together hold at most three quarters of each
+ * table).  The limits are the platform's (ctx_max[], 0: the default, a
+ * quarter of the device's table).
  */
 #include <string.h>
 #include "qrnic_rdma.h"
@@ -43,36 +44,56 @@ static uint32_t ctx_res_total(const struct qrnic_engine *e,
 
 uint32_t qrnic_ctx_limit(const struct qrnic_engine *e, enum qrnic_ctx_res kind)
 {
-    uint32_t total = ctx_res_total(e, kind), limit = total / 4;
+    return e->ctx_max[kind] ? e->ctx_max[kind] : ctx_res_total(e, kind) / 4;
+}
 
-    if (e->ctx_max[kind]) {
-        return e->ctx_max[kind];
-    }
-    if (kind == QRNIC_CTX_QMEM_PAGES) {
-        /* At least the largest queue one QP or SRQ may have. */
-        uint32_t one = QRNIC_ENG_MAX_QP_QMEM / QRNIC_QMEM_PAGE_SIZE;
+/* All user contexts together: three quarters, the rest is the kernel's. */
+static uint32_t users_limit(const struct qrnic_engine *e,
+                            enum qrnic_ctx_res kind)
+{
+    uint32_t total = ctx_res_total(e, kind);
 
-        limit = limit > one ? limit : one;
-        limit = limit < total ? limit : total;
+    return total - total / 4;
+}
+
+static bool fits(uint32_t used, uint32_t n, uint32_t limit)
+{
+    return used <= limit && n <= limit - used;
+}
+
+/* What user contexts hold of a kind's table (regions and windows: keys). */
+static uint32_t users_used(const struct qrnic_engine *e,
+                           enum qrnic_ctx_res kind)
+{
+    if (kind == QRNIC_CTX_MR || kind == QRNIC_CTX_MW) {
+        return e->ctx_users_used[QRNIC_CTX_MR] +
+               e->ctx_users_used[QRNIC_CTX_MW];
     }
-    return limit;
+    return e->ctx_users_used[kind];
 }
 
 uint8_t qrnic_ctx_charge(struct qrnic_engine *e, uint32_t uctx,
                          enum qrnic_ctx_res kind, uint32_t n)
 {
-    struct qrnic_uctx *u = &e->uctx[uctx];
-
     if (!uctx) {
         return QRNIC_ST_OK;
     }
-    if (n > qrnic_ctx_limit(e, kind) - u->used[kind] ||
-        u->used[kind] > qrnic_ctx_limit(e, kind)) {
+    if (!fits(e->uctx[uctx].used[kind], n, qrnic_ctx_limit(e, kind)) ||
+        !fits(users_used(e, kind), n, users_limit(e, kind))) {
         qrnic_stat(e, QRNIC_STAT_CTX_OVER_QUOTA);
         return QRNIC_ST_OVER_QUOTA;
     }
-    u->used[kind] += n;
+    qrnic_ctx_restore(e, uctx, kind, n);
     return QRNIC_ST_OK;
+}
+
+void qrnic_ctx_restore(struct qrnic_engine *e, uint32_t uctx,
+                       enum qrnic_ctx_res kind, uint32_t n)
+{
+    if (uctx) {
+        e->uctx[uctx].used[kind] += n;
+        e->ctx_users_used[kind] += n;
+    }
 }
 
 void qrnic_ctx_uncharge(struct qrnic_engine *e, uint32_t uctx,
@@ -80,6 +101,7 @@ void qrnic_ctx_uncharge(struct qrnic_engine *e, uint32_t uctx,
 {
     if (uctx) {
         e->uctx[uctx].used[kind] -= n;
+        e->ctx_users_used[kind] -= n;
     }
 }
 
@@ -187,6 +209,7 @@ uint8_t qrnic_cmd_dealloc_pd(struct qrnic_engine *e, const uint8_t *cmd)
 void qrnic_uctx_reset(struct qrnic_engine *e)
 {
     memset(e->uctx, 0, sizeof(e->uctx));
+    memset(e->ctx_users_used, 0, sizeof(e->ctx_users_used));
     memset(e->pd_valid, 0, sizeof(e->pd_valid));
     memset(e->pd_uctx, 0, sizeof(e->pd_uctx));
     memset(e->pd_users, 0, sizeof(e->pd_users));

@@ -4,8 +4,10 @@
  * reports the limits (a quarter of each table by default); past one, the
  * command fails with OVER_QUOTA, counted in STAT_CTX_OVER_QUOTA, and
  * nothing changes; other contexts and the kernel's objects are not
- * limited by it; what a context frees it may use again.  A region keeps
- * its context through REREG_MR, and a context with objects cannot go.
+ * limited by it; what a context frees it may use again; all user
+ * contexts together hold at most three quarters of a table.  A region
+ * keeps its context through REREG_MR, a refused one keeps its count, and
+ * a context with objects cannot go.
  */
 #include <string.h>
 #include "rc_harness.h"
@@ -93,8 +95,7 @@ static void test_defaults(void)
         [QRNIC_CTX_SRQ] = (QRNIC_ENG_MAX_SRQ - 1) / 4,
         [QRNIC_CTX_MR] = (QRNIC_ENG_MAX_MR - 1) / 4,
         [QRNIC_CTX_MW] = (QRNIC_ENG_MAX_MR - 1) / 4,
-        /* A quarter is less than one QP's largest: all of it (2 MiB). */
-        [QRNIC_CTX_QMEM_PAGES] = QMEM_SIZE / QRNIC_QMEM_PAGE_SIZE,
+        [QRNIC_CTX_QMEM_PAGES] = QMEM_SIZE / QRNIC_QMEM_PAGE_SIZE / 4,
         [QRNIC_CTX_MR_PAGES] = QRNIC_ENG_MAX_MTT / 4,
     };
     uint32_t max[QRNIC_CTX_RES_COUNT];
@@ -279,6 +280,34 @@ static void test_key_space(uint32_t other, uint32_t other_pd)
           "and so does the kernel");
 }
 
+/* Regions and windows of all user contexts: three quarters of the keys. */
+static void test_users_keys(void)
+{
+    uint32_t key, got = 0, kernel = 0, u;
+    struct hmr *mr;
+
+    for (u = 0; u < 3; u++) {
+        CHECK(node_use_uctx(n) == QRNIC_ST_OK, "context %u", u);
+        while (alloc_mw(&key) == QRNIC_ST_OK) {
+            got++;
+        }
+        do {
+            mr = node_mr(n, 64, QRNIC_ACCESS_LOCAL_WRITE);
+            got += mr->status == QRNIC_ST_OK;
+        } while (mr->status == QRNIC_ST_OK);
+    }
+    CHECK_EQ(got, (QRNIC_ENG_MAX_MR - 1) - (QRNIC_ENG_MAX_MR - 1) / 4,
+             "three contexts filling windows and regions get three "
+             "quarters of the key table together");
+    node_use_kernel(n);
+    do {
+        mr = node_mr(n, 64, QRNIC_ACCESS_LOCAL_WRITE);
+        kernel += mr->status == QRNIC_ST_OK;
+    } while (mr->status == QRNIC_ST_OK && kernel < 2000);
+    CHECK(kernel + 1 >= (QRNIC_ENG_MAX_MR - 1) / 4,
+          "the kernel still registers the last quarter (%u regions)", kernel);
+}
+
 /* REREG_MR: within the region's context only, its pages counted anew. */
 static void test_rereg(uint32_t ctx_a, uint32_t pd_a, uint32_t pd_b)
 {
@@ -304,6 +333,76 @@ static void test_rereg(uint32_t ctx_a, uint32_t pd_a, uint32_t pd_b)
     c.rereg_mr.pdn = pd_a;
     CHECK(node_cmd(n, &c, NULL) == QRNIC_ST_OK,
           "REREG_MR within its context: OK");
+}
+
+/*
+ * User contexts together hold at most three quarters of a table, whatever
+ * each may: the kernel keeps the rest.
+ */
+static void test_users_total(void)
+{
+    uint32_t pdn, a, got = 0;
+
+    eng()->ctx_max[QRNIC_CTX_PD] = 600;
+    CHECK(node_use_uctx(n) == QRNIC_ST_OK, "context A");
+    a = n->uctx;
+    while (alloc_pd(&pdn) == QRNIC_ST_OK) {
+        got++;
+    }
+    CHECK(got + 1 == 600, "context A: %u PDs of its 600", got + 1);
+    CHECK(node_use_uctx(n) == QRNIC_ST_OK, "context B");
+    got = 1;
+    while (alloc_pd(&pdn) == QRNIC_ST_OK) {
+        got++;
+    }
+    CHECK_EQ(got, QRNIC_ENG_MAX_PD * 3 / 4 - 600,
+             "context B gets what is left of the users' three quarters");
+    n->uctx = 0;
+    for (got = 0; alloc_pd(&pdn) == QRNIC_ST_OK; got++) {
+        continue;
+    }
+    CHECK_EQ(got, QRNIC_ENG_MAX_PD / 4 - 1,
+             "the kernel still gets the last quarter (one was its own)");
+    n->uctx = a;
+    eng()->ctx_max[QRNIC_CTX_PD] = 0;
+}
+
+/* A refused REREG_MR gives back what it took, even past a lowered limit. */
+static void test_rereg_lowered(void)
+{
+    struct qrnic_cmd c = harness_cmd(QRNIC_CMD_REREG_MR);
+    struct hmr *mr;
+    uint64_t pbl;
+    uint32_t held, i;
+
+    CHECK(node_use_uctx(n) == QRNIC_ST_OK, "a context for REREG_MR");
+    mr = node_mr(n, 2 * 4096, QRNIC_ACCESS_LOCAL_WRITE);
+    held = eng()->uctx[n->uctx].used[QRNIC_CTX_MR_PAGES];
+    eng()->ctx_max[QRNIC_CTX_MR_PAGES] = 1;       /* below what it holds */
+    pbl = node_alloc(n, 8 * 4, 8);
+    for (i = 0; i < 4; i++) {
+        uint64_t page = node_alloc(n, 4096, 4096);
+
+        memcpy(node_ptr(n, pbl + 8 * i), &page, 8);
+    }
+    c.rereg_mr.key = mr->key;
+    c.rereg_mr.pbl.addr = pbl;
+    c.rereg_mr.pbl.npages = 4;
+    c.rereg_mr.pbl.levels = QRNIC_PBL_LEVEL1;
+    c.rereg_mr.pbl.page_shift = 12;
+    c.rereg_mr.iova = 0x10000;
+    c.rereg_mr.length = 4 * 4096;
+    c.rereg_mr.access = QRNIC_ACCESS_LOCAL_WRITE;
+    c.rereg_mr.pdn = n->pd;
+    CHECK(node_cmd(n, &c, NULL) == QRNIC_ST_OVER_QUOTA &&
+          eng()->uctx[n->uctx].used[QRNIC_CTX_MR_PAGES] == held,
+          "REREG_MR to 4 pages past a limit lowered to 1: OVER_QUOTA, the "
+          "region's %u pages still counted", held);
+    CHECK(node_dereg_mr(mr) == QRNIC_ST_OK &&
+          eng()->uctx[n->uctx].used[QRNIC_CTX_MR_PAGES] == 0,
+          "then DEREG_MR gives them all back");
+    eng()->ctx_max[QRNIC_CTX_MR_PAGES] = 0;
+    node_use_kernel(n);
 }
 
 static void test_dealloc_uctx(void)
@@ -350,6 +449,18 @@ int main(void)
 
     harness_init(8);
     test_dealloc_uctx();
+    harness_fini();
+
+    harness_init(9);
+    test_users_total();
+    harness_fini();
+
+    harness_init(10);
+    test_rereg_lowered();
+    harness_fini();
+
+    harness_init(12);
+    test_users_keys();
     harness_fini();
     return tap_failures ? 1 : 0;
 }

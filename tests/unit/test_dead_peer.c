@@ -67,45 +67,69 @@ static bool victim_run(uint32_t seed, uint64_t *took)
            !mr_verify(p.mr[1], p.mr[1]->iova, VICTIM_WRS * VICTIM_LEN, seed);
 }
 
-/*
- * K attacker QPs in their own context, each towards a node 1 QP left in
- * RESET (destroyed too if gone), each with a 1 MiB WRITE posted.
- */
-static uint32_t attack(uint8_t timeout, bool gone)
-{
-    struct node *n = &nodes[0];
+/* The attacker's context on node 0: a CQ and a region of ATTACK_LEN. */
+struct attacker {
+    uint32_t uctx, pd;
     struct hcq *cq;
     struct hmr *mr;
-    uint32_t k, uctx;
+};
+
+static void attacker_init(struct attacker *a)
+{
+    struct node *n = &nodes[0];
 
     CHECK(node_use_uctx(n) == QRNIC_ST_OK, "the attacker's context");
-    uctx = n->uctx;
-    cq = node_create_cq(n, 8);
-    mr = node_mr(n, ATTACK_LEN, QRNIC_ACCESS_LOCAL_WRITE);
-    for (k = 0; k < NATTACK; k++) {
-        struct hqp *peer = node_create_qp(&nodes[1], p.cq[1], p.cq[1], 4, 6,
-                                          4, 6);
-        struct hqp *qp = node_create_qp(n, cq, cq, 4, 7, 4, 6);
-        struct hwr wr = mkwr(k, QRNIC_WR_RDMA_WRITE, mr->iova, ATTACK_LEN,
-                             mr->key);
-        struct qrnic_cmd c = harness_cmd(QRNIC_CMD_DESTROY_QP);
-
-        CHECK(peer && qp && qp_connect(qp, peer, 3, timeout, 7, 7, 1),
-              "attacker QP %u in RTS towards a peer in RESET", k);
-        if (gone && peer) {
-            c.destroy_qp.qpn = peer->qpn;
-            CHECK(node_cmd(&nodes[1], &c, NULL) == QRNIC_ST_OK,
-                  "its peer destroyed");
-        }
-        wr.remote_addr = 0x10000;
-        wr.rkey = 0x1234;
-        if (qp) {
-            qp_post_send(qp, &wr, true);
-        }
-    }
+    a->uctx = n->uctx;
+    a->pd = n->pd;
+    a->cq = node_create_cq(n, 8);
+    a->mr = node_mr(n, ATTACK_LEN, QRNIC_ACCESS_LOCAL_WRITE);
     node_use_kernel(n);
+}
+
+/*
+ * One attacker QP towards a node 1 QP left in RESET (destroyed too if
+ * gone), with a WRITE of len posted.
+ */
+static void attacker_qp(const struct attacker *a, uint32_t k, uint32_t len,
+                        uint8_t timeout, bool gone)
+{
+    struct node *n = &nodes[0];
+    struct hqp *peer = node_create_qp(&nodes[1], p.cq[1], p.cq[1], 4, 6, 4, 6);
+    struct hwr wr = mkwr(k, QRNIC_WR_RDMA_WRITE, a->mr->iova, len,
+                         a->mr->key);
+    struct qrnic_cmd c = harness_cmd(QRNIC_CMD_DESTROY_QP);
+    struct hqp *qp;
+
+    n->uctx = a->uctx;
+    n->pd = a->pd;
+    qp = node_create_qp(n, a->cq, a->cq, 4, 7, 4, 6);
+    node_use_kernel(n);
+    CHECK(peer && qp && qp_connect(qp, peer, 3, timeout, 7, 7, 1),
+          "attacker QP %u in RTS towards a peer in RESET", k);
+    if (gone && peer) {
+        c.destroy_qp.qpn = peer->qpn;
+        CHECK(node_cmd(&nodes[1], &c, NULL) == QRNIC_ST_OK,
+              "its peer destroyed");
+    }
+    wr.remote_addr = 0x10000;
+    wr.rkey = 0x1234;
+    if (qp) {
+        qp_post_send(qp, &wr, true);
+    }
+}
+
+/* K attacker QPs with a 1 MiB WRITE each, all at once. */
+static uint32_t attack(uint8_t timeout, bool gone)
+{
+    struct attacker a;
+    uint32_t k;
+
+    attacker_init(&a);
+    for (k = 0; k < NATTACK; k++) {
+        attacker_qp(&a, k, ATTACK_LEN, timeout, gone);
+    }
     harness_run_steps(now_ns + 10000, 100000);
-    return uctx;
+    return a.uctx;
 }
 
 static void scenario(uint8_t timeout, bool gone, uint32_t seed)
@@ -134,7 +158,7 @@ static void scenario(uint8_t timeout, bool gone, uint32_t seed)
           (unsigned long long)(with / 1000),
           (unsigned long long)(alone / 1000));
     /* Each attacker QP sends what its context's window lets it, in turn. */
-    harness_run(start + 4 * NATTACK * qrnic_cc_probe_ns(eng()) + 2 * MS);
+    harness_run(start + 4 * NATTACK * QRNIC_PROBE_NS + 2 * MS);
     CHECK(eng()->uctx[a].cc_inflight == 0 &&
           eng()->cc.inflight == eng()->uctx[0].cc_inflight &&
           eng()->uctx[a].cwnd < cap * QRNIC_CWND_ONE,
@@ -146,6 +170,74 @@ static void scenario(uint8_t timeout, bool gone, uint32_t seed)
           "timeout %u, peers %s: the victim again (%llu us), its window "
           "untouched (%u, was %u)", timeout, how,
           (unsigned long long)(later / 1000), eng()->uctx[0].cwnd, cwnd);
+    harness_fini();
+}
+
+/*
+ * WRITEs of VICTIM_LEN completed in span, VICTIM_DEPTH outstanding; with
+ * a, a new attacker QP towards a peer in RESET every probe time, each
+ * posting a 1 KiB WRITE (its QPs keep their packets counted for their
+ * first probe times, and may be judged starved: the holds must stay in
+ * the attacker's context).
+ */
+#define VICTIM_DEPTH 16
+
+static uint32_t victim_stream(struct attacker *a, uint64_t span)
+{
+    uint64_t start = now_ns, next_attack = now_ns;
+    uint32_t posted = 0, done = 0, k = 0;
+    struct hwc wc;
+
+    for (;;) {
+        uint64_t limit = a && next_attack < start + span ? next_attack :
+                         start + span;
+
+        while (posted - done < VICTIM_DEPTH) {
+            uint32_t off = (posted % VICTIM_WRS) * VICTIM_LEN;
+            struct hwr wr = mkwr(posted, QRNIC_WR_RDMA_WRITE,
+                                 p.mr[0]->iova + off, VICTIM_LEN,
+                                 p.mr[0]->key);
+
+            wr.remote_addr = p.mr[1]->iova + off;
+            wr.rkey = p.mr[1]->key;
+            qp_post_send(p.qp[0], &wr, true);
+            posted++;
+        }
+        if (harness_wait_cqe(p.cq[0], &wc, limit)) {
+            if (wc.status != QRNIC_WC_SUCCESS) {
+                return 0;
+            }
+            done++;
+            continue;
+        }
+        if (now_ns < limit) {
+            now_ns = limit;     /* nothing left to happen before it */
+        }
+        if (now_ns >= start + span) {
+            return done;
+        }
+        if (a && now_ns >= next_attack) {
+            attacker_qp(a, k++, 1024, 14, false);
+            next_attack += QRNIC_PROBE_NS;
+        }
+    }
+}
+
+static void staggered(void)
+{
+    struct attacker a;
+    uint32_t alone, with;
+
+    CHECK(pair_setup(&p, 55, 3, 14, 7, 7, 1, VICTIM_WRS * VICTIM_LEN + 4096),
+          "victim pair set up");
+    victim_stream(NULL, 10 * MS);     /* its window grows first */
+    alone = victim_stream(NULL, 40 * MS);
+    attacker_init(&a);
+    with = victim_stream(&a, 40 * MS);
+    CHECK(alone && with * 10 >= alone * 9,
+          "a new attacker QP towards a peer in RESET every probe time for "
+          "40 ms: the victim's 16 KiB WRITEs %u, alone %u (at least 90%%)",
+          with, alone);
     harness_fini();
 }
 
@@ -183,6 +275,7 @@ int main(void)
         scenario(timeouts[i], false, 100 + i);
         scenario(timeouts[i], true, 200 + i);
     }
+    staggered();
     loss_is_the_contexts_own();
     return tap_failures ? 1 : 0;
 }
