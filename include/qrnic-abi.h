@@ -139,7 +139,9 @@ struct qrnic_uresp_create_srq {
  * QRNIC_SRQ_RESIZE_LIMIT it arms srq_limit too, checked against the new
  * depth.  The provider posts nothing while it runs, then maps the new
  * ring (the old mapping stays valid until unmapped) and keeps its
- * indexes.  On failure nothing changed.
+ * indexes.  On failure nothing changed, except after ENOMEM or EFAULT,
+ * which come once the device has moved to the new ring: then the SRQ
+ * can only be destroyed.
  */
 enum qrnic_ib_srq_methods {
 	QRNIC_IB_METHOD_SRQ_RESIZE = (1U << UVERBS_ID_NS_SHIFT),
