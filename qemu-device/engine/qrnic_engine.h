@@ -331,6 +331,8 @@ struct qrnic_engine {
      */
     struct qrnic_cc {
         uint32_t cwnd;          /* a new context's window starts here */
+        uint64_t srtt;          /* and its round-trip estimate (0: none) */
+        uint64_t rttvar;
         uint32_t inflight;      /* PSNs counted in flight, all QPs */
         uint32_t active_ctx;    /* contexts (kernel too) with PSNs counted */
         struct qrnic_qp_list waiting;   /* for room in the caps, FIFO */

@@ -27,6 +27,7 @@
 #define QRNIC_REQ_BURST         128         /* request packets per turn */
 #define QRNIC_MIN_RTO_NS        1000000ull  /* 1 ms */
 #define QRNIC_PROBE_NS          2000000ull  /* tail loss probe after 2 ms */
+#define QRNIC_PROBE_INIT_NS     1000000000ull /* no round trip measured yet */
 
 static inline uint32_t psn_add(uint32_t psn, uint32_t n)
 {

@@ -151,7 +151,12 @@ void qrnic_sched_timer(struct qrnic_engine *e, struct qrnic_qp *qp)
  *   verdicts held every context (tests/unit/test_dead_peer.c);
  * - the probe waits for a multiple of the context's measured round trip
  *   (RFC 6298's estimator), so a peer that is slow but answers draws no
- *   resends.
+ *   resends.  A new context starts from the estimate a context last
+ *   measured; with none yet on the device, from RFC 6298's one second
+ *   (within a quarter of the QP's timeout).  A probe at the floor (2 ms)
+ *   before any answer resent each READ of 32 QPs to rxe in a TCG guest
+ *   every few milliseconds: its duplicates buried the originals until the
+ *   retries ran out.
  *
  * One window for a context also means a slow peer slows its QPs to faster
  * ones; a context talks to few peers at a time.
@@ -364,12 +369,28 @@ uint32_t qrnic_cc_window(const struct qrnic_engine *e,
     return w && !qp->cc_recovering ? w : 1;
 }
 
+/*
+ * The context's round-trip estimate; before its first sample, the one a
+ * context last measured (as for the window).  False when the device has
+ * none yet.
+ */
+static bool ctx_rtt(const struct qrnic_engine *e, const struct qrnic_uctx *u,
+                    uint64_t *srtt, uint64_t *rttvar)
+{
+    *srtt = u->srtt ? u->srtt : e->cc.srtt;
+    *rttvar = u->srtt ? u->rttvar : e->cc.rttvar;
+    return *srtt != 0;
+}
+
 uint64_t qrnic_cc_probe_ns(const struct qrnic_engine *e,
                            const struct qrnic_qp *qp)
 {
-    const struct qrnic_uctx *u = &e->uctx[qp->uctx];
-    uint64_t t = 2 * u->srtt + 4 * u->rttvar;
+    uint64_t srtt, rttvar, t;
 
+    if (!ctx_rtt(e, &e->uctx[qp->uctx], &srtt, &rttvar)) {
+        return QRNIC_PROBE_INIT_NS;
+    }
+    t = 2 * srtt + 4 * rttvar;
     return t > QRNIC_PROBE_NS ? t : QRNIC_PROBE_NS;
 }
 
@@ -384,14 +405,15 @@ void qrnic_cc_loss(struct qrnic_engine *e, struct qrnic_qp *qp, bool timeout)
     uint64_t now = e->ops->now_ns(e->opaque);
     struct qrnic_uctx *u = cc_ctx(e, qp);
     uint32_t w = cc_total(e, qp);
+    uint64_t srtt, rttvar;
 
     if (!timeout && now < u->hold_until) {
         return;
     }
     w = timeout ? QRNIC_MIN_CWND : w / 2;
     u->cwnd = (w > QRNIC_MIN_CWND ? w : QRNIC_MIN_CWND) * QRNIC_CWND_ONE;
-    u->hold_until = now + (u->srtt ? u->srtt + 4 * u->rttvar :
-                                     QRNIC_PROBE_NS);
+    u->hold_until = now + (ctx_rtt(e, u, &srtt, &rttvar) ?
+                           srtt + 4 * rttvar : QRNIC_PROBE_NS);
 }
 
 void qrnic_cc_lost(struct qrnic_engine *e, struct qrnic_qp *qp)
@@ -420,6 +442,8 @@ void qrnic_cc_acked(struct qrnic_engine *e, struct qrnic_qp *qp,
             u->rttvar = (3 * u->rttvar + d) / 4;
             u->srtt = (7 * u->srtt + rtt_ns) / 8;
         }
+        e->cc.srtt = u->srtt;
+        e->cc.rttvar = u->rttvar;
     }
     if (u->progress_ns >= u->hold_until && u->cwnd) {
         if (acked > e->win_pkts) {

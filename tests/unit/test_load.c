@@ -28,6 +28,14 @@
  * at every starved verdict (the stops make them) held 8 QPs at one packet
  * each: measured with rxe, 15 MiB/s where one QP moved 89.
  *
+ * Then 32 QPs READ from the slow responder, which spends svc_ns on each
+ * answer it sends as well (rxe builds every READ answer packet on its
+ * vCPU).  On a device that has measured no round trip yet, a tail loss
+ * probe at its 2 ms floor resent each QP's READ requests every few
+ * milliseconds while the first answers were still being built: ib_read_bw
+ * -q 32 from a qrnic guest to an rxe guest failed with RETRY_EXC_ERR, the
+ * duplicates burying the originals.
+ *
  * "test_load NQP MSGS SVC_NS CAP BATCH [LAT_NS STALL_EVERY_NS STALL_NS]"
  * runs one scenario and prints it.
  */
@@ -45,6 +53,7 @@ int tap_failures;
 #define MSG_LEN 65536u
 #define MAX_QPS 32
 #define PATH_MTU_1024 3
+#define ANSWER_WITH_DATA 256    /* bytes: longer than any ACK */
 
 /* A frame in flight on the slow host. */
 struct lframe {
@@ -147,16 +156,25 @@ static int runq_pop(void)
     return i;
 }
 
+static uint64_t host_free_at(uint64_t t);
+
 /* The netdev of both nodes: node 0 is the requester, node 1 the slow one. */
 static void slow_wire(void *opaque, struct qf_dev *from, const uint8_t *frame,
                       size_t len)
 {
     struct node *n = opaque;
+    uint64_t sent = now_ns;
 
     (void)from;
     wire.sent++;
+    if (n->idx == 1 && len > ANSWER_WITH_DATA) {
+        /* The host's CPU builds each READ answer packet. */
+        host.cpu_free = host_free_at((host.cpu_free > now_ns ?
+                                      host.cpu_free : now_ns) + host.svc_ns);
+        sent = host.cpu_free;
+    }
     fifo_put(n->idx == 0 ? &host.wire_in : &host.to_req, frame, len,
-             now_ns + host.lat_ns);
+             sent + host.lat_ns);
 }
 
 /* A request frame reaches the responder host (IPv4: the harness's GIDs). */
@@ -261,6 +279,7 @@ struct scenario {
     bool disrupt;               /* a QP goes away, another fails, midway */
     uint64_t lat_ns;            /* one way; 0: 20 us */
     uint64_t stall_every, stall_ns;     /* see host_free_at */
+    bool read;                  /* RDMA READs from node 1, not WRITEs */
 };
 
 struct result {
@@ -374,7 +393,8 @@ static void run(const struct scenario *sc, struct result *res)
     }
     src = node_mr(&nodes[0], bytes, QRNIC_ACCESS_LOCAL_WRITE);
     dst = node_mr(&nodes[1], bytes, QRNIC_ACCESS_LOCAL_WRITE |
-                  QRNIC_ACCESS_REMOTE_WRITE);
+                  (sc->read ? QRNIC_ACCESS_REMOTE_READ :
+                              QRNIC_ACCESS_REMOTE_WRITE));
     if (!cq[0] || !cq[1] || src->status || dst->status) {
         fprintf(stderr, "%s: setup failed\n", sc->name);
         abort();
@@ -394,10 +414,13 @@ static void run(const struct scenario *sc, struct result *res)
     for (k = 0; k < sc->msgs; k++) {
         for (i = 0; i < sc->nqp; i++) {
             uint64_t off = ((uint64_t)i * sc->msgs + k) * MSG_LEN;
-            struct hwr wr = mkwr((uint64_t)i << 32 | k, QRNIC_WR_RDMA_WRITE,
+            struct hwr wr = mkwr((uint64_t)i << 32 | k,
+                                 sc->read ? QRNIC_WR_RDMA_READ :
+                                            QRNIC_WR_RDMA_WRITE,
                                  src->iova + off, MSG_LEN, src->key);
 
-            mr_fill(src, src->iova + off, MSG_LEN, (uint32_t)(i * 1000 + k));
+            mr_fill(sc->read ? dst : src, (sc->read ? dst : src)->iova + off,
+                    MSG_LEN, (uint32_t)(i * 1000 + k));
             wr.remote_addr = dst->iova + off;
             wr.rkey = dst->key;
             qp_post_send(sq[i], &wr, false);
@@ -488,7 +511,8 @@ static void run(const struct scenario *sc, struct result *res)
             if (i != res->destroyed && i != res->errored) {
                 res->others_ok++;
             }
-            if (mr_verify(dst, dst->iova + off, MSG_LEN,
+            if (mr_verify(sc->read ? src : dst,
+                          (sc->read ? src : dst)->iova + off, MSG_LEN,
                           (uint32_t)(i * 1000 + k))) {
                 res->bad_msgs++;
             }
@@ -541,18 +565,21 @@ int main(int argc, char **argv)
 {
     /* rxe's responder on a TCG vCPU: about 10 MB/s of 1 KiB packets. */
     static const struct scenario one = {
-        "1 QP, slow responder", 1, 50, 100000, 1024, 1024, false, 0, 0, 0 };
+        "1 QP, slow responder", 1, 50, 100000, 1024, 1024, false, 0, 0, 0,
+        false };
     static const struct scenario eight = {
-        "8 QPs, slow responder", 8, 50, 100000, 1024, 1024, false, 0, 0, 0 };
+        "8 QPs, slow responder", 8, 50, 100000, 1024, 1024, false, 0, 0, 0,
+        false };
     static const struct scenario many = {
-        "32 QPs, slow responder", 32, 12, 100000, 1024, 1024, false, 0, 0, 0 };
+        "32 QPs, slow responder", 32, 12, 100000, 1024, 1024, false, 0, 0,
+        0, false };
     /* The same host with room for 12 frames only: it drops the rest. */
     static const struct scenario lossy = {
         "8 QPs, slow responder with room for 12 frames", 8, 20, 100000, 12,
-        1024, false, 0, 0, 0 };
+        1024, false, 0, 0, 0, false };
     static const struct scenario gone = {
         "8 QPs, slow responder, a starved QP destroyed, a waiting one "
-        "failed", 8, 20, 100000, 1024, 1024, true, 0, 0, 0 };
+        "failed", 8, 20, 100000, 1024, 1024, true, 0, 0, 0, false };
     /*
      * rxe in a TCG guest as measured (ib_write_bw -D 4, qrnic guest to
      * rxe guest): one QP moved 89 MiB/s, about 12 us a packet, with round
@@ -563,20 +590,25 @@ int main(int argc, char **argv)
      */
     static const struct scenario fast1 = {
         "1 QP, fast responder that stalls", 1, 128, 12000, 1024, 1024,
-        false, 200000, 10000000, 2500000 };
+        false, 200000, 10000000, 2500000, false };
     static const struct scenario fast8 = {
         "8 QPs, fast responder that stalls", 8, 40, 12000, 1024, 1024,
-        false, 200000, 10000000, 2500000 };
+        false, 200000, 10000000, 2500000, false };
     static const struct scenario fast32 = {
         "32 QPs, fast responder that stalls", 32, 10, 12000, 1024, 1024,
-        false, 200000, 10000000, 2500000 };
-    struct result r1, r8, r32, rl, rg, f1, f8, f32;
+        false, 200000, 10000000, 2500000, false };
+    /* ib_read_bw -q 32 -n 10 towards that responder. */
+    static const struct scenario reads = {
+        "32 QPs READ from a slow responder", 32, 10, 100000, 1024, 1024,
+        false, 3000000, 0, 0, true };
+    struct result r1, r8, r32, rl, rg, f1, f8, f32, rr;
 
     if (argc == 6 || argc == 9) {
         struct scenario sc = { "custom", atoi(argv[1]), atoi(argv[2]),
                                strtoull(argv[3], NULL, 0),
                                (uint32_t)atoi(argv[4]),
-                               (uint32_t)atoi(argv[5]), false, 0, 0, 0 };
+                               (uint32_t)atoi(argv[5]), false, 0, 0, 0,
+                               false };
 
         if (argc == 9) {
             sc.lat_ns = strtoull(argv[6], NULL, 0);
@@ -640,6 +672,13 @@ int main(int argc, char **argv)
           "fast responder that stalls: no retransmission timeout (%llu, "
           "%llu)", (unsigned long long)f8.timeouts,
           (unsigned long long)f32.timeouts);
+
+    run(&reads, &rr);
+    check_all(&reads, &rr);
+    CHECK(!rr.timeouts && rr.dups * 100 <= rr.ok * 4,
+          "%s: no retransmission timeout, duplicate READs under 4%% of "
+          "the READ requests (%llu timeouts, %llu duplicates)", reads.name,
+          (unsigned long long)rr.timeouts, (unsigned long long)rr.dups);
 
     run(&lossy, &rl);
     CHECK(host.dropped, "%s: the host dropped frames (%llu)", lossy.name,
