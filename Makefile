@@ -2,10 +2,9 @@
 # `make test` runs every test, `make vm` opens a shell in a guest.
 SHELL := /bin/bash
 B := build
-KVER_612 := 6.12.95+deb12-amd64
-# Evaluated lazily: linux-headers-amd64 is installed by host-deps.sh first.
-KVER_61 = $(shell vm-images/kver 6.1)
-KVERS = $(KVER_612) $(KVER_61)
+# The guest kernels, named in vm-images/kver.  Evaluated lazily:
+# linux-headers-amd64 (which names 6.1's) is installed by host-deps.sh first.
+KVERS = $(foreach s,6.12 6.1 7.3,$(shell vm-images/kver $(s)))
 
 QEMU := $(B)/qemu/qemu-system-x86_64
 PROVIDER := $(B)/provider/libqrnic-rdmav34.so

@@ -14,6 +14,7 @@
 
 #include "qrnic.h"
 #include "qrnic_ib.h"
+#include "qrnic_compat.h"
 
 static size_t qrnic_cq_buf_size(u32 log_depth)
 {
@@ -74,8 +75,8 @@ static struct ib_umem *qrnic_cq_pin(struct qrnic_dev *qdev, int cqe,
 	    !PAGE_ALIGNED(buf_addr))
 		return ERR_PTR(-EINVAL);
 
-	umem = ib_umem_get(&qdev->ibdev, buf_addr, buf_size,
-			   IB_ACCESS_LOCAL_WRITE);
+	umem = qrnic_umem_get(&qdev->ibdev, buf_addr, buf_size,
+			      IB_ACCESS_LOCAL_WRITE);
 	if (IS_ERR(umem))
 		return umem;
 	ret = qrnic_pbl_build(qdev, umem, SZ_4K, pbl, pbuf);

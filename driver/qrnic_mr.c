@@ -11,6 +11,7 @@
 
 #include "qrnic.h"
 #include "qrnic_ib.h"
+#include "qrnic_compat.h"
 
 /* Hints the device has no use for; everything else it must implement. */
 #define QRNIC_ACCESS_IGNORED	(IB_ACCESS_RELAXED_ORDERING | \
@@ -69,7 +70,7 @@ struct ib_mr *qrnic_get_dma_mr(struct ib_pd *ibpd, int access)
 	ret = qrnic_mr_access(qdev, access, &flags);
 	if (ret)
 		return ERR_PTR(ret);
-	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	mr = kzalloc_obj(*mr, GFP_KERNEL);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
 	ret = qrnic_reg_mr_cmd(qdev, mr, &pbl, 0, U64_MAX, to_qpd(ibpd)->pdn,
@@ -126,10 +127,10 @@ struct ib_mr *qrnic_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	if (!length || length > qdev->attr.max_mr_size)
 		return ERR_PTR(-EINVAL);
 
-	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	mr = kzalloc_obj(*mr, GFP_KERNEL);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
-	mr->umem = ib_umem_get(ibpd->device, start, length, access);
+	mr->umem = qrnic_umem_get(ibpd->device, start, length, access);
 	if (IS_ERR(mr->umem)) {
 		ret = PTR_ERR(mr->umem);
 		goto err_free;
@@ -221,12 +222,12 @@ struct ib_mr *qrnic_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 	if (flags & IB_MR_REREG_TRANS) {
 		if (!length || length > qdev->attr.max_mr_size)
 			return ERR_PTR(-EINVAL);
-		umem = ib_umem_get(ibmr->device, start, length, access);
+		umem = qrnic_umem_get(ibmr->device, start, length, access);
 		iova = virt_addr;
 		len = length;
 	} else if (ib_access_writable(access) && !umem->writable) {
-		umem = ib_umem_get(ibmr->device, umem->address, umem->length,
-				   access);
+		umem = qrnic_umem_get(ibmr->device, umem->address,
+				      umem->length, access);
 	}
 	if (IS_ERR(umem))
 		return ERR_CAST(umem);

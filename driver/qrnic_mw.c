@@ -12,6 +12,7 @@
 
 #include "qrnic.h"
 #include "qrnic_ib.h"
+#include "qrnic_compat.h"
 
 int qrnic_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata)
 {
@@ -57,7 +58,7 @@ struct ib_mr *qrnic_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type mr_type,
 	if (!max_num_sg || max_num_sg > qdev->attr.max_fast_reg_pages)
 		return ERR_PTR(-EINVAL);
 
-	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	mr = kzalloc_obj(*mr, GFP_KERNEL);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
 	mr->max_pages = max_num_sg;

@@ -219,7 +219,7 @@ qrnic_mmap_entry_insert(struct ib_ucontext *uctx, phys_addr_t address,
 	struct qrnic_user_mmap_entry *entry;
 	int ret;
 
-	entry = kzalloc(sizeof(*entry), GFP_KERNEL);
+	entry = kzalloc_obj(*entry, GFP_KERNEL);
 	if (!entry)
 		return NULL;
 	entry->address = address;
@@ -442,7 +442,7 @@ static const struct ib_device_ops qrnic_rc_ops = {
 	.post_recv		= qrnic_post_recv,
 	.post_send		= qrnic_post_send,
 	.query_qp		= qrnic_query_qp,
-	.reg_user_mr		= qrnic_reg_user_mr,
+	.reg_user_mr		= qrnic_reg_user_mr_op,
 	.req_notify_cq		= qrnic_req_notify_cq,
 
 	INIT_RDMA_OBJ_SIZE(ib_cq, qrnic_cq, ibcq),
@@ -488,11 +488,6 @@ static const struct ib_device_ops qrnic_mw_ops = {
 static const struct ib_device_ops qrnic_fast_reg_ops = {
 	.alloc_mr		= qrnic_alloc_mr,
 	.map_mr_sg		= qrnic_map_mr_sg,
-};
-
-/* CQ resize, for devices with QRNIC_CAP0_RESIZE_CQ (qrnic_has_resize_cq()). */
-static const struct ib_device_ops qrnic_resize_cq_ops = {
-	.resize_cq		= qrnic_resize_cq,
 };
 
 /* ibv_rereg_mr, for RC devices with QRNIC_CAP0_REREG_MR. */
@@ -545,7 +540,7 @@ int qrnic_ib_register(struct qrnic_dev *qdev)
 	if (qrnic_has_mcast(qdev))
 		ib_set_device_ops(ibdev, &qrnic_mcast_ops);
 	if (qrnic_has_resize_cq(qdev))
-		ib_set_device_ops(ibdev, &qrnic_resize_cq_ops);
+		qrnic_set_resize_cq_ops(ibdev);
 	if (qrnic_has_mw(qdev))
 		ib_set_device_ops(ibdev, &qrnic_mw_ops);
 	if (qrnic_has_fast_reg(qdev))

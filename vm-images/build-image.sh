@@ -5,9 +5,9 @@
 #   build/image/KVER/base.cpio.zst  Debian trixie root (rdma-core, perftest, ...)
 #                                   + only the modules the guests need + /init
 #
-# KVER is 6.12.95+deb12-amd64 (bookworm-backports), the 6.1 ABI that
-# linux-headers-amd64 depends on (see vm-images/kver), or the short forms
-# 6.12 / 6.1.  Downloads (kernel .deb, root tarball keyed by its package list)
+# KVER is 7.3.4+deb13-amd64 (trixie-backports), 6.12.95+deb12-amd64
+# (bookworm-backports), the 6.1 ABI that linux-headers-amd64 depends on
+# (see vm-images/kver), or the short forms 7.3 / 6.12 / 6.1.  Downloads (kernel .deb, root tarball keyed by its package list)
 # are cached in ${QRNIC_CACHE:-$HOME/.cache/qrnic}.  Re-running with nothing
 # changed does nothing.  The mirror comes from the host's apt configuration.
 set -euo pipefail
@@ -19,10 +19,10 @@ cache=${QRNIC_CACHE:-$HOME/.cache/qrnic}
 die() { echo "build-image: $*" >&2; exit 1; }
 log() { echo "build-image: $*"; }
 
-[ $# -eq 1 ] || die "usage: build-image.sh KVER (6.12.95+deb12-amd64, 6.1.0-N-amd64, 6.12 or 6.1)"
+[ $# -eq 1 ] || die "usage: build-image.sh KVER (7.3.4+deb13-amd64, 6.12.95+deb12-amd64, 6.1.0-N-amd64, 7.3, 6.12 or 6.1)"
 kver=$1
 case "$kver" in
-6.12|6.1) "$here/host-deps.sh"; kver=$("$here/kver" "$kver") ;;
+7.3|6.12|6.1) "$here/host-deps.sh"; kver=$("$here/kver" "$kver") ;;
 esac
 [ -n "$kver" ] || die "cannot determine the kernel ABI for '$1'"
 
@@ -71,20 +71,34 @@ if [ ! -f "$kdir/.extracted" ]; then
 	rm -rf "$kdir"
 	dl=$cache/kernels/dl-$kver
 	rm -rf "$dl"; mkdir -p "$dl"
-	case "$kver" in *bpo*|*+deb12*) rel=(-t bookworm-backports) ;; *) rel=() ;; esac
-	if ! (cd "$dl" && apt-get download -q -o APT::Sandbox::User=root "${rel[@]}" "linux-image-$kver" >/dev/null); then
+	# bookworm's kernels through the host's apt, trixie's (backports)
+	# through a private configuration (vm-images/apt-private).
+	case "$kver" in
+	*+deb13-*) get=("$here/apt-private" trixie,trixie-backports download) ;;
+	*bpo*|*+deb12*) get=(apt-get download -q -o APT::Sandbox::User=root -t bookworm-backports) ;;
+	*) get=(apt-get download -q -o APT::Sandbox::User=root) ;;
+	esac
+	if ! (cd "$dl" && "${get[@]}" "linux-image-$kver" >/dev/null); then
 		apt-get update -qq
-		(cd "$dl" && apt-get download -q -o APT::Sandbox::User=root "${rel[@]}" "linux-image-$kver" >/dev/null) ||
+		(cd "$dl" && "${get[@]}" "linux-image-$kver" >/dev/null) ||
 			die "apt-get download linux-image-$kver failed"
 	fi
 	rm -rf "$kdir.tmp"; mkdir -p "$kdir.tmp"
 	for deb in "$dl"/*.deb; do dpkg -x "$deb" "$kdir.tmp"; done
-	# The signed image package ships the modules through a dependency on
-	# the unsigned one only in some versions; fetch it if modules are absent.
+	# The image package ships the modules itself, through a dependency on
+	# the unsigned one (some 6.x versions), or, since 7.x, in
+	# linux-modules-KVER beside the kernel in linux-binary-KVER (and
+	# modules.order and modules.builtin in linux-base-KVER).
 	if [ ! -d "$kdir.tmp/lib/modules/$kver/kernel" ] && [ ! -d "$kdir.tmp/usr/lib/modules/$kver/kernel" ]; then
-		(cd "$dl" && apt-get download -q -o APT::Sandbox::User=root "${rel[@]}" "linux-image-$kver-unsigned" >/dev/null) ||
-			die "no modules in linux-image-$kver and no -unsigned package"
-		for deb in "$dl"/*unsigned*.deb; do dpkg -x "$deb" "$kdir.tmp"; done
+		if (cd "$dl" && "${get[@]}" "linux-binary-$kver" "linux-modules-$kver" \
+				"linux-base-$kver" >/dev/null 2>&1); then
+			split=("$dl"/linux-binary-*.deb "$dl"/linux-modules-*.deb "$dl"/linux-base-*.deb)
+		else
+			(cd "$dl" && "${get[@]}" "linux-image-$kver-unsigned" >/dev/null) ||
+				die "no modules in linux-image-$kver, no linux-modules-$kver and no -unsigned package"
+			split=("$dl"/*unsigned*.deb)
+		fi
+		for deb in "${split[@]}"; do dpkg -x "$deb" "$kdir.tmp"; done
 	fi
 	# Normalise to STAGE/lib/modules/KVER for modprobe -d / depmod -b.
 	if [ -d "$kdir.tmp/usr/lib/modules" ] && [ ! -d "$kdir.tmp/lib/modules" ]; then
@@ -95,7 +109,9 @@ if [ ! -f "$kdir/.extracted" ]; then
 	mv "$kdir.tmp" "$kdir"
 	touch "$kdir/.extracted"
 fi
-vmlinuz=$(ls "$kdir"/boot/vmlinuz-"$kver" 2>/dev/null) || die "no vmlinuz in linux-image-$kver"
+vmlinuz=$(ls "$kdir"/boot/vmlinuz-"$kver" "$kdir/lib/modules/$kver/vmlinuz" 2>/dev/null || true)
+vmlinuz=${vmlinuz%%$'\n'*}
+[ -n "$vmlinuz" ] || die "no vmlinuz in linux-image-$kver"
 
 # --- guest root (cached tarball keyed by suite + package list) ----------------
 rkey=$(echo "$GUEST_SUITE $GUEST_PKGS $GUEST_DOC_KEEP" | sha256sum | cut -c1-16)

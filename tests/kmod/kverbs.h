@@ -10,6 +10,8 @@
 #include <linux/etherdevice.h>
 #include <rdma/ib_verbs.h>
 
+#include "kt_compat.h"
+
 #define BUF_SIZE	8192
 #define WAIT_MS		5000
 

@@ -20,6 +20,30 @@ static char *ibdev = "qrnic0";
 module_param(ibdev, charp, 0444);
 MODULE_PARM_DESC(ibdev, "RDMA device to test (default qrnic0)");
 
+/*
+ * The device named ibdev, found as a ULP finds devices: a client whose add
+ * callback sees each one (ib_device_get_by_name() is gone since 7.0).
+ */
+static struct ib_device *kt_found;
+
+static int kt_client_add(struct ib_device *dev)
+{
+	if (!kt_found && !strcmp(dev_name(&dev->dev), ibdev) &&
+	    ib_device_try_get(dev))
+		kt_found = dev;
+	return 0;
+}
+
+static void kt_client_remove(struct ib_device *dev, void *client_data)
+{
+}
+
+static struct ib_client kt_client = {
+	.name	= "qrnic_kverbs_test",
+	.add	= kt_client_add,
+	.remove	= kt_client_remove,
+};
+
 static void kt_comp(struct ib_cq *cq, void *ctx)
 {
 	complete(ctx);
@@ -489,12 +513,18 @@ static int __init kt_init(void)
 	struct kt *t;
 	int ret, failed;
 
-	t = kzalloc(sizeof(*t), GFP_KERNEL);
+	t = kzalloc_obj(*t, GFP_KERNEL);
 	if (!t)
 		return -ENOMEM;
-	t->dev = ib_device_get_by_name(ibdev, RDMA_DRIVER_UNKNOWN);
+	ret = ib_register_client(&kt_client);
+	if (ret) {
+		kfree(t);
+		return ret;
+	}
+	t->dev = kt_found;
 	if (!t->dev) {
 		pr_info("not ok - no RDMA device %s\n", ibdev);
+		ib_unregister_client(&kt_client);
 		kfree(t);
 		return -ENODEV;
 	}
@@ -513,6 +543,7 @@ static int __init kt_init(void)
 	}
 	kt_teardown(t);
 	ib_device_put(t->dev);
+	ib_unregister_client(&kt_client);
 	failed = t->failed;
 	kfree(t);
 	pr_info("# %d check(s) failed\n", failed);

@@ -31,6 +31,8 @@
 #include <net/net_namespace.h>
 #include <rdma/ib_cm.h>
 #include <rdma/ib_verbs.h>
+
+#include "kt_compat.h"
 #include <rdma/rdma_cm.h>
 
 static char *addr;
@@ -919,7 +921,7 @@ static int __init kc_init(void)
 	struct kc *t;
 	int i, ret, failed;
 
-	t = kzalloc(sizeof(*t), GFP_KERNEL);
+	t = kzalloc_obj(*t, GFP_KERNEL);
 	if (!t)
 		return -ENOMEM;
 	if (kc_parse(t)) {

@@ -1,0 +1,54 @@
+#!/bin/bash
+# The kernel code (driver/, tests/kmod/) against every guest kernel: built
+# with -Werror and sparse (make C=2: every file checked) for 6.12, 6.1 and
+# 7.3, each with the compiler its kernel was built with; then the newest
+# kernel's checkpatch.pl --strict on every file.  Any warning fails.
+# Scratch output in build/lint/.
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+out=build/lint
+mkdir -p "$out"
+rc=0
+
+pass() { echo "ok - $*"; }
+fail() { echo "not ok - $*"; rc=1; }
+
+# lint_build WHAT KVER LOG MAKE-ARGS...: a C=2 build; no warning or error.
+lint_build() {
+	local what=$1 kver=$2 log=$3 n
+	shift 3
+	if ! make --no-print-directory "$@" C=2 > "$log" 2>&1; then
+		fail "$what for $kver: builds with -Werror (see $log)"
+		tail -n 20 "$log" | sed 's/^/    /'
+		return
+	fi
+	n=$(grep -cE 'warning:|error:' "$log")
+	if [ "$n" -eq 0 ] && grep -q 'CHECK' "$log"; then
+		pass "$what for $kver: builds with -Werror, sparse checked $(grep -c ' CHECK ' "$log") files, no warning"
+	else
+		fail "$what for $kver: $n sparse warning(s) (or sparse did not run)"
+		grep -E 'warning:|error:' "$log" | head -n 20 | sed 's/^/    /'
+	fi
+}
+
+for series in 6.12 6.1 7.3; do
+	kver=$(vm-images/kver "$series")
+	lint_build qrnic.ko "$kver" "$out/driver-$kver.log" \
+		-C driver KVER="$kver" OUT="$top/$out/driver"
+	lint_build "kernel test modules" "$kver" "$out/kmod-$kver.log" \
+		-C tests/kmod KVER="$kver" BLD="$top/$out/kmod/$kver"
+done
+
+src=$(vm-images/linux-source.sh 7.3) || { fail "no Linux 7.3 source for checkpatch.pl"; exit 1; }
+files=(driver/*.[ch] tests/kmod/*.[ch])
+log=$out/checkpatch.log
+"$src/scripts/checkpatch.pl" --strict --no-tree --terse --show-types -f "${files[@]}" > "$log" 2>&1
+n=$(grep -cE ': (ERROR|WARNING|CHECK):' "$log")
+if [ "$n" -eq 0 ]; then
+	pass "checkpatch.pl --strict (Linux 7.3): ${#files[@]} files, nothing reported"
+else
+	fail "checkpatch.pl --strict (Linux 7.3): $n report(s)"
+	grep -E ': (ERROR|WARNING|CHECK):' "$log" | head -n 20 | sed 's/^/    /'
+fi
+exit $rc
