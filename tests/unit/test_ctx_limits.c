@@ -248,22 +248,33 @@ static void test_keys(uint32_t other, uint32_t other_pd)
 }
 
 /*
+ * Windows, then regions, until the device refuses one of each: how many
+ * it gave; returns the refused region's status.
+ */
+static uint8_t fill_keys(uint32_t *windows, uint32_t *regions)
+{
+    uint32_t key;
+    struct hmr *mr;
+
+    while (alloc_mw(&key) == QRNIC_ST_OK) {
+        (*windows)++;
+    }
+    do {
+        mr = node_mr(n, 64, QRNIC_ACCESS_LOCAL_WRITE);
+        *regions += mr->status == QRNIC_ST_OK;
+    } while (mr->status == QRNIC_ST_OK);
+    return mr->status;
+}
+
+/*
  * The whole key table: one context takes its share of windows and of
  * regions, and still keys are left for others and the kernel.
  */
 static void test_key_space(uint32_t other, uint32_t other_pd)
 {
     uint32_t key, windows = 0, regions = 0, mine = n->uctx;
-    struct hmr *mr;
 
-    while (alloc_mw(&key) == QRNIC_ST_OK) {
-        windows++;
-    }
-    do {
-        mr = node_mr(n, 64, QRNIC_ACCESS_LOCAL_WRITE);
-        regions += mr->status == QRNIC_ST_OK;
-    } while (mr->status == QRNIC_ST_OK);
-    CHECK(mr->status == QRNIC_ST_OVER_QUOTA &&
+    CHECK(fill_keys(&windows, &regions) == QRNIC_ST_OVER_QUOTA &&
           eng()->uctx[mine].used[QRNIC_CTX_MW] ==
           qrnic_ctx_limit(eng(), QRNIC_CTX_MW) &&
           eng()->uctx[mine].used[QRNIC_CTX_MR] ==
@@ -283,18 +294,12 @@ static void test_key_space(uint32_t other, uint32_t other_pd)
 /* Regions and windows of all user contexts: three quarters of the keys. */
 static void test_users_keys(void)
 {
-    uint32_t key, got = 0, kernel = 0, u;
+    uint32_t got = 0, kernel = 0, u;
     struct hmr *mr;
 
     for (u = 0; u < 3; u++) {
         CHECK(node_use_uctx(n) == QRNIC_ST_OK, "context %u", u);
-        while (alloc_mw(&key) == QRNIC_ST_OK) {
-            got++;
-        }
-        do {
-            mr = node_mr(n, 64, QRNIC_ACCESS_LOCAL_WRITE);
-            got += mr->status == QRNIC_ST_OK;
-        } while (mr->status == QRNIC_ST_OK);
+        fill_keys(&got, &got);
     }
     CHECK_EQ(got, (QRNIC_ENG_MAX_MR - 1) - (QRNIC_ENG_MAX_MR - 1) / 4,
              "three contexts filling windows and regions get three "
