@@ -5,11 +5,13 @@
 #
 #   ${QRNIC_CACHE:-$HOME/.cache/qrnic}/kbuild/KVER/   Debian trixie with
 #       trixie-backports: linux-headers-KVER (and through it the kernel's
-#       own compiler), make, and sid's sparse (make C=1)
+#       own compiler), make, dkms, and sid's sparse (make C=1)
 #
 # kbuild-root.sh -r KVER CMD...: run CMD in that root as root, with the
 # project's directory mounted at the same path (a private mount namespace:
-# nothing stays mounted afterwards).
+# nothing stays mounted afterwards).  -t instead of -r: the same, but what
+# CMD changes in the root (packages it installs) goes to a scratch overlay,
+# dropped afterwards.
 #
 # The mirror comes from the host's apt configuration; made once, cached.
 set -euo pipefail
@@ -20,9 +22,12 @@ cache=${QRNIC_CACHE:-$HOME/.cache/qrnic}
 
 die() { echo "kbuild-root: $*" >&2; exit 1; }
 
-run=
-if [ "${1:-}" = -r ]; then run=1; shift; fi
-[ $# -ge 1 ] || die "usage: kbuild-root.sh [-r] KVER [CMD...]"
+run= scratch=
+case "${1:-}" in
+-r) run=1; shift ;;
+-t) run=1; scratch=1; shift ;;
+esac
+[ $# -ge 1 ] || die "usage: kbuild-root.sh [-r|-t] KVER [CMD...]"
 kver=$1; shift
 [ -n "$run" ] || [ $# -eq 0 ] || die "CMD needs -r"
 
@@ -32,7 +37,7 @@ case "$kver" in
 *+deb13-*) suite=trixie ;;
 *) die "no build root is known for $kver (only +deb13 kernels need one)" ;;
 esac
-pkgs=linux-headers-$kver,make,sparse,libc6-dev,kmod
+pkgs=linux-headers-$kver,make,sparse,libc6-dev,kmod,dkms
 root=$cache/kbuild/$kver
 key=$( { cat "$0"; echo "$suite $pkgs"; } | sha256sum | cut -c1-16)
 
@@ -77,11 +82,23 @@ if [ -z "$run" ]; then
 	echo "$root"
 	exit 0
 fi
-# The headers' build link as the host would have it, then the command.
-exec unshare --mount --propagation private /bin/sh -ec '
-	root=$1 top=$2; shift 2
+# The project at its own path, then the command; with -t over a scratch
+# overlay (a tmpfs on a directory of ours, removed afterwards).
+scratch_dir=
+if [ -n "$scratch" ]; then
+	scratch_dir=$(mktemp -d)
+	trap 'rmdir "$scratch_dir"' EXIT
+fi
+unshare --mount --propagation private /bin/sh -ec '
+	root=$1 top=$2 t=$3; shift 3
+	if [ -n "$t" ]; then
+		mount -t tmpfs tmpfs "$t"
+		mkdir "$t/upper" "$t/work" "$t/root"
+		mount -t overlay overlay -o "lowerdir=$root,upperdir=$t/upper,workdir=$t/work" "$t/root"
+		root=$t/root
+	fi
 	mkdir -p "$root$top"
 	mount --bind "$top" "$root$top"
 	for d in proc dev; do mount --rbind "/$d" "$root/$d"; done
 	exec chroot "$root" /usr/bin/env PATH=/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin "$@"
-' sh "$root" "$top" "$@"
+' sh "$root" "$top" "$scratch_dir" "$@"
