@@ -24,18 +24,35 @@ lint_build() {
 		return
 	fi
 	n=$(grep -cE 'warning:|error:' "$log")
-	if [ "$n" -eq 0 ] && grep -q 'CHECK' "$log"; then
-		pass "$what for $kver: builds with -Werror, sparse checked $(grep -c ' CHECK ' "$log") files, no warning"
+	if [ "$n" -eq 0 ] && grep -qE '^ *CHECK|sparse ' "$log"; then
+		pass "$what for $kver: builds with -Werror, sparse checked $(grep -cE '^ *CHECK |^ *sparse ' "$log") files, no warning"
 	else
 		fail "$what for $kver: $n sparse warning(s) (or sparse did not run)"
 		grep -E 'warning:|error:' "$log" | head -n 20 | sed 's/^/    /'
 	fi
 }
 
+# What Kbuild's probes (driver/Kbuild) must find in each kernel's headers:
+# a probe that stops matching (a header reworded) fails here, not in a
+# guest.
+declare -A features=(
+	[6.1]=""
+	[6.12]="QRNIC_CREATE_CQ_ATTRS QRNIC_HAS_FLUSH"
+	[7.3]="QRNIC_CREATE_CQ_ATTRS QRNIC_HAS_FLUSH QRNIC_REG_USER_MR_DMAH QRNIC_RESIZE_USER_CQ QRNIC_UMEM_GET_VA"
+)
+
 for series in 6.12 6.1 7.3; do
 	kver=$(vm-images/kver "$series")
 	lint_build qrnic.ko "$kver" "$out/driver-$kver.log" \
-		-C driver KVER="$kver" OUT="$top/$out/driver"
+		-C driver KVER="$kver" OUT="$top/$out/driver" V=1
+	found=$(grep -o -- '-DQRNIC_[A-Z_]*' "$out/driver-$kver.log" | sed 's/^-D//' |
+		sort -u | tr '\n' ' ')
+	want=$(printf '%s\n' ${features[$series]} | sed '/^$/d' | sort -u | tr '\n' ' ')
+	if [ "$found" = "$want" ]; then
+		pass "driver/Kbuild probes of $kver's headers: ${found:-none}"
+	else
+		fail "driver/Kbuild probes of $kver's headers: found '${found}', want '${want}'"
+	fi
 	lint_build "kernel test modules" "$kver" "$out/kmod-$kver.log" \
 		-C tests/kmod KVER="$kver" BLD="$top/$out/kmod/$kver"
 done
