@@ -1,9 +1,13 @@
 #!/bin/bash
-# Build libqrnic (the rdma-core provider for qrnic) inside the rdma-core 56.1
-# source tree, the version the guests run (Debian trixie).
+# provider/build.sh [VERSION]: build libqrnic (the rdma-core provider for
+# qrnic) inside an rdma-core source tree: by default 56.1, the version the
+# guests run (Debian trixie); another (65.0: Debian sid's) checks that the
+# one source builds there too.
 #
-# Outputs (repo-top build/provider/):
-#   libqrnic-rdmav34.so   the provider library
+# Outputs (repo-top build/provider/, for another VERSION
+# build/compat/provider-VERSION/):
+#   libqrnic-rdmavN.so    the provider library (N: the tree's private ABI,
+#                         read from its CMakeLists.txt)
 #   qrnic.driver          its libibverbs.d entry
 #
 # Slow, input-keyed state lives in ${QRNIC_CACHE:-$HOME/.cache/qrnic}:
@@ -14,9 +18,13 @@ set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 TOP=$(cd "$HERE/.." && pwd)
-OUT=$TOP/build/provider
 CACHE=${QRNIC_CACHE:-$HOME/.cache/qrnic}
-RDMA_VER=56.1
+RDMA_VER=${1:-56.1}
+# The Debian suite whose source package has that version.
+case "$RDMA_VER" in
+56.1) SUITE=trixie; OUT=$TOP/build/provider ;;
+*) SUITE=sid; OUT=$TOP/build/compat/provider-$RDMA_VER ;;
+esac
 SRCDIR=$CACHE/src/rdma-core-$RDMA_VER
 TREE=$CACHE/rdma-core/rdma-core-$RDMA_VER
 BLD=$TREE/build-qrnic
@@ -33,36 +41,17 @@ orig_tarball() {
 	return 0
 }
 
-# ---- 1. fetch the source package through a private apt configuration -----
+# ---- 1. fetch the source package (vm-images/apt-private) -------------------
 fetch_source() {
 	[ -n "$(orig_tarball)" ] && return 0
 
-	local apt=$SRCDIR/apt uri
-	mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial"
-	uri=$(awk '/^URIs:/ { print $2; exit }' /etc/apt/sources.list.d/debian.sources 2>/dev/null || true)
-	[ -n "$uri" ] || die "no URIs: line in /etc/apt/sources.list.d/debian.sources"
-	cat > "$apt/trixie.sources" <<SRC
-Types: deb-src
-URIs: $uri
-Suites: trixie
-Components: main
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-SRC
-	local opts=(-o "Dir::Etc::SourceList=$apt/trixie.sources"
-		    -o Dir::Etc::SourceParts=/dev/null
-		    -o "Dir::State::Lists=$apt/lists"
-		    -o "Dir::Cache=$apt/cache"
-		    -o Dir::State::Status=/dev/null
-		    -o APT::Sandbox::User=root)
-	log "fetching the trixie source index (private apt state in $apt)"
-	apt-get -q "${opts[@]}" update >"$apt/update.log" 2>&1 ||
-		{ cat "$apt/update.log" >&2; die "apt-get update failed"; }
-	log "downloading rdma-core $RDMA_VER source"
-	(cd "$SRCDIR" && apt-get -q "${opts[@]}" source --download-only \
-		rdma-core/trixie) >"$apt/source.log" 2>&1 || true
-	# The .dsc may be missing from the mirror: judge by the tarball, not
-	# by apt-get's exit code.
-	[ -n "$(orig_tarball)" ] || { cat "$apt/source.log" >&2; die "rdma-core $RDMA_VER orig tarball not downloaded"; }
+	mkdir -p "$SRCDIR"
+	log "downloading the rdma-core source of $SUITE"
+	(cd "$SRCDIR" && "$TOP/vm-images/apt-private" "$SUITE" source --download-only \
+		"rdma-core/$SUITE") >"$SRCDIR/source.log" 2>&1 || true
+	# The .dsc or the Debian tarball may be missing from the mirror: judge
+	# by the upstream tarball, not by apt-get's exit code.
+	[ -n "$(orig_tarball)" ] || { cat "$SRCDIR/source.log" >&2; die "rdma-core $RDMA_VER orig tarball not downloaded ($SUITE has another version?)"; }
 }
 
 # ---- 2. extract and graft the provider in ---------------------------------
@@ -140,19 +129,24 @@ configure() {
 	echo "${CMAKE_ARGS[*]}" >"$stamp"
 }
 
+# The tree's private provider ABI version (the library's suffix).
+pabi() {
+	sed -n 's/^set(IBVERBS_PABI_VERSION "\([0-9]*\)")$/\1/p' "$TREE/CMakeLists.txt"
+}
+
 build() {
 	# ninja decides itself whether anything is out of date.
-	local steps
-	steps=$(ninja -C "$BLD" -n qrnic-rdmav34 2>/dev/null | grep -c '^\[' || true)
-	[ "$steps" = 0 ] || log "building qrnic-rdmav34 ($steps steps)"
-	ninja -C "$BLD" qrnic-rdmav34 >"$BLD/ninja.log" 2>&1 ||
+	local steps target=qrnic-rdmav$PABI
+	steps=$(ninja -C "$BLD" -n "$target" 2>/dev/null | grep -c '^\[' || true)
+	[ "$steps" = 0 ] || log "building $target ($steps steps)"
+	ninja -C "$BLD" "$target" >"$BLD/ninja.log" 2>&1 ||
 		{ cat "$BLD/ninja.log" >&2; die "ninja failed"; }
 	grep -E 'warning' "$BLD/ninja.log" >&2 || true
 }
 
 install_out() {
 	mkdir -p "$OUT"
-	sync_file "$BLD/lib/libqrnic-rdmav34.so" "$OUT/libqrnic-rdmav34.so"
+	sync_file "$BLD/lib/libqrnic-rdmav$PABI.so" "$OUT/libqrnic-rdmav$PABI.so"
 	local drv
 	drv=$(mktemp)
 	chmod 644 "$drv"
@@ -163,6 +157,8 @@ install_out() {
 
 fetch_source
 extract_tree
+PABI=$(pabi)
+[ -n "$PABI" ] || die "no IBVERBS_PABI_VERSION in $TREE/CMakeLists.txt"
 graft
 configure
 build

@@ -21,6 +21,7 @@
 
 #include <util/util.h>
 
+#include "compat.h"
 #include "qrnic.h"
 #include "qrnic_abi.h"
 
@@ -646,8 +647,9 @@ struct ibv_cq_ex *qrnic_create_cq_ex(struct ibv_context *ibctx,
 	cmd.buf_addr = (uintptr_t)cq->buf;
 	cmd.buf_size = cq->buf_size;
 	cmd.log_depth = cq->log_depth;
-	ret = ibv_cmd_create_cq_ex(ibctx, attr, &cq->vcq, &cmd.ibv_cmd,
-				   sizeof(cmd), &resp.ibv_resp, sizeof(resp), 0);
+	ret = qrnic_cmd_create_cq_ex(ibctx, attr, &cq->vcq, &cmd.ibv_cmd,
+				     sizeof(cmd), &resp.ibv_resp, sizeof(resp),
+				     0);
 	if (ret)
 		goto err;
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 
+#include "compat.h"
 #include "qrnic.h"
 #include "qrnic_abi.h"
 
@@ -70,8 +71,8 @@ static struct verbs_context *qrnic_alloc_context(struct ibv_device *ibdev,
 	if (!ctx)
 		return NULL;
 
-	if (ibv_cmd_get_context(&ctx->ibv_ctx, &cmd.ibv_cmd, sizeof(cmd),
-				&resp.ibv_resp, sizeof(resp))) {
+	if (qrnic_cmd_get_context(&ctx->ibv_ctx, &cmd.ibv_cmd, sizeof(cmd),
+				  &resp.ibv_resp, sizeof(resp))) {
 		err = errno;
 		goto err_uninit;
 	}

@@ -5,7 +5,7 @@
 #   build/driver/KVER/qrnic.ko          -> /lib/modules/KVER/updates/qrnic.ko
 #   build/kmod/KVER/qrnic_kverbs_test.ko -> the same (tests/kmod: kernel verbs test)
 #   build/kmod/KVER/qrnic_kcm_test.ko    -> the same (tests/kmod: rdma_cm consumer test)
-#   build/provider/libqrnic-rdmav34.so  -> /usr/lib/x86_64-linux-gnu/libibverbs/
+#   build/provider/libqrnic-rdmavN.so   -> /usr/lib/x86_64-linux-gnu/libibverbs/
 #   build/provider/qrnic.driver         -> /etc/libibverbs.d/
 #   build/tools/rc-check                -> /usr/local/bin/ (tests/tools: RC checks)
 #   build/tools/qrnic-isolation         -> the same (tests/tools: isolation checks)
@@ -22,19 +22,20 @@ die() { echo "pack-overlay: $*" >&2; exit 1; }
 
 [ $# -eq 1 ] || die "usage: pack-overlay.sh KVER (6.12.95+deb12-amd64, 6.1.0-N-amd64, 6.12 or 6.1)"
 kver=$1
-case "$kver" in 6.12|6.1) kver=$("$here/kver" "$kver") ;; esac
+case "$kver" in 7.3|6.12|6.1) kver=$("$here/kver" "$kver") ;; esac
 [ -n "$kver" ] || die "cannot determine the kernel ABI for '$1'"
 
 img=$top/build/image/$kver
 ko=$top/build/driver/$kver/qrnic.ko
-lib=$top/build/provider/libqrnic-rdmav34.so
+# The provider library; N is the rdma-core tree's private ABI version.
+lib=$(ls "$top"/build/provider/libqrnic-rdmav*.so 2>/dev/null | head -n 1 || true)
 drv=$top/build/provider/qrnic.driver
 tools=(rc-check qrnic-isolation)
 
 [ -f "$img/base.cpio.zst" ] && [ -d "$img/modules/lib/modules/$kver" ] ||
 	die "$img/base.cpio.zst is missing: run vm-images/build-image.sh $kver (or make)"
 [ -f "$ko" ] || die "$ko is missing: build the driver first (make -C driver KVER=$kver, or make)"
-[ -f "$lib" ] || die "$lib is missing: build the provider first (provider/build.sh, or make)"
+[ -f "$lib" ] || die "build/provider/libqrnic-rdmav*.so is missing: build the provider first (provider/build.sh, or make)"
 [ -f "$drv" ] || die "$drv is missing: build the provider first (provider/build.sh, or make)"
 # Without the test tools the image still boots; RC scenarios then fail.
 for t in "${tools[@]}"; do
@@ -105,7 +106,7 @@ cp "$mods"/updates/*.ko "$omods/updates/"
 cp "$mods"/modules.* "$omods/"
 (cd "$mods" && find . -name '*.ko' -newer "$img/modules/lib/modules/$kver/modules.dep" \
 	! -path './updates/*' -exec cp --parents {} "$omods/" \;)
-install -m 0755 "$lib" "$ovl/usr/lib/x86_64-linux-gnu/libibverbs/libqrnic-rdmav34.so"
+install -m 0755 "$lib" "$ovl/usr/lib/x86_64-linux-gnu/libibverbs/$(basename "$lib")"
 install -m 0644 "$drv" "$ovl/etc/libibverbs.d/qrnic.driver"
 for t in "${tools[@]}"; do
 	if [ -x "$top/build/tools/$t" ]; then

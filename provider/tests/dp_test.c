@@ -3986,6 +3986,9 @@ static struct {
 
 int fake_cmd_create_cq_ex(struct ibv_context *context,
 			  const struct ibv_cq_init_attr_ex *cq_attr,
+#ifdef QRNIC_CREATE_CQ_PROV_ATTR
+			  struct verbs_create_cq_prov_attr *prov_attr,
+#endif
 			  struct verbs_cq *cq, struct ibv_create_cq_ex *cmd,
 			  size_t cmd_size,
 			  struct ib_uverbs_ex_create_cq_resp *resp,
