@@ -306,7 +306,8 @@ const char *qrnic_engine_check(const struct qrnic_engine *e)
     }
     for (i = 0; i < QRNIC_FAULT_NDIR; i++) {
         if (e->fault.held[i] &&
-            (!e->fault.held_len[i] || e->timer_armed > e->fault.held_until[i])) {
+            (!e->fault.held_len[i] ||
+             e->timer_armed > e->fault.held_until[i])) {
             return "a frame held for reordering with no timer to release it";
         }
     }

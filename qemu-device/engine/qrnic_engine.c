@@ -252,7 +252,7 @@ void qrnic_qmem_read(const struct qrnic_engine *e, uint64_t off, void *buf,
     memcpy(buf, e->qmem + off, len);
 }
 
-/* ---- entry points ----------------------------------------------------------- */
+/* ---- entry points -------------------------------------------------------- */
 
 /*
  * Every entry point runs its operation only when the engine is idle

@@ -22,7 +22,7 @@
 
 #define WQE(field) (w + offsetof(struct qrnic_sq_wqe, field))
 
-/* ---- requester ------------------------------------------------------------ */
+/* ---- requester ----------------------------------------------------------- */
 
 uint8_t qrnic_flush_wqe(const uint8_t *w, struct qrnic_wqe *q,
                         uint8_t *status)
@@ -78,7 +78,7 @@ size_t qrnic_flush_request(struct qrnic_engine *e, struct qrnic_qp *qp,
     return pos + 8;
 }
 
-/* ---- responder ------------------------------------------------------------ */
+/* ---- responder ----------------------------------------------------------- */
 
 /* FLUSH: rights, bounds and a reply slot; nothing to write back. */
 static bool do_flush(struct qrnic_engine *e, struct qrnic_qp *qp,

@@ -36,9 +36,10 @@ static struct qrnic_mcast_group *find_group(struct qrnic_engine *e,
 /* Index of qpn in the group, or nqp if it is not attached. */
 static uint32_t member(const struct qrnic_mcast_group *g, uint32_t qpn)
 {
-    uint32_t i;
+    uint32_t i = 0;
 
-    for (i = 0; i < g->nqp && g->qpn[i] != qpn; i++) {
+    while (i < g->nqp && g->qpn[i] != qpn) {
+        i++;
     }
     return i;
 }
@@ -51,7 +52,7 @@ static void leave(struct qrnic_mcast_group *g, uint32_t i)
 static uint8_t attach(struct qrnic_engine *e, uint32_t qpn, const uint8_t *gid)
 {
     struct qrnic_mcast_group *g = find_group(e, gid);
-    uint32_t i;
+    uint32_t i = 0;
 
     if (g) {
         if (member(g, qpn) < g->nqp) {
@@ -63,7 +64,8 @@ static uint8_t attach(struct qrnic_engine *e, uint32_t qpn, const uint8_t *gid)
         g->qpn[g->nqp++] = qpn;
         return QRNIC_ST_OK;
     }
-    for (i = 0; i < QRNIC_MAX_MCAST_GROUPS && e->mcast[i].nqp; i++) {
+    while (i < QRNIC_MAX_MCAST_GROUPS && e->mcast[i].nqp) {
+        i++;
     }
     if (i == QRNIC_MAX_MCAST_GROUPS) {
         return QRNIC_ST_NO_RESOURCES;
@@ -93,7 +95,11 @@ uint8_t qrnic_cmd_mcast(struct qrnic_engine *e, const uint8_t *cmd,
         return attach(e, qp->qpn, gid);
     }
     g = find_group(e, gid);
-    if (!g || (i = member(g, qp->qpn)) == g->nqp) {
+    if (!g) {
+        return QRNIC_ST_BAD_PARAM;      /* not attached */
+    }
+    i = member(g, qp->qpn);
+    if (i == g->nqp) {
         return QRNIC_ST_BAD_PARAM;      /* not attached */
     }
     leave(g, i);
@@ -107,7 +113,11 @@ void qrnic_mcast_detach_qp(struct qrnic_engine *e, uint32_t qpn)
     for (i = 0; i < QRNIC_MAX_MCAST_GROUPS; i++) {
         struct qrnic_mcast_group *g = &e->mcast[i];
 
-        if (g->nqp && (k = member(g, qpn)) < g->nqp) {
+        if (!g->nqp) {
+            continue;
+        }
+        k = member(g, qpn);
+        if (k < g->nqp) {
             leave(g, k);
         }
     }

@@ -285,16 +285,16 @@ struct qrnic_wqe {
     struct qrnic_sgl sgl;
     uint32_t inline_len;
     uint8_t inline_data[QRNIC_MAX_INLINE];
-    uint8_t args[QRNIC_WQE_ARGS];   /* BIND_MW, REG_MR: the header's last
-                                     * 40 bytes (their own layouts) */
+    /* BIND_MW, REG_MR: the header's last 40 bytes (their own layouts) */
+    uint8_t args[QRNIC_WQE_ARGS];
 };
 
 /* Responder: a READ or atomic request kept for replies and duplicates. */
 struct qrnic_rd_res {
     bool valid;
     bool atomic;
-    bool empty;                 /* FLUSH, ATOMIC WRITE: an empty READ
-                                 * RESPONSE ONLY answers it */
+    /* FLUSH, ATOMIC WRITE: an empty READ RESPONSE ONLY answers it */
+    bool empty;
     bool pending;               /* reply (still) to be sent */
     uint32_t psn;               /* request PSN */
     uint32_t npkts;
@@ -389,8 +389,11 @@ struct qrnic_qp {
     bool rnr_wait;
     uint64_t rto_deadline;      /* 0: no retransmission timer */
     uint64_t probe_deadline;    /* 0: no tail loss probe pending */
-    uint8_t probe_stage;        /* since progress: 1 last packet resent,
-                                   2.. all unacknowledged ones (again) */
+    /*
+     * since progress: 1 last packet resent, 2.. all unacknowledged ones
+     * (again)
+     */
+    uint8_t probe_stage;
     bool probe_next;            /* was starved: the next expiry probes */
     uint64_t rnr_deadline;      /* 0: not waiting */
     struct qrnic_swqe *swq;     /* one per SQ slot */
@@ -461,7 +464,7 @@ void qrnic_qp_sq_read(const struct qrnic_engine *e, const struct qrnic_qp *qp,
 uint64_t qrnic_qp_rqe_wr_id(const struct qrnic_engine *e,
                             const struct qrnic_qp *qp, uint16_t idx);
 
-/* ---- queue memory ---------------------------------------------------------- */
+/* ---- queue memory -------------------------------------------------------- */
 
 /* Pages a ring of 1 << log_depth WQEs of 1 << log_stride bytes occupies. */
 uint32_t qrnic_qmem_pages(uint8_t log_depth, uint8_t log_stride);
@@ -624,7 +627,7 @@ bool qrnic_resp_flush_aw(struct qrnic_engine *e, struct qrnic_qp *qp,
 void qrnic_flush_reply(struct qrnic_engine *e, struct qrnic_qp *qp,
                        struct qrnic_rd_res *r);
 
-/* ---- UD and GSI: datagrams, no transport state ---------------------------- */
+/* ---- UD and GSI: datagrams, no transport state --------------------------- */
 
 static inline bool qrnic_qp_is_ud(const struct qrnic_qp *qp)
 {
@@ -642,7 +645,7 @@ uint32_t qrnic_ud_mtu(const struct qrnic_engine *e);
 /* Is the GID a valid entry of our GID table? */
 bool qrnic_gid_is_local(const struct qrnic_engine *e, const uint8_t *gid);
 
-/* ---- UD multicast ---------------------------------------------------------- */
+/* ---- UD multicast -------------------------------------------------------- */
 
 bool qrnic_gid_is_mcast(const uint8_t *gid);
 uint8_t qrnic_cmd_mcast(struct qrnic_engine *e, const uint8_t *cmd,

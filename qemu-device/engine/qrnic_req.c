@@ -109,9 +109,9 @@ static void disarm_timers(struct qrnic_engine *e, struct qrnic_qp *qp)
  * doubling each time.  None spends the retry counter (like adaptive
  * retransmission on real NICs): with 10% drop at each end, each way, a
  * resent READ request and the first answer to it both arrive only about
- * 6 times in 10, too few for one try per retransmission timeout.  READ/atomic requests in
- * flight go straight to the full resend.  The timer runs on until the
- * retransmission timer, for the starvation check.
+ * 6 times in 10, too few for one try per retransmission timeout.
+ * READ/atomic requests in flight go straight to the full resend.  The
+ * timer runs on until the retransmission timer, for the starvation check.
  */
 static void probe_expired(struct qrnic_engine *e, struct qrnic_qp *qp,
                           uint64_t now)

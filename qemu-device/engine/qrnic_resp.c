@@ -113,10 +113,13 @@ static bool do_send(struct qrnic_engine *e, struct qrnic_qp *qp,
             qp->recv_off = 0;
         } else if (rnr(e, qp, rx)) {
             return false;
-        } else if ((verr = qrnic_recv_take(e, qp))) {
-            recv_error(e, qp, rx, QRNIC_WC_LOC_LEN_ERR, verr,
-                       QRNIC_NAK_REM_OP);
-            return false;
+        } else {
+            verr = qrnic_recv_take(e, qp);
+            if (verr) {
+                recv_error(e, qp, rx, QRNIC_WC_LOC_LEN_ERR, verr,
+                           QRNIC_NAK_REM_OP);
+                return false;
+            }
         }
     }
     /* No message is longer than 2 GiB, so the offset cannot wrap. */
