@@ -1,14 +1,24 @@
 #!/bin/bash
-# Build QEMU 10.0 (Debian's bookworm-backports source) with the qrnic device
-# grafted in as hw/net/qrnic/.  Result: build/qemu -> the QEMU build tree, so
+# qemu-device/build.sh [VERSION]: build QEMU with the qrnic device grafted in
+# as hw/net/qrnic/.
+#
+# VERSION 10.0 (the default) is Debian's bookworm-backports source, the QEMU
+# the project runs.  Result: build/qemu -> the QEMU build tree, so
 # build/qemu/qemu-system-x86_64 runs and finds its firmware in
 # build/qemu/pc-bios/ (no -L needed).
 #
+# VERSION 10.2 is Debian sid's source (qemu 1:10.2.2+ds-1, downloaded with
+# vm-images/apt-private), built only to show that the one device source
+# builds and works there too (qrnic_compat.h holds the differences).
+# Result: build/compat/qemu-10.2 -> its build tree, with
+# qemu-system-x86_64 and the same firmware links.
+#
 # Idempotent: the extracted, configured tree is cached in
-# ${QRNIC_CACHE:-$HOME/.cache/qrnic}/qemu-<hash>/, keyed by the tarball name,
-# the graft logic and the configure flags.  Every run copies the device
-# sources into the tree where their content changed, then runs ninja, so an
-# edit rebuilds one object and an unchanged tree does nothing.
+# ${QRNIC_CACHE:-$HOME/.cache/qrnic}/qemu-<hash>/ (10.2: qemu-10.2-<hash>/,
+# under its own lock), keyed by the tarball name, the graft logic and the
+# configure flags.  Every run copies the device sources into the tree where
+# their content changed, then runs ninja, so an edit rebuilds one object and
+# an unchanged tree does nothing.
 #
 # QRNIC_QEMU_FLAVOUR=fuzz builds QEMU's libFuzzer harness qemu-fuzz-x86_64
 # instead (clang 14, --enable-fuzzing, ASan, UBSan; the same graft and device
@@ -16,7 +26,7 @@
 # way, under its own lock, and points build/fuzz-qemu/qemu at it.  That
 # flavour also applies tests/fuzz/qemu-*.patch (patches to QEMU's fuzz
 # harness) to pristine copies of the files they touch on every run.  Used by
-# tests/fuzz/qemu-generic-fuzz.sh (`make fuzz-qemu`).
+# tests/fuzz/qemu-generic-fuzz.sh (`make fuzz-qemu`); QEMU 10.0 only.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -43,6 +53,21 @@ FUZZ_CONFIGURE_FLAGS=(
 
 flavour=${QRNIC_QEMU_FLAVOUR:-system}
 
+# The QEMU version: where its source comes from.
+version=${1:-10.0}
+case $version in
+10.0)
+	suite=bookworm-backports
+	package=qemu/bookworm-backports
+	;;
+10.2)
+	suite=sid
+	package=qemu=1:10.2.2+ds-1
+	;;
+*)	die "QEMU version must be 10.0 or 10.2, not '$version'" ;;
+esac
+[ $# -le 1 ] || die "usage: qemu-device/build.sh [10.0|10.2]"
+
 # ---- host tools -------------------------------------------------------------
 check_host() {
 	local v
@@ -64,7 +89,7 @@ check_host() {
 # ---- source -----------------------------------------------------------------
 find_tarball() {
 	local f
-	for f in "$dl"/qemu_10.0.*.orig.tar.*; do
+	for f in "$dl"/qemu_"$version".*.orig.tar.*; do
 		[ -f "$f" ] && { echo "$f"; return 0; }
 	done
 	return 1
@@ -77,12 +102,25 @@ fetch_source() {
 	exec 8>"$dl/fetch.lock"
 	flock 8
 	if ! tarball=$(find_tarball); then
-		say "downloading the QEMU 10.0 source (apt-get source qemu/bookworm-backports)"
-		# The .dsc 404s and apt exits non-zero; only the tarball matters.
-		(cd "$dl" && apt-get source --download-only qemu/bookworm-backports) \
-			>"$dl/apt-source.log" 2>&1 || true
+		if [ "$version" = 10.0 ]; then
+			say "downloading the QEMU 10.0 source (apt-get source qemu/bookworm-backports)"
+			# The .dsc 404s and apt exits non-zero; only the tarball matters.
+			(cd "$dl" && apt-get source --download-only qemu/bookworm-backports) \
+				>"$dl/apt-source.log" 2>&1 || true
+		else
+			say "downloading the QEMU $version source ($package from $suite)"
+			# In an empty directory, through a private apt configuration
+			# naming only that suite; only the upstream tarball is kept.
+			rm -rf "$dl/$suite.tmp"
+			mkdir -p "$dl/$suite.tmp"
+			(cd "$dl/$suite.tmp" &&
+				"$top/vm-images/apt-private" "$suite" source --download-only "$package") \
+				>"$dl/apt-source-$version.log" 2>&1 || true
+			mv "$dl/$suite.tmp"/qemu_"$version".*.orig.tar.* "$dl"/ 2>/dev/null || true
+			rm -rf "$dl/$suite.tmp"
+		fi
 		tarball=$(find_tarball) ||
-			die "no qemu_10.0.*.orig.tar.* in $dl (see $dl/apt-source.log)"
+			die "no qemu_$version.*.orig.tar.* in $dl (see $dl/apt-source*.log)"
 	fi
 	exec 8>&-
 }
@@ -107,6 +145,20 @@ graft() {
 		 i386-secure-code i386-vars x86_64-code x86_64-secure-code \
 		 loongarch64-code loongarch64-vars; do
 		[ -e "$s/pc-bios/edk2-$f.fd.bz2" ] || : > "$s/pc-bios/edk2-$f.fd.bz2"
+	done
+}
+
+# QEMU 10.2's pc-bios/dtb/meson.build installs the prebuilt .dtb files,
+# which the +ds tarball strips, whenever dtc is not found, even with
+# --disable-install-blobs, and configure fails ("File bamboo.dtb does not
+# exist").  They are for PowerPC and MicroBlaze boards only; empty
+# placeholders, like the EDK2 archives above, satisfy configure (nothing
+# is installed).  In the cache key only for the versions that run it.
+graft_dtb() {
+	local s=$1 f
+	for f in "$s"/pc-bios/dtb/*.dts; do
+		[ -f "$f" ] || continue
+		[ -e "${f%.dts}.dtb" ] || : > "${f%.dts}.dtb"
 	done
 }
 
@@ -215,13 +267,21 @@ link_firmware() {
 }
 
 # ---- main ---------------------------------------------------------------------
+# Graft steps beyond graft(), by version (10.0's key stays what it was).
+extra_graft=
 case $flavour in
 system)
 	flags=("${CONFIGURE_FLAGS[@]}")
 	name=qemu target=qemu-system-x86_64 link=$top/build/qemu
 	what=QEMU took="5-10 min"
+	if [ "$version" != 10.0 ]; then
+		name=qemu-$version link=$top/build/compat/qemu-$version
+		what="QEMU $version"
+		extra_graft=graft_dtb
+	fi
 	;;
 fuzz)
+	[ "$version" = 10.0 ] || die "the fuzz flavour builds QEMU 10.0 only"
 	flags=("${CONFIGURE_FLAGS[@]}" "${FUZZ_CONFIGURE_FLAGS[@]}")
 	name=qemu-fuzz target=qemu-fuzz-x86_64 link=$top/build/fuzz-qemu/qemu
 	what="QEMU's fuzzer $target" took="5-7 min"
@@ -236,7 +296,8 @@ exec 9>"$cache/$name-build.lock"
 flock -n 9 || { say "waiting for another build.sh run"; flock 9; }
 fetch_source
 
-key=$( { echo "${tarball##*/}"; declare -f graft; echo "${flags[*]}"; } |
+key=$( { echo "${tarball##*/}"; declare -f graft; echo "${flags[*]}"
+	  [ -z "$extra_graft" ] || declare -f "$extra_graft"; } |
 	sha256sum | cut -c1-16)
 root=$cache/$name-$key
 src=$root/src
@@ -251,6 +312,7 @@ if [ ! -f "$root/.extracted" ]; then
 fi
 
 graft "$src"
+[ -z "$extra_graft" ] || "$extra_graft" "$src"
 sync_sources
 [ "$flavour" = system ] || apply_patches
 

@@ -206,7 +206,7 @@ static const VMStateDescription qrnic_vmstate = {
     .unmigratable = 1,
 };
 
-static void qrnic_class_init(ObjectClass *klass, void *data)
+static void qrnic_class_init(ObjectClass *klass, QrnicClassData *data)
 {
     DeviceClass *dc = DEVICE_CLASS(klass);
     PCIDeviceClass *k = PCI_DEVICE_CLASS(klass);

@@ -11,6 +11,7 @@
 #include "qemu/timer.h"
 #include "qom/object.h"
 #include "engine/qrnic_engine.h"
+#include "qrnic_compat.h"
 
 #define TYPE_QRNIC "qrnic"
 OBJECT_DECLARE_SIMPLE_TYPE(QrnicState, QRNIC)

@@ -20,7 +20,10 @@ include/qrnic_hw.h at run time.  MSI-X vectors point at guest RAM, so an
 interrupt shows up as a memory write the test can read.
 
 Prints one "ok - qemu: NAME" / "not ok - qemu: NAME" line per check and
-exits non-zero on any failure.  QRNIC_QEMU overrides the QEMU binary.
+exits non-zero on any failure.  Another QEMU binary (another QEMU version
+built by qemu-device/build.sh VERSION, e.g.
+build/compat/qemu-10.2/qemu-system-x86_64) is given as the argument or in
+QRNIC_QEMU; the first line, a comment, names the binary and its version.
 """
 import os
 import re
@@ -34,8 +37,9 @@ import time
 import types
 
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..'))
-QEMU = os.environ.get('QRNIC_QEMU') or os.path.join(
-    TOP, 'build', 'qemu', 'qemu-system-x86_64')
+QEMU = (sys.argv[1] if len(sys.argv) > 1 else None) or \
+    os.environ.get('QRNIC_QEMU') or \
+    os.path.join(TOP, 'build', 'qemu', 'qemu-system-x86_64')
 HW_H = os.path.join(TOP, 'include', 'qrnic_hw.h')
 
 
@@ -493,6 +497,9 @@ def main():
     if not os.access(QEMU, os.X_OK):
         print('not ok - qemu: %s missing (run qemu-device/build.sh)' % QEMU)
         return 1
+    ver = subprocess.run([QEMU, '-version'], capture_output=True, text=True,
+                         timeout=60).stdout.splitlines()
+    print('# %s: %s' % (QEMU, ver[0] if ver else 'no version'), flush=True)
     bad_property('db-pages=1', ['db-pages', '2..1024'])
     bad_property('db-pages=1025', ['db-pages', '2..1024'])
     bad_property('qmem-size=3M', ['qmem-size', 'power of two'])
