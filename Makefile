@@ -48,7 +48,7 @@ $(B)/kmod/%/qrnic_kverbs_test.ko $(B)/kmod/%/qrnic_kcm_test.ko: $(wildcard tests
 	@$(MAKE) --no-print-directory -C tests/kmod KVER=$*
 
 $(PROVIDER): $(PROVIDER_SRC) $(HW_HEADERS)
-	@echo "== libqrnic in the rdma-core 56.1 tree"
+	@echo "== libqrnic in the guests' rdma-core tree (provider/build.sh)"
 	@provider/build.sh
 	@touch $@
 

@@ -19,7 +19,12 @@ set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 TOP=$(cd "$HERE/.." && pwd)
 CACHE=${QRNIC_CACHE:-$HOME/.cache/qrnic}
+
+log() { echo "provider: $*"; }
+die() { echo "provider: error: $*" >&2; exit 1; }
+
 RDMA_VER=${1:-56.1}
+[[ $RDMA_VER =~ ^[0-9]+\.[0-9]+$ ]] || die "usage: provider/build.sh [VERSION] (e.g. 65.0)"
 # The Debian suite whose source package has that version.
 case "$RDMA_VER" in
 56.1) SUITE=trixie; OUT=$TOP/build/provider ;;
@@ -28,9 +33,6 @@ esac
 SRCDIR=$CACHE/src/rdma-core-$RDMA_VER
 TREE=$CACHE/rdma-core/rdma-core-$RDMA_VER
 BLD=$TREE/build-qrnic
-
-log() { echo "provider: $*"; }
-die() { echo "provider: error: $*" >&2; exit 1; }
 
 # The upstream tarball in the source package, empty when not downloaded.
 orig_tarball() {
@@ -129,9 +131,10 @@ configure() {
 	echo "${CMAKE_ARGS[*]}" >"$stamp"
 }
 
-# The tree's private provider ABI version (the library's suffix).
-pabi() {
-	sed -n 's/^set(IBVERBS_PABI_VERSION "\([0-9]*\)")$/\1/p' "$TREE/CMakeLists.txt"
+# A version the tree's CMakeLists.txt sets: PACKAGE_VERSION, or
+# IBVERBS_PABI_VERSION (the private provider ABI, the library's suffix).
+tree_version() {
+	sed -n "s/^set($1 \"\([0-9.]*\)\")\$/\1/p" "$TREE/CMakeLists.txt"
 }
 
 build() {
@@ -145,9 +148,13 @@ build() {
 }
 
 install_out() {
+	local f drv lib=libqrnic-rdmav$PABI.so
 	mkdir -p "$OUT"
-	sync_file "$BLD/lib/libqrnic-rdmav$PABI.so" "$OUT/libqrnic-rdmav$PABI.so"
-	local drv
+	sync_file "$BLD/lib/$lib" "$OUT/$lib"
+	# One library only: one built with an older tree's ABI must not be packed.
+	for f in "$OUT"/libqrnic-rdmav*.so; do
+		[ "$f" = "$OUT/$lib" ] || rm -f "$f"
+	done
 	drv=$(mktemp)
 	chmod 644 "$drv"
 	echo "driver qrnic" >"$drv"
@@ -157,7 +164,9 @@ install_out() {
 
 fetch_source
 extract_tree
-PABI=$(pabi)
+[ "$(tree_version PACKAGE_VERSION)" = "$RDMA_VER" ] ||
+	die "$TREE/CMakeLists.txt sets PACKAGE_VERSION '$(tree_version PACKAGE_VERSION)', not $RDMA_VER"
+PABI=$(tree_version IBVERBS_PABI_VERSION)
 [ -n "$PABI" ] || die "no IBVERBS_PABI_VERSION in $TREE/CMakeLists.txt"
 graft
 configure

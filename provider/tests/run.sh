@@ -7,6 +7,7 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 TOP=$(cd "$HERE/../.." && pwd)
 CACHE=${QRNIC_CACHE:-$HOME/.cache/qrnic}
 RDMA_VER=${1:-56.1}
+[[ $RDMA_VER =~ ^[0-9]+\.[0-9]+$ ]] || { echo "usage: provider/tests/run.sh [VERSION]" >&2; exit 2; }
 BLD=$CACHE/rdma-core/rdma-core-$RDMA_VER/build-qrnic
 OUT=$TOP/build/provider-test/$RDMA_VER
 [ -f "$BLD/lib/libibverbs.so" ] || { echo "run provider/build.sh $RDMA_VER first" >&2; exit 1; }
