@@ -33,6 +33,7 @@ artifacts: $(QEMU) unit $(foreach k,$(KVERS),$(B)/image/$(k)/initrd.img)
 $(QEMU): $(DEVICE_SRC) $(HW_HEADERS)
 	@echo "== QEMU 10.0 with the qrnic device"
 	@qemu-device/build.sh
+	@touch $@
 
 unit:
 	@$(MAKE) --no-print-directory -C tests/unit
@@ -74,11 +75,15 @@ vm: all
 	tests/vm/run-vms -i qrnic
 
 # What the other stacks need for make test (cached after the first run):
-# the provider in rdma-core 65.0 (Debian sid's) beside the guests' 56.1.
+# the provider in rdma-core 65.0 (Debian sid's) beside the guests' 56.1,
+# the device in QEMU 10.2 (sid's) beside the project's 10.0.
 COMPAT_RDMA_CORE := 65.0
+COMPAT_QEMU := 10.2
 compat:
 	@echo "== libqrnic in the rdma-core $(COMPAT_RDMA_CORE) tree"
 	@provider/build.sh $(COMPAT_RDMA_CORE)
+	@echo "== QEMU $(COMPAT_QEMU) with the qrnic device"
+	@qemu-device/build.sh $(COMPAT_QEMU)
 
 test: all compat
 	@tests/run-tests

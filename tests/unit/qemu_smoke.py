@@ -19,11 +19,12 @@ Register offsets, opcodes and other constants are read from
 include/qrnic_hw.h at run time.  MSI-X vectors point at guest RAM, so an
 interrupt shows up as a memory write the test can read.
 
-Prints one "ok - qemu: NAME" / "not ok - qemu: NAME" line per check and
-exits non-zero on any failure.  Another QEMU binary (another QEMU version
-built by qemu-device/build.sh VERSION, e.g.
-build/compat/qemu-10.2/qemu-system-x86_64) is given as the argument or in
-QRNIC_QEMU; the first line, a comment, names the binary and its version.
+Prints one "ok - qemu X.Y.Z: NAME" / "not ok - qemu X.Y.Z: NAME" line per
+check (X.Y.Z: the binary's version) and exits non-zero on any failure.
+Another QEMU binary (another QEMU version built by qemu-device/build.sh
+VERSION, e.g. build/compat/qemu-10.2/qemu-system-x86_64) is given as the
+argument or in QRNIC_QEMU; the first line, a comment, names the binary and
+its version.
 """
 import os
 import re
@@ -100,11 +101,13 @@ TXR, RXR, TXBUF, RXBUF = 0x104000, 0x105000, 0x110000, 0x120000
 MSI = 0x300000          # vector n writes 0xa0 + n at MSI + 4n
 
 failures = 0
+LABEL = 'qemu'          # 'qemu 10.2.2' once the binary said its version
 
 
 def check(cond, name):
     global failures
-    print('%s - qemu: %s' % ('ok' if cond else 'not ok', name), flush=True)
+    print('%s - %s: %s' % ('ok' if cond else 'not ok', LABEL, name),
+          flush=True)
     if not cond:
         failures += 1
 
@@ -500,6 +503,10 @@ def main():
     ver = subprocess.run([QEMU, '-version'], capture_output=True, text=True,
                          timeout=60).stdout.splitlines()
     print('# %s: %s' % (QEMU, ver[0] if ver else 'no version'), flush=True)
+    m = re.search(r'version (\d+\.\d+\.\d+)', ver[0] if ver else '')
+    global LABEL
+    if m:
+        LABEL = 'qemu ' + m.group(1)
     bad_property('db-pages=1', ['db-pages', '2..1024'])
     bad_property('db-pages=1025', ['db-pages', '2..1024'])
     bad_property('qmem-size=3M', ['qmem-size', 'power of two'])
