@@ -76,12 +76,16 @@ vm: all
 
 # What the other stacks need for make test (cached after the first run):
 # the provider in rdma-core 65.0 (Debian sid's) beside the guests' 56.1,
-# the device in QEMU 10.2 (sid's) beside the project's 10.0.
+# with that rdma-core's user space packed for a guest, and the device in
+# QEMU 10.2 (sid's) beside the project's 10.0.  tests/run-tests reads
+# these two versions from here.
 COMPAT_RDMA_CORE := 65.0
 COMPAT_QEMU := 10.2
 compat:
 	@echo "== libqrnic in the rdma-core $(COMPAT_RDMA_CORE) tree"
 	@provider/build.sh $(COMPAT_RDMA_CORE)
+	@echo "== rdma-core $(COMPAT_RDMA_CORE)'s user space for a guest"
+	@vm-images/pack-rdma-core.sh $(COMPAT_RDMA_CORE)
 	@echo "== QEMU $(COMPAT_QEMU) with the qrnic device"
 	@qemu-device/build.sh $(COMPAT_QEMU)
 

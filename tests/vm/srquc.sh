@@ -5,7 +5,7 @@
 # ib_write_bw over UC, ib_send_bw --use-srq over RC, UC and UD.  Both sides
 # exit 0; pingpongs print exactly size x iters x 2 bytes, perftest's client
 # its result row.  On qrnic the device's SRQ count is back afterwards.
-#   srquc.sh   (no options)
+#   srquc.sh [PART...]   default: all of   srq uc perftest
 . "$(dirname "$0")/lib.sh"
 
 [ "$QRNIC_NGUESTS" -ge 2 ] || { fail "srquc needs two guests"; finish; }
@@ -48,19 +48,32 @@ bw() {
 	fi
 }
 
+parts=" ${*:-srq uc perftest} "
+for part in $parts; do
+	case "$part" in srq|uc|perftest) ;; *) fail "unknown srquc part '$part'"; finish ;; esac
+done
+part() { case "$parts" in *" $1 "*) return 0 ;; esac; return 1; }
+
 D="-d $QRNIC_IBDEV"
 k=0
 for server in 1 0; do
+	part srq || continue
 	pp $k "ibv_srq_pingpong" $server $((4096 * 500 * 2)) 500 \
 		ibv_srq_pingpong $D -g "$gid" -n 500; k=$((k + 1))
 	pp $k "ibv_srq_pingpong -q 4 -r 8 -s 1" $server $((1 * 1000 * 2)) 1000 \
 		ibv_srq_pingpong $D -g "$gid" -q 4 -r 8 -s 1 -n 1000; k=$((k + 1))
 	pp $k "ibv_srq_pingpong -s 65536 -m 1024" $server $((65536 * 200 * 2)) 200 \
 		ibv_srq_pingpong $D -g "$gid" -s 65536 -m 1024 -n 200; k=$((k + 1))
+done
+for server in 1 0; do
+	part uc || continue
 	pp $k "ibv_uc_pingpong" $server $((4096 * 500 * 2)) 500 \
 		ibv_uc_pingpong $D -g "$gid" -n 500; k=$((k + 1))
 	pp $k "ibv_uc_pingpong -s 65536 -m 1024" $server $((65536 * 100 * 2)) 100 \
 		ibv_uc_pingpong $D -g "$gid" -s 65536 -m 1024 -n 100; k=$((k + 1))
+done
+for server in 1 0; do
+	part perftest || continue
 	bw $k "ib_send_bw -c UC" $server 1024 200 \
 		ib_send_bw $D -x "$gid" -c UC -F -n 200 -s 1024; k=$((k + 1))
 	bw $k "ib_write_bw -c UC" $server 65536 200 \
