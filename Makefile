@@ -21,7 +21,7 @@ TOOLS_SRC := $(wildcard tests/tools/*.c tests/tools/*.h tests/tools/Makefile) in
 # Never delete built images or modules as "intermediate" files.
 .SECONDARY:
 
-.PHONY: all artifacts host-deps unit tools compat run vm test soak security bench pyverbs fuzz fuzz-qemu clean
+.PHONY: all artifacts host-deps unit tools compat patches run vm test soak security bench pyverbs fuzz fuzz-qemu clean
 all: host-deps
 	@$(MAKE) --no-print-directory artifacts
 
@@ -88,6 +88,13 @@ compat:
 	@vm-images/pack-rdma-core.sh $(COMPAT_RDMA_CORE)
 	@echo "== QEMU $(COMPAT_QEMU) with the qrnic device"
 	@qemu-device/build.sh $(COMPAT_QEMU)
+	@tools/make-patches.sh prepare
+
+# The project as upstream patch series against the compat QEMU and
+# rdma-core above and Linux 7.3, made from its files in build/patches/
+# (tools/make-patches.sh; tests/patches.sh applies and builds them).
+patches:
+	@tools/make-patches.sh
 
 test: all compat
 	@tests/run-tests

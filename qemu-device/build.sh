@@ -189,6 +189,16 @@ sync_sources() {
 	for f in "$d"/* "$d"/engine/*; do
 		[ -f "$f" ] && [ -z "${want[$f]:-}" ] && { rm -f "$f"; say "removed ${f#"$src"/}"; }
 	done
+	# The device's qtest, registered beside rtl8139-test as the patch
+	# series does (tools/make-patches.sh); `ninja tests/qtest/qrnic-test`
+	# builds it.  Not in graft(): that would change the cache key.
+	copy_if_changed "$here/qtest/qrnic-test.c" "$src/tests/qtest/qrnic-test.c"
+	grep -q "'qrnic-test'" "$src/tests/qtest/meson.build" ||
+		sed -i "/'CONFIG_RTL8139_PCI') ? \['rtl8139-test'\]/i\\
+  (config_all_devices.has_key('CONFIG_QRNIC') ? ['qrnic-test'] : []) +                      \\\\" \
+			"$src/tests/qtest/meson.build"
+	grep -q "'qrnic-test'" "$src/tests/qtest/meson.build" ||
+		die "could not register qrnic-test in tests/qtest/meson.build"
 	return 0
 }
 
