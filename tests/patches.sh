@@ -104,6 +104,11 @@ only_files() {
 # added OLD NEW: the non-empty lines NEW adds to OLD, unindented, sorted.
 added() { diff "$1" "$2" | sed -n 's/^> *//p' | sed '/^$/d' | sort; }
 
+# Where the QEMU series imports the hardware header, as Linux has it.
+qemu_hw_header=include/standard-headers/drivers/infiniband/hw/qrnic/qrnic_hw.h
+# hw_include INCLUDED: stdin with "#include INCLUDED" naming the import.
+hw_include() { sed "s|^#include $1\$|#include \"${qemu_hw_header#include/}\"|"; }
+
 qemu_checks() {
 	local pristine compat_src f files=() p name out n qtest
 	series_shape qemu
@@ -117,18 +122,27 @@ qemu_checks() {
 		files+=("${f##*/}")
 		echo "$f $tree/hw/net/qrnic/${f##*/}"
 	done > "$logs/qemu-pairs"
-	for f in qemu-device/engine/*.c qemu-device/engine/*.h include/qrnic_hw.h; do
+	for f in qemu-device/engine/*.c qemu-device/engine/*.h; do
 		case $f in *.c) grep -qF "'engine/${f##*/}'" qemu-device/meson.build || continue ;; esac
 		files+=("engine/${f##*/}")
-		echo "$f $tree/hw/net/qrnic/engine/${f##*/}"
+		case $f in
+		*/qrnic_engine.h)
+			# Its include of the hardware header names the import.
+			hw_include '"qrnic_hw.h"' < "$f" > "$logs/qrnic_engine.h"
+			echo "$logs/qrnic_engine.h $tree/hw/net/qrnic/engine/${f##*/}" ;;
+		*)	echo "$f $tree/hw/net/qrnic/engine/${f##*/}" ;;
+		esac
 	done >> "$logs/qemu-pairs"
-	same "qemu: hw/net/qrnic/ is qemu-device/ with engine/ and qrnic_hw.h" < "$logs/qemu-pairs"
+	echo "include/qrnic_hw.h $tree/$qemu_hw_header" >> "$logs/qemu-pairs"
+	same "qemu: hw/net/qrnic/ is qemu-device/ with engine/, $qemu_hw_header is include/qrnic_hw.h" \
+		< "$logs/qemu-pairs"
 	if only_files "$tree/hw/net/qrnic" "${files[@]}"; then
 		pass "qemu: hw/net/qrnic/ holds nothing else (engine .c files meson.build does not build left out)"
 	else
 		fail "qemu: hw/net/qrnic/ holds other files than qemu-device/'s"
 	fi
-	printf '%s %s\n' qemu-device/qtest/qrnic-test.c "$tree/tests/qtest/qrnic-test.c" \
+	hw_include '"hw/net/qrnic/engine/qrnic_hw.h"' < qemu-device/qtest/qrnic-test.c > "$logs/qrnic-test.c"
+	printf '%s %s\n' "$logs/qrnic-test.c" "$tree/tests/qtest/qrnic-test.c" \
 		docs/qemu/qrnic.rst "$tree/docs/system/devices/qrnic.rst" |
 		same "qemu: tests/qtest/qrnic-test.c and docs/system/devices/qrnic.rst are the project's"
 	if grep -qx '   devices/qrnic.rst' "$tree/docs/system/device-emulation.rst"; then
@@ -170,23 +184,26 @@ qemu_checks() {
 		fi
 	fi
 
-	# QEMU's checkpatch.pl: the docs and qtest patches must be clean.
-	# Patch 1 is counted only: engine/qrnic_hw.h is the kernel-style header
-	# shared with Linux and rdma-core.
+	# QEMU's checkpatch.pl: every patch clean, but for the two warnings a
+	# header imported from Linux gets in a patch of its own (was it made by
+	# scripts/update-linux-headers.sh, as it will be once Linux has it; and
+	# does MAINTAINERS need updating, which that patch may not do).
 	for p in build/patches/qemu/0*.patch; do
 		name=${p##*/}
 		case $name in 0000-*) continue ;; esac
 		(cd "$pristine" && perl scripts/checkpatch.pl "$top/$p") > "$logs/checkpatch-$name.log" 2>&1 || true
 		n=$(sed -n 's/^total: \([0-9]*\) errors, \([0-9]*\) warnings.*/\1 errors, \2 warnings/p' "$logs/checkpatch-$name.log" || true)
-		case $name in
-		0001-*) echo "# qemu: QEMU's checkpatch.pl on $name: $n (see $logs/checkpatch-$name.log)" ;;
-		*)	if [ "$n" = "0 errors, 0 warnings" ]; then
-				pass "qemu: QEMU's checkpatch.pl: $name clean"
-			else
-				fail "qemu: QEMU's checkpatch.pl: $name: ${n:-did not run}"
-				show "$logs/checkpatch-$name.log"
-			fi ;;
-		esac
+		if [ "$n" = "0 errors, 0 warnings" ]; then
+			pass "qemu: QEMU's checkpatch.pl: $name clean"
+		elif [ "$n" = "0 errors, 2 warnings" ] &&
+			grep -q '^WARNING: added, moved or deleted file(s) imported from Linux' "$logs/checkpatch-$name.log" &&
+			grep -qx 'WARNING: added, moved or deleted file(s):' "$logs/checkpatch-$name.log" &&
+			[ "$(grep -c '^+++ b/' "$p")" = "$(grep -c "^+++ b/include/standard-headers/" "$p")" ]; then
+			pass "qemu: QEMU's checkpatch.pl: $name clean but for the header-import notices"
+		else
+			fail "qemu: QEMU's checkpatch.pl: $name: ${n:-did not run}"
+			show "$logs/checkpatch-$name.log"
+		fi
 	done
 
 	# The qtest, built in the compat tree and run against its QEMU.

@@ -278,14 +278,29 @@ qemu_device_files() {
 		esac
 		cp "$f" "$d/"
 	done
-	for f in "$top"/qemu-device/engine/*.c "$top"/qemu-device/engine/*.h "$top/include/qrnic_hw.h"; do
+	for f in "$top"/qemu-device/engine/*.c "$top"/qemu-device/engine/*.h; do
 		[ -f "$f" ] || continue
 		case $f in
 		*.c) grep -qF "'engine/${f##*/}'" "$top/qemu-device/meson.build" || continue ;;
 		esac
 		cp "$f" "$d/engine/"
 	done
-	[ -f "$d/qrnic.c" ] && [ -f "$d/engine/qrnic_hw.h" ] || die "qemu-device/ sources missing"
+	[ -f "$d/qrnic.c" ] && [ -f "$d/engine/qrnic_engine.h" ] || die "qemu-device/ sources missing"
+	# The hardware header is the Linux driver's (drivers/infiniband/hw/
+	# qrnic/qrnic_hw.h), imported into include/standard-headers by patch 1
+	# as QEMU imports pvrdma's; the one include of it names that path.
+	qemu_hw_include "$d/engine/qrnic_engine.h" '"qrnic_hw.h"'
+}
+
+QEMU_HW_HEADER=include/standard-headers/drivers/infiniband/hw/qrnic/qrnic_hw.h
+
+# qemu_hw_include FILE INCLUDED: FILE's one #include INCLUDED now names
+# the imported header.
+qemu_hw_include() {
+	local file=$1 from=$2 n
+	n=$(grep -cxF "#include $from" "$file" || true)
+	[ "$n" = 1 ] || die "${file##*/}: $n lines '#include $from', expected 1"
+	sed -i "s|^#include $from\$|#include \"${QEMU_HW_HEADER#include/}\"|" "$file"
 }
 
 generate_qemu() {
@@ -295,6 +310,18 @@ generate_qemu() {
 	[ -f "$rst" ] || die "missing ${rst#"$top"/}"
 	start_repo "$repo" "$src" hw/net/Kconfig hw/net/meson.build meson.build MAINTAINERS \
 		docs/system/device-emulation.rst tests/qtest/meson.build
+
+	mkdir -p "$repo/$(dirname "$QEMU_HW_HEADER")"
+	cp "$top/include/qrnic_hw.h" "$repo/$QEMU_HW_HEADER"
+	commit "$repo" <<-'EOF'
+	standard-headers: Import the qrnic hardware interface from Linux
+
+	drivers/infiniband/hw/qrnic/qrnic_hw.h is the qrnic device's register,
+	command, queue and work request layout, shared by the Linux driver, the
+	rdma-core provider and the device model (patch 2), as pvrdma's
+	pvrdma_dev_api.h was. It uses fixed-width C types only, so it is
+	imported as it is.
+	EOF
 
 	qemu_device_files "$repo"
 	# The Kconfig entry is qemu-device/build.sh's graft() one.
@@ -325,8 +352,8 @@ generate_qemu() {
 	RDMA FLUSH and ATOMIC WRITE.
 
 	The engine in hw/net/qrnic/engine/ is plain C without QEMU headers;
-	engine/qrnic_hw.h is the hardware interface, shared with the Linux
-	driver and the rdma-core provider. The files in hw/net/qrnic/ are the
+	the hardware interface is the Linux driver's qrnic_hw.h, imported by
+	patch 1. The files in hw/net/qrnic/ are the
 	glue: the PCI function (three 64-bit BARs: registers with MSI-X, doorbell
 	pages, RAM-backed queue memory), DMA, MSI-X, the netdev, a virtual clock
 	timer and bottom halves, all created with the device's re-entrancy
@@ -351,6 +378,7 @@ generate_qemu() {
 	EOF
 
 	cp "$qtest" "$repo/tests/qtest/qrnic-test.c"
+	qemu_hw_include "$repo/tests/qtest/qrnic-test.c" '"hw/net/qrnic/engine/qrnic_hw.h"'
 	# As qemu-device/build.sh's sync_sources() registers it.
 	insert_before "$repo/tests/qtest/meson.build" "'CONFIG_RTL8139_PCI'\) \? \['rtl8139-test'\]" \
 		"  (config_all_devices.has_key('CONFIG_QRNIC') ? ['qrnic-test'] : []) +                      \\"
@@ -374,7 +402,8 @@ generate_qemu() {
 	Linux driver (drivers/infiniband/hw/qrnic) and the rdma-core provider
 	(providers/qrnic) are posted to their projects.
 
-	Patch 1 adds the device, patch 2 its documentation, patch 3 a qtest.
+	Patch 1 imports the hardware interface header the Linux driver defines,
+	patch 2 adds the device, patch 3 its documentation, patch 4 a qtest.
 	Against QEMU $(basename "$src" | sed 's/^qemu_//; s/+ds$//').
 	EOF
 }
