@@ -107,14 +107,9 @@ graft() {
 }
 
 # ---- 3. configure once, then build only our provider ----------------------
-CMAKE_ARGS=(-GNinja -Wno-dev
-	-DCMAKE_BUILD_TYPE=RelWithDebInfo
-	-DCMAKE_INSTALL_PREFIX=/usr
-	-DCMAKE_INSTALL_SYSCONFDIR=/etc
-	-DCMAKE_SKIP_RPATH=ON
-	-DNO_MAN_PAGES=1 -DNO_PYVERBS=1
-	-DCMAKE_DISABLE_FIND_PACKAGE_Systemd=TRUE
-	-DENABLE_STATIC=0)
+# Debian's paths, no man pages or pyverbs (one argument per line; tools/
+# make-patches.sh builds the patched tree with the same).
+mapfile -t CMAKE_ARGS < "$HERE/rdma-core-cmake-args"
 
 configure() {
 	# Reconfigure only when the options above change.

@@ -704,14 +704,7 @@ build_linux() {
 }
 
 # As provider/build.sh configures rdma-core on this host.
-RDMA_CORE_CMAKE_ARGS=(-GNinja -Wno-dev
-	-DCMAKE_BUILD_TYPE=RelWithDebInfo
-	-DCMAKE_INSTALL_PREFIX=/usr
-	-DCMAKE_INSTALL_SYSCONFDIR=/etc
-	-DCMAKE_SKIP_RPATH=ON
-	-DNO_MAN_PAGES=1 -DNO_PYVERBS=1
-	-DCMAKE_DISABLE_FIND_PACKAGE_Systemd=TRUE
-	-DENABLE_STATIC=0)
+mapfile -t RDMA_CORE_CMAKE_ARGS < "$top/provider/rdma-core-cmake-args"
 
 build_rdma_core() {
 	local dir bld pabi
