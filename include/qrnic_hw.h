@@ -117,41 +117,53 @@
 #define QRNIC_DB_ARM_SOLICITED		(1u << 25)	/* CQ: solicited only */
 
 /* ---- Admin queue --------------------------------------------------------- */
+/*
+ * The admin commands, one row each: X(NAME, opcode, name, creates).
+ * QRNIC_CMD_<NAME> is opcode; opcodes run from 1, in order, without a gap.
+ * name is NAME in lower case (struct qrnic_cmd's member for the arguments,
+ * where the command has one of its own).  creates is the kind of object
+ * whose handle result0 returns (KEY: a region's or a window's key), or NONE.
+ */
+#define QRNIC_CMD_LIST(X)						\
+	X(QUERY_DEVICE,		0x01,	query_device,	NONE)		\
+	X(CREATE_EQ,		0x02,	create_eq,	EQ)		\
+	X(DESTROY_EQ,		0x03,	destroy_eq,	NONE)		\
+	X(ETH_SETUP,		0x04,	eth_setup,	NONE)		\
+	X(ETH_TEARDOWN,		0x05,	eth_teardown,	NONE)		\
+	X(SET_MAC,		0x06,	set_mac,	NONE)		\
+	X(SET_MTU,		0x07,	set_mtu,	NONE)		\
+	X(ADD_GID,		0x08,	add_gid,	NONE)		\
+	X(DEL_GID,		0x09,	del_gid,	NONE)		\
+	X(ALLOC_UCTX,		0x0a,	alloc_uctx,	UCTX)		\
+	X(DEALLOC_UCTX,		0x0b,	dealloc_uctx,	NONE)		\
+	X(ALLOC_PD,		0x0c,	alloc_pd,	PD)		\
+	X(DEALLOC_PD,		0x0d,	dealloc_pd,	NONE)		\
+	X(QUERY_RES,		0x0e,	query_res,	NONE)		\
+	X(CREATE_CQ,		0x0f,	create_cq,	CQ)		\
+	X(DESTROY_CQ,		0x10,	destroy_cq,	NONE)		\
+	X(REG_MR,		0x11,	reg_mr,		KEY)		\
+	X(DEREG_MR,		0x12,	dereg_mr,	NONE)		\
+	X(CREATE_QP,		0x13,	create_qp,	QP)		\
+	X(MODIFY_QP,		0x14,	modify_qp,	NONE)		\
+	X(QUERY_QP,		0x15,	query_qp,	NONE)		\
+	X(DESTROY_QP,		0x16,	destroy_qp,	NONE)		\
+	X(QUERY_STATS,		0x17,	query_stats,	NONE)		\
+	X(CREATE_SRQ,		0x18,	create_srq,	SRQ)		\
+	X(MODIFY_SRQ,		0x19,	modify_srq,	NONE)		\
+	X(QUERY_SRQ,		0x1a,	query_srq,	NONE)		\
+	X(DESTROY_SRQ,		0x1b,	destroy_srq,	NONE)		\
+	X(ATTACH_MCAST,		0x1c,	attach_mcast,	NONE)		\
+	X(DETACH_MCAST,		0x1d,	detach_mcast,	NONE)		\
+	X(RESIZE_CQ,		0x1e,	resize_cq,	NONE)		\
+	X(ALLOC_MW,		0x1f,	alloc_mw,	KEY)		\
+	X(DEALLOC_MW,		0x20,	dealloc_mw,	NONE)		\
+	X(ALLOC_MR,		0x21,	alloc_mr,	KEY)		\
+	X(REREG_MR,		0x22,	rereg_mr,	NONE)
+
+#define QRNIC_CMD_ENUM(name, opcode, ...)	QRNIC_CMD_##name = (opcode),
+
 enum qrnic_cmd_opcode {
-	QRNIC_CMD_QUERY_DEVICE		= 0x01,
-	QRNIC_CMD_CREATE_EQ		= 0x02,
-	QRNIC_CMD_DESTROY_EQ		= 0x03,
-	QRNIC_CMD_ETH_SETUP		= 0x04,
-	QRNIC_CMD_ETH_TEARDOWN		= 0x05,
-	QRNIC_CMD_SET_MAC		= 0x06,
-	QRNIC_CMD_SET_MTU		= 0x07,
-	QRNIC_CMD_ADD_GID		= 0x08,
-	QRNIC_CMD_DEL_GID		= 0x09,
-	QRNIC_CMD_ALLOC_UCTX		= 0x0a,
-	QRNIC_CMD_DEALLOC_UCTX		= 0x0b,
-	QRNIC_CMD_ALLOC_PD		= 0x0c,
-	QRNIC_CMD_DEALLOC_PD		= 0x0d,
-	QRNIC_CMD_QUERY_RES		= 0x0e,
-	QRNIC_CMD_CREATE_CQ		= 0x0f,
-	QRNIC_CMD_DESTROY_CQ		= 0x10,
-	QRNIC_CMD_REG_MR		= 0x11,
-	QRNIC_CMD_DEREG_MR		= 0x12,
-	QRNIC_CMD_CREATE_QP		= 0x13,
-	QRNIC_CMD_MODIFY_QP		= 0x14,
-	QRNIC_CMD_QUERY_QP		= 0x15,
-	QRNIC_CMD_DESTROY_QP		= 0x16,
-	QRNIC_CMD_QUERY_STATS		= 0x17,
-	QRNIC_CMD_CREATE_SRQ		= 0x18,
-	QRNIC_CMD_MODIFY_SRQ		= 0x19,
-	QRNIC_CMD_QUERY_SRQ		= 0x1a,
-	QRNIC_CMD_DESTROY_SRQ		= 0x1b,
-	QRNIC_CMD_ATTACH_MCAST		= 0x1c,
-	QRNIC_CMD_DETACH_MCAST		= 0x1d,
-	QRNIC_CMD_RESIZE_CQ		= 0x1e,
-	QRNIC_CMD_ALLOC_MW		= 0x1f,
-	QRNIC_CMD_DEALLOC_MW		= 0x20,
-	QRNIC_CMD_ALLOC_MR		= 0x21,
-	QRNIC_CMD_REREG_MR		= 0x22,
+	QRNIC_CMD_LIST(QRNIC_CMD_ENUM)
 	QRNIC_CMD_MAX
 };
 

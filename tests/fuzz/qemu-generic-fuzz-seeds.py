@@ -53,6 +53,9 @@ for name, val in re.findall(r'^#define\s+(QRNIC_\w+)\s+([^/\n]+)', text, re.M):
     C[name] = val.strip()
 for name, val in re.findall(r'^\s+(QRNIC_\w+)\s*=\s*(\w+)\s*,', text, re.M):
     C[name] = val
+# enum qrnic_cmd_opcode is generated from QRNIC_CMD_LIST's rows.
+for name, val in re.findall(r'^\s+X\((\w+),\s*(\w+),', text, re.M):
+    C['QRNIC_CMD_' + name] = val
 
 
 def k(name):

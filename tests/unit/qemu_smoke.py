@@ -46,10 +46,57 @@ HW_H = os.path.join(TOP, 'include', 'qrnic_hw.h')
 
 def load_hw(path):
     """The header's integer #defines and enum constants, QRNIC_ dropped:
-    hw.REG_CTRL, hw.CMD_QUERY_DEVICE, hw.DB_ETH_TX, ..."""
+    hw.REG_CTRL, hw.CMD_QUERY_DEVICE, hw.DB_ETH_TX, ...  Function-like
+    macros in an enum's body are expanded: enum qrnic_cmd_opcode is
+    QRNIC_CMD_LIST(QRNIC_CMD_ENUM)."""
     text = re.sub(r'/\*.*?\*/', ' ', open(path).read(), flags=re.S)
     text = re.sub(r'\\\n', ' ', text)
     vals = {}
+    macros = {}
+    for m in re.finditer(r'^#define[ \t]+(\w+)\(([^)]*)\)[ \t]*(.*)$', text,
+                         re.M):
+        macros[m.group(1)] = ([p.strip() for p in m.group(2).split(',')],
+                              m.group(3))
+
+    def call_args(s, i):
+        """The arguments of the call whose '(' is s[i - 1], and the index
+        after its ')'."""
+        args, depth, start = [], 0, i
+        while True:
+            c = s[i]
+            if c == '(':
+                depth += 1
+            elif c == ')' and depth:
+                depth -= 1
+            elif c in ',)' and not depth:
+                args.append(s[start:i].strip())
+                start = i + 1
+                if c == ')':
+                    return args, i + 1
+            i += 1
+
+    def expand(s, depth=0):
+        if depth > 8:
+            raise ValueError('macros nested too deep: ' + s[:60])
+        out, i = '', 0
+        for m in re.finditer(r'\b(\w+)\s*\(', s):
+            if m.start() < i or m.group(1) not in macros:
+                continue
+            params, body = macros[m.group(1)]
+            args, end = call_args(s, m.end())
+            if params[-1] == '...':
+                args[len(params) - 1:] = [', '.join(args[len(params) - 1:])]
+                params = params[:-1] + ['__VA_ARGS__']
+            if len(args) != len(params):
+                raise ValueError('%s: %d arguments' % (m.group(1),
+                                                       len(args)))
+            sub = dict(zip(params, args))
+            body = re.sub(r'\b\w+\b',
+                          lambda t: sub.get(t.group(0), t.group(0)), body)
+            out += s[i:m.start()] + expand(re.sub(r'\s*##\s*', '', body),
+                                           depth + 1)
+            i = end
+        return out + s[i:]
 
     def ev(expr):
         expr = expr.strip()
@@ -69,7 +116,7 @@ def load_hw(path):
                 pass                # macros with arguments, types, ...
             continue
         nxt = 0
-        for item in m.group(3).split(','):
+        for item in expand(m.group(3)).split(','):
             name, _, expr = item.partition('=')
             if name.strip():
                 nxt = ev(expr) if expr.strip() else nxt
@@ -496,6 +543,20 @@ def rdma_loopback(q, aq, m):
              v and v[hw.STAT_TX_ROCE_PKTS] - tx))
 
 
+def cmd_list_loaded():
+    """Every row of the header's QRNIC_CMD_LIST, read with a regex of its
+    own, is a hw.CMD_* with the row's opcode; opcodes 1..CMD_MAX - 1."""
+    text = open(HW_H).read()
+    m = re.search(r'^#define QRNIC_CMD_LIST\(X\)((?:.*\\\n)*.*)$', text, re.M)
+    rows = re.findall(r'\bX\((\w+),\s*(\w+),', m.group(1)) if m else []
+    check(rows and
+          all(getattr(hw, 'CMD_' + n, None) == int(v, 0) for n, v in rows) and
+          sorted(int(v, 0) for _, v in rows) ==
+          list(range(1, getattr(hw, 'CMD_MAX', 0))),
+          'load_hw() expands QRNIC_CMD_LIST: its %d commands, opcodes '
+          '1..CMD_MAX - 1' % len(rows))
+
+
 def main():
     if not os.access(QEMU, os.X_OK):
         print('not ok - qemu: %s missing (run qemu-device/build.sh)' % QEMU)
@@ -507,6 +568,7 @@ def main():
     global LABEL
     if m:
         LABEL = 'qemu ' + m.group(1)
+    cmd_list_loaded()
     bad_property('db-pages=1', ['db-pages', '2..1024'])
     bad_property('db-pages=1025', ['db-pages', '2..1024'])
     bad_property('qmem-size=3M', ['qmem-size', 'power of two'])
