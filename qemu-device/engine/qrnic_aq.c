@@ -49,8 +49,8 @@ bool qrnic_aq_pending(const struct qrnic_engine *e)
 }
 
 static void aq_complete(struct qrnic_engine *e, uint8_t opcode,
-                        uint16_t cookie, uint8_t status, uint32_t r0,
-                        uint32_t r1)
+                        uint16_t cookie, enum qrnic_cmd_status status,
+                        uint32_t r0, uint32_t r1)
 {
     uint8_t cqe[QRNIC_ACQE_SIZE];
     uint32_t slot = e->aq.cq_pi & (aq_depth(e) - 1);
@@ -85,7 +85,7 @@ void qrnic_aq_process(struct qrnic_engine *e)
     while (qrnic_aq_pending(e)) {
         uint32_t slot = e->aq.sq_ci & (aq_depth(e) - 1);
         uint32_t r0 = 0, r1 = 0;
-        uint8_t status;
+        enum qrnic_cmd_status status;
 
         e->aq.sq_ci++;
         e->stats.admin_cmds++;

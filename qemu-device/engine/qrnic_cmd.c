@@ -70,8 +70,8 @@ static uint32_t count_ptrs(void **v, uint32_t n)
     return c;
 }
 
-static uint8_t dma_out(struct qrnic_engine *e, uint64_t addr, const void *buf,
-                       size_t len)
+static enum qrnic_cmd_status dma_out(struct qrnic_engine *e, uint64_t addr,
+                                     const void *buf, size_t len)
 {
     if (e->ops->dma_write(e->opaque, addr, buf, len)) {
         e->stats.dma_err++;
@@ -83,8 +83,10 @@ static uint8_t dma_out(struct qrnic_engine *e, uint64_t addr, const void *buf,
 #define PUT32(buf, type, field, v) \
     qrnic_st32((buf) + offsetof(type, field), (v))
 
-static uint8_t cmd_query_device(struct qrnic_engine *e, const uint8_t *cmd)
+static enum qrnic_cmd_status qrnic_cmd_query_device(struct qrnic_engine *e,
+                                                    struct qrnic_cmd_req *req)
 {
+    const uint8_t *cmd = req->cmd;
     uint8_t a[sizeof(struct qrnic_dev_attr)];
     uint32_t k;
 
@@ -126,8 +128,10 @@ static uint8_t cmd_query_device(struct qrnic_engine *e, const uint8_t *cmd)
     return dma_out(e, qrnic_ld64(ARG(query_device.resp_addr)), a, sizeof(a));
 }
 
-static uint8_t cmd_query_res(struct qrnic_engine *e, const uint8_t *cmd)
+static enum qrnic_cmd_status qrnic_cmd_query_res(struct qrnic_engine *e,
+                                                 struct qrnic_cmd_req *req)
 {
+    const uint8_t *cmd = req->cmd;
     uint8_t r[sizeof(struct qrnic_res_counts)];
     uint32_t eqs = 0, gids = 0, i;
 
@@ -155,8 +159,10 @@ static uint8_t cmd_query_res(struct qrnic_engine *e, const uint8_t *cmd)
     return dma_out(e, qrnic_ld64(ARG(query_res.resp_addr)), r, sizeof(r));
 }
 
-static uint8_t cmd_query_stats(struct qrnic_engine *e, const uint8_t *cmd)
+static enum qrnic_cmd_status qrnic_cmd_query_stats(struct qrnic_engine *e,
+                                                   struct qrnic_cmd_req *req)
 {
+    const uint8_t *cmd = req->cmd;
     uint8_t r[sizeof(struct qrnic_stats_resp)];
     uint32_t i;
 
@@ -166,9 +172,10 @@ static uint8_t cmd_query_stats(struct qrnic_engine *e, const uint8_t *cmd)
     return dma_out(e, qrnic_ld64(ARG(query_stats.resp_addr)), r, sizeof(r));
 }
 
-static uint8_t cmd_create_eq(struct qrnic_engine *e, const uint8_t *cmd,
-                             uint32_t *eqn)
+static enum qrnic_cmd_status qrnic_cmd_create_eq(struct qrnic_engine *e,
+                                                 struct qrnic_cmd_req *req)
 {
+    const uint8_t *cmd = req->cmd;
     uint64_t base = qrnic_ld64(ARG(create_eq.base));
     uint8_t log = *ARG(create_eq.log_depth);
     uint8_t flags = *ARG(create_eq.flags);
@@ -200,12 +207,14 @@ static uint8_t cmd_create_eq(struct qrnic_engine *e, const uint8_t *cmd,
     if (e->eq[i].async) {
         e->async_eqn = (int)i;
     }
-    *eqn = i;
+    req->result0 = i;
     return QRNIC_ST_OK;
 }
 
-static uint8_t cmd_destroy_eq(struct qrnic_engine *e, const uint8_t *cmd)
+static enum qrnic_cmd_status qrnic_cmd_destroy_eq(struct qrnic_engine *e,
+                                                  struct qrnic_cmd_req *req)
 {
+    const uint8_t *cmd = req->cmd;
     uint32_t eqn = qrnic_ld32(ARG(destroy_eq.eqn));
 
     if (eqn >= QRNIC_ENG_MAX_EQ || !e->eq[eqn].valid) {
@@ -228,8 +237,10 @@ static bool ring_args_ok(uint64_t base, uint8_t log)
            base + ((uint64_t)QRNIC_ETH_DESC_SIZE << log) > base;
 }
 
-static uint8_t cmd_eth_setup(struct qrnic_engine *e, const uint8_t *cmd)
+static enum qrnic_cmd_status qrnic_cmd_eth_setup(struct qrnic_engine *e,
+                                                 struct qrnic_cmd_req *req)
 {
+    const uint8_t *cmd = req->cmd;
     uint64_t tx = qrnic_ld64(ARG(eth_setup.tx_base));
     uint64_t rx = qrnic_ld64(ARG(eth_setup.rx_base));
     uint8_t tx_log = *ARG(eth_setup.tx_log_depth);
@@ -253,8 +264,10 @@ static uint8_t cmd_eth_setup(struct qrnic_engine *e, const uint8_t *cmd)
     return QRNIC_ST_OK;
 }
 
-static uint8_t cmd_eth_teardown(struct qrnic_engine *e)
+static enum qrnic_cmd_status qrnic_cmd_eth_teardown(struct qrnic_engine *e,
+                                                    struct qrnic_cmd_req *req)
 {
+    (void)req;                          /* no arguments */
     if (!e->eth.active) {
         return QRNIC_ST_BAD_STATE;
     }
@@ -262,8 +275,10 @@ static uint8_t cmd_eth_teardown(struct qrnic_engine *e)
     return QRNIC_ST_OK;
 }
 
-static uint8_t cmd_set_mac(struct qrnic_engine *e, const uint8_t *cmd)
+static enum qrnic_cmd_status qrnic_cmd_set_mac(struct qrnic_engine *e,
+                                               struct qrnic_cmd_req *req)
 {
+    const uint8_t *cmd = req->cmd;
     const uint8_t *mac = ARG(set_mac.mac);
     static const uint8_t zero[6];
 
@@ -278,8 +293,10 @@ static uint8_t cmd_set_mac(struct qrnic_engine *e, const uint8_t *cmd)
     return QRNIC_ST_OK;
 }
 
-static uint8_t cmd_set_mtu(struct qrnic_engine *e, const uint8_t *cmd)
+static enum qrnic_cmd_status qrnic_cmd_set_mtu(struct qrnic_engine *e,
+                                               struct qrnic_cmd_req *req)
 {
+    const uint8_t *cmd = req->cmd;
     uint32_t mtu = qrnic_ld32(ARG(set_mtu.mtu));
 
     if (mtu < QRNIC_ENG_MIN_MTU || mtu > QRNIC_MAX_MTU) {
@@ -289,8 +306,10 @@ static uint8_t cmd_set_mtu(struct qrnic_engine *e, const uint8_t *cmd)
     return QRNIC_ST_OK;
 }
 
-static uint8_t cmd_add_gid(struct qrnic_engine *e, const uint8_t *cmd)
+static enum qrnic_cmd_status qrnic_cmd_add_gid(struct qrnic_engine *e,
+                                               struct qrnic_cmd_req *req)
 {
+    const uint8_t *cmd = req->cmd;
     uint32_t index = qrnic_ld32(ARG(add_gid.index));
     uint32_t type = qrnic_ld32(ARG(add_gid.type));
 
@@ -306,8 +325,10 @@ static uint8_t cmd_add_gid(struct qrnic_engine *e, const uint8_t *cmd)
     return QRNIC_ST_OK;
 }
 
-static uint8_t cmd_del_gid(struct qrnic_engine *e, const uint8_t *cmd)
+static enum qrnic_cmd_status qrnic_cmd_del_gid(struct qrnic_engine *e,
+                                               struct qrnic_cmd_req *req)
 {
+    const uint8_t *cmd = req->cmd;
     uint32_t index = qrnic_ld32(ARG(del_gid.index));
 
     if (index >= QRNIC_ENG_GID_TBL_LEN) {
@@ -320,81 +341,25 @@ static uint8_t cmd_del_gid(struct qrnic_engine *e, const uint8_t *cmd)
     return QRNIC_ST_OK;
 }
 
-uint8_t qrnic_cmd_exec(struct qrnic_engine *e, const uint8_t *cmd,
-                       uint32_t *result0, uint32_t *result1)
+/* A row of QRNIC_CMD_LIST without its qrnic_cmd_<name> does not build. */
+#define CMD_DESC(cmd, opcode, lname, ...) \
+    [QRNIC_CMD_##cmd] = { .name = #cmd, .exec = qrnic_cmd_##lname },
+
+const struct qrnic_cmd_desc qrnic_cmds[QRNIC_CMD_MAX] = {
+    QRNIC_CMD_LIST(CMD_DESC)
+};
+
+enum qrnic_cmd_status qrnic_cmd_exec(struct qrnic_engine *e, const uint8_t *cmd,
+                                     uint32_t *result0, uint32_t *result1)
 {
-    *result0 = 0;
-    *result1 = 0;
-    switch (cmd[offsetof(struct qrnic_cmd, opcode)]) {
-    case QRNIC_CMD_QUERY_DEVICE:
-        return cmd_query_device(e, cmd);
-    case QRNIC_CMD_CREATE_EQ:
-        return cmd_create_eq(e, cmd, result0);
-    case QRNIC_CMD_DESTROY_EQ:
-        return cmd_destroy_eq(e, cmd);
-    case QRNIC_CMD_ETH_SETUP:
-        return cmd_eth_setup(e, cmd);
-    case QRNIC_CMD_ETH_TEARDOWN:
-        return cmd_eth_teardown(e);
-    case QRNIC_CMD_SET_MAC:
-        return cmd_set_mac(e, cmd);
-    case QRNIC_CMD_SET_MTU:
-        return cmd_set_mtu(e, cmd);
-    case QRNIC_CMD_ADD_GID:
-        return cmd_add_gid(e, cmd);
-    case QRNIC_CMD_DEL_GID:
-        return cmd_del_gid(e, cmd);
-    case QRNIC_CMD_ALLOC_UCTX:
-        return qrnic_cmd_alloc_uctx(e, result0, result1);
-    case QRNIC_CMD_DEALLOC_UCTX:
-        return qrnic_cmd_dealloc_uctx(e, cmd);
-    case QRNIC_CMD_ALLOC_PD:
-        return qrnic_cmd_alloc_pd(e, cmd, result0);
-    case QRNIC_CMD_DEALLOC_PD:
-        return qrnic_cmd_dealloc_pd(e, cmd);
-    case QRNIC_CMD_QUERY_RES:
-        return cmd_query_res(e, cmd);
-    case QRNIC_CMD_CREATE_CQ:
-        return qrnic_cmd_create_cq(e, cmd, result0);
-    case QRNIC_CMD_DESTROY_CQ:
-        return qrnic_cmd_destroy_cq(e, cmd);
-    case QRNIC_CMD_REG_MR:
-        return qrnic_cmd_reg_mr(e, cmd, result0);
-    case QRNIC_CMD_DEREG_MR:
-        return qrnic_cmd_dereg_mr(e, cmd);
-    case QRNIC_CMD_CREATE_QP:
-        return qrnic_cmd_create_qp(e, cmd, result0);
-    case QRNIC_CMD_MODIFY_QP:
-        return qrnic_cmd_modify_qp(e, cmd);
-    case QRNIC_CMD_QUERY_QP:
-        return qrnic_cmd_query_qp(e, cmd);
-    case QRNIC_CMD_DESTROY_QP:
-        return qrnic_cmd_destroy_qp(e, cmd);
-    case QRNIC_CMD_QUERY_STATS:
-        return cmd_query_stats(e, cmd);
-    case QRNIC_CMD_CREATE_SRQ:
-        return qrnic_cmd_create_srq(e, cmd, result0);
-    case QRNIC_CMD_MODIFY_SRQ:
-        return qrnic_cmd_modify_srq(e, cmd);
-    case QRNIC_CMD_QUERY_SRQ:
-        return qrnic_cmd_query_srq(e, cmd, result0, result1);
-    case QRNIC_CMD_DESTROY_SRQ:
-        return qrnic_cmd_destroy_srq(e, cmd);
-    case QRNIC_CMD_ATTACH_MCAST:
-        return qrnic_cmd_mcast(e, cmd, true);
-    case QRNIC_CMD_DETACH_MCAST:
-        return qrnic_cmd_mcast(e, cmd, false);
-    case QRNIC_CMD_RESIZE_CQ:
-        return qrnic_cmd_resize_cq(e, cmd, result0);
-    case QRNIC_CMD_ALLOC_MW:
-        return qrnic_cmd_alloc_mw(e, cmd, result0);
-    case QRNIC_CMD_DEALLOC_MW:
-        return qrnic_cmd_dealloc_mw(e, cmd);
-    case QRNIC_CMD_ALLOC_MR:
-        return qrnic_cmd_alloc_mr(e, cmd, result0);
-    case QRNIC_CMD_REREG_MR:
-        return qrnic_cmd_rereg_mr(e, cmd);
-    default:
-        return QRNIC_ST_BAD_OPCODE;
+    uint8_t opcode = cmd[offsetof(struct qrnic_cmd, opcode)];
+    struct qrnic_cmd_req req = { .cmd = cmd };
+    enum qrnic_cmd_status st = QRNIC_ST_BAD_OPCODE;
+
+    if (opcode < QRNIC_CMD_MAX && qrnic_cmds[opcode].exec) {
+        st = qrnic_cmds[opcode].exec(e, &req);
     }
+    *result0 = req.result0;
+    *result1 = req.result1;
+    return st;
 }

@@ -64,9 +64,10 @@ static uint8_t cq_pages(struct qrnic_engine *e, const uint8_t *pbl,
     return QRNIC_ST_OK;
 }
 
-uint8_t qrnic_cmd_create_cq(struct qrnic_engine *e, const uint8_t *cmd,
-                            uint32_t *cqn)
+enum qrnic_cmd_status qrnic_cmd_create_cq(struct qrnic_engine *e,
+                                          struct qrnic_cmd_req *req)
 {
+    const uint8_t *cmd = req->cmd;
     uint32_t uctx = qrnic_ld32(ARG(create_cq.uctx));
     uint32_t eqn = qrnic_ld32(ARG(create_cq.eqn));
     uint8_t log = *ARG(create_cq.log_depth);
@@ -108,7 +109,7 @@ uint8_t qrnic_cmd_create_cq(struct qrnic_engine *e, const uint8_t *cmd,
     cq->log_depth = log;
     e->cq[i] = cq;
     e->eq[eqn].ncq++;
-    *cqn = i;
+    req->result0 = i;
     return QRNIC_ST_OK;
 }
 
@@ -121,8 +122,10 @@ static void cq_free(struct qrnic_engine *e, struct qrnic_cq *cq)
     free(cq);
 }
 
-uint8_t qrnic_cmd_destroy_cq(struct qrnic_engine *e, const uint8_t *cmd)
+enum qrnic_cmd_status qrnic_cmd_destroy_cq(struct qrnic_engine *e,
+                                           struct qrnic_cmd_req *req)
 {
+    const uint8_t *cmd = req->cmd;
     struct qrnic_cq *cq = qrnic_cq_get(e, qrnic_ld32(ARG(destroy_cq.cqn)));
 
     if (!cq) {
@@ -135,9 +138,10 @@ uint8_t qrnic_cmd_destroy_cq(struct qrnic_engine *e, const uint8_t *cmd)
     return QRNIC_ST_OK;
 }
 
-uint8_t qrnic_cmd_resize_cq(struct qrnic_engine *e, const uint8_t *cmd,
-                            uint32_t *pi)
+enum qrnic_cmd_status qrnic_cmd_resize_cq(struct qrnic_engine *e,
+                                          struct qrnic_cmd_req *req)
 {
+    const uint8_t *cmd = req->cmd;
     struct qrnic_cq *cq = qrnic_cq_get(e, qrnic_ld32(ARG(resize_cq.cqn)));
     uint8_t log = *ARG(resize_cq.log_depth);
     uint64_t *pages, rec;
@@ -174,7 +178,7 @@ uint8_t qrnic_cmd_resize_cq(struct qrnic_engine *e, const uint8_t *cmd,
     cq->pages = pages;
     cq->log_depth = log;
     cq->overflowed = false;
-    *pi = cq->pi;
+    req->result0 = cq->pi;
     return QRNIC_ST_OK;
 }
 

@@ -449,9 +449,25 @@ bool qrnic_aq_cq_doorbell(struct qrnic_engine *e, uint32_t ci);
 bool qrnic_aq_pending(const struct qrnic_engine *e);
 void qrnic_aq_process(struct qrnic_engine *e);
 
-/* qrnic_cmd.c: one admin command */
-uint8_t qrnic_cmd_exec(struct qrnic_engine *e, const uint8_t *cmd,
-                       uint32_t *result0, uint32_t *result1);
+/*
+ * qrnic_cmd.c: admin commands, qrnic_cmds[] built from QRNIC_CMD_LIST.  The
+ * handler of the row (NAME, opcode, name, ...) is qrnic_cmd_<name>; it reads
+ * the command at req->cmd and may set the completion's results.
+ */
+struct qrnic_cmd_req {
+    const uint8_t *cmd;         /* QRNIC_CMD_SIZE bytes */
+    uint32_t result0;           /* 0 unless the handler sets it */
+    uint32_t result1;
+};
+struct qrnic_cmd_desc {
+    const char *name;           /* "NAME" */
+    enum qrnic_cmd_status (*exec)(struct qrnic_engine *e,
+                                  struct qrnic_cmd_req *req);
+};
+/* Indexed by opcode; all NULL where QRNIC_CMD_LIST has no row. */
+extern const struct qrnic_cmd_desc qrnic_cmds[QRNIC_CMD_MAX];
+enum qrnic_cmd_status qrnic_cmd_exec(struct qrnic_engine *e, const uint8_t *cmd,
+                                     uint32_t *result0, uint32_t *result1);
 void qrnic_cmd_reset_objects(struct qrnic_engine *e);
 
 /* qrnic_sched.c: transport work off the caller's stack, timers */

@@ -17,9 +17,10 @@
 #define REG(field) (w->args + (offsetof(struct qrnic_sq_wqe, reg_mr.field) - \
                                QRNIC_WQE_ARGS_OFF))
 
-uint8_t qrnic_cmd_alloc_mr(struct qrnic_engine *e, const uint8_t *cmd,
-                           uint32_t *key)
+enum qrnic_cmd_status qrnic_cmd_alloc_mr(struct qrnic_engine *e,
+                                         struct qrnic_cmd_req *req)
 {
+    const uint8_t *cmd = req->cmd;
     uint32_t pdn = qrnic_ld32(ARG(alloc_mr.pdn));
     uint32_t max_pages = qrnic_ld32(ARG(alloc_mr.max_pages));
     struct qrnic_mr *mr;
@@ -48,7 +49,7 @@ uint8_t qrnic_cmd_alloc_mr(struct qrnic_engine *e, const uint8_t *cmd,
         free(mr);
         return st;
     }
-    *key = mr->key;
+    req->result0 = mr->key;
     return QRNIC_ST_OK;
 }
 

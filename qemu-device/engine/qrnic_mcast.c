@@ -76,8 +76,8 @@ static uint8_t attach(struct qrnic_engine *e, uint32_t qpn, const uint8_t *gid)
     return QRNIC_ST_OK;
 }
 
-uint8_t qrnic_cmd_mcast(struct qrnic_engine *e, const uint8_t *cmd,
-                        bool attach_it)
+static enum qrnic_cmd_status mcast_cmd(struct qrnic_engine *e,
+                                       const uint8_t *cmd, bool attach_it)
 {
     struct qrnic_qp *qp = qrnic_qp_get(e, qrnic_ld32(ARG(mcast.qpn)));
     const uint8_t *gid = ARG(mcast.gid);
@@ -104,6 +104,18 @@ uint8_t qrnic_cmd_mcast(struct qrnic_engine *e, const uint8_t *cmd,
     }
     leave(g, i);
     return QRNIC_ST_OK;
+}
+
+enum qrnic_cmd_status qrnic_cmd_attach_mcast(struct qrnic_engine *e,
+                                             struct qrnic_cmd_req *req)
+{
+    return mcast_cmd(e, req->cmd, true);
+}
+
+enum qrnic_cmd_status qrnic_cmd_detach_mcast(struct qrnic_engine *e,
+                                             struct qrnic_cmd_req *req)
+{
+    return mcast_cmd(e, req->cmd, false);
 }
 
 void qrnic_mcast_detach_qp(struct qrnic_engine *e, uint32_t qpn)

@@ -373,9 +373,10 @@ static struct qrnic_mr *mr_new(struct qrnic_engine *e, const uint8_t *cmd,
     return mr;
 }
 
-uint8_t qrnic_cmd_reg_mr(struct qrnic_engine *e, const uint8_t *cmd,
-                         uint32_t *key)
+enum qrnic_cmd_status qrnic_cmd_reg_mr(struct qrnic_engine *e,
+                                       struct qrnic_cmd_req *req)
 {
+    const uint8_t *cmd = req->cmd;
     uint32_t npages;
     struct qrnic_mr *mr;
     uint8_t st;
@@ -393,7 +394,7 @@ uint8_t qrnic_cmd_reg_mr(struct qrnic_engine *e, const uint8_t *cmd,
         free(mr);
         return st;
     }
-    *key = mr->key;
+    req->result0 = mr->key;
     return QRNIC_ST_OK;
 }
 
@@ -404,8 +405,10 @@ uint8_t qrnic_cmd_reg_mr(struct qrnic_engine *e, const uint8_t *cmd,
  * was; no step runs between the two, so every access checks against one
  * registration or the other.  Not while windows are bound to it.
  */
-uint8_t qrnic_cmd_rereg_mr(struct qrnic_engine *e, const uint8_t *cmd)
+enum qrnic_cmd_status qrnic_cmd_rereg_mr(struct qrnic_engine *e,
+                                         struct qrnic_cmd_req *req)
 {
+    const uint8_t *cmd = req->cmd;
     uint32_t key = qrnic_ld32(ARG(rereg_mr.key));
     struct qrnic_mr *old = qrnic_key_slot(e, key), *mr;
     uint32_t npages;
@@ -451,8 +454,10 @@ uint8_t qrnic_cmd_rereg_mr(struct qrnic_engine *e, const uint8_t *cmd)
  * not know the key byte its last REG_MR WQE set); not while windows are
  * bound to it.
  */
-uint8_t qrnic_cmd_dereg_mr(struct qrnic_engine *e, const uint8_t *cmd)
+enum qrnic_cmd_status qrnic_cmd_dereg_mr(struct qrnic_engine *e,
+                                         struct qrnic_cmd_req *req)
 {
+    const uint8_t *cmd = req->cmd;
     uint32_t key = qrnic_ld32(ARG(dereg_mr.key));
     struct qrnic_mr *mr = qrnic_key_slot(e, key);
 

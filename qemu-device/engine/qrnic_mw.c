@@ -18,9 +18,10 @@
 #define BIND(field) (w->args + (offsetof(struct qrnic_sq_wqe, bind_mw.field) - \
                                 QRNIC_WQE_ARGS_OFF))
 
-uint8_t qrnic_cmd_alloc_mw(struct qrnic_engine *e, const uint8_t *cmd,
-                           uint32_t *key)
+enum qrnic_cmd_status qrnic_cmd_alloc_mw(struct qrnic_engine *e,
+                                         struct qrnic_cmd_req *req)
 {
+    const uint8_t *cmd = req->cmd;
     uint32_t pdn = qrnic_ld32(ARG(alloc_mw.pdn));
     uint8_t type = *ARG(alloc_mw.type);
     struct qrnic_mr *mw;
@@ -43,12 +44,14 @@ uint8_t qrnic_cmd_alloc_mw(struct qrnic_engine *e, const uint8_t *cmd,
         free(mw);
         return st;
     }
-    *key = mw->key;
+    req->result0 = mw->key;
     return QRNIC_ST_OK;
 }
 
-uint8_t qrnic_cmd_dealloc_mw(struct qrnic_engine *e, const uint8_t *cmd)
+enum qrnic_cmd_status qrnic_cmd_dealloc_mw(struct qrnic_engine *e,
+                                           struct qrnic_cmd_req *req)
 {
+    const uint8_t *cmd = req->cmd;
     uint32_t key = qrnic_ld32(ARG(dealloc_mw.key));
     struct qrnic_mr *mw = qrnic_key_slot(e, key);
 

@@ -298,9 +298,10 @@ static uint32_t qp_alloc_index(struct qrnic_engine *e, uint8_t type)
 
 static void qp_reset_state(struct qrnic_qp *qp);
 
-uint8_t qrnic_cmd_create_qp(struct qrnic_engine *e, const uint8_t *cmd,
-                            uint32_t *qpn)
+enum qrnic_cmd_status qrnic_cmd_create_qp(struct qrnic_engine *e,
+                                          struct qrnic_cmd_req *req)
 {
+    const uint8_t *cmd = req->cmd;
     uint8_t type = *ARG(create_qp.qp_type);
     uint32_t uctx = qrnic_ld32(ARG(create_qp.uctx));
     struct qrnic_qp *qp;
@@ -376,7 +377,7 @@ uint8_t qrnic_cmd_create_qp(struct qrnic_engine *e, const uint8_t *cmd,
     if (type != QRNIC_QPT_GSI) {
         e->qp_next = idx;
     }
-    *qpn = qp->qpn;
+    req->result0 = qp->qpn;
     return QRNIC_ST_OK;
 }
 
@@ -401,8 +402,10 @@ static void qp_free(struct qrnic_engine *e, struct qrnic_qp *qp)
     free(qp);
 }
 
-uint8_t qrnic_cmd_destroy_qp(struct qrnic_engine *e, const uint8_t *cmd)
+enum qrnic_cmd_status qrnic_cmd_destroy_qp(struct qrnic_engine *e,
+                                           struct qrnic_cmd_req *req)
 {
+    const uint8_t *cmd = req->cmd;
     struct qrnic_qp *qp = qrnic_qp_get(e, qrnic_ld32(ARG(destroy_qp.qpn)));
 
     if (!qp) {
@@ -736,8 +739,10 @@ static uint8_t modify(struct qrnic_engine *e, struct qrnic_qp *qp,
     return QRNIC_ST_OK;
 }
 
-uint8_t qrnic_cmd_modify_qp(struct qrnic_engine *e, const uint8_t *cmd)
+enum qrnic_cmd_status qrnic_cmd_modify_qp(struct qrnic_engine *e,
+                                          struct qrnic_cmd_req *req)
 {
+    const uint8_t *cmd = req->cmd;
     struct qrnic_qp *qp = qrnic_qp_get(e, qrnic_ld32(ARG(modify_qp.qpn)));
     uint8_t a[sizeof(struct qrnic_qp_attr)];
 
@@ -758,8 +763,10 @@ static bool sq_draining(const struct qrnic_qp *qp)
     return qp->state == QRNIC_QPS_SQD && qp->sq_tail != qp->sq_head;
 }
 
-uint8_t qrnic_cmd_query_qp(struct qrnic_engine *e, const uint8_t *cmd)
+enum qrnic_cmd_status qrnic_cmd_query_qp(struct qrnic_engine *e,
+                                         struct qrnic_cmd_req *req)
 {
+    const uint8_t *cmd = req->cmd;
     struct qrnic_qp *qp = qrnic_qp_get(e, qrnic_ld32(ARG(query_qp.qpn)));
     uint8_t a[sizeof(struct qrnic_qp_attr)];
 

@@ -24,9 +24,10 @@ static uint16_t srq_owner(uint32_t srqn)
     return (uint16_t)(QRNIC_ENG_MAX_QP + srqn);
 }
 
-uint8_t qrnic_cmd_create_srq(struct qrnic_engine *e, const uint8_t *cmd,
-                             uint32_t *srqn)
+enum qrnic_cmd_status qrnic_cmd_create_srq(struct qrnic_engine *e,
+                                           struct qrnic_cmd_req *req)
 {
+    const uint8_t *cmd = req->cmd;
     uint32_t uctx = qrnic_ld32(ARG(create_srq.uctx));
     uint32_t pdn = qrnic_ld32(ARG(create_srq.pdn));
     uint32_t off = qrnic_ld32(ARG(create_srq.offset));
@@ -81,7 +82,7 @@ uint8_t qrnic_cmd_create_srq(struct qrnic_engine *e, const uint8_t *cmd,
     srq->limit = limit;
     e->pd_users[pdn - 1]++;
     e->srq[n] = srq;
-    *srqn = n;
+    req->result0 = n;
     return QRNIC_ST_OK;
 }
 
@@ -126,8 +127,10 @@ static uint8_t srq_resize(struct qrnic_engine *e, struct qrnic_srq *srq,
     return QRNIC_ST_OK;
 }
 
-uint8_t qrnic_cmd_modify_srq(struct qrnic_engine *e, const uint8_t *cmd)
+enum qrnic_cmd_status qrnic_cmd_modify_srq(struct qrnic_engine *e,
+                                           struct qrnic_cmd_req *req)
 {
+    const uint8_t *cmd = req->cmd;
     struct qrnic_srq *srq = qrnic_srq_get(e, qrnic_ld32(ARG(modify_srq.srqn)));
     uint32_t limit = qrnic_ld32(ARG(modify_srq.limit));
     uint32_t mask = qrnic_ld32(ARG(modify_srq.mask));
@@ -166,16 +169,17 @@ uint8_t qrnic_cmd_modify_srq(struct qrnic_engine *e, const uint8_t *cmd)
     return QRNIC_ST_OK;
 }
 
-uint8_t qrnic_cmd_query_srq(struct qrnic_engine *e, const uint8_t *cmd,
-                            uint32_t *limit, uint32_t *posted)
+enum qrnic_cmd_status qrnic_cmd_query_srq(struct qrnic_engine *e,
+                                          struct qrnic_cmd_req *req)
 {
+    const uint8_t *cmd = req->cmd;
     struct qrnic_srq *srq = qrnic_srq_get(e, qrnic_ld32(ARG(query_srq.srqn)));
 
     if (!srq) {
         return QRNIC_ST_BAD_HANDLE;
     }
-    *limit = srq->limit;
-    *posted = (uint16_t)(srq->pi - srq->ci);
+    req->result0 = srq->limit;
+    req->result1 = (uint16_t)(srq->pi - srq->ci);
     return QRNIC_ST_OK;
 }
 
@@ -190,8 +194,10 @@ static void srq_free(struct qrnic_engine *e, struct qrnic_srq *srq)
     free(srq);
 }
 
-uint8_t qrnic_cmd_destroy_srq(struct qrnic_engine *e, const uint8_t *cmd)
+enum qrnic_cmd_status qrnic_cmd_destroy_srq(struct qrnic_engine *e,
+                                            struct qrnic_cmd_req *req)
 {
+    const uint8_t *cmd = req->cmd;
     struct qrnic_srq *srq = qrnic_srq_get(e,
                                           qrnic_ld32(ARG(destroy_srq.srqn)));
 

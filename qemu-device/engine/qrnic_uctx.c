@@ -128,8 +128,8 @@ void qrnic_ctx_uncharge_obj(struct qrnic_engine *e, uint32_t uctx,
     qrnic_ctx_uncharge(e, uctx, pages_kind, pages);
 }
 
-uint8_t qrnic_cmd_alloc_uctx(struct qrnic_engine *e, uint32_t *id,
-                             uint32_t *page)
+enum qrnic_cmd_status qrnic_cmd_alloc_uctx(struct qrnic_engine *e,
+                                           struct qrnic_cmd_req *req)
 {
     uint32_t i;
 
@@ -137,16 +137,18 @@ uint8_t qrnic_cmd_alloc_uctx(struct qrnic_engine *e, uint32_t *id,
         if (!e->uctx[i].valid) {
             memset(&e->uctx[i], 0, sizeof(e->uctx[i]));
             e->uctx[i].valid = true;
-            *id = i;
-            *page = i;
+            req->result0 = i;
+            req->result1 = i;
             return QRNIC_ST_OK;
         }
     }
     return QRNIC_ST_NO_RESOURCES;
 }
 
-uint8_t qrnic_cmd_dealloc_uctx(struct qrnic_engine *e, const uint8_t *cmd)
+enum qrnic_cmd_status qrnic_cmd_dealloc_uctx(struct qrnic_engine *e,
+                                             struct qrnic_cmd_req *req)
 {
+    const uint8_t *cmd = req->cmd;
     uint32_t uctx = qrnic_ld32(ARG(dealloc_uctx.uctx));
     uint32_t k;
 
@@ -162,9 +164,10 @@ uint8_t qrnic_cmd_dealloc_uctx(struct qrnic_engine *e, const uint8_t *cmd)
     return QRNIC_ST_OK;
 }
 
-uint8_t qrnic_cmd_alloc_pd(struct qrnic_engine *e, const uint8_t *cmd,
-                           uint32_t *pdn)
+enum qrnic_cmd_status qrnic_cmd_alloc_pd(struct qrnic_engine *e,
+                                         struct qrnic_cmd_req *req)
 {
+    const uint8_t *cmd = req->cmd;
     uint32_t uctx = qrnic_ld32(ARG(alloc_pd.uctx));
     uint32_t i;
     uint8_t st;
@@ -184,12 +187,14 @@ uint8_t qrnic_cmd_alloc_pd(struct qrnic_engine *e, const uint8_t *cmd,
     }
     e->pd_valid[i] = true;
     e->pd_uctx[i] = uctx;
-    *pdn = i + 1;
+    req->result0 = i + 1;
     return QRNIC_ST_OK;
 }
 
-uint8_t qrnic_cmd_dealloc_pd(struct qrnic_engine *e, const uint8_t *cmd)
+enum qrnic_cmd_status qrnic_cmd_dealloc_pd(struct qrnic_engine *e,
+                                           struct qrnic_cmd_req *req)
 {
+    const uint8_t *cmd = req->cmd;
     uint32_t pdn = qrnic_ld32(ARG(dealloc_pd.pdn));
     uint32_t i = pdn - 1;
 
