@@ -106,7 +106,7 @@ enum {
 #define F_LINK_DOWN     4
 #define F_HOSTILE       8
 
-enum { H_EQ, H_CQ, H_PD, H_UCTX, H_MR, H_QP, H_SRQ, H_NUM };
+enum { H_EQ, H_CQ, H_PD, H_UCTX, H_KEY, H_QP, H_SRQ, H_NUM, H_NONE = H_NUM };
 
 /* op_wqe's send opcode selector: below 0xe0 % 7, then FLUSH, ATOMIC WRITE */
 #define OPSEL_FLUSH     0xe0
@@ -242,7 +242,7 @@ static void add_handle(int kind, uint32_t v, uint64_t iova)
     uint32_t i = st.nh[kind]++ % NH;
 
     st.h[kind][i] = v;
-    if (kind == H_MR) {
+    if (kind == H_KEY) {
         st.mr_iova[i] = iova;
     }
     if (kind == H_SRQ) {
@@ -275,6 +275,18 @@ static uint32_t f_handle(struct fz *f, int kind)
     return handle(f, kind, &slot);
 }
 
+/* The handle a command's result0 is, from QRNIC_CMD_LIST; or H_NONE. */
+#define CMD_MADE(name, opcode, lname, creates) \
+    [QRNIC_CMD_##name] = H_##creates,
+static const uint8_t makes[QRNIC_CMD_MAX] = {
+    QRNIC_CMD_LIST(CMD_MADE)
+};
+
+static int made(uint8_t opcode)
+{
+    return opcode >= 1 && opcode < QRNIC_CMD_MAX ? makes[opcode] : H_NONE;
+}
+
 /* 0 (the kernel) or a user context. */
 static uint32_t f_uctx(struct fz *f)
 {
@@ -303,10 +315,11 @@ static void collect(void)
         return;
     }
     while (st.aq_ci != st.aq_pi) {
-        const uint8_t *c = qf_ram(&dev, AQ_CQ + (st.aq_ci &
-                                  ((1u << AQ_LOG) - 1)) * 32ull, 32);
+        uint32_t slot = st.aq_ci & ((1u << AQ_LOG) - 1);
+        const uint8_t *c = qf_ram(&dev, AQ_CQ + slot * 32ull, 32);
         uint32_t phase = (st.aq_ci >> AQ_LOG) & 1 ? 0 : 1;
         uint32_t r0 = qrnic_ld32(c + 4);
+        int kind = made(c[3]);
 
         if ((qrnic_ld32(c + 28) & 1) != phase) {
             break;
@@ -314,44 +327,16 @@ static void collect(void)
         if (debug) {
             fprintf(stderr, "cmd %02x status %u r0 %x\n", c[3], c[2], r0);
         }
-        if (c[2] == QRNIC_ST_OK) {
-            switch (c[3]) {
-            case QRNIC_CMD_CREATE_EQ:
-                add_handle(H_EQ, r0, 0);
-                break;
-            case QRNIC_CMD_CREATE_CQ:
-                add_handle(H_CQ, r0, 0);
-                break;
-            case QRNIC_CMD_ALLOC_PD:
-                add_handle(H_PD, r0, 0);
-                break;
-            case QRNIC_CMD_ALLOC_UCTX:
-                add_handle(H_UCTX, r0, 0);
-                break;
-            case QRNIC_CMD_CREATE_QP:
-                add_handle(H_QP, r0, 0);
-                break;
-            case QRNIC_CMD_REG_MR:
-            case QRNIC_CMD_ALLOC_MR:        /* iova 0: REG_MR WQEs set it */
-            case QRNIC_CMD_ALLOC_MW:
-                add_handle(H_MR, r0, st.slot_iova[st.aq_ci &
-                                                 ((1u << AQ_LOG) - 1)]);
-                break;
-            case QRNIC_CMD_CREATE_SRQ:
-                add_handle(H_SRQ, r0, st.slot_log[st.aq_ci &
-                                                  ((1u << AQ_LOG) - 1)]);
-                break;
-            case QRNIC_CMD_REREG_MR:        /* the key's new iova */
-                for (i = 0; i < NH; i++) {
-                    if (st.h[H_MR][i] == st.slot_key[st.aq_ci &
-                                                     ((1u << AQ_LOG) - 1)]) {
-                        st.mr_iova[i] = st.slot_iova[st.aq_ci &
-                                                     ((1u << AQ_LOG) - 1)];
-                    }
+        if (c[2] == QRNIC_ST_OK && kind != H_NONE) {
+            /* ALLOC_MR's iova is 0: REG_MR WQEs set it */
+            add_handle(kind, r0, kind == H_SRQ ? st.slot_log[slot] :
+                                                 st.slot_iova[slot]);
+        }
+        if (c[2] == QRNIC_ST_OK && c[3] == QRNIC_CMD_REREG_MR) {
+            for (i = 0; i < NH; i++) {      /* the key's new iova */
+                if (st.h[H_KEY][i] == st.slot_key[slot]) {
+                    st.mr_iova[i] = st.slot_iova[slot];
                 }
-                break;
-            default:
-                break;
             }
         }
         st.aq_ci++;
@@ -669,259 +654,399 @@ static void resize_record(struct fz *f, const uint8_t *c)
     ram_write(rec, b, 4);
 }
 
+static void gen_query_device(struct fz *f, uint8_t *c)
+{
+    qrnic_st64(ARG(c, query_device.resp_addr), f_gaddr(f));
+}
+
+static void gen_query_res(struct fz *f, uint8_t *c)
+{
+    qrnic_st64(ARG(c, query_res.resp_addr), f_gaddr(f));
+}
+
+static void gen_query_stats(struct fz *f, uint8_t *c)
+{
+    qrnic_st64(ARG(c, query_stats.resp_addr), f_gaddr(f));
+}
+
+static void gen_create_eq(struct fz *f, uint8_t *c)
+{
+    uint8_t v8;
+
+    qrnic_st64(ARG(c, create_eq.base), f_gaddr(f));
+    v8 = fz_u8(f);
+    *ARG(c, create_eq.log_depth) = v8 < FZ_RAW ? v8 % 14 : v8;
+    *ARG(c, create_eq.flags) = fz_u8(f);
+    v8 = fz_u8(f);
+    qrnic_st16(ARG(c, create_eq.vector), v8 < FZ_RAW ? v8 % 17 : v8);
+}
+
+static void gen_destroy_eq(struct fz *f, uint8_t *c)
+{
+    qrnic_st32(ARG(c, destroy_eq.eqn), f_handle(f, H_EQ));
+}
+
+static void gen_eth_setup(struct fz *f, uint8_t *c)
+{
+    uint8_t v8;
+
+    qrnic_st64(ARG(c, eth_setup.tx_base), f_gaddr(f));
+    qrnic_st64(ARG(c, eth_setup.rx_base), f_gaddr(f));
+    v8 = fz_u8(f);
+    *ARG(c, eth_setup.tx_log_depth) = v8 < FZ_RAW ? v8 % 14 : v8;
+    v8 = fz_u8(f);
+    *ARG(c, eth_setup.rx_log_depth) = v8 < FZ_RAW ? v8 % 14 : v8;
+    v8 = fz_u8(f);
+    qrnic_st16(ARG(c, eth_setup.vector), v8 < FZ_RAW ? v8 % 17 : v8);
+    qrnic_st32(ARG(c, eth_setup.rsvd), fz_u8(f) >= FZ_RAW);
+    st.eth_base[0] = qrnic_ld64(ARG(c, eth_setup.tx_base));
+    st.eth_base[1] = qrnic_ld64(ARG(c, eth_setup.rx_base));
+    st.eth_log[0] = *ARG(c, eth_setup.tx_log_depth);
+    st.eth_log[1] = *ARG(c, eth_setup.rx_log_depth);
+}
+
+/* No arguments. */
+static void gen_eth_teardown(struct fz *f, uint8_t *c)
+{
+    (void)f;
+    (void)c;
+}
+
+static void gen_set_mac(struct fz *f, uint8_t *c)
+{
+    uint8_t v8;
+
+    v8 = fz_u8(f);
+    memcpy(ARG(c, set_mac.mac), my_mac, 6);
+    if (v8 >= FZ_RAW) {
+        memset(ARG(c, set_mac.mac), v8 == 0xff ? 0 : v8, 6);
+    } else {
+        ARG(c, set_mac.mac)[5] = v8;
+    }
+}
+
+static void gen_set_mtu(struct fz *f, uint8_t *c)
+{
+    qrnic_st32(ARG(c, set_mtu.mtu), fz_u16(f));
+}
+
+static void gen_add_gid(struct fz *f, uint8_t *c)
+{
+    uint8_t v8;
+
+    v8 = fz_u8(f);
+    qrnic_st32(ARG(c, add_gid.index), v8 < FZ_RAW ? v8 % 130 : v8 * 7u);
+    v8 = fz_u8(f);
+    qrnic_st32(ARG(c, add_gid.type), v8 < FZ_RAW ? QRNIC_GID_TYPE_ROCE_V2 :
+                                                    v8);
+    v8 = fz_u8(f);
+    memcpy(ARG(c, add_gid.gid), my_gid, 16);
+    if (v8 % 4 == 1) {
+        ARG(c, add_gid.gid)[15] = 2;
+    } else if (v8 % 4 >= 2) {
+        ARG(c, add_gid.gid)[0] = 0xfe;
+        ARG(c, add_gid.gid)[1] = 0x80;
+    }
+}
+
+static void gen_del_gid(struct fz *f, uint8_t *c)
+{
+    uint8_t v8;
+
+    v8 = fz_u8(f);
+    qrnic_st32(ARG(c, del_gid.index), v8 < FZ_RAW ? v8 % 130 : v8 * 7u);
+}
+
+/* No arguments. */
+static void gen_alloc_uctx(struct fz *f, uint8_t *c)
+{
+    (void)f;
+    (void)c;
+}
+
+static void gen_dealloc_uctx(struct fz *f, uint8_t *c)
+{
+    qrnic_st32(ARG(c, dealloc_uctx.uctx), f_handle(f, H_UCTX));
+}
+
+static void gen_alloc_pd(struct fz *f, uint8_t *c)
+{
+    qrnic_st32(ARG(c, alloc_pd.uctx), f_uctx(f));
+}
+
+static void gen_dealloc_pd(struct fz *f, uint8_t *c)
+{
+    qrnic_st32(ARG(c, dealloc_pd.pdn), f_handle(f, H_PD));
+}
+
+static void gen_create_cq(struct fz *f, uint8_t *c)
+{
+    uint8_t v8;
+
+    v8 = fz_u8(f);
+    v8 = v8 < FZ_RAW ? v8 % 16 : v8;
+    *ARG(c, create_cq.log_depth) = v8;
+    pbl(f, ARG(c, create_cq.pbl), 0,
+        v8 <= QRNIC_CQ_MAX_LOG ? (32u << v8) + 64 : 64);
+    qrnic_st32(ARG(c, create_cq.uctx), f_uctx(f));
+    qrnic_st32(ARG(c, create_cq.eqn), f_handle(f, H_EQ));
+}
+
+static void gen_destroy_cq(struct fz *f, uint8_t *c)
+{
+    qrnic_st32(ARG(c, destroy_cq.cqn), f_handle(f, H_CQ));
+}
+
+static void gen_reg_mr(struct fz *f, uint8_t *c)
+{
+    uint8_t v8, s8;
+    uint64_t iova, len;
+    uint16_t v16;
+
+    v8 = fz_u8(f);
+    v16 = fz_u16(f);
+    iova = v8 < 0x80 ? 0x7f0000000000ull + ((uint64_t)v8 << 20) +
+                       ((uint64_t)v16 << 3) :
+           v8 < FZ_RAW ? QF_RAM_BASE + ((uint64_t)v16 << 4) :
+                         ~0ull - v16;
+    v16 = fz_u16(f);
+    s8 = fz_u8(f);
+    len = s8 < FZ_RAW ? (uint64_t)v16 << (s8 % 24) : ~0ull - v16;
+    qrnic_st64(ARG(c, reg_mr.iova), iova);
+    qrnic_st64(ARG(c, reg_mr.length), len);
+    pbl(f, ARG(c, reg_mr.pbl), iova, len);
+    qrnic_st32(ARG(c, reg_mr.pdn), f_handle(f, H_PD));
+    v8 = fz_u8(f);              /* bit 7: FLUSH_GLOBAL (bit 8) */
+    qrnic_st32(ARG(c, reg_mr.access), (v8 & 0x7fu) |
+               (v8 & 0x80 ? QRNIC_ACCESS_FLUSH_GLOBAL : 0));
+}
+
+/* REG_MR's layout and a key */
+static void gen_rereg_mr(struct fz *f, uint8_t *c)
+{
+    gen_reg_mr(f, c);
+    qrnic_st32(ARG(c, rereg_mr.key), f_handle(f, H_KEY));
+}
+
+static void gen_dereg_mr(struct fz *f, uint8_t *c)
+{
+    qrnic_st32(ARG(c, dereg_mr.key), f_handle(f, H_KEY));
+}
+
+static void gen_dealloc_mw(struct fz *f, uint8_t *c)
+{
+    qrnic_st32(ARG(c, dealloc_mw.key), f_handle(f, H_KEY));
+}
+
+static void gen_alloc_mw(struct fz *f, uint8_t *c)
+{
+    uint8_t v8;
+
+    qrnic_st32(ARG(c, alloc_mw.pdn), f_handle(f, H_PD));
+    v8 = fz_u8(f);
+    *ARG(c, alloc_mw.type) = v8 >= FZ_RAW ? v8 : mw_types[v8 % 4];
+}
+
+static void gen_alloc_mr(struct fz *f, uint8_t *c)
+{
+    uint16_t v16;
+
+    qrnic_st32(ARG(c, alloc_mr.pdn), f_handle(f, H_PD));
+    v16 = fz_u16(f);
+    qrnic_st32(ARG(c, alloc_mr.max_pages), v16 >= 0xff00 ?
+               (uint32_t)v16 << 16 | v16 : v16 % 520u);
+}
+
+static void gen_create_qp(struct fz *f, uint8_t *c)
+{
+    uint8_t v8, s8;
+
+    qrnic_st32(ARG(c, create_qp.pdn), f_handle(f, H_PD));
+    qrnic_st32(ARG(c, create_qp.send_cqn), f_handle(f, H_CQ));
+    qrnic_st32(ARG(c, create_qp.recv_cqn), f_handle(f, H_CQ));
+    qrnic_st32(ARG(c, create_qp.uctx), f_uctx(f));
+    v8 = fz_u8(f);
+    qrnic_st32(ARG(c, create_qp.sq_offset),
+               v8 < FZ_RAW ? (v8 % (QMEM_PAGES + 1)) * 4096u : v8 * 65u);
+    v8 = fz_u8(f);
+    qrnic_st32(ARG(c, create_qp.rq_offset),
+               v8 < FZ_RAW ? (v8 % (QMEM_PAGES + 1)) * 4096u : v8 * 65u);
+    s8 = fz_u8(f);
+    *ARG(c, create_qp.qp_type) = s8 >= FZ_RAW ? s8 : s8 >= 0x80 ?
+                                 s8 & 0x0f : qp_types[s8 % 4];
+    *ARG(c, create_qp.flags) = fz_u8(f);
+    v8 = fz_u8(f);
+    *ARG(c, create_qp.log_sq_depth) = v8 < FZ_RAW ? v8 % 15 : v8;
+    v8 = fz_u8(f);
+    *ARG(c, create_qp.log_sq_stride) = v8 < FZ_RAW ? 6 + v8 % 4 : v8;
+    v8 = fz_u8(f);
+    *ARG(c, create_qp.log_rq_depth) = v8 < FZ_RAW ? v8 % 15 : v8;
+    v8 = fz_u8(f);
+    *ARG(c, create_qp.log_rq_stride) = v8 < FZ_RAW ? 4 + v8 % 5 : v8;
+    if (s8 < 0x80 && (s8 >> 2) % 4 != SQ_NONE) {
+        qrnic_st32(ARG(c, create_qp.srqn), srq_pick(s8));
+        if ((s8 >> 2) % 4 == SQ_ONLY) {
+            qrnic_st32(ARG(c, create_qp.rq_offset), 0);
+            *ARG(c, create_qp.log_rq_depth) = 0;
+        }
+    }
+}
+
+static void gen_modify_qp(struct fz *f, uint8_t *c)
+{
+    uint8_t a[QRNIC_QP_ATTR_SIZE];
+    uint8_t v8;
+    uint64_t at;
+    uint16_t v16;
+
+    qrnic_st32(ARG(c, modify_qp.qpn), f_handle(f, H_QP));
+    v8 = fz_u8(f);
+    qrnic_st32(ARG(c, modify_qp.attr_mask),
+               v8 < FZ_RAW ? masks[v8 % NMASKS] : fz_u32(f));
+    v8 = fz_u8(f);
+    v16 = fz_u16(f);
+    modify_attr(f, a);
+    at = v8 < FZ_RAW && v8 % 8 < 3 ? scratch(sizeof(a)) : gaddr(v8, v16);
+    ram_write(at, a, sizeof(a));
+    qrnic_st64(ARG(c, modify_qp.attr_addr), at);
+}
+
+static void gen_query_qp(struct fz *f, uint8_t *c)
+{
+    uint8_t v8;
+    uint16_t v16;
+
+    qrnic_st32(ARG(c, query_qp.qpn), f_handle(f, H_QP));
+    v8 = fz_u8(f);
+    v16 = fz_u16(f);
+    qrnic_st64(ARG(c, query_qp.attr_addr),
+               v8 < FZ_RAW && v8 % 8 < 3 ? scratch(QRNIC_QP_ATTR_SIZE) :
+               gaddr(v8, v16));
+}
+
+static void gen_destroy_qp(struct fz *f, uint8_t *c)
+{
+    qrnic_st32(ARG(c, destroy_qp.qpn), f_handle(f, H_QP));
+}
+
+static void gen_create_srq(struct fz *f, uint8_t *c)
+{
+    uint8_t v8, s8;
+    uint16_t v16;
+
+    qrnic_st32(ARG(c, create_srq.pdn), f_handle(f, H_PD));
+    qrnic_st32(ARG(c, create_srq.uctx), f_uctx(f));
+    v8 = fz_u8(f);
+    qrnic_st32(ARG(c, create_srq.offset),
+               v8 < FZ_RAW ? (v8 % (QMEM_PAGES + 1)) * 4096u : v8 * 65u);
+    s8 = fz_u8(f);
+    s8 = s8 < FZ_RAW ? s8 % 16 : s8;
+    *ARG(c, create_srq.log_depth) = s8;
+    v8 = fz_u8(f);
+    *ARG(c, create_srq.log_stride) = v8 < FZ_RAW ? 4 + v8 % 5 : v8;
+    v8 = fz_u8(f);
+    v16 = fz_u16(f);
+    qrnic_st32(ARG(c, create_srq.limit), srq_limit(v8, v16, s8));
+    qrnic_st16(ARG(c, create_srq.rsvd), fz_u8(f) >= FZ_RAW);
+}
+
+static void gen_modify_srq(struct fz *f, uint8_t *c)
+{
+    static const uint32_t mods[4] = {
+        QRNIC_SRQ_MOD_LIMIT, QRNIC_SRQ_MOD_RESIZE,
+        QRNIC_SRQ_MOD_LIMIT | QRNIC_SRQ_MOD_RESIZE, 0
+    };
+    uint32_t slot;
+    uint8_t v8, s8;
+    uint16_t v16;
+
+    qrnic_st32(ARG(c, modify_srq.srqn), handle(f, H_SRQ, &slot));
+    v8 = fz_u8(f);
+    v16 = fz_u16(f);
+    qrnic_st32(ARG(c, modify_srq.limit),
+               srq_limit(v8, v16, slot < NH ? st.srq_log[slot] : 4));
+    /* mask (raw: unknown bits too), new ring's page, log depth */
+    v8 = fz_u8(f);
+    qrnic_st32(ARG(c, modify_srq.mask), v8 < FZ_RAW ? mods[v8 % 4] :
+                                        (uint32_t)v8 << 24 | (v8 & 3));
+    v8 = fz_u8(f);
+    qrnic_st32(ARG(c, modify_srq.offset),
+               v8 < FZ_RAW ? (v8 % (QMEM_PAGES + 1)) * 4096u : v8 * 65u);
+    s8 = fz_u8(f);
+    *ARG(c, modify_srq.log_depth) = s8 < FZ_RAW ? s8 % 16 : s8;
+    ARG(c, modify_srq.rsvd)[1] = (s8 & 0xe0) == 0xe0 && s8 < FZ_RAW;
+}
+
+static void gen_query_srq(struct fz *f, uint8_t *c)
+{
+    qrnic_st32(ARG(c, query_srq.srqn), f_handle(f, H_SRQ));
+}
+
+static void gen_destroy_srq(struct fz *f, uint8_t *c)
+{
+    qrnic_st32(ARG(c, destroy_srq.srqn), f_handle(f, H_SRQ));
+}
+
+static void mcast_args(struct fz *f, uint8_t *c)
+{
+    uint8_t v8;
+
+    qrnic_st32(ARG(c, mcast.qpn), f_handle(f, H_QP));
+    v8 = fz_u8(f);
+    qrnic_st32(ARG(c, mcast.rsvd), v8 >= FZ_RAW ? (uint32_t)v8 << 24 |
+                                                  v8 : 0);
+    mcast_gid(f, ARG(c, mcast.gid));
+}
+
+static void gen_attach_mcast(struct fz *f, uint8_t *c)
+{
+    mcast_args(f, c);
+}
+
+static void gen_detach_mcast(struct fz *f, uint8_t *c)
+{
+    mcast_args(f, c);
+}
+
+static void gen_resize_cq(struct fz *f, uint8_t *c)
+{
+    uint8_t v8, s8;
+
+    qrnic_st32(ARG(c, resize_cq.cqn), f_handle(f, H_CQ));
+    v8 = fz_u8(f);
+    v8 = v8 < FZ_RAW ? v8 % 16 : v8;
+    *ARG(c, resize_cq.log_depth) = v8;
+    pbl(f, ARG(c, resize_cq.pbl), 0,
+        v8 <= QRNIC_CQ_MAX_LOG ? (32u << v8) + 64 : 64);
+    s8 = fz_u8(f);
+    if (s8 >= FZ_RAW) {
+        ARG(c, resize_cq.rsvd)[s8 % 3] = s8;
+    }
+    resize_record(f, c);
+}
+
+/*
+ * The arguments of each command from the input, by opcode: a row of
+ * QRNIC_CMD_LIST without its gen_<name> does not build.
+ */
+typedef void gen_fn(struct fz *f, uint8_t *c);
+
+#define CMD_GEN(name, opcode, lname, ...) [QRNIC_CMD_##name] = gen_##lname,
+static gen_fn *const gens[QRNIC_CMD_MAX] = {
+    QRNIC_CMD_LIST(CMD_GEN)
+};
+
 static void op_admin(struct fz *f)
 {
-    uint8_t c[QRNIC_CMD_SIZE], a[QRNIC_QP_ATTR_SIZE];
-    uint8_t opsel = fz_u8(f), ctl = fz_u8(f), v8, s8;
+    uint8_t c[QRNIC_CMD_SIZE];
+    uint8_t opsel = fz_u8(f), ctl = fz_u8(f);
     uint8_t opcode = opsel < FZ_RAW ? 1 + opsel % (QRNIC_CMD_MAX - 1) : opsel;
-    uint64_t iova, len, at;
-    uint16_t v16;
 
     memset(c, 0, sizeof(c));
     c[0] = opcode;
     qrnic_st16(c + 2, (uint16_t)(st.aq_pi ^ 0x5a00));
-    switch (opcode) {
-    case QRNIC_CMD_QUERY_DEVICE:
-    case QRNIC_CMD_QUERY_RES:
-    case QRNIC_CMD_QUERY_STATS:
-        qrnic_st64(ARG(c, query_device.resp_addr), f_gaddr(f));
-        break;
-    case QRNIC_CMD_CREATE_EQ:
-        qrnic_st64(ARG(c, create_eq.base), f_gaddr(f));
-        v8 = fz_u8(f);
-        *ARG(c, create_eq.log_depth) = v8 < FZ_RAW ? v8 % 14 : v8;
-        *ARG(c, create_eq.flags) = fz_u8(f);
-        v8 = fz_u8(f);
-        qrnic_st16(ARG(c, create_eq.vector), v8 < FZ_RAW ? v8 % 17 : v8);
-        break;
-    case QRNIC_CMD_DESTROY_EQ:
-        qrnic_st32(ARG(c, destroy_eq.eqn), f_handle(f, H_EQ));
-        break;
-    case QRNIC_CMD_ETH_SETUP:
-        qrnic_st64(ARG(c, eth_setup.tx_base), f_gaddr(f));
-        qrnic_st64(ARG(c, eth_setup.rx_base), f_gaddr(f));
-        v8 = fz_u8(f);
-        *ARG(c, eth_setup.tx_log_depth) = v8 < FZ_RAW ? v8 % 14 : v8;
-        v8 = fz_u8(f);
-        *ARG(c, eth_setup.rx_log_depth) = v8 < FZ_RAW ? v8 % 14 : v8;
-        v8 = fz_u8(f);
-        qrnic_st16(ARG(c, eth_setup.vector), v8 < FZ_RAW ? v8 % 17 : v8);
-        qrnic_st32(ARG(c, eth_setup.rsvd), fz_u8(f) >= FZ_RAW);
-        st.eth_base[0] = qrnic_ld64(ARG(c, eth_setup.tx_base));
-        st.eth_base[1] = qrnic_ld64(ARG(c, eth_setup.rx_base));
-        st.eth_log[0] = *ARG(c, eth_setup.tx_log_depth);
-        st.eth_log[1] = *ARG(c, eth_setup.rx_log_depth);
-        break;
-    case QRNIC_CMD_SET_MAC:
-        v8 = fz_u8(f);
-        memcpy(ARG(c, set_mac.mac), my_mac, 6);
-        if (v8 >= FZ_RAW) {
-            memset(ARG(c, set_mac.mac), v8 == 0xff ? 0 : v8, 6);
-        } else {
-            ARG(c, set_mac.mac)[5] = v8;
-        }
-        break;
-    case QRNIC_CMD_SET_MTU:
-        qrnic_st32(ARG(c, set_mtu.mtu), fz_u16(f));
-        break;
-    case QRNIC_CMD_ADD_GID:
-        v8 = fz_u8(f);
-        qrnic_st32(ARG(c, add_gid.index), v8 < FZ_RAW ? v8 % 130 : v8 * 7u);
-        v8 = fz_u8(f);
-        qrnic_st32(ARG(c, add_gid.type), v8 < FZ_RAW ? QRNIC_GID_TYPE_ROCE_V2 :
-                                                        v8);
-        v8 = fz_u8(f);
-        memcpy(ARG(c, add_gid.gid), my_gid, 16);
-        if (v8 % 4 == 1) {
-            ARG(c, add_gid.gid)[15] = 2;
-        } else if (v8 % 4 >= 2) {
-            ARG(c, add_gid.gid)[0] = 0xfe;
-            ARG(c, add_gid.gid)[1] = 0x80;
-        }
-        break;
-    case QRNIC_CMD_DEL_GID:
-        v8 = fz_u8(f);
-        qrnic_st32(ARG(c, del_gid.index), v8 < FZ_RAW ? v8 % 130 : v8 * 7u);
-        break;
-    case QRNIC_CMD_DEALLOC_UCTX:
-        qrnic_st32(ARG(c, dealloc_uctx.uctx), f_handle(f, H_UCTX));
-        break;
-    case QRNIC_CMD_ALLOC_PD:
-        qrnic_st32(ARG(c, alloc_pd.uctx), f_uctx(f));
-        break;
-    case QRNIC_CMD_DEALLOC_PD:
-        qrnic_st32(ARG(c, dealloc_pd.pdn), f_handle(f, H_PD));
-        break;
-    case QRNIC_CMD_CREATE_CQ:
-        v8 = fz_u8(f);
-        v8 = v8 < FZ_RAW ? v8 % 16 : v8;
-        *ARG(c, create_cq.log_depth) = v8;
-        pbl(f, ARG(c, create_cq.pbl), 0,
-            v8 <= QRNIC_CQ_MAX_LOG ? (32u << v8) + 64 : 64);
-        qrnic_st32(ARG(c, create_cq.uctx), f_uctx(f));
-        qrnic_st32(ARG(c, create_cq.eqn), f_handle(f, H_EQ));
-        break;
-    case QRNIC_CMD_DESTROY_CQ:
-        qrnic_st32(ARG(c, destroy_cq.cqn), f_handle(f, H_CQ));
-        break;
-    case QRNIC_CMD_REG_MR:
-    case QRNIC_CMD_REREG_MR:        /* reg_mr's layout and a key */
-        v8 = fz_u8(f);
-        v16 = fz_u16(f);
-        iova = v8 < 0x80 ? 0x7f0000000000ull + ((uint64_t)v8 << 20) +
-                           ((uint64_t)v16 << 3) :
-               v8 < FZ_RAW ? QF_RAM_BASE + ((uint64_t)v16 << 4) :
-                             ~0ull - v16;
-        v16 = fz_u16(f);
-        s8 = fz_u8(f);
-        len = s8 < FZ_RAW ? (uint64_t)v16 << (s8 % 24) : ~0ull - v16;
-        qrnic_st64(ARG(c, reg_mr.iova), iova);
-        qrnic_st64(ARG(c, reg_mr.length), len);
-        pbl(f, ARG(c, reg_mr.pbl), iova, len);
-        qrnic_st32(ARG(c, reg_mr.pdn), f_handle(f, H_PD));
-        v8 = fz_u8(f);              /* bit 7: FLUSH_GLOBAL (bit 8) */
-        qrnic_st32(ARG(c, reg_mr.access), (v8 & 0x7fu) |
-                   (v8 & 0x80 ? QRNIC_ACCESS_FLUSH_GLOBAL : 0));
-        if (opcode == QRNIC_CMD_REREG_MR) {
-            qrnic_st32(ARG(c, rereg_mr.key), f_handle(f, H_MR));
-        }
-        break;
-    case QRNIC_CMD_DEREG_MR:
-    case QRNIC_CMD_DEALLOC_MW:
-        qrnic_st32(ARG(c, dereg_mr.key), f_handle(f, H_MR));
-        break;
-    case QRNIC_CMD_ALLOC_MW:
-        qrnic_st32(ARG(c, alloc_mw.pdn), f_handle(f, H_PD));
-        v8 = fz_u8(f);
-        *ARG(c, alloc_mw.type) = v8 >= FZ_RAW ? v8 : mw_types[v8 % 4];
-        break;
-    case QRNIC_CMD_ALLOC_MR:
-        qrnic_st32(ARG(c, alloc_mr.pdn), f_handle(f, H_PD));
-        v16 = fz_u16(f);
-        qrnic_st32(ARG(c, alloc_mr.max_pages), v16 >= 0xff00 ?
-                   (uint32_t)v16 << 16 | v16 : v16 % 520u);
-        break;
-    case QRNIC_CMD_CREATE_QP:
-        qrnic_st32(ARG(c, create_qp.pdn), f_handle(f, H_PD));
-        qrnic_st32(ARG(c, create_qp.send_cqn), f_handle(f, H_CQ));
-        qrnic_st32(ARG(c, create_qp.recv_cqn), f_handle(f, H_CQ));
-        qrnic_st32(ARG(c, create_qp.uctx), f_uctx(f));
-        v8 = fz_u8(f);
-        qrnic_st32(ARG(c, create_qp.sq_offset),
-                   v8 < FZ_RAW ? (v8 % (QMEM_PAGES + 1)) * 4096u : v8 * 65u);
-        v8 = fz_u8(f);
-        qrnic_st32(ARG(c, create_qp.rq_offset),
-                   v8 < FZ_RAW ? (v8 % (QMEM_PAGES + 1)) * 4096u : v8 * 65u);
-        s8 = fz_u8(f);
-        *ARG(c, create_qp.qp_type) = s8 >= FZ_RAW ? s8 : s8 >= 0x80 ?
-                                     s8 & 0x0f : qp_types[s8 % 4];
-        *ARG(c, create_qp.flags) = fz_u8(f);
-        v8 = fz_u8(f);
-        *ARG(c, create_qp.log_sq_depth) = v8 < FZ_RAW ? v8 % 15 : v8;
-        v8 = fz_u8(f);
-        *ARG(c, create_qp.log_sq_stride) = v8 < FZ_RAW ? 6 + v8 % 4 : v8;
-        v8 = fz_u8(f);
-        *ARG(c, create_qp.log_rq_depth) = v8 < FZ_RAW ? v8 % 15 : v8;
-        v8 = fz_u8(f);
-        *ARG(c, create_qp.log_rq_stride) = v8 < FZ_RAW ? 4 + v8 % 5 : v8;
-        if (s8 < 0x80 && (s8 >> 2) % 4 != SQ_NONE) {
-            qrnic_st32(ARG(c, create_qp.srqn), srq_pick(s8));
-            if ((s8 >> 2) % 4 == SQ_ONLY) {
-                qrnic_st32(ARG(c, create_qp.rq_offset), 0);
-                *ARG(c, create_qp.log_rq_depth) = 0;
-            }
-        }
-        break;
-    case QRNIC_CMD_MODIFY_QP:
-        qrnic_st32(ARG(c, modify_qp.qpn), f_handle(f, H_QP));
-        v8 = fz_u8(f);
-        qrnic_st32(ARG(c, modify_qp.attr_mask),
-                   v8 < FZ_RAW ? masks[v8 % NMASKS] : fz_u32(f));
-        v8 = fz_u8(f);
-        v16 = fz_u16(f);
-        modify_attr(f, a);
-        at = v8 < FZ_RAW && v8 % 8 < 3 ? scratch(sizeof(a)) : gaddr(v8, v16);
-        ram_write(at, a, sizeof(a));
-        qrnic_st64(ARG(c, modify_qp.attr_addr), at);
-        break;
-    case QRNIC_CMD_QUERY_QP:
-        qrnic_st32(ARG(c, query_qp.qpn), f_handle(f, H_QP));
-        v8 = fz_u8(f);
-        v16 = fz_u16(f);
-        qrnic_st64(ARG(c, query_qp.attr_addr),
-                   v8 < FZ_RAW && v8 % 8 < 3 ? scratch(QRNIC_QP_ATTR_SIZE) :
-                   gaddr(v8, v16));
-        break;
-    case QRNIC_CMD_DESTROY_QP:
-        qrnic_st32(ARG(c, destroy_qp.qpn), f_handle(f, H_QP));
-        break;
-    case QRNIC_CMD_CREATE_SRQ:
-        qrnic_st32(ARG(c, create_srq.pdn), f_handle(f, H_PD));
-        qrnic_st32(ARG(c, create_srq.uctx), f_uctx(f));
-        v8 = fz_u8(f);
-        qrnic_st32(ARG(c, create_srq.offset),
-                   v8 < FZ_RAW ? (v8 % (QMEM_PAGES + 1)) * 4096u : v8 * 65u);
-        s8 = fz_u8(f);
-        s8 = s8 < FZ_RAW ? s8 % 16 : s8;
-        *ARG(c, create_srq.log_depth) = s8;
-        v8 = fz_u8(f);
-        *ARG(c, create_srq.log_stride) = v8 < FZ_RAW ? 4 + v8 % 5 : v8;
-        v8 = fz_u8(f);
-        v16 = fz_u16(f);
-        qrnic_st32(ARG(c, create_srq.limit), srq_limit(v8, v16, s8));
-        qrnic_st16(ARG(c, create_srq.rsvd), fz_u8(f) >= FZ_RAW);
-        break;
-    case QRNIC_CMD_MODIFY_SRQ: {
-        static const uint32_t mods[4] = {
-            QRNIC_SRQ_MOD_LIMIT, QRNIC_SRQ_MOD_RESIZE,
-            QRNIC_SRQ_MOD_LIMIT | QRNIC_SRQ_MOD_RESIZE, 0
-        };
-        uint32_t slot;
-
-        qrnic_st32(ARG(c, modify_srq.srqn), handle(f, H_SRQ, &slot));
-        v8 = fz_u8(f);
-        v16 = fz_u16(f);
-        qrnic_st32(ARG(c, modify_srq.limit),
-                   srq_limit(v8, v16, slot < NH ? st.srq_log[slot] : 4));
-        /* mask (raw: unknown bits too), new ring's page, log depth */
-        v8 = fz_u8(f);
-        qrnic_st32(ARG(c, modify_srq.mask), v8 < FZ_RAW ? mods[v8 % 4] :
-                                            (uint32_t)v8 << 24 | (v8 & 3));
-        v8 = fz_u8(f);
-        qrnic_st32(ARG(c, modify_srq.offset),
-                   v8 < FZ_RAW ? (v8 % (QMEM_PAGES + 1)) * 4096u : v8 * 65u);
-        s8 = fz_u8(f);
-        *ARG(c, modify_srq.log_depth) = s8 < FZ_RAW ? s8 % 16 : s8;
-        ARG(c, modify_srq.rsvd)[1] = (s8 & 0xe0) == 0xe0 && s8 < FZ_RAW;
-        break;
-    }
-    case QRNIC_CMD_QUERY_SRQ:
-    case QRNIC_CMD_DESTROY_SRQ:
-        qrnic_st32(ARG(c, destroy_srq.srqn), f_handle(f, H_SRQ));
-        break;
-    case QRNIC_CMD_ATTACH_MCAST:
-    case QRNIC_CMD_DETACH_MCAST:
-        qrnic_st32(ARG(c, mcast.qpn), f_handle(f, H_QP));
-        v8 = fz_u8(f);
-        qrnic_st32(ARG(c, mcast.rsvd), v8 >= FZ_RAW ? (uint32_t)v8 << 24 |
-                                                      v8 : 0);
-        mcast_gid(f, ARG(c, mcast.gid));
-        break;
-    case QRNIC_CMD_RESIZE_CQ:
-        qrnic_st32(ARG(c, resize_cq.cqn), f_handle(f, H_CQ));
-        v8 = fz_u8(f);
-        v8 = v8 < FZ_RAW ? v8 % 16 : v8;
-        *ARG(c, resize_cq.log_depth) = v8;
-        pbl(f, ARG(c, resize_cq.pbl), 0,
-            v8 <= QRNIC_CQ_MAX_LOG ? (32u << v8) + 64 : 64);
-        s8 = fz_u8(f);
-        if (s8 >= FZ_RAW) {
-            ARG(c, resize_cq.rsvd)[s8 % 3] = s8;
-        }
-        resize_record(f, c);
-        break;
-    default:                        /* ALLOC_UCTX, ETH_TEARDOWN, unknown */
-        break;
+    if (opcode < QRNIC_CMD_MAX && gens[opcode]) {
+        gens[opcode](f, c);
     }
     admin(c, ctl);
 }
@@ -1244,9 +1369,9 @@ static void op_wqe(struct fz *f)
     bool srq = ctl & 0x10;
     uint32_t qpn = f_handle(f, srq ? H_SRQ : H_QP), mslot;
     uint8_t opcode = fz_u8(f), flags = fz_u8(f), nsge = fz_u8(f);
-    uint32_t key = handle(f, H_MR, &mslot), rslot;
+    uint32_t key = handle(f, H_KEY, &mslot), rslot;
     uint16_t off = fz_u16(f), len = fz_u16(f), roff = fz_u16(f);
-    uint32_t rkey = handle(f, H_MR, &rslot);
+    uint32_t rkey = handle(f, H_KEY, &rslot);
     uint64_t riova = rslot < NH ? st.mr_iova[rslot] : 0;
     bool rq = (ctl & 1) || srq;
     uint32_t stride = rq ? 32 : 128;
