@@ -256,11 +256,18 @@ static int qrnic_aq_finish(struct qrnic_dev *qdev, struct qrnic_cmd *cmd,
 			   u32 *result0, u32 *result1)
 {
 	struct qrnic_aq *aq = &qdev->aq;
+	struct qrnic_cqe_admin cqe;
 	unsigned long flags;
 	int ret;
 
+	/*
+	 * Copy the completion before the context is free: the next command
+	 * may take it, and its completion overwrite ctx->cqe, as soon as the
+	 * lock is dropped.
+	 */
 	spin_lock_irqsave(&aq->lock, flags);
 	done = done || completion_done(&ctx->done);
+	cqe = ctx->cqe;
 	ctx->busy = false;
 	if (!done)
 		aq->dead = true;
@@ -274,16 +281,16 @@ static int qrnic_aq_finish(struct qrnic_dev *qdev, struct qrnic_cmd *cmd,
 		return -ETIMEDOUT;
 	}
 
-	ret = qrnic_status_to_errno(ctx->cqe.status);
+	ret = qrnic_status_to_errno(cqe.status);
 	if (ret) {
 		dev_dbg(&qdev->pdev->dev, "admin command %s failed: status %u\n",
-			qrnic_cmd_name(cmd->opcode), ctx->cqe.status);
+			qrnic_cmd_name(cmd->opcode), cqe.status);
 		return ret;
 	}
 	if (result0)
-		*result0 = ctx->cqe.result0;
+		*result0 = cqe.result0;
 	if (result1)
-		*result1 = ctx->cqe.result1;
+		*result1 = cqe.result1;
 	return 0;
 }
 
