@@ -83,8 +83,8 @@ static enum qrnic_cmd_status dma_out(struct qrnic_engine *e, uint64_t addr,
 #define PUT32(buf, type, field, v) \
     qrnic_st32((buf) + offsetof(type, field), (v))
 
-static enum qrnic_cmd_status qrnic_cmd_query_device(struct qrnic_engine *e,
-                                                    struct qrnic_cmd_req *req)
+enum qrnic_cmd_status qrnic_cmd_query_device(struct qrnic_engine *e,
+                                             struct qrnic_cmd_req *req)
 {
     const uint8_t *cmd = req->cmd;
     uint8_t a[sizeof(struct qrnic_dev_attr)];
@@ -128,8 +128,8 @@ static enum qrnic_cmd_status qrnic_cmd_query_device(struct qrnic_engine *e,
     return dma_out(e, qrnic_ld64(ARG(query_device.resp_addr)), a, sizeof(a));
 }
 
-static enum qrnic_cmd_status qrnic_cmd_query_res(struct qrnic_engine *e,
-                                                 struct qrnic_cmd_req *req)
+enum qrnic_cmd_status qrnic_cmd_query_res(struct qrnic_engine *e,
+                                          struct qrnic_cmd_req *req)
 {
     const uint8_t *cmd = req->cmd;
     uint8_t r[sizeof(struct qrnic_res_counts)];
@@ -159,8 +159,8 @@ static enum qrnic_cmd_status qrnic_cmd_query_res(struct qrnic_engine *e,
     return dma_out(e, qrnic_ld64(ARG(query_res.resp_addr)), r, sizeof(r));
 }
 
-static enum qrnic_cmd_status qrnic_cmd_query_stats(struct qrnic_engine *e,
-                                                   struct qrnic_cmd_req *req)
+enum qrnic_cmd_status qrnic_cmd_query_stats(struct qrnic_engine *e,
+                                            struct qrnic_cmd_req *req)
 {
     const uint8_t *cmd = req->cmd;
     uint8_t r[sizeof(struct qrnic_stats_resp)];
@@ -172,8 +172,8 @@ static enum qrnic_cmd_status qrnic_cmd_query_stats(struct qrnic_engine *e,
     return dma_out(e, qrnic_ld64(ARG(query_stats.resp_addr)), r, sizeof(r));
 }
 
-static enum qrnic_cmd_status qrnic_cmd_create_eq(struct qrnic_engine *e,
-                                                 struct qrnic_cmd_req *req)
+enum qrnic_cmd_status qrnic_cmd_create_eq(struct qrnic_engine *e,
+                                          struct qrnic_cmd_req *req)
 {
     const uint8_t *cmd = req->cmd;
     uint64_t base = qrnic_ld64(ARG(create_eq.base));
@@ -211,8 +211,8 @@ static enum qrnic_cmd_status qrnic_cmd_create_eq(struct qrnic_engine *e,
     return QRNIC_ST_OK;
 }
 
-static enum qrnic_cmd_status qrnic_cmd_destroy_eq(struct qrnic_engine *e,
-                                                  struct qrnic_cmd_req *req)
+enum qrnic_cmd_status qrnic_cmd_destroy_eq(struct qrnic_engine *e,
+                                           struct qrnic_cmd_req *req)
 {
     const uint8_t *cmd = req->cmd;
     uint32_t eqn = qrnic_ld32(ARG(destroy_eq.eqn));
@@ -237,8 +237,8 @@ static bool ring_args_ok(uint64_t base, uint8_t log)
            base + ((uint64_t)QRNIC_ETH_DESC_SIZE << log) > base;
 }
 
-static enum qrnic_cmd_status qrnic_cmd_eth_setup(struct qrnic_engine *e,
-                                                 struct qrnic_cmd_req *req)
+enum qrnic_cmd_status qrnic_cmd_eth_setup(struct qrnic_engine *e,
+                                          struct qrnic_cmd_req *req)
 {
     const uint8_t *cmd = req->cmd;
     uint64_t tx = qrnic_ld64(ARG(eth_setup.tx_base));
@@ -264,8 +264,8 @@ static enum qrnic_cmd_status qrnic_cmd_eth_setup(struct qrnic_engine *e,
     return QRNIC_ST_OK;
 }
 
-static enum qrnic_cmd_status qrnic_cmd_eth_teardown(struct qrnic_engine *e,
-                                                    struct qrnic_cmd_req *req)
+enum qrnic_cmd_status qrnic_cmd_eth_teardown(struct qrnic_engine *e,
+                                             struct qrnic_cmd_req *req)
 {
     (void)req;                          /* no arguments */
     if (!e->eth.active) {
@@ -275,8 +275,8 @@ static enum qrnic_cmd_status qrnic_cmd_eth_teardown(struct qrnic_engine *e,
     return QRNIC_ST_OK;
 }
 
-static enum qrnic_cmd_status qrnic_cmd_set_mac(struct qrnic_engine *e,
-                                               struct qrnic_cmd_req *req)
+enum qrnic_cmd_status qrnic_cmd_set_mac(struct qrnic_engine *e,
+                                        struct qrnic_cmd_req *req)
 {
     const uint8_t *cmd = req->cmd;
     const uint8_t *mac = ARG(set_mac.mac);
@@ -293,8 +293,8 @@ static enum qrnic_cmd_status qrnic_cmd_set_mac(struct qrnic_engine *e,
     return QRNIC_ST_OK;
 }
 
-static enum qrnic_cmd_status qrnic_cmd_set_mtu(struct qrnic_engine *e,
-                                               struct qrnic_cmd_req *req)
+enum qrnic_cmd_status qrnic_cmd_set_mtu(struct qrnic_engine *e,
+                                        struct qrnic_cmd_req *req)
 {
     const uint8_t *cmd = req->cmd;
     uint32_t mtu = qrnic_ld32(ARG(set_mtu.mtu));
@@ -306,8 +306,8 @@ static enum qrnic_cmd_status qrnic_cmd_set_mtu(struct qrnic_engine *e,
     return QRNIC_ST_OK;
 }
 
-static enum qrnic_cmd_status qrnic_cmd_add_gid(struct qrnic_engine *e,
-                                               struct qrnic_cmd_req *req)
+enum qrnic_cmd_status qrnic_cmd_add_gid(struct qrnic_engine *e,
+                                        struct qrnic_cmd_req *req)
 {
     const uint8_t *cmd = req->cmd;
     uint32_t index = qrnic_ld32(ARG(add_gid.index));
@@ -325,8 +325,8 @@ static enum qrnic_cmd_status qrnic_cmd_add_gid(struct qrnic_engine *e,
     return QRNIC_ST_OK;
 }
 
-static enum qrnic_cmd_status qrnic_cmd_del_gid(struct qrnic_engine *e,
-                                               struct qrnic_cmd_req *req)
+enum qrnic_cmd_status qrnic_cmd_del_gid(struct qrnic_engine *e,
+                                        struct qrnic_cmd_req *req)
 {
     const uint8_t *cmd = req->cmd;
     uint32_t index = qrnic_ld32(ARG(del_gid.index));

@@ -464,6 +464,12 @@ struct qrnic_cmd_desc {
     enum qrnic_cmd_status (*exec)(struct qrnic_engine *e,
                                   struct qrnic_cmd_req *req);
 };
+/* Every row's handler, declared from the list (defined beside its object). */
+#define QRNIC_CMD_HANDLER(cmd, opcode, lname, ...)                        \
+    enum qrnic_cmd_status qrnic_cmd_##lname(struct qrnic_engine *e,     \
+                                            struct qrnic_cmd_req *req);
+QRNIC_CMD_LIST(QRNIC_CMD_HANDLER)
+#undef QRNIC_CMD_HANDLER
 /* Indexed by opcode; all NULL where QRNIC_CMD_LIST has no row. */
 extern const struct qrnic_cmd_desc qrnic_cmds[QRNIC_CMD_MAX];
 enum qrnic_cmd_status qrnic_cmd_exec(struct qrnic_engine *e, const uint8_t *cmd,

@@ -64,14 +64,6 @@ uint8_t qrnic_ctx_charge_obj(struct qrnic_engine *e, uint32_t uctx,
 void qrnic_ctx_uncharge_obj(struct qrnic_engine *e, uint32_t uctx,
                             enum qrnic_ctx_res kind,
                             enum qrnic_ctx_res pages_kind, uint32_t pages);
-enum qrnic_cmd_status qrnic_cmd_alloc_uctx(struct qrnic_engine *e,
-                                           struct qrnic_cmd_req *req);
-enum qrnic_cmd_status qrnic_cmd_dealloc_uctx(struct qrnic_engine *e,
-                                             struct qrnic_cmd_req *req);
-enum qrnic_cmd_status qrnic_cmd_alloc_pd(struct qrnic_engine *e,
-                                         struct qrnic_cmd_req *req);
-enum qrnic_cmd_status qrnic_cmd_dealloc_pd(struct qrnic_engine *e,
-                                           struct qrnic_cmd_req *req);
 void qrnic_uctx_reset(struct qrnic_engine *e);
 
 /* ---- completion queues --------------------------------------------------- */
@@ -103,12 +95,6 @@ struct qrnic_wc {
     uint32_t src_qp;            /* UD receives */
 };
 
-enum qrnic_cmd_status qrnic_cmd_create_cq(struct qrnic_engine *e,
-                                          struct qrnic_cmd_req *req);
-enum qrnic_cmd_status qrnic_cmd_destroy_cq(struct qrnic_engine *e,
-                                           struct qrnic_cmd_req *req);
-enum qrnic_cmd_status qrnic_cmd_resize_cq(struct qrnic_engine *e,
-                                          struct qrnic_cmd_req *req);
 struct qrnic_cq *qrnic_cq_get(struct qrnic_engine *e, uint32_t cqn);
 /* Write a CQE and raise its event; false if the CQ overflowed. */
 bool qrnic_cq_post(struct qrnic_engine *e, struct qrnic_cq *cq,
@@ -187,12 +173,6 @@ bool qrnic_mr_read(struct qrnic_engine *e, const struct qrnic_mr *mr,
                    uint64_t va, void *buf, uint64_t len);
 bool qrnic_mr_write(struct qrnic_engine *e, const struct qrnic_mr *mr,
                     uint64_t va, const void *buf, uint64_t len);
-enum qrnic_cmd_status qrnic_cmd_reg_mr(struct qrnic_engine *e,
-                                       struct qrnic_cmd_req *req);
-enum qrnic_cmd_status qrnic_cmd_dereg_mr(struct qrnic_engine *e,
-                                         struct qrnic_cmd_req *req);
-enum qrnic_cmd_status qrnic_cmd_rereg_mr(struct qrnic_engine *e,
-                                         struct qrnic_cmd_req *req);
 void qrnic_mr_free_all(struct qrnic_engine *e);
 /*
  * The key table: put mr (pdn set, its pages reserved in mr->mtt) at a
@@ -213,18 +193,12 @@ static inline bool qrnic_mr_covers(const struct qrnic_mr *mr, uint64_t va,
 }
 
 /* qrnic_mw.c: memory windows */
-enum qrnic_cmd_status qrnic_cmd_alloc_mw(struct qrnic_engine *e,
-                                         struct qrnic_cmd_req *req);
-enum qrnic_cmd_status qrnic_cmd_dealloc_mw(struct qrnic_engine *e,
-                                           struct qrnic_cmd_req *req);
 /* A window's binding ends: its region and QP forget it. */
 void qrnic_mw_unbind(struct qrnic_engine *e, struct qrnic_mr *mw);
 /* DESTROY_QP: the type 2 windows the QP bound are unbound. */
 void qrnic_mw_qp_gone(struct qrnic_engine *e, struct qrnic_qp *qp);
 
 /* qrnic_fastreg.c: fast-registration regions, invalidation */
-enum qrnic_cmd_status qrnic_cmd_alloc_mr(struct qrnic_engine *e,
-                                         struct qrnic_cmd_req *req);
 /*
  * Make key invalid for qp: LOCAL_INV (remote false) or a received
  * SEND_WITH_INV; false if the key names nothing it may invalidate.
@@ -447,14 +421,6 @@ struct qrnic_qp {
 };
 
 struct qrnic_qp *qrnic_qp_get(struct qrnic_engine *e, uint32_t qpn);
-enum qrnic_cmd_status qrnic_cmd_create_qp(struct qrnic_engine *e,
-                                          struct qrnic_cmd_req *req);
-enum qrnic_cmd_status qrnic_cmd_modify_qp(struct qrnic_engine *e,
-                                          struct qrnic_cmd_req *req);
-enum qrnic_cmd_status qrnic_cmd_query_qp(struct qrnic_engine *e,
-                                         struct qrnic_cmd_req *req);
-enum qrnic_cmd_status qrnic_cmd_destroy_qp(struct qrnic_engine *e,
-                                           struct qrnic_cmd_req *req);
 void qrnic_qp_free_all(struct qrnic_engine *e);
 bool qrnic_qp_doorbell(struct qrnic_engine *e, uint32_t page, bool sq,
                        uint64_t val);
@@ -510,14 +476,6 @@ struct qrnic_srq {
 };
 
 struct qrnic_srq *qrnic_srq_get(struct qrnic_engine *e, uint32_t srqn);
-enum qrnic_cmd_status qrnic_cmd_create_srq(struct qrnic_engine *e,
-                                           struct qrnic_cmd_req *req);
-enum qrnic_cmd_status qrnic_cmd_modify_srq(struct qrnic_engine *e,
-                                           struct qrnic_cmd_req *req);
-enum qrnic_cmd_status qrnic_cmd_query_srq(struct qrnic_engine *e,
-                                          struct qrnic_cmd_req *req);
-enum qrnic_cmd_status qrnic_cmd_destroy_srq(struct qrnic_engine *e,
-                                            struct qrnic_cmd_req *req);
 bool qrnic_srq_doorbell(struct qrnic_engine *e, uint32_t page, uint64_t val);
 void qrnic_srq_free_all(struct qrnic_engine *e);
 
@@ -659,10 +617,6 @@ bool qrnic_gid_is_local(const struct qrnic_engine *e, const uint8_t *gid);
 /* ---- UD multicast -------------------------------------------------------- */
 
 bool qrnic_gid_is_mcast(const uint8_t *gid);
-enum qrnic_cmd_status qrnic_cmd_attach_mcast(struct qrnic_engine *e,
-                                             struct qrnic_cmd_req *req);
-enum qrnic_cmd_status qrnic_cmd_detach_mcast(struct qrnic_engine *e,
-                                             struct qrnic_cmd_req *req);
 /* The QP leaves every group (it is being destroyed). */
 void qrnic_mcast_detach_qp(struct qrnic_engine *e, uint32_t qpn);
 /* A datagram to QPN 0xffffff: one copy for each QP attached to its group. */
