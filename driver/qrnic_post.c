@@ -116,30 +116,33 @@ static int qrnic_build_ud(const struct ib_send_wr *wr, struct qrnic_sq_wqe *hdr)
 	return 0;
 }
 
-/* UC: no RDMA READ or atomics. */
-static bool qrnic_uc_opcode_ok(enum ib_wr_opcode opcode)
+/*
+ * Does the QP take this opcode (its type, the device's capabilities)?
+ * The IB_WR_* a kernel QP can post are the QRNIC_WR_* of the same value.
+ */
+static bool qrnic_wr_opcode_ok(const struct qrnic_dev *qdev,
+			       const struct qrnic_qp *qp,
+			       struct qrnic_wr_info info)
 {
-	return opcode == IB_WR_SEND || opcode == IB_WR_SEND_WITH_IMM ||
-	       opcode == IB_WR_RDMA_WRITE ||
-	       opcode == IB_WR_RDMA_WRITE_WITH_IMM;
+	return (info.qp_types & QRNIC_WR_QPT(qp->qp_type)) &&
+	       (qdev->cap0 & info.cap0) == info.cap0;
 }
 
 /* Build one send WQE in buf; returns its length in bytes or -errno. */
 static int qrnic_build_send(struct qrnic_dev *qdev, struct qrnic_qp *qp,
 			    const struct ib_send_wr *wr, u64 *buf)
 {
+	struct qrnic_wr_info info = qrnic_wr_info(wr->opcode);
 	struct qrnic_sq_wqe *hdr = (struct qrnic_sq_wqe *)buf;
 	struct qrnic_sge *sge = (struct qrnic_sge *)(hdr + 1);
-	bool atomic = false;
 	int ret;
 
+	if (!qrnic_wr_opcode_ok(qdev, qp, info))
+		return -EINVAL;
 	if (qp->qp_type == QRNIC_QPT_UD || qp->qp_type == QRNIC_QPT_GSI) {
 		ret = qrnic_build_ud(wr, hdr);
 		if (ret)
 			return ret;
-	} else if (qp->qp_type == QRNIC_QPT_UC &&
-		   !qrnic_uc_opcode_ok(wr->opcode)) {
-		return -EINVAL;
 	}
 	switch (wr->opcode) {
 	case IB_WR_RDMA_WRITE_WITH_IMM:
@@ -157,26 +160,19 @@ static int qrnic_build_send(struct qrnic_dev *qdev, struct qrnic_qp *qp,
 		break;
 	case IB_WR_SEND_WITH_INV:
 	case IB_WR_LOCAL_INV:
-		if (!qrnic_has_fast_reg(qdev))
-			return -EINVAL;
 		hdr->imm_data = wr->ex.invalidate_rkey;
 		break;
 	case IB_WR_REG_MR:
-		if (!qrnic_has_fast_reg(qdev))
-			return -EINVAL;
 		ret = qrnic_build_reg_mr(reg_wr(wr), hdr);
 		if (ret)
 			return ret;
 		break;
 	case IB_WR_ATOMIC_CMP_AND_SWP:
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
-		if (!(qdev->cap0 & QRNIC_CAP0_ATOMIC))
-			return -EINVAL;
 		hdr->remote_addr = atomic_wr(wr)->remote_addr;
 		hdr->rkey = atomic_wr(wr)->rkey;
 		hdr->compare_add = atomic_wr(wr)->compare_add;
 		hdr->swap = atomic_wr(wr)->swap;
-		atomic = true;
 		break;
 	default:
 		return -EINVAL;
@@ -190,10 +186,10 @@ static int qrnic_build_send(struct qrnic_dev *qdev, struct qrnic_qp *qp,
 	if (wr->send_flags & IB_SEND_FENCE)
 		hdr->flags |= QRNIC_WQE_F_FENCE;
 
-	if (wr->opcode == IB_WR_LOCAL_INV || wr->opcode == IB_WR_REG_MR)
+	if (!(info.props & QRNIC_WR_P_SGL))
 		return sizeof(*hdr);	/* no data */
 	if (wr->send_flags & IB_SEND_INLINE) {
-		if (atomic || wr->opcode == IB_WR_RDMA_READ)
+		if (!(info.props & QRNIC_WR_P_DATA))
 			return -EINVAL;
 		return qrnic_build_inline(qp, wr, (u8 *)sge, hdr);
 	}

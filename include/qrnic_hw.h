@@ -896,22 +896,99 @@ struct qrnic_rq_wqe {
 #define QRNIC_RQ_WQE_SIZE	16
 QRNIC_HW_SIZE(qrnic_rq_wqe, QRNIC_RQ_WQE_SIZE);
 
-/* Send opcodes: the values of enum ibv_wr_opcode / ib_wr_opcode. */
+/*
+ * The send work-request opcodes, one row each:
+ * X(NAME, value, QP types, CQE opcode, properties, capability).
+ * QRNIC_WR_<NAME> is value, the value of IB_WR_<NAME> / IBV_WR_<NAME>.
+ * QP types: the QRNIC_QPT_* that take it (UD also means GSI), as
+ * QRNIC_WR_QPT_* bits.  CQE opcode: QRNIC_CQE_OP_<it> on its completion.
+ * Properties: QRNIC_WR_P_* bits.  Capability: QRNIC_CAP0_<it> the device
+ * advertises when it carries the opcode (BASE: no bit of its own).
+ */
+#define QRNIC_WR_LIST(X)						\
+	X(RDMA_WRITE,	    0,	  (RC, UC),	RDMA_WRITE, (PAYLOAD),	      BASE) \
+	X(RDMA_WRITE_IMM,   1,	  (RC, UC),	RDMA_WRITE, (PAYLOAD, IMM),   BASE) \
+	X(SEND,		    2,	  (RC, UC, UD), SEND,	    (PAYLOAD, SEND),  BASE) \
+	X(SEND_IMM,	    3,	  (RC, UC, UD), SEND,	    (PAYLOAD, SEND, IMM), BASE) \
+	X(RDMA_READ,	    4,	  (RC),		RDMA_READ,  (RESULT),	      BASE) \
+	X(ATOMIC_CMP_AND_SWP, 5,  (RC),		COMP_SWAP,  (RESULT, ATOMIC), ATOMIC) \
+	X(ATOMIC_FETCH_AND_ADD, 6, (RC),	FETCH_ADD,  (RESULT, ATOMIC), ATOMIC) \
+	X(LOCAL_INV,	    7,	  (RC),		LOCAL_INV,  (LOCAL),	      FAST_REG) \
+	X(BIND_MW,	    8,	  (RC, UC),	BIND_MW,    (LOCAL),	      MW) \
+	X(SEND_WITH_INV,    9,	  (RC),		SEND,	    (PAYLOAD, SEND, INV), FAST_REG) \
+	X(FLUSH,	    14,	  (RC),		FLUSH,	    (RESPONSE),	      FLUSH) \
+	X(ATOMIC_WRITE,	    15,	  (RC),		ATOMIC_WRITE, (RESPONSE),     ATOMIC_WRITE) \
+	X(REG_MR,	    0x20, (RC),		REG_MR,	    (LOCAL, KERNEL),  FAST_REG)
+
+#define QRNIC_WR_ENUM(name, value, ...)	QRNIC_WR_##name = (value),
+
 enum qrnic_wr_opcode {
-	QRNIC_WR_RDMA_WRITE		= 0,
-	QRNIC_WR_RDMA_WRITE_IMM		= 1,
-	QRNIC_WR_SEND			= 2,
-	QRNIC_WR_SEND_IMM		= 3,
-	QRNIC_WR_RDMA_READ		= 4,
-	QRNIC_WR_ATOMIC_CMP_AND_SWP	= 5,
-	QRNIC_WR_ATOMIC_FETCH_AND_ADD	= 6,
-	QRNIC_WR_LOCAL_INV		= 7,
-	QRNIC_WR_BIND_MW		= 8,
-	QRNIC_WR_SEND_WITH_INV		= 9,
-	QRNIC_WR_FLUSH			= 14,
-	QRNIC_WR_ATOMIC_WRITE		= 15,
-	QRNIC_WR_REG_MR			= 0x20,
+	QRNIC_WR_LIST(QRNIC_WR_ENUM)
 };
+
+/* QP types of a row: QRNIC_WR_QPT(QRNIC_QPT_*) bits. */
+#define QRNIC_WR_QPT(qpt)		((qpt) < 8 ? 1u << (qpt) : 0u)
+#define QRNIC_WR_QPT_RC			QRNIC_WR_QPT(QRNIC_QPT_RC)
+#define QRNIC_WR_QPT_UC			QRNIC_WR_QPT(QRNIC_QPT_UC)
+#define QRNIC_WR_QPT_UD			(QRNIC_WR_QPT(QRNIC_QPT_UD) | \
+					 QRNIC_WR_QPT(QRNIC_QPT_GSI))
+
+/* Properties of a row. */
+#define QRNIC_WR_P_SGL			(1u << 0)	/* takes SGEs */
+#define QRNIC_WR_P_DATA			(1u << 1)	/* sends their data,
+							 * or inline data */
+#define QRNIC_WR_P_SEND			(1u << 2)	/* a SEND: consumes a
+							 * receive WQE */
+#define QRNIC_WR_P_IMM			(1u << 3)	/* carries imm_data */
+#define QRNIC_WR_P_INV			(1u << 4)	/* invalidates the
+							 * peer's imm_data key */
+#define QRNIC_WR_P_RESPONSE		(1u << 5)	/* answered by a response
+							 * (holds a max_rd_atomic
+							 * slot), not an ACK */
+#define QRNIC_WR_P_ATOMIC		(1u << 6)	/* an 8-byte atomic */
+#define QRNIC_WR_P_LOCAL		(1u << 7)	/* runs in the device,
+							 * nothing on the wire */
+#define QRNIC_WR_P_KERNEL		(1u << 8)	/* kernel QPs only */
+/* The row's words for them. */
+#define QRNIC_WR_P_PAYLOAD		(QRNIC_WR_P_SGL | QRNIC_WR_P_DATA)
+#define QRNIC_WR_P_RESULT		(QRNIC_WR_P_SGL | QRNIC_WR_P_RESPONSE)
+#define QRNIC_CAP0_BASE			0
+
+/* What the table says of one opcode; qp_types 0 for an unknown one. */
+struct qrnic_wr_info {
+	uint16_t props;		/* QRNIC_WR_P_* */
+	uint8_t  qp_types;	/* QRNIC_WR_QPT_* */
+	uint8_t  cqe_opcode;	/* QRNIC_CQE_OP_* */
+	uint32_t cap0;		/* QRNIC_CAP0_* */
+};
+
+/* A row's (A, B, C) columns as the OR of their bits (up to three). */
+#define QRNIC_WR_QPT_NONE		0
+#define QRNIC_WR_P_NONE			0
+#define QRNIC_WR_OR3(pfx, a, b, c, ...)	(pfx##a | pfx##b | pfx##c)
+#define QRNIC_WR_TYPES(...)	QRNIC_WR_OR3(QRNIC_WR_QPT_, __VA_ARGS__, NONE, NONE, NONE)
+#define QRNIC_WR_PROPS(...)	QRNIC_WR_OR3(QRNIC_WR_P_, __VA_ARGS__, NONE, NONE, NONE)
+#define QRNIC_WR_INFO_CASE(name, value, qpts, cqe, wr_props, cap)	\
+	case (value): {							\
+		struct qrnic_wr_info i = {				\
+			.props = QRNIC_WR_PROPS wr_props,		\
+			.qp_types = QRNIC_WR_TYPES qpts,		\
+			.cqe_opcode = QRNIC_CQE_OP_##cqe,		\
+			.cap0 = QRNIC_CAP0_##cap,			\
+		};							\
+		return i;						\
+	}
+
+static inline struct qrnic_wr_info qrnic_wr_info(unsigned int opcode)
+{
+	struct qrnic_wr_info unknown = { 0 };
+
+	switch (opcode) {
+	QRNIC_WR_LIST(QRNIC_WR_INFO_CASE)
+	default:
+		return unknown;
+	}
+}
 
 /* FLUSH placement types and selectivity levels (FETH, IBA A19). */
 #define QRNIC_FLUSH_GLOBAL		(1u << 0)

@@ -178,7 +178,6 @@ static int qrnic_build_send(struct qrnic_qp *qp, const struct ibv_send_wr *wr,
 	if (wr->num_sge < 0)
 		return EINVAL;
 
-	/* UD: messages only; UC: no READ, no atomics. */
 	if (!qrnic_qp_op_ok(qp, wr->opcode))
 		return EINVAL;
 

@@ -348,21 +348,17 @@ static inline bool qrnic_qp_is_ud(struct qrnic_qp *qp)
 
 /*
  * Does a QP of this type take send opcode op (QRNIC_WR_*, the
- * ibv_wr_opcode values)?  UD sends messages only; UC has no READ, no
- * atomics and no invalidation; RC takes every opcode the device knows.
+ * ibv_wr_opcode values)?  QRNIC_WR_LIST says, but for opcodes only kernel
+ * QPs may post.
  */
 static inline bool qrnic_qp_op_ok(struct qrnic_qp *qp, unsigned int op)
 {
-	switch (qp->vqp.qp.qp_type) {
-	case IBV_QPT_UD:
-		return op == QRNIC_WR_SEND || op == QRNIC_WR_SEND_IMM;
-	case IBV_QPT_UC:
-		return op == QRNIC_WR_SEND || op == QRNIC_WR_SEND_IMM ||
-		       op == QRNIC_WR_RDMA_WRITE ||
-		       op == QRNIC_WR_RDMA_WRITE_IMM || op == QRNIC_WR_BIND_MW;
-	default:
-		return true;
-	}
+	struct qrnic_wr_info info = qrnic_wr_info(op);
+
+	static_assert(IBV_QPT_RC == QRNIC_QPT_RC && IBV_QPT_UC == QRNIC_QPT_UC &&
+		      IBV_QPT_UD == QRNIC_QPT_UD, "QP types are the verbs values");
+	return (info.qp_types & QRNIC_WR_QPT(qp->vqp.qp.qp_type)) &&
+	       !(info.props & QRNIC_WR_P_KERNEL);
 }
 
 /* A UD WQE's address: the AH's vector, the WR's QP number and Q_Key. */

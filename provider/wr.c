@@ -40,7 +40,6 @@ static struct qrnic_sq_wqe *qrnic_wr_begin(struct ibv_qp_ex *ibqpx,
 	qrnic_wr_commit(qp);
 	if (qp->wr_err)
 		return NULL;
-	/* UD sends messages only, UC no READ and no atomics. */
 	if (!qrnic_qp_op_ok(qp, opcode)) {
 		qp->wr_err = EINVAL;
 		return NULL;
@@ -62,24 +61,13 @@ static struct qrnic_sq_wqe *qrnic_wr_begin(struct ibv_qp_ex *ibqpx,
 /* SEND and RDMA WRITE (with immediate, with invalidate): data of their own. */
 static bool qrnic_wr_has_payload(uint8_t opcode)
 {
-	switch (opcode) {
-	case QRNIC_WR_SEND:
-	case QRNIC_WR_SEND_IMM:
-	case QRNIC_WR_SEND_WITH_INV:
-	case QRNIC_WR_RDMA_WRITE:
-	case QRNIC_WR_RDMA_WRITE_IMM:
-		return true;
-	default:
-		return false;
-	}
+	return qrnic_wr_info(opcode).props & QRNIC_WR_P_DATA;
 }
 
 /* Opcodes with SGEs (READ and atomics: where the result goes). */
 static bool qrnic_wr_has_data(uint8_t opcode)
 {
-	return qrnic_wr_has_payload(opcode) || opcode == QRNIC_WR_RDMA_READ ||
-	       opcode == QRNIC_WR_ATOMIC_CMP_AND_SWP ||
-	       opcode == QRNIC_WR_ATOMIC_FETCH_AND_ADD;
+	return qrnic_wr_info(opcode).props & QRNIC_WR_P_SGL;
 }
 
 /* The WQE a setter applies to, NULL when there is none or the batch failed. */

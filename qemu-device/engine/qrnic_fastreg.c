@@ -78,7 +78,7 @@ static bool reg_ok(const struct qrnic_qp *qp, const struct qrnic_mr *mr,
     return qrnic_mr_pages_cover(iova, length, shift, *npages);
 }
 
-/* A REG_MR WQE: kernel QPs only; the region stays invalid on failure. */
+/* A REG_MR WQE (kernel QPs'): the region stays invalid on failure. */
 static uint8_t reg_mr(struct qrnic_engine *e, struct qrnic_qp *qp,
                       const struct qrnic_wqe *w, uint8_t *verr)
 {
@@ -88,10 +88,6 @@ static uint8_t reg_mr(struct qrnic_engine *e, struct qrnic_qp *qp,
     uint32_t npages;
     uint8_t st;
 
-    if (qp->uctx) {
-        *verr = QRNIC_VERR_BAD_OPCODE;
-        return QRNIC_WC_LOC_QP_OP_ERR;
-    }
     *verr = QRNIC_VERR_BAD_KEY_OP;
     if (!reg_ok(qp, mr, w, &npages)) {
         return QRNIC_WC_LOC_QP_OP_ERR;

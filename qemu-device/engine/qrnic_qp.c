@@ -489,29 +489,7 @@ void qrnic_qp_error(struct qrnic_engine *e, struct qrnic_qp *qp,
 
 uint8_t qrnic_cqe_opcode(uint8_t wr_opcode)
 {
-    switch (wr_opcode) {
-    case QRNIC_WR_RDMA_WRITE:
-    case QRNIC_WR_RDMA_WRITE_IMM:
-        return QRNIC_CQE_OP_RDMA_WRITE;
-    case QRNIC_WR_RDMA_READ:
-        return QRNIC_CQE_OP_RDMA_READ;
-    case QRNIC_WR_ATOMIC_CMP_AND_SWP:
-        return QRNIC_CQE_OP_COMP_SWAP;
-    case QRNIC_WR_ATOMIC_FETCH_AND_ADD:
-        return QRNIC_CQE_OP_FETCH_ADD;
-    case QRNIC_WR_FLUSH:
-        return QRNIC_CQE_OP_FLUSH;
-    case QRNIC_WR_ATOMIC_WRITE:
-        return QRNIC_CQE_OP_ATOMIC_WRITE;
-    case QRNIC_WR_BIND_MW:
-        return QRNIC_CQE_OP_BIND_MW;
-    case QRNIC_WR_LOCAL_INV:
-        return QRNIC_CQE_OP_LOCAL_INV;
-    case QRNIC_WR_REG_MR:
-        return QRNIC_CQE_OP_REG_MR;
-    default:
-        return QRNIC_CQE_OP_SEND;
-    }
+    return qrnic_wr_info(wr_opcode).cqe_opcode;
 }
 
 void qrnic_qp_flush_srq_wqe(struct qrnic_engine *e, struct qrnic_qp *qp)

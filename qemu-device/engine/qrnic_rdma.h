@@ -537,8 +537,7 @@ static inline struct qrnic_swqe *qrnic_swqe(struct qrnic_qp *qp, uint16_t i)
 /* Send WQEs that move no data; the requester runs them in its turn. */
 static inline bool qrnic_wr_is_local(uint8_t opcode)
 {
-    return opcode == QRNIC_WR_BIND_MW || opcode == QRNIC_WR_REG_MR ||
-           opcode == QRNIC_WR_LOCAL_INV;
+    return qrnic_wr_info(opcode).props & QRNIC_WR_P_LOCAL;
 }
 
 /* Execute one for qp; QRNIC_WC_* status, *verr the reason of a failure. */
@@ -548,21 +547,22 @@ uint8_t qrnic_local_op(struct qrnic_engine *e, struct qrnic_qp *qp,
 uint8_t qrnic_mw_bind(struct qrnic_engine *e, struct qrnic_qp *qp,
                       const struct qrnic_wqe *w, uint8_t *verr);
 
-static inline bool qrnic_wr_is_flush_aw(uint8_t opcode)
-{
-    return opcode == QRNIC_WR_FLUSH || opcode == QRNIC_WR_ATOMIC_WRITE;
-}
-
 /*
  * A request answered by a response, not an ACK (READ, atomics, FLUSH,
  * ATOMIC WRITE): it holds a max_rd_atomic slot until it completes.
  */
 static inline bool qrnic_wr_is_rd_atomic(uint8_t opcode)
 {
-    return opcode == QRNIC_WR_RDMA_READ ||
-           opcode == QRNIC_WR_ATOMIC_CMP_AND_SWP ||
-           opcode == QRNIC_WR_ATOMIC_FETCH_AND_ADD ||
-           qrnic_wr_is_flush_aw(opcode);
+    return qrnic_wr_info(opcode).props & QRNIC_WR_P_RESPONSE;
+}
+
+/* One answered by a response with no SGEs (FLUSH, ATOMIC WRITE). */
+static inline bool qrnic_wr_is_flush_aw(uint8_t opcode)
+{
+    uint16_t props = qrnic_wr_info(opcode).props;
+
+    return (props & (QRNIC_WR_P_RESPONSE | QRNIC_WR_P_SGL)) ==
+           QRNIC_WR_P_RESPONSE;
 }
 
 void qrnic_comp_rx(struct qrnic_engine *e, struct qrnic_qp *qp,

@@ -155,13 +155,13 @@ static uint32_t msg_pkts(const struct qrnic_qp *qp, uint32_t length)
     return length ? (length + qp->mtu - 1) / qp->mtu : 1;
 }
 
-/* Opcodes a connected QP of this type takes. */
+/* Opcodes a connected QP of this type (and owner) takes. */
 static bool opcode_ok(const struct qrnic_qp *qp, uint8_t opcode)
 {
-    if (qrnic_wr_is_rd_atomic(opcode) || opcode == QRNIC_WR_SEND_WITH_INV) {
-        return qp->type == QRNIC_QPT_RC;
-    }
-    return opcode <= QRNIC_WR_SEND_IMM || qrnic_wr_is_local(opcode);
+    struct qrnic_wr_info info = qrnic_wr_info(opcode);
+
+    return (info.qp_types & QRNIC_WR_QPT(qp->type)) &&
+           !(qp->uctx && (info.props & QRNIC_WR_P_KERNEL));
 }
 
 /*
@@ -226,8 +226,8 @@ static uint8_t fetch_wqe(struct qrnic_engine *e, struct qrnic_qp *qp,
         return QRNIC_VERR_MSG_TOO_LONG;
     }
     q->length = (uint32_t)q->sgl.total;
-    if (qrnic_wr_is_rd_atomic(q->opcode) &&
-        q->opcode != QRNIC_WR_RDMA_READ && q->length != 8) {
+    if ((qrnic_wr_info(q->opcode).props & QRNIC_WR_P_ATOMIC) &&
+        q->length != 8) {
         return QRNIC_VERR_BAD_SGE;
     }
     /* Data the device writes locally (READ, atomic result) needs it. */
@@ -470,12 +470,12 @@ void qrnic_req_timer(struct qrnic_engine *e, struct qrnic_qp *qp,
 
 static uint8_t send_opcode(uint8_t wr, bool first, bool last)
 {
-    bool imm = wr == QRNIC_WR_SEND_IMM || wr == QRNIC_WR_RDMA_WRITE_IMM;
-    uint8_t base = (wr == QRNIC_WR_SEND || wr == QRNIC_WR_SEND_IMM ||
-                    wr == QRNIC_WR_SEND_WITH_INV) ?
-                   QRNIC_OP_SEND_FIRST : QRNIC_OP_WRITE_FIRST;
+    uint16_t props = qrnic_wr_info(wr).props;
+    bool imm = props & QRNIC_WR_P_IMM;
+    uint8_t base = props & QRNIC_WR_P_SEND ? QRNIC_OP_SEND_FIRST :
+                                             QRNIC_OP_WRITE_FIRST;
 
-    if (wr == QRNIC_WR_SEND_WITH_INV && last) {
+    if ((props & QRNIC_WR_P_INV) && last) {
         return first ? QRNIC_OP_SEND_ONLY_INV : QRNIC_OP_SEND_LAST_INV;
     }
     if (first && last) {

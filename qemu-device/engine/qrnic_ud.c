@@ -101,6 +101,7 @@ static uint8_t send_one(struct qrnic_engine *e, struct qrnic_qp *qp,
     uint32_t stride = 1u << qp->log_sq_stride;
     uint32_t room = stride - sizeof(struct qrnic_sq_wqe);
     uint8_t *f = e->roce_frame, opcode, num_sge;
+    struct qrnic_wr_info info;
     struct qrnic_sgl sgl;
     struct qrnic_av av;
     uint32_t qkey, imm;
@@ -116,7 +117,8 @@ static uint8_t send_one(struct qrnic_engine *e, struct qrnic_qp *qp,
     memcpy(&imm, WQE(imm_data), 4);
 
     *verr = QRNIC_VERR_BAD_OPCODE;
-    if ((opcode != QRNIC_WR_SEND && opcode != QRNIC_WR_SEND_IMM) ||
+    info = qrnic_wr_info(opcode);
+    if (!(info.qp_types & QRNIC_WR_QPT(qp->type)) ||
         (*flags & ~UD_WQE_FLAGS)) {
         return QRNIC_WC_LOC_QP_OP_ERR;
     }
@@ -145,12 +147,12 @@ static uint8_t send_one(struct qrnic_engine *e, struct qrnic_qp *qp,
     }
     *len = (uint32_t)sgl.total;
 
-    pos = qrnic_wire_begin_av(e, &av, f, opcode == QRNIC_WR_SEND_IMM ?
+    pos = qrnic_wire_begin_av(e, &av, f, info.props & QRNIC_WR_P_IMM ?
                               QRNIC_OP_UD_SEND_ONLY_IMM :
                               QRNIC_OP_UD_SEND_ONLY, qp->next_psn,
                               *flags & QRNIC_WQE_F_SOLICITED, false);
     pos += qrnic_put_deth(f + pos, qkey, qp->qpn);
-    if (opcode == QRNIC_WR_SEND_IMM) {
+    if (info.props & QRNIC_WR_P_IMM) {
         pos += qrnic_put_imm(f + pos, imm);
     }
     if (*flags & QRNIC_WQE_F_INLINE) {

@@ -157,9 +157,56 @@ enum {
 #define W_RAW           4
 #define W_GSI           8       /* UD WQEs: on the GSI QP, not the UD QP */
 #define W_UDS           0x10    /* UD WQEs: on the UD QP on the SRQ */
-/* op_sq's opcode selector: below 0xe0 % 7, then FLUSH and ATOMIC WRITE */
+/*
+ * op_sq's opcode selector: below OPSEL_FLUSH the FZ_GEN_SQ rows of
+ * QRNIC_WR_LIST, from it the FZ_GEN_SQ_ARGS rows (FLUSH, ATOMIC WRITE).
+ */
 #define OPSEL_FLUSH     0xe0
 #define OPSEL_AW        0xe1
+
+/*
+ * The generator writing each send opcode's WQEs, by QRNIC_WR_LIST row (a
+ * row without an FZ_WR_<NAME> does not build): op_sq's common fields
+ * (SQ), op_sq's FLUSH and ATOMIC WRITE fields (SQ_ARGS), op_keys' key
+ * operations (KEYS).
+ */
+enum fz_wr_gen { FZ_GEN_SQ, FZ_GEN_SQ_ARGS, FZ_GEN_KEYS };
+#define FZ_WR_RDMA_WRITE                FZ_GEN_SQ
+#define FZ_WR_RDMA_WRITE_IMM            FZ_GEN_SQ
+#define FZ_WR_SEND                      FZ_GEN_SQ
+#define FZ_WR_SEND_IMM                  FZ_GEN_SQ
+#define FZ_WR_RDMA_READ                 FZ_GEN_SQ
+#define FZ_WR_ATOMIC_CMP_AND_SWP        FZ_GEN_SQ
+#define FZ_WR_ATOMIC_FETCH_AND_ADD      FZ_GEN_SQ
+#define FZ_WR_LOCAL_INV                 FZ_GEN_KEYS
+#define FZ_WR_BIND_MW                   FZ_GEN_KEYS
+#define FZ_WR_SEND_WITH_INV             FZ_GEN_KEYS
+#define FZ_WR_FLUSH                     FZ_GEN_SQ_ARGS
+#define FZ_WR_ATOMIC_WRITE              FZ_GEN_SQ_ARGS
+#define FZ_WR_REG_MR                    FZ_GEN_KEYS
+
+#define FZ_WR_GEN(name, ...)    FZ_WR_##name,
+#define FZ_WR_OPCODE(name, ...) QRNIC_WR_##name,
+static const uint8_t wr_gen[] = { QRNIC_WR_LIST(FZ_WR_GEN) };
+static const uint8_t wr_opcode[] = { QRNIC_WR_LIST(FZ_WR_OPCODE) };
+
+/* The n-th opcode (modulo their count) that generator gen writes. */
+static uint8_t wr_pick(enum fz_wr_gen gen, unsigned int n)
+{
+    unsigned int count = 0;
+    size_t i;
+
+    for (i = 0; i < sizeof(wr_gen); i++) {
+        count += wr_gen[i] == gen;
+    }
+    n %= count;
+    for (i = 0; i < sizeof(wr_gen); i++) {
+        if (wr_gen[i] == gen && n-- == 0) {
+            break;
+        }
+    }
+    return wr_opcode[i];
+}
 /* op_sq/op_rq ctl bits 3-4: which connected QP (W_QP(X_*)) */
 #define W_QP(x)         ((uint8_t)((1 + (x)) << 3))
 
@@ -462,8 +509,8 @@ static void op_sq(struct fz *f)
         uint8_t cmp = fz_u8(f), swp = fz_u8(f);
         uint8_t opcode = opsel >= FZ_RAW ? opsel :
                          opsel >= OPSEL_FLUSH ?
-                         (opsel & 1 ? QRNIC_WR_ATOMIC_WRITE : QRNIC_WR_FLUSH) :
-                         opsel % 7;
+                         wr_pick(FZ_GEN_SQ_ARGS, opsel - OPSEL_FLUSH) :
+                         wr_pick(FZ_GEN_SQ, opsel);
         struct hmr *rmr = rksel % 2 ? fx.s[!node].mrb : fx.s[!node].mra;
 
         qrnic_st64(slot, fx.wr_id++);
@@ -591,7 +638,7 @@ static void op_udsq(struct fz *f)
         uint8_t hop = fz_u8(f), tclass = fz_u8(f);
         uint8_t opcode = opsel >= FZ_RAW ? opsel : opsel % 8 < 4 ?
                          QRNIC_WR_SEND : opsel % 8 < 7 ? QRNIC_WR_SEND_IMM :
-                         (uint8_t)((opsel >> 3) % 7);
+                         wr_pick(FZ_GEN_SQ, opsel >> 3);
         int dn = dsel < FZ_RAW && (dsel % 8 == 4 || dsel % 8 == 5 ||
                                     (dsel % 8 == 2 && (dsel & 8))) ? node :
                  !node;

@@ -738,6 +738,74 @@ uint8_t qp_query(struct hqp *qp, struct qrnic_qp_attr *attr)
 
 #define A(x) QRNIC_QP_ATTR_##x
 
+uint8_t qp_connect_uc(struct hqp *qp, const struct hqp *peer)
+{
+    struct qrnic_qp_attr a;
+    uint8_t st;
+
+    memset(&a, 0, sizeof(a));
+    a.qp_state = QRNIC_QPS_INIT;
+    a.port_num = 1;
+    a.access_flags = QRNIC_ACCESS_REMOTE_WRITE;
+    st = qp_modify(qp, A(STATE) | A(PKEY_INDEX) | A(PORT) | A(ACCESS_FLAGS),
+                   &a);
+    if (st) {
+        return st;
+    }
+    a.qp_state = QRNIC_QPS_RTR;
+    a.path_mtu = 3;                 /* 1024 */
+    a.dest_qpn = peer->qpn;
+    a.rq_psn = 0xfffff0;            /* wraps during the test */
+    a.hop_limit = 64;
+    memcpy(a.dgid, peer->n->gid, 16);
+    memcpy(a.dmac, peer->n->mac, 6);
+    st = qp_modify(qp, A(STATE) | A(AV) | A(PATH_MTU) | A(DEST_QPN) |
+                   A(RQ_PSN), &a);
+    if (st) {
+        return st;
+    }
+    a.qp_state = QRNIC_QPS_RTS;
+    a.sq_psn = 0xfffff0;
+    return qp_modify(qp, A(STATE) | A(SQ_PSN), &a);
+}
+
+uint8_t qp_up_ud(struct hqp *qp, uint32_t qkey, bool gsi)
+{
+    struct qrnic_qp_attr a;
+    uint8_t st;
+
+    memset(&a, 0, sizeof(a));
+    a.qp_state = QRNIC_QPS_INIT;
+    a.port_num = 1;
+    a.qkey = qkey;
+    st = qp_modify(qp, A(STATE) | A(PKEY_INDEX) | A(QKEY) |
+                   (gsi ? 0 : A(PORT)), &a);
+    if (st) {
+        return st;
+    }
+    a.qp_state = QRNIC_QPS_RTR;
+    st = qp_modify(qp, A(STATE), &a);
+    if (st) {
+        return st;
+    }
+    a.qp_state = QRNIC_QPS_RTS;
+    a.sq_psn = 100;
+    return qp_modify(qp, A(STATE) | A(SQ_PSN), &a);
+}
+
+struct qrnic_ud_av node_av(int n, uint32_t qpn, uint32_t qkey)
+{
+    struct qrnic_ud_av av;
+
+    memset(&av, 0, sizeof(av));
+    av.dest_qpn = qpn;
+    av.qkey = qkey;
+    memcpy(av.dgid, nodes[n].gid, 16);
+    memcpy(av.dmac, nodes[n].mac, 6);
+    av.hop_limit = 64;
+    return av;
+}
+
 bool qp_connect(struct hqp *qp, const struct hqp *peer, uint8_t path_mtu,
                 uint8_t timeout, uint8_t retry, uint8_t rnr_retry,
                 uint8_t min_rnr)

@@ -221,6 +221,15 @@ uint8_t qp_state(struct hqp *qp);
 bool qp_connect(struct hqp *qp, const struct hqp *peer, uint8_t path_mtu,
                 uint8_t timeout, uint8_t retry, uint8_t rnr_retry,
                 uint8_t min_rnr);
+/*
+ * RESET -> INIT -> RTR -> RTS of a UC QP towards peer (MTU 1024, PSNs that
+ * wrap soon); ST_OK or the failing MODIFY_QP's status.
+ */
+uint8_t qp_connect_uc(struct hqp *qp, const struct hqp *peer);
+/* The same for a UD or (gsi) the GSI QP, with this Q_Key. */
+uint8_t qp_up_ud(struct hqp *qp, uint32_t qkey, bool gsi);
+/* An address vector to QP qpn of node n. */
+struct qrnic_ud_av node_av(int n, uint32_t qpn, uint32_t qkey);
 void qp_post_send(struct hqp *qp, const struct hwr *wr, bool ring);
 void qp_post_recv(struct hqp *qp, uint64_t wr_id, const struct hsge *sge,
                   int num_sge, bool ring);

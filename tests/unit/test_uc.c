@@ -27,37 +27,6 @@ static uint64_t stat(int n, enum qrnic_stat s)
     return nodes[n].d.e.stats.v[s];
 }
 
-static uint8_t uc_connect(struct hqp *qp, const struct hqp *peer)
-{
-    struct qrnic_qp_attr a;
-    uint8_t st;
-
-    memset(&a, 0, sizeof(a));
-    a.qp_state = QRNIC_QPS_INIT;
-    a.port_num = 1;
-    a.access_flags = QRNIC_ACCESS_REMOTE_WRITE;
-    st = qp_modify(qp, A(STATE) | A(PKEY_INDEX) | A(PORT) | A(ACCESS_FLAGS),
-                   &a);
-    if (st) {
-        return st;
-    }
-    a.qp_state = QRNIC_QPS_RTR;
-    a.path_mtu = 3;                 /* 1024 */
-    a.dest_qpn = peer->qpn;
-    a.rq_psn = 0xfffff0;            /* wraps during the test */
-    a.hop_limit = 64;
-    memcpy(a.dgid, peer->n->gid, 16);
-    memcpy(a.dmac, peer->n->mac, 6);
-    st = qp_modify(qp, A(STATE) | A(AV) | A(PATH_MTU) | A(DEST_QPN) |
-                   A(RQ_PSN), &a);
-    if (st) {
-        return st;
-    }
-    a.qp_state = QRNIC_QPS_RTS;
-    a.sq_psn = 0xfffff0;
-    return qp_modify(qp, A(STATE) | A(SQ_PSN), &a);
-}
-
 static void setup(uint64_t seed)
 {
     uint8_t st;
@@ -107,7 +76,7 @@ static void test_transfers(void)
 
     setup(51);
     CHECK(uc[0] && uc[1], "CREATE_QP UC on both nodes");
-    CHECK(!uc_connect(uc[0], uc[1]) && !uc_connect(uc[1], uc[0]),
+    CHECK(!qp_connect_uc(uc[0], uc[1]) && !qp_connect_uc(uc[1], uc[0]),
           "UC: RESET->INIT->RTR (AV, PATH_MTU, DEST_QPN, RQ_PSN)->RTS (SQ_PSN)");
     memset(&a, 0, sizeof(a));
     a.qp_state = QRNIC_QPS_RTS;
@@ -166,8 +135,8 @@ static void test_loss(void)
     uint32_t i, n;
 
     setup(52);
-    uc_connect(uc[0], uc[1]);
-    uc_connect(uc[1], uc[0]);
+    qp_connect_uc(uc[0], uc[1]);
+    qp_connect_uc(uc[1], uc[0]);
     post_recv(1, 0, 8192);
     post(20, QRNIC_WR_SEND, 0, 4096, 5);
     qf_run_bh(&nodes[0].d);
@@ -228,7 +197,7 @@ static void test_crossing(void)
     struct hqp *rc;
 
     setup(53);
-    uc_connect(uc[0], uc[1]);
+    qp_connect_uc(uc[0], uc[1]);
     /* Node 1's RC QP believes node 0's UC QP is its peer. */
     rc = p.qp[1];
     {
@@ -246,7 +215,7 @@ static void test_crossing(void)
         memset(&a, 0, sizeof(a));
         a.qp_state = QRNIC_QPS_RESET;
         qp_modify(uc[0], A(STATE), &a);
-        uc_connect(uc[0], rc);
+        qp_connect_uc(uc[0], rc);
     }
     bad = stat(1, QRNIC_STAT_RX_BAD_PKT);
     post(30, QRNIC_WR_RDMA_WRITE, 0, 64, 9);

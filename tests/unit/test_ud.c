@@ -27,49 +27,12 @@ static uint64_t stat(int n, enum qrnic_stat s)
 }
 
 /* RESET -> INIT -> RTR -> RTS with a Q_Key (no PORT for the GSI QP). */
-static uint8_t ud_up(struct hqp *qp, uint32_t qkey, bool gsi)
-{
-    struct qrnic_qp_attr a;
-    uint8_t st;
-
-    memset(&a, 0, sizeof(a));
-    a.qp_state = QRNIC_QPS_INIT;
-    a.port_num = 1;
-    a.qkey = qkey;
-    st = qp_modify(qp, A(STATE) | A(PKEY_INDEX) | A(QKEY) |
-                   (gsi ? 0 : A(PORT)), &a);
-    if (st) {
-        return st;
-    }
-    a.qp_state = QRNIC_QPS_RTR;
-    st = qp_modify(qp, A(STATE), &a);
-    if (st) {
-        return st;
-    }
-    a.qp_state = QRNIC_QPS_RTS;
-    a.sq_psn = 100;
-    return qp_modify(qp, A(STATE) | A(SQ_PSN), &a);
-}
-
 static struct hqp *ud_qp(int n, uint8_t type)
 {
     uint8_t st;
 
     return node_create_qp_type(&nodes[n], type, p.cq[n], p.cq[n], 6, 7, 6,
                                5, &st);
-}
-
-static struct qrnic_ud_av av_to(int n, uint32_t qpn, uint32_t qkey)
-{
-    struct qrnic_ud_av av;
-
-    memset(&av, 0, sizeof(av));
-    av.dest_qpn = qpn;
-    av.qkey = qkey;
-    memcpy(av.dgid, nodes[n].gid, 16);
-    memcpy(av.dmac, nodes[n].mac, 6);
-    av.hop_limit = 64;
-    return av;
 }
 
 /* A UD SEND of len bytes at off in node 0's MR. */
@@ -125,12 +88,12 @@ static void test_datagrams(void)
     a = ud_qp(0, QRNIC_QPT_UD);
     b = ud_qp(1, QRNIC_QPT_UD);
     CHECK(a && b && a->qpn != QRNIC_GSI_QPN, "CREATE_QP UD on both nodes");
-    CHECK(!ud_up(a, QKEY, false) && !ud_up(b, QKEY, false),
+    CHECK(!qp_up_ud(a, QKEY, false) && !qp_up_ud(b, QKEY, false),
           "UD: RESET->INIT (PKEY_INDEX, PORT, QKEY) ->RTR ->RTS (SQ_PSN)");
     CHECK(qp_query(b, &qa) == QRNIC_ST_OK && qa.qkey == QKEY &&
           qa.qp_state == QRNIC_QPS_RTS, "QUERY_QP returns the Q_Key");
 
-    av = av_to(1, b->qpn, QKEY);
+    av = node_av(1, b->qpn, QKEY);
     mr_fill(p.mr[0], p.mr[0]->iova, 1024, 5);
     ud_recv(1, b, 77, 0, 4096);
     ud_send(a, &av, 7, QRNIC_WR_SEND, 0, 1024);
@@ -223,18 +186,18 @@ static void test_drops(void)
     pair_setup(&p, 32, 3, 10, 3, 0, 1, MR_BYTES);
     a = ud_qp(0, QRNIC_QPT_UD);
     b = ud_qp(1, QRNIC_QPT_UD);
-    ud_up(a, QKEY, false);
-    ud_up(b, QKEY, false);
+    qp_up_ud(a, QKEY, false);
+    qp_up_ud(b, QKEY, false);
     ud_recv(1, b, 1, 0, 4096);
 
     qkey_err = stat(1, QRNIC_STAT_RX_QKEY_ERR);
-    av = av_to(1, b->qpn, QKEY + 1);
+    av = node_av(1, b->qpn, QKEY + 1);
     ud_send(a, &av, 10, QRNIC_WR_SEND, 0, 64);
     CHECK(next_wc(0).status == QRNIC_WC_SUCCESS && no_wc(1) &&
           stat(1, QRNIC_STAT_RX_QKEY_ERR) == qkey_err + 1,
           "a datagram with the wrong Q_Key is dropped and counted");
 
-    av = av_to(1, b->qpn, QRNIC_UD_QKEY_USE_QP);
+    av = node_av(1, b->qpn, QRNIC_UD_QKEY_USE_QP);
     ud_send(a, &av, 11, QRNIC_WR_SEND, 0, 64);
     next_wc(0);
     wc = next_wc(1);
@@ -242,7 +205,7 @@ static void test_drops(void)
           "a Q_Key with bit 31 set sends the QP's own Q_Key: received");
 
     no_rqe = stat(1, QRNIC_STAT_RX_UD_NO_RQE);
-    av = av_to(1, b->qpn, QKEY);
+    av = node_av(1, b->qpn, QKEY);
     ud_send(a, &av, 12, QRNIC_WR_SEND, 0, 64);
     CHECK(next_wc(0).status == QRNIC_WC_SUCCESS && no_wc(1) &&
           stat(1, QRNIC_STAT_RX_UD_NO_RQE) == no_rqe + 1 &&
@@ -258,9 +221,9 @@ static void test_drops(void)
     {
         uint64_t bad = stat(1, QRNIC_STAT_RX_BAD_PKT);
 
-        av = av_to(1, p.qp[1]->qpn, QKEY);
+        av = node_av(1, p.qp[1]->qpn, QKEY);
         ud_send(a, &av, 14, QRNIC_WR_SEND, 0, 64);
-        av = av_to(1, 0x7ffff0, QKEY);
+        av = node_av(1, 0x7ffff0, QKEY);
         ud_send(a, &av, 15, QRNIC_WR_SEND, 0, 64);
         next_wc(0);
         next_wc(0);
@@ -273,7 +236,7 @@ static void test_drops(void)
 
     /* A receive buffer too small for GRH + payload: LOC_LEN_ERR. */
     ud_recv(1, b, 3, 0, QRNIC_GRH_LEN + 63);
-    av = av_to(1, b->qpn, QKEY);
+    av = node_av(1, b->qpn, QKEY);
     ud_send(a, &av, 16, QRNIC_WR_SEND, 0, 64);
     next_wc(0);
     wc = next_wc(1);
@@ -292,12 +255,12 @@ static void test_bad_wqes(void)
 
     pair_setup(&p, 33, 3, 10, 3, 0, 1, MR_BYTES);
     b = ud_qp(1, QRNIC_QPT_UD);
-    ud_up(b, QKEY, false);
+    qp_up_ud(b, QKEY, false);
 
     mtu = qrnic_ud_mtu(&nodes[0].d.e);
     a = ud_qp(0, QRNIC_QPT_UD);
-    ud_up(a, QKEY, false);
-    av = av_to(1, b->qpn, QKEY);
+    qp_up_ud(a, QKEY, false);
+    av = node_av(1, b->qpn, QKEY);
     ud_send(a, &av, 20, QRNIC_WR_SEND, 0, mtu + 1);
     wc = next_wc(0);
     CHECK(wc.status == QRNIC_WC_LOC_LEN_ERR &&
@@ -307,7 +270,7 @@ static void test_bad_wqes(void)
           mtu);
 
     a = ud_qp(0, QRNIC_QPT_UD);
-    ud_up(a, QKEY, false);
+    qp_up_ud(a, QKEY, false);
     ud_send(a, &av, 21, QRNIC_WR_RDMA_WRITE, 0, 64);
     wc = next_wc(0);
     CHECK(wc.status == QRNIC_WC_LOC_QP_OP_ERR &&
@@ -315,7 +278,7 @@ static void test_bad_wqes(void)
           "RDMA WRITE on a UD QP: LOC_QP_OP_ERR");
 
     a = ud_qp(0, QRNIC_QPT_UD);
-    ud_up(a, QKEY, false);
+    qp_up_ud(a, QKEY, false);
     av.sgid_index = 7;              /* no such GID */
     ud_send(a, &av, 22, QRNIC_WR_SEND, 0, 64);
     wc = next_wc(0);
@@ -325,8 +288,8 @@ static void test_bad_wqes(void)
           "BAD_AV");
 
     a = ud_qp(0, QRNIC_QPT_UD);
-    ud_up(a, QKEY, false);
-    av = av_to(1, b->qpn, QKEY);
+    qp_up_ud(a, QKEY, false);
+    av = node_av(1, b->qpn, QKEY);
     av.dgid[10] = 0x12;             /* IPv6 destination from an IPv4 GID */
     ud_send(a, &av, 23, QRNIC_WR_SEND, 0, 64);
     wc = next_wc(0);
@@ -335,8 +298,8 @@ static void test_bad_wqes(void)
           "an address vector mixing IPv4 and IPv6: BAD_AV");
 
     a = ud_qp(0, QRNIC_QPT_UD);
-    ud_up(a, QKEY, false);
-    av = av_to(1, b->qpn, QKEY);
+    qp_up_ud(a, QKEY, false);
+    av = node_av(1, b->qpn, QKEY);
     ud_send(a, &av, 24, QRNIC_WR_SEND, 0, 64);
     p.mr[0]->key ^= 0x55;
     ud_send(a, &av, 25, QRNIC_WR_SEND, 0, 64);
@@ -406,19 +369,19 @@ static void test_gsi(void)
     at.qkey = 0x80010000u;
     CHECK_EQ(qp_modify(gsi, A(STATE) | A(PKEY_INDEX) | A(QKEY) | A(PORT), &at),
              QRNIC_ST_BAD_PARAM, "GSI RESET->INIT with PORT: BAD_PARAM");
-    CHECK(!ud_up(gsi, 0x80010000u, true),
+    CHECK(!qp_up_ud(gsi, 0x80010000u, true),
           "GSI: RESET->INIT (PKEY_INDEX, QKEY) ->RTR ->RTS");
 
     /* QP 1's Q_Key is a controlled one: only a QP holding it sends it. */
     a = ud_qp(0, QRNIC_QPT_UD);
-    ud_up(a, QKEY, false);
-    av = av_to(1, QRNIC_GSI_QPN, 0x80010000u);
+    qp_up_ud(a, QKEY, false);
+    av = node_av(1, QRNIC_GSI_QPN, 0x80010000u);
     ud_send(a, &av, 29, QRNIC_WR_SEND, 0, 256);
     next_wc(0);
     CHECK(no_wc(1) && stat(1, QRNIC_STAT_RX_QKEY_ERR) == 1,
           "a QP without QP 1's Q_Key cannot send it (bit 31): dropped");
     a = ud_qp(0, QRNIC_QPT_UD);
-    ud_up(a, 0x80010000u, false);
+    qp_up_ud(a, 0x80010000u, false);
     ud_recv(1, gsi, 5, 0, QRNIC_GRH_LEN + 256);
     mr_fill(p.mr[0], p.mr[0]->iova, 256, 9);
     ud_send(a, &av, 30, QRNIC_WR_SEND, 0, 256);
@@ -432,11 +395,11 @@ static void test_gsi(void)
     /* QP 1 answers from QP 1. */
     {
         struct hqp *r = ud_qp(0, QRNIC_QPT_UD);
-        struct qrnic_ud_av back = av_to(0, r->qpn, QKEY);
+        struct qrnic_ud_av back = node_av(0, r->qpn, QKEY);
         struct hwr wr = mkwr(31, QRNIC_WR_SEND, p.mr[1]->iova, 256,
                              p.mr[1]->key);
 
-        ud_up(r, QKEY, false);
+        qp_up_ud(r, QKEY, false);
         ud_recv(0, r, 6, 4096, QRNIC_GRH_LEN + 256);
         wr.ud = &back;
         qp_post_send(gsi, &wr, true);
@@ -470,9 +433,9 @@ static void test_destroy_sends(void)
     pair_setup(&p, 38, 3, 10, 3, 0, 1, MR_BYTES);
     a = ud_qp(0, QRNIC_QPT_UD);
     b = ud_qp(1, QRNIC_QPT_UD);
-    ud_up(a, QKEY, false);
-    ud_up(b, QKEY, false);
-    av = av_to(1, b->qpn, QKEY);
+    qp_up_ud(a, QKEY, false);
+    qp_up_ud(b, QKEY, false);
+    av = node_av(1, b->qpn, QKEY);
     for (i = 0; i < 20; i++) {
         ud_recv(1, b, 900 + i, i * 2048ull, 2048);
     }
@@ -505,9 +468,9 @@ static void test_loopback(void)
     pair_setup(&p, 36, 3, 10, 3, 0, 1, MR_BYTES);
     a = ud_qp(0, QRNIC_QPT_UD);
     b = ud_qp(0, QRNIC_QPT_UD);
-    ud_up(a, QKEY, false);
-    ud_up(b, QKEY, false);
-    av = av_to(0, b->qpn, QKEY);
+    qp_up_ud(a, QKEY, false);
+    qp_up_ud(b, QKEY, false);
+    av = node_av(0, b->qpn, QKEY);
     mr_fill(p.mr[0], p.mr[0]->iova, 512, 3);
     ud_recv(0, b, 40, 8192, 1024);
     ud_send(a, &av, 41, QRNIC_WR_SEND, 0, 512);
@@ -551,10 +514,10 @@ static void test_multicast(void)
     m0 = ud_qp(0, QRNIC_QPT_UD);
     m1 = ud_qp(1, QRNIC_QPT_UD);
     m2 = ud_qp(1, QRNIC_QPT_UD);
-    ud_up(a, QKEY, false);
-    ud_up(m0, QKEY, false);
-    ud_up(m1, QKEY, false);
-    ud_up(m2, QKEY, false);
+    qp_up_ud(a, QKEY, false);
+    qp_up_ud(m0, QKEY, false);
+    qp_up_ud(m1, QKEY, false);
+    qp_up_ud(m2, QKEY, false);
     CHECK(!mcast_cmd(1, QRNIC_CMD_ATTACH_MCAST, m1->qpn, group) &&
           !mcast_cmd(1, QRNIC_CMD_ATTACH_MCAST, m2->qpn, group) &&
           !mcast_cmd(0, QRNIC_CMD_ATTACH_MCAST, m0->qpn, group) &&
