@@ -264,9 +264,9 @@ maintainers_file() {
 QEMU_MAINTAINERS="qrnic"
 
 # The device's files as qemu-device/build.sh's sync_sources() places them
-# (hw/net/qrnic/, engine/ with the hardware header), without the engine's
-# .c files meson.build does not build (qrnic_check.c: the invariants the
-# project's unit tests and fuzzers check).
+# (hw/net/qrnic/, engine/ with the hardware header), without .c files
+# meson.build does not build (tests/engine-sources.mk refuses such an
+# engine file; test-only code lives under tests/).
 qemu_device_files() {
 	local repo=$1 f d=$1/hw/net/qrnic
 	mkdir -p "$d/engine"

@@ -385,11 +385,6 @@ void qrnic_engine_set_link(struct qrnic_engine *e, bool up);
 /* What ops->schedule and ops->timer_mod asked for. */
 void qrnic_engine_work(struct qrnic_engine *e);
 void qrnic_engine_timer(struct qrnic_engine *e);
-/*
- * Internal consistency (ring indices, windows, counts); NULL if it holds,
- * else what is wrong.  For tests and fuzzers, after every step.
- */
-const char *qrnic_engine_check(const struct qrnic_engine *e);
 
 /* Inside the engine. */
 void qrnic_engine_clear(struct qrnic_engine *e);

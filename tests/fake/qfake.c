@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "qfake.h"
+#include "qrnic_check.h"
 
 #define BAR0_REGS_SIZE  QRNIC_MSIX_TABLE_OFF
 

@@ -6,6 +6,7 @@
  * access.
  */
 #include <string.h>
+#include "qrnic_check.h"
 #include "qrnic_rdma.h"
 
 /* A producer at most a ring ahead of its consumer. */
