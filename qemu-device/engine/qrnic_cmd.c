@@ -11,8 +11,6 @@
 #include "qrnic_rdma.h"
 #include "qrnic_le.h"
 
-#define ARG(field) (cmd + offsetof(struct qrnic_cmd, field))
-
 void qrnic_cmd_reset_objects(struct qrnic_engine *e)
 {
     /* QPs first: they hold CQs and PDs. */
@@ -125,7 +123,7 @@ enum qrnic_cmd_status qrnic_cmd_query_device(struct qrnic_engine *e,
         qrnic_st32(a + offsetof(struct qrnic_dev_attr, ctx_max) + 4 * k,
                    qrnic_ctx_limit(e, (enum qrnic_ctx_res)k));
     }
-    return dma_out(e, qrnic_ld64(ARG(query_device.resp_addr)), a, sizeof(a));
+    return dma_out(e, qrnic_cmd64(cmd, query_device.resp_addr), a, sizeof(a));
 }
 
 enum qrnic_cmd_status qrnic_cmd_query_res(struct qrnic_engine *e,
@@ -156,7 +154,7 @@ enum qrnic_cmd_status qrnic_cmd_query_res(struct qrnic_engine *e,
     PUT32(r, struct qrnic_res_counts, mr_pages, e->mtt_used);
     PUT32(r, struct qrnic_res_counts, srq, count_ptrs((void **)e->srq,
                                                       QRNIC_ENG_MAX_SRQ));
-    return dma_out(e, qrnic_ld64(ARG(query_res.resp_addr)), r, sizeof(r));
+    return dma_out(e, qrnic_cmd64(cmd, query_res.resp_addr), r, sizeof(r));
 }
 
 enum qrnic_cmd_status qrnic_cmd_query_stats(struct qrnic_engine *e,
@@ -169,17 +167,17 @@ enum qrnic_cmd_status qrnic_cmd_query_stats(struct qrnic_engine *e,
     for (i = 0; i < QRNIC_STAT_COUNT; i++) {
         qrnic_st64(r + i * 8, e->stats.v[i]);
     }
-    return dma_out(e, qrnic_ld64(ARG(query_stats.resp_addr)), r, sizeof(r));
+    return dma_out(e, qrnic_cmd64(cmd, query_stats.resp_addr), r, sizeof(r));
 }
 
 enum qrnic_cmd_status qrnic_cmd_create_eq(struct qrnic_engine *e,
                                           struct qrnic_cmd_req *req)
 {
     const uint8_t *cmd = req->cmd;
-    uint64_t base = qrnic_ld64(ARG(create_eq.base));
-    uint8_t log = *ARG(create_eq.log_depth);
-    uint8_t flags = *ARG(create_eq.flags);
-    uint16_t vector = qrnic_ld16(ARG(create_eq.vector));
+    uint64_t base = qrnic_cmd64(cmd, create_eq.base);
+    uint8_t log = qrnic_cmd8(cmd, create_eq.log_depth);
+    uint8_t flags = qrnic_cmd8(cmd, create_eq.flags);
+    uint16_t vector = qrnic_cmd16(cmd, create_eq.vector);
     uint32_t i;
 
     if (log < 1 || log > QRNIC_EQ_MAX_LOG || vector >= QRNIC_NUM_MSIX ||
@@ -215,7 +213,7 @@ enum qrnic_cmd_status qrnic_cmd_destroy_eq(struct qrnic_engine *e,
                                            struct qrnic_cmd_req *req)
 {
     const uint8_t *cmd = req->cmd;
-    uint32_t eqn = qrnic_ld32(ARG(destroy_eq.eqn));
+    uint32_t eqn = qrnic_cmd32(cmd, destroy_eq.eqn);
 
     if (eqn >= QRNIC_ENG_MAX_EQ || !e->eq[eqn].valid) {
         return QRNIC_ST_BAD_HANDLE;
@@ -241,14 +239,14 @@ enum qrnic_cmd_status qrnic_cmd_eth_setup(struct qrnic_engine *e,
                                           struct qrnic_cmd_req *req)
 {
     const uint8_t *cmd = req->cmd;
-    uint64_t tx = qrnic_ld64(ARG(eth_setup.tx_base));
-    uint64_t rx = qrnic_ld64(ARG(eth_setup.rx_base));
-    uint8_t tx_log = *ARG(eth_setup.tx_log_depth);
-    uint8_t rx_log = *ARG(eth_setup.rx_log_depth);
-    uint16_t vector = qrnic_ld16(ARG(eth_setup.vector));
+    uint64_t tx = qrnic_cmd64(cmd, eth_setup.tx_base);
+    uint64_t rx = qrnic_cmd64(cmd, eth_setup.rx_base);
+    uint8_t tx_log = qrnic_cmd8(cmd, eth_setup.tx_log_depth);
+    uint8_t rx_log = qrnic_cmd8(cmd, eth_setup.rx_log_depth);
+    uint16_t vector = qrnic_cmd16(cmd, eth_setup.vector);
 
     if (!ring_args_ok(tx, tx_log) || !ring_args_ok(rx, rx_log) ||
-        vector >= QRNIC_NUM_MSIX || qrnic_ld32(ARG(eth_setup.rsvd))) {
+        vector >= QRNIC_NUM_MSIX || !qrnic_cmd_zero(cmd, eth_setup.rsvd)) {
         return QRNIC_ST_BAD_PARAM;
     }
     if (e->eth.active) {
@@ -279,7 +277,7 @@ enum qrnic_cmd_status qrnic_cmd_set_mac(struct qrnic_engine *e,
                                         struct qrnic_cmd_req *req)
 {
     const uint8_t *cmd = req->cmd;
-    const uint8_t *mac = ARG(set_mac.mac);
+    const uint8_t *mac = qrnic_cmd_at(cmd, set_mac.mac);
     static const uint8_t zero[6];
 
     /* A station address must be unicast and not all zeroes. */
@@ -297,7 +295,7 @@ enum qrnic_cmd_status qrnic_cmd_set_mtu(struct qrnic_engine *e,
                                         struct qrnic_cmd_req *req)
 {
     const uint8_t *cmd = req->cmd;
-    uint32_t mtu = qrnic_ld32(ARG(set_mtu.mtu));
+    uint32_t mtu = qrnic_cmd32(cmd, set_mtu.mtu);
 
     if (mtu < QRNIC_ENG_MIN_MTU || mtu > QRNIC_MAX_MTU) {
         return QRNIC_ST_BAD_PARAM;
@@ -310,8 +308,8 @@ enum qrnic_cmd_status qrnic_cmd_add_gid(struct qrnic_engine *e,
                                         struct qrnic_cmd_req *req)
 {
     const uint8_t *cmd = req->cmd;
-    uint32_t index = qrnic_ld32(ARG(add_gid.index));
-    uint32_t type = qrnic_ld32(ARG(add_gid.type));
+    uint32_t index = qrnic_cmd32(cmd, add_gid.index);
+    uint32_t type = qrnic_cmd32(cmd, add_gid.type);
 
     if (index >= QRNIC_ENG_GID_TBL_LEN || type != QRNIC_GID_TYPE_ROCE_V2) {
         return QRNIC_ST_BAD_PARAM;
@@ -321,7 +319,7 @@ enum qrnic_cmd_status qrnic_cmd_add_gid(struct qrnic_engine *e,
     }
     e->gid[index].valid = true;
     e->gid[index].type = type;
-    memcpy(e->gid[index].gid, ARG(add_gid.gid), 16);
+    memcpy(e->gid[index].gid, qrnic_cmd_at(cmd, add_gid.gid), 16);
     return QRNIC_ST_OK;
 }
 
@@ -329,7 +327,7 @@ enum qrnic_cmd_status qrnic_cmd_del_gid(struct qrnic_engine *e,
                                         struct qrnic_cmd_req *req)
 {
     const uint8_t *cmd = req->cmd;
-    uint32_t index = qrnic_ld32(ARG(del_gid.index));
+    uint32_t index = qrnic_cmd32(cmd, del_gid.index);
 
     if (index >= QRNIC_ENG_GID_TBL_LEN) {
         return QRNIC_ST_BAD_PARAM;

@@ -10,7 +10,6 @@
 #include "qrnic_rdma.h"
 #include "qrnic_le.h"
 
-#define ARG(field) (cmd + offsetof(struct qrnic_cmd, field))
 #define PAGE 4096u
 #define ARM_FLAGS (QRNIC_DB_ARM | QRNIC_DB_ARM_SOLICITED)
 
@@ -68,9 +67,9 @@ enum qrnic_cmd_status qrnic_cmd_create_cq(struct qrnic_engine *e,
                                           struct qrnic_cmd_req *req)
 {
     const uint8_t *cmd = req->cmd;
-    uint32_t uctx = qrnic_ld32(ARG(create_cq.uctx));
-    uint32_t eqn = qrnic_ld32(ARG(create_cq.eqn));
-    uint8_t log = *ARG(create_cq.log_depth);
+    uint32_t uctx = qrnic_cmd32(cmd, create_cq.uctx);
+    uint32_t eqn = qrnic_cmd32(cmd, create_cq.eqn);
+    uint8_t log = qrnic_cmd8(cmd, create_cq.log_depth);
     uint64_t *pages = NULL;
     struct qrnic_cq *cq;
     uint32_t i;
@@ -82,7 +81,7 @@ enum qrnic_cmd_status qrnic_cmd_create_cq(struct qrnic_engine *e,
     if (eqn >= QRNIC_ENG_MAX_EQ || !e->eq[eqn].valid || e->eq[eqn].async) {
         return QRNIC_ST_BAD_HANDLE;
     }
-    if (!cq_pbl_ok(ARG(create_cq.pbl), log)) {
+    if (!cq_pbl_ok(qrnic_cmd_at(cmd, create_cq.pbl), log)) {
         return QRNIC_ST_BAD_PARAM;
     }
     for (i = 1; i < QRNIC_ENG_MAX_CQ && e->cq[i]; i++) {
@@ -95,7 +94,7 @@ enum qrnic_cmd_status qrnic_cmd_create_cq(struct qrnic_engine *e,
     if (st != QRNIC_ST_OK) {
         return st;
     }
-    st = cq_pages(e, ARG(create_cq.pbl), &pages);
+    st = cq_pages(e, qrnic_cmd_at(cmd, create_cq.pbl), &pages);
     cq = st == QRNIC_ST_OK ? calloc(1, sizeof(*cq)) : NULL;
     if (!cq) {
         free(pages);
@@ -126,7 +125,7 @@ enum qrnic_cmd_status qrnic_cmd_destroy_cq(struct qrnic_engine *e,
                                            struct qrnic_cmd_req *req)
 {
     const uint8_t *cmd = req->cmd;
-    struct qrnic_cq *cq = qrnic_cq_get(e, qrnic_ld32(ARG(destroy_cq.cqn)));
+    struct qrnic_cq *cq = qrnic_cq_get(e, qrnic_cmd32(cmd, destroy_cq.cqn));
 
     if (!cq) {
         return QRNIC_ST_BAD_HANDLE;
@@ -142,8 +141,8 @@ enum qrnic_cmd_status qrnic_cmd_resize_cq(struct qrnic_engine *e,
                                           struct qrnic_cmd_req *req)
 {
     const uint8_t *cmd = req->cmd;
-    struct qrnic_cq *cq = qrnic_cq_get(e, qrnic_ld32(ARG(resize_cq.cqn)));
-    uint8_t log = *ARG(resize_cq.log_depth);
+    struct qrnic_cq *cq = qrnic_cq_get(e, qrnic_cmd32(cmd, resize_cq.cqn));
+    uint8_t log = qrnic_cmd8(cmd, resize_cq.log_depth);
     uint64_t *pages, rec;
     uint8_t ci[4], st;
     uint16_t new_ci;
@@ -151,11 +150,11 @@ enum qrnic_cmd_status qrnic_cmd_resize_cq(struct qrnic_engine *e,
     if (!cq) {
         return QRNIC_ST_BAD_HANDLE;
     }
-    if (!cq_pbl_ok(ARG(resize_cq.pbl), log) ||
-        qrnic_ld16(ARG(resize_cq.rsvd)) || *ARG(resize_cq.rsvd[2])) {
+    if (!cq_pbl_ok(qrnic_cmd_at(cmd, resize_cq.pbl), log) ||
+        !qrnic_cmd_zero(cmd, resize_cq.rsvd)) {
         return QRNIC_ST_BAD_PARAM;
     }
-    st = cq_pages(e, ARG(resize_cq.pbl), &pages);
+    st = cq_pages(e, qrnic_cmd_at(cmd, resize_cq.pbl), &pages);
     if (st != QRNIC_ST_OK) {
         return st;
     }

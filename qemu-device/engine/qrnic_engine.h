@@ -449,6 +449,38 @@ void qrnic_aq_process(struct qrnic_engine *e);
  * handler of the row (NAME, opcode, name, ...) is qrnic_cmd_<name>; it reads
  * the command at req->cmd and may set the completion's results.
  */
+/*
+ * A field of the admin command at cmd (its bytes, little endian), and the
+ * field loaded with its own width: qrnic_cmd32(cmd, create_qp.uctx).  A
+ * width other than the field's does not build.
+ */
+#define qrnic_cmd_at(cmd, field) ((cmd) + offsetof(struct qrnic_cmd, field))
+#define QRNIC_CMD_WIDTH_IS(field, bytes)                                \
+    ((void)sizeof(char[sizeof(((struct qrnic_cmd *)0)->field) == (bytes) \
+                       ? 1 : -1]))
+#define qrnic_cmd8(cmd, field)                                          \
+    (QRNIC_CMD_WIDTH_IS(field, 1), qrnic_ld8(qrnic_cmd_at(cmd, field)))
+#define qrnic_cmd16(cmd, field)                                         \
+    (QRNIC_CMD_WIDTH_IS(field, 2), qrnic_ld16(qrnic_cmd_at(cmd, field)))
+#define qrnic_cmd32(cmd, field)                                         \
+    (QRNIC_CMD_WIDTH_IS(field, 4), qrnic_ld32(qrnic_cmd_at(cmd, field)))
+#define qrnic_cmd64(cmd, field)                                         \
+    (QRNIC_CMD_WIDTH_IS(field, 8), qrnic_ld64(qrnic_cmd_at(cmd, field)))
+/* Is the field all zero bytes (reserved fields)? */
+#define qrnic_cmd_zero(cmd, field)                                      \
+    qrnic_bytes_zero(qrnic_cmd_at(cmd, field),                          \
+                     sizeof(((struct qrnic_cmd *)0)->field))
+
+static inline bool qrnic_bytes_zero(const uint8_t *p, size_t n)
+{
+    while (n--) {
+        if (*p++) {
+            return false;
+        }
+    }
+    return true;
+}
+
 struct qrnic_cmd_req {
     const uint8_t *cmd;         /* QRNIC_CMD_SIZE bytes */
     uint32_t result0;           /* 0 unless the handler sets it */

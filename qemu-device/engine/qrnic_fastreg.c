@@ -13,7 +13,6 @@
 #include "qrnic_rdma.h"
 #include "qrnic_le.h"
 
-#define ARG(field) (cmd + offsetof(struct qrnic_cmd, field))
 #define REG(field) (w->args + (offsetof(struct qrnic_sq_wqe, reg_mr.field) - \
                                QRNIC_WQE_ARGS_OFF))
 
@@ -21,8 +20,8 @@ enum qrnic_cmd_status qrnic_cmd_alloc_mr(struct qrnic_engine *e,
                                          struct qrnic_cmd_req *req)
 {
     const uint8_t *cmd = req->cmd;
-    uint32_t pdn = qrnic_ld32(ARG(alloc_mr.pdn));
-    uint32_t max_pages = qrnic_ld32(ARG(alloc_mr.max_pages));
+    uint32_t pdn = qrnic_cmd32(cmd, alloc_mr.pdn);
+    uint32_t max_pages = qrnic_cmd32(cmd, alloc_mr.max_pages);
     struct qrnic_mr *mr;
     uint8_t st;
 

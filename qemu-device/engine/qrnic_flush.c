@@ -20,8 +20,6 @@
 #include "qrnic_rdma.h"
 #include "qrnic_le.h"
 
-#define WQE(field) (w + offsetof(struct qrnic_sq_wqe, field))
-
 /* ---- requester ----------------------------------------------------------- */
 
 uint8_t qrnic_flush_wqe(const uint8_t *w, struct qrnic_wqe *q,
@@ -40,11 +38,11 @@ uint8_t qrnic_flush_wqe(const uint8_t *w, struct qrnic_wqe *q,
         q->length = 8;              /* compare_add, as the bytes it holds */
         return QRNIC_VERR_NONE;
     }
-    q->remote_addr = qrnic_ld64(WQE(flush.remote_addr));
-    q->rkey = qrnic_ld32(WQE(flush.rkey));
-    q->flush_type = *WQE(flush.type);
-    q->flush_level = *WQE(flush.level);
-    len = qrnic_ld64(WQE(flush.length));
+    q->remote_addr = qrnic_ld64(qrnic_wqe_at(w, flush.remote_addr));
+    q->rkey = qrnic_ld32(qrnic_wqe_at(w, flush.rkey));
+    q->flush_type = *qrnic_wqe_at(w, flush.type);
+    q->flush_level = *qrnic_wqe_at(w, flush.level);
+    len = qrnic_ld64(qrnic_wqe_at(w, flush.length));
     if (!q->flush_type ||
         (q->flush_type & ~(QRNIC_FLUSH_GLOBAL | QRNIC_FLUSH_PERSISTENT)) ||
         q->flush_level > QRNIC_FLUSH_MR) {

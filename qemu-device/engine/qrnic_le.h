@@ -9,6 +9,11 @@
 
 #include <stdint.h>
 
+static inline uint8_t qrnic_ld8(const uint8_t *p)
+{
+    return p[0];
+}
+
 static inline uint16_t qrnic_ld16(const uint8_t *p)
 {
     return (uint16_t)(p[0] | (p[1] << 8));

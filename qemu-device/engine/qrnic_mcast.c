@@ -10,8 +10,6 @@
 #include "qrnic_rdma.h"
 #include "qrnic_le.h"
 
-#define ARG(field) (cmd + offsetof(struct qrnic_cmd, field))
-
 bool qrnic_gid_is_mcast(const uint8_t *gid)
 {
     if (qrnic_gid_is_v4(gid)) {
@@ -79,8 +77,8 @@ static uint8_t attach(struct qrnic_engine *e, uint32_t qpn, const uint8_t *gid)
 static enum qrnic_cmd_status mcast_cmd(struct qrnic_engine *e,
                                        const uint8_t *cmd, bool attach_it)
 {
-    struct qrnic_qp *qp = qrnic_qp_get(e, qrnic_ld32(ARG(mcast.qpn)));
-    const uint8_t *gid = ARG(mcast.gid);
+    struct qrnic_qp *qp = qrnic_qp_get(e, qrnic_cmd32(cmd, mcast.qpn));
+    const uint8_t *gid = qrnic_cmd_at(cmd, mcast.gid);
     struct qrnic_mcast_group *g;
     uint32_t i;
 
@@ -88,7 +86,7 @@ static enum qrnic_cmd_status mcast_cmd(struct qrnic_engine *e,
         return QRNIC_ST_BAD_HANDLE;
     }
     if (qp->type != QRNIC_QPT_UD || !qrnic_gid_is_mcast(gid) ||
-        qrnic_ld32(ARG(mcast.rsvd))) {
+        !qrnic_cmd_zero(cmd, mcast.rsvd)) {
         return QRNIC_ST_BAD_PARAM;
     }
     if (attach_it) {

@@ -13,8 +13,6 @@
 #include "qrnic_rdma.h"
 #include "qrnic_le.h"
 
-#define ARG(field) (cmd + offsetof(struct qrnic_cmd, field))
-
 struct qrnic_mr *qrnic_key_slot(struct qrnic_engine *e, uint32_t key)
 {
     uint32_t idx = QRNIC_KEY_INDEX(key);
@@ -237,11 +235,11 @@ SAME_FIELD(access);
 static uint8_t reg_mr_args(struct qrnic_engine *e, const uint8_t *cmd,
                            uint32_t held, uint32_t *npages)
 {
-    const uint8_t *pbl = ARG(reg_mr.pbl);
-    uint32_t pdn = qrnic_ld32(ARG(reg_mr.pdn));
-    uint32_t access = qrnic_ld32(ARG(reg_mr.access));
-    uint64_t iova = qrnic_ld64(ARG(reg_mr.iova));
-    uint64_t length = qrnic_ld64(ARG(reg_mr.length));
+    const uint8_t *pbl = qrnic_cmd_at(cmd, reg_mr.pbl);
+    uint32_t pdn = qrnic_cmd32(cmd, reg_mr.pdn);
+    uint32_t access = qrnic_cmd32(cmd, reg_mr.access);
+    uint64_t iova = qrnic_cmd64(cmd, reg_mr.iova);
+    uint64_t length = qrnic_cmd64(cmd, reg_mr.length);
     uint8_t levels = pbl[offsetof(struct qrnic_pbl, levels)];
     uint8_t shift = pbl[offsetof(struct qrnic_pbl, page_shift)];
 
@@ -345,7 +343,7 @@ void qrnic_key_free(struct qrnic_engine *e, uint32_t idx)
 static struct qrnic_mr *mr_new(struct qrnic_engine *e, const uint8_t *cmd,
                                uint32_t npages, uint8_t *st)
 {
-    const uint8_t *pbl = ARG(reg_mr.pbl);
+    const uint8_t *pbl = qrnic_cmd_at(cmd, reg_mr.pbl);
     struct qrnic_mr *mr;
 
     mr = calloc(1, sizeof(*mr) + (size_t)npages * sizeof(uint64_t));
@@ -355,10 +353,10 @@ static struct qrnic_mr *mr_new(struct qrnic_engine *e, const uint8_t *cmd,
     }
     mr->kind = QRNIC_KEY_MR;
     mr->valid = true;
-    mr->pdn = qrnic_ld32(ARG(reg_mr.pdn));
-    mr->access = qrnic_ld32(ARG(reg_mr.access));
-    mr->iova = qrnic_ld64(ARG(reg_mr.iova));
-    mr->length = qrnic_ld64(ARG(reg_mr.length));
+    mr->pdn = qrnic_cmd32(cmd, reg_mr.pdn);
+    mr->access = qrnic_cmd32(cmd, reg_mr.access);
+    mr->iova = qrnic_cmd64(cmd, reg_mr.iova);
+    mr->length = qrnic_cmd64(cmd, reg_mr.length);
     mr->phys = pbl[offsetof(struct qrnic_pbl, levels)] == QRNIC_PBL_PHYS;
     mr->page_shift = mr->phys ? QRNIC_MIN_PAGE_SHIFT :
                      pbl[offsetof(struct qrnic_pbl, page_shift)];
@@ -409,7 +407,7 @@ enum qrnic_cmd_status qrnic_cmd_rereg_mr(struct qrnic_engine *e,
                                          struct qrnic_cmd_req *req)
 {
     const uint8_t *cmd = req->cmd;
-    uint32_t key = qrnic_ld32(ARG(rereg_mr.key));
+    uint32_t key = qrnic_cmd32(cmd, rereg_mr.key);
     struct qrnic_mr *old = qrnic_key_slot(e, key), *mr;
     uint32_t npages;
     uint8_t st;
@@ -425,7 +423,7 @@ enum qrnic_cmd_status qrnic_cmd_rereg_mr(struct qrnic_engine *e,
         return st;
     }
     /* A region stays its context's: the new PD must be of it too. */
-    if (e->pd_uctx[qrnic_ld32(ARG(reg_mr.pdn)) - 1] !=
+    if (e->pd_uctx[qrnic_cmd32(cmd, reg_mr.pdn) - 1] !=
         e->pd_uctx[old->pdn - 1]) {
         return QRNIC_ST_BAD_HANDLE;
     }
@@ -458,7 +456,7 @@ enum qrnic_cmd_status qrnic_cmd_dereg_mr(struct qrnic_engine *e,
                                          struct qrnic_cmd_req *req)
 {
     const uint8_t *cmd = req->cmd;
-    uint32_t key = qrnic_ld32(ARG(dereg_mr.key));
+    uint32_t key = qrnic_cmd32(cmd, dereg_mr.key);
     struct qrnic_mr *mr = qrnic_key_slot(e, key);
 
     if (!mr || qrnic_key_is_mw(mr) ||

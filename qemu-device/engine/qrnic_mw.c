@@ -14,7 +14,6 @@
 #include "qrnic_rdma.h"
 #include "qrnic_le.h"
 
-#define ARG(field) (cmd + offsetof(struct qrnic_cmd, field))
 #define BIND(field) (w->args + (offsetof(struct qrnic_sq_wqe, bind_mw.field) - \
                                 QRNIC_WQE_ARGS_OFF))
 
@@ -22,8 +21,8 @@ enum qrnic_cmd_status qrnic_cmd_alloc_mw(struct qrnic_engine *e,
                                          struct qrnic_cmd_req *req)
 {
     const uint8_t *cmd = req->cmd;
-    uint32_t pdn = qrnic_ld32(ARG(alloc_mw.pdn));
-    uint8_t type = *ARG(alloc_mw.type);
+    uint32_t pdn = qrnic_cmd32(cmd, alloc_mw.pdn);
+    uint8_t type = qrnic_cmd8(cmd, alloc_mw.type);
     struct qrnic_mr *mw;
     uint8_t st;
 
@@ -52,7 +51,7 @@ enum qrnic_cmd_status qrnic_cmd_dealloc_mw(struct qrnic_engine *e,
                                            struct qrnic_cmd_req *req)
 {
     const uint8_t *cmd = req->cmd;
-    uint32_t key = qrnic_ld32(ARG(dealloc_mw.key));
+    uint32_t key = qrnic_cmd32(cmd, dealloc_mw.key);
     struct qrnic_mr *mw = qrnic_key_slot(e, key);
 
     if (!mw || !qrnic_key_is_mw(mw)) {

@@ -10,7 +10,6 @@
 #include "qrnic_rdma.h"
 #include "qrnic_le.h"
 
-#define ARG(field) (cmd + offsetof(struct qrnic_cmd, field))
 #define ATTR(field) (a + offsetof(struct qrnic_qp_attr, field))
 #define QPAGE QRNIC_QMEM_PAGE_SIZE
 
@@ -223,18 +222,20 @@ static uint32_t rq_pages_of(const struct qrnic_qp *qp)
 
 static uint8_t create_qp_args(struct qrnic_engine *e, const uint8_t *cmd)
 {
-    uint32_t uctx = qrnic_ld32(ARG(create_qp.uctx));
-    uint32_t pdn = qrnic_ld32(ARG(create_qp.pdn));
-    struct qrnic_cq *scq = qrnic_cq_get(e, qrnic_ld32(ARG(create_qp.send_cqn)));
-    struct qrnic_cq *rcq = qrnic_cq_get(e, qrnic_ld32(ARG(create_qp.recv_cqn)));
-    uint8_t lsq = *ARG(create_qp.log_sq_depth);
-    uint8_t lss = *ARG(create_qp.log_sq_stride);
-    uint8_t lrq = *ARG(create_qp.log_rq_depth);
-    uint8_t lrs = *ARG(create_qp.log_rq_stride);
-    uint32_t sq_off = qrnic_ld32(ARG(create_qp.sq_offset));
-    uint32_t rq_off = qrnic_ld32(ARG(create_qp.rq_offset));
-    uint8_t type = *ARG(create_qp.qp_type);
-    uint32_t srqn = qrnic_ld32(ARG(create_qp.srqn));
+    uint32_t uctx = qrnic_cmd32(cmd, create_qp.uctx);
+    uint32_t pdn = qrnic_cmd32(cmd, create_qp.pdn);
+    uint32_t scqn = qrnic_cmd32(cmd, create_qp.send_cqn);
+    uint32_t rcqn = qrnic_cmd32(cmd, create_qp.recv_cqn);
+    struct qrnic_cq *scq = qrnic_cq_get(e, scqn);
+    struct qrnic_cq *rcq = qrnic_cq_get(e, rcqn);
+    uint8_t lsq = qrnic_cmd8(cmd, create_qp.log_sq_depth);
+    uint8_t lss = qrnic_cmd8(cmd, create_qp.log_sq_stride);
+    uint8_t lrq = qrnic_cmd8(cmd, create_qp.log_rq_depth);
+    uint8_t lrs = qrnic_cmd8(cmd, create_qp.log_rq_stride);
+    uint32_t sq_off = qrnic_cmd32(cmd, create_qp.sq_offset);
+    uint32_t rq_off = qrnic_cmd32(cmd, create_qp.rq_offset);
+    uint8_t type = qrnic_cmd8(cmd, create_qp.qp_type);
+    uint32_t srqn = qrnic_cmd32(cmd, create_qp.srqn);
     struct qrnic_srq *srq = qrnic_srq_get(e, srqn);
     uint32_t sq_pages, rq_pages;
 
@@ -253,7 +254,7 @@ static uint8_t create_qp_args(struct qrnic_engine *e, const uint8_t *cmd)
     if ((type != QRNIC_QPT_RC && type != QRNIC_QPT_UC &&
          type != QRNIC_QPT_UD && type != QRNIC_QPT_GSI) ||
         (type == QRNIC_QPT_GSI && uctx) ||
-        (*ARG(create_qp.flags) & ~QRNIC_QP_SIG_ALL) ||
+        (qrnic_cmd8(cmd, create_qp.flags) & ~QRNIC_QP_SIG_ALL) ||
         lsq > QRNIC_QP_MAX_LOG || lrq > QRNIC_QP_MAX_LOG ||
         lss < QRNIC_SQ_MIN_LOG_STRIDE || lss > QRNIC_SQ_MAX_LOG_STRIDE ||
         lrs < QRNIC_RQ_MIN_LOG_STRIDE || lrs > QRNIC_RQ_MAX_LOG_STRIDE) {
@@ -302,8 +303,8 @@ enum qrnic_cmd_status qrnic_cmd_create_qp(struct qrnic_engine *e,
                                           struct qrnic_cmd_req *req)
 {
     const uint8_t *cmd = req->cmd;
-    uint8_t type = *ARG(create_qp.qp_type);
-    uint32_t uctx = qrnic_ld32(ARG(create_qp.uctx));
+    uint8_t type = qrnic_cmd8(cmd, create_qp.qp_type);
+    uint32_t uctx = qrnic_cmd32(cmd, create_qp.uctx);
     struct qrnic_qp *qp;
     uint32_t idx, pages;
     uint8_t st;
@@ -313,11 +314,11 @@ enum qrnic_cmd_status qrnic_cmd_create_qp(struct qrnic_engine *e,
         return st;
     }
     /* Checked: the logs are in range. */
-    pages = qrnic_qmem_pages(*ARG(create_qp.log_sq_depth),
-                             *ARG(create_qp.log_sq_stride));
-    if (!qrnic_ld32(ARG(create_qp.srqn))) {
-        pages += qrnic_qmem_pages(*ARG(create_qp.log_rq_depth),
-                                  *ARG(create_qp.log_rq_stride));
+    pages = qrnic_qmem_pages(qrnic_cmd8(cmd, create_qp.log_sq_depth),
+                             qrnic_cmd8(cmd, create_qp.log_sq_stride));
+    if (!qrnic_cmd32(cmd, create_qp.srqn)) {
+        pages += qrnic_qmem_pages(qrnic_cmd8(cmd, create_qp.log_rq_depth),
+                                  qrnic_cmd8(cmd, create_qp.log_rq_stride));
     }
     idx = qp_alloc_index(e, type);
     if (!idx) {
@@ -330,7 +331,7 @@ enum qrnic_cmd_status qrnic_cmd_create_qp(struct qrnic_engine *e,
     }
     qp = calloc(1, sizeof(*qp));
     if (qp) {
-        qp->log_sq = *ARG(create_qp.log_sq_depth);
+        qp->log_sq = qrnic_cmd8(cmd, create_qp.log_sq_depth);
         qp->swq = calloc(1u << qp->log_sq, sizeof(*qp->swq));
         qp->rd_res = calloc(QRNIC_MAX_RD_ATOMIC, sizeof(*qp->rd_res));
     }
@@ -353,17 +354,17 @@ enum qrnic_cmd_status qrnic_cmd_create_qp(struct qrnic_engine *e,
     }
     qp->idx = idx;
     qp->type = type;
-    qp->uctx = qrnic_ld32(ARG(create_qp.uctx));
-    qp->pdn = qrnic_ld32(ARG(create_qp.pdn));
-    qp->scq = qrnic_cq_get(e, qrnic_ld32(ARG(create_qp.send_cqn)));
-    qp->rcq = qrnic_cq_get(e, qrnic_ld32(ARG(create_qp.recv_cqn)));
-    qp->srq = qrnic_srq_get(e, qrnic_ld32(ARG(create_qp.srqn)));
-    qp->sig_all = *ARG(create_qp.flags) & QRNIC_QP_SIG_ALL;
-    qp->sq_off = qrnic_ld32(ARG(create_qp.sq_offset));
-    qp->rq_off = qrnic_ld32(ARG(create_qp.rq_offset));
-    qp->log_sq_stride = *ARG(create_qp.log_sq_stride);
-    qp->log_rq = *ARG(create_qp.log_rq_depth);
-    qp->log_rq_stride = *ARG(create_qp.log_rq_stride);
+    qp->uctx = qrnic_cmd32(cmd, create_qp.uctx);
+    qp->pdn = qrnic_cmd32(cmd, create_qp.pdn);
+    qp->scq = qrnic_cq_get(e, qrnic_cmd32(cmd, create_qp.send_cqn));
+    qp->rcq = qrnic_cq_get(e, qrnic_cmd32(cmd, create_qp.recv_cqn));
+    qp->srq = qrnic_srq_get(e, qrnic_cmd32(cmd, create_qp.srqn));
+    qp->sig_all = qrnic_cmd8(cmd, create_qp.flags) & QRNIC_QP_SIG_ALL;
+    qp->sq_off = qrnic_cmd32(cmd, create_qp.sq_offset);
+    qp->rq_off = qrnic_cmd32(cmd, create_qp.rq_offset);
+    qp->log_sq_stride = qrnic_cmd8(cmd, create_qp.log_sq_stride);
+    qp->log_rq = qrnic_cmd8(cmd, create_qp.log_rq_depth);
+    qp->log_rq_stride = qrnic_cmd8(cmd, create_qp.log_rq_stride);
     qp_reset_state(qp);
     qrnic_qmem_claim(e, qp->sq_off, sq_pages_of(qp), idx);
     qrnic_qmem_claim(e, qp->rq_off, rq_pages_of(qp), idx);
@@ -406,7 +407,7 @@ enum qrnic_cmd_status qrnic_cmd_destroy_qp(struct qrnic_engine *e,
                                            struct qrnic_cmd_req *req)
 {
     const uint8_t *cmd = req->cmd;
-    struct qrnic_qp *qp = qrnic_qp_get(e, qrnic_ld32(ARG(destroy_qp.qpn)));
+    struct qrnic_qp *qp = qrnic_qp_get(e, qrnic_cmd32(cmd, destroy_qp.qpn));
 
     if (!qp) {
         return QRNIC_ST_BAD_HANDLE;
@@ -721,18 +722,18 @@ enum qrnic_cmd_status qrnic_cmd_modify_qp(struct qrnic_engine *e,
                                           struct qrnic_cmd_req *req)
 {
     const uint8_t *cmd = req->cmd;
-    struct qrnic_qp *qp = qrnic_qp_get(e, qrnic_ld32(ARG(modify_qp.qpn)));
+    struct qrnic_qp *qp = qrnic_qp_get(e, qrnic_cmd32(cmd, modify_qp.qpn));
     uint8_t a[sizeof(struct qrnic_qp_attr)];
 
     if (!qp) {
         return QRNIC_ST_BAD_HANDLE;
     }
-    if (e->ops->dma_read(e->opaque, qrnic_ld64(ARG(modify_qp.attr_addr)),
+    if (e->ops->dma_read(e->opaque, qrnic_cmd64(cmd, modify_qp.attr_addr),
                          a, sizeof(a))) {
         e->stats.dma_err++;
         return QRNIC_ST_DMA_ERROR;
     }
-    return modify(e, qp, qrnic_ld32(ARG(modify_qp.attr_mask)), a);
+    return modify(e, qp, qrnic_cmd32(cmd, modify_qp.attr_mask), a);
 }
 
 /* SQD: drained once every started WQE is acknowledged. */
@@ -745,7 +746,7 @@ enum qrnic_cmd_status qrnic_cmd_query_qp(struct qrnic_engine *e,
                                          struct qrnic_cmd_req *req)
 {
     const uint8_t *cmd = req->cmd;
-    struct qrnic_qp *qp = qrnic_qp_get(e, qrnic_ld32(ARG(query_qp.qpn)));
+    struct qrnic_qp *qp = qrnic_qp_get(e, qrnic_cmd32(cmd, query_qp.qpn));
     uint8_t a[sizeof(struct qrnic_qp_attr)];
 
     if (!qp) {
@@ -775,7 +776,7 @@ enum qrnic_cmd_status qrnic_cmd_query_qp(struct qrnic_engine *e,
     *ATTR(sq_draining) = sq_draining(qp);
     memcpy(ATTR(dgid), qp->dgid, 16);
     memcpy(ATTR(dmac), qp->dmac, 6);
-    if (e->ops->dma_write(e->opaque, qrnic_ld64(ARG(query_qp.attr_addr)),
+    if (e->ops->dma_write(e->opaque, qrnic_cmd64(cmd, query_qp.attr_addr),
                           a, sizeof(a))) {
         e->stats.dma_err++;
         return QRNIC_ST_DMA_ERROR;

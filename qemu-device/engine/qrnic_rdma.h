@@ -534,6 +534,9 @@ static inline struct qrnic_swqe *qrnic_swqe(struct qrnic_qp *qp, uint16_t i)
     return &qp->swq[i & ((1u << qp->log_sq) - 1)];
 }
 
+/* A field of the send WQE copied to the bytes at w. */
+#define qrnic_wqe_at(w, field) ((w) + offsetof(struct qrnic_sq_wqe, field))
+
 /* Send WQEs that move no data; the requester runs them in its turn. */
 static inline bool qrnic_wr_is_local(uint8_t opcode)
 {

@@ -12,7 +12,6 @@
 #include "qrnic_rdma.h"
 #include "qrnic_le.h"
 
-#define WQE(field) (w + offsetof(struct qrnic_sq_wqe, field))
 #define READ_CHUNK_PKTS (QRNIC_INIT_CWND)
 
 uint32_t qrnic_pkt_cost(uint32_t mtu)
@@ -178,18 +177,18 @@ static uint8_t fetch_wqe(struct qrnic_engine *e, struct qrnic_qp *qp,
     uint8_t num_sge, verr;
 
     qrnic_qp_sq_read(e, qp, idx, w, stride);
-    q->wr_id = qrnic_ld64(WQE(wr_id));
-    q->opcode = *WQE(opcode);
-    q->flags = *WQE(flags);
-    memcpy(&q->imm, WQE(imm_data), 4);
-    q->remote_addr = qrnic_ld64(WQE(remote_addr));
-    q->rkey = qrnic_ld32(WQE(rkey));
-    q->compare_add = qrnic_ld64(WQE(compare_add));
-    q->swap = qrnic_ld64(WQE(swap));
+    q->wr_id = qrnic_ld64(qrnic_wqe_at(w, wr_id));
+    q->opcode = *qrnic_wqe_at(w, opcode);
+    q->flags = *qrnic_wqe_at(w, flags);
+    memcpy(&q->imm, qrnic_wqe_at(w, imm_data), 4);
+    q->remote_addr = qrnic_ld64(qrnic_wqe_at(w, remote_addr));
+    q->rkey = qrnic_ld32(qrnic_wqe_at(w, rkey));
+    q->compare_add = qrnic_ld64(qrnic_wqe_at(w, compare_add));
+    q->swap = qrnic_ld64(qrnic_wqe_at(w, swap));
     q->sgl.num = 0;
     q->sgl.total = 0;
     q->inline_len = 0;
-    num_sge = *WQE(num_sge);
+    num_sge = *qrnic_wqe_at(w, num_sge);
 
     *status = QRNIC_WC_LOC_QP_OP_ERR;
     if (!opcode_ok(qp, q->opcode) ||
@@ -208,7 +207,7 @@ static uint8_t fetch_wqe(struct qrnic_engine *e, struct qrnic_qp *qp,
     }
     *status = QRNIC_WC_LOC_LEN_ERR;
     if (q->flags & QRNIC_WQE_F_INLINE) {
-        q->inline_len = qrnic_ld32(WQE(inline_len));
+        q->inline_len = qrnic_ld32(qrnic_wqe_at(w, inline_len));
         if (qrnic_wr_is_rd_atomic(q->opcode) || q->inline_len > room ||
             q->inline_len > QRNIC_MAX_INLINE) {
             return QRNIC_VERR_BAD_SGE;
@@ -810,19 +809,21 @@ uint32_t qrnic_req_new_pkts(const struct qrnic_engine *e,
             return limit + 1;
         }
         qrnic_qp_sq_read(e, qp, i, w, len);
-        if (qrnic_wr_is_local(*WQE(opcode))) {
+        if (qrnic_wr_is_local(*qrnic_wqe_at(w, opcode))) {
             continue;
         }
-        if (qrnic_wr_is_rd_atomic(*WQE(opcode))) {
+        if (qrnic_wr_is_rd_atomic(*qrnic_wqe_at(w, opcode))) {
             n++;
             continue;
         }
-        if (*WQE(flags) & QRNIC_WQE_F_INLINE) {
-            bytes = qrnic_ld32(WQE(inline_len));
+        if (*qrnic_wqe_at(w, flags) & QRNIC_WQE_F_INLINE) {
+            bytes = qrnic_ld32(qrnic_wqe_at(w, inline_len));
         } else {
             nsge = (len - sizeof(struct qrnic_sq_wqe)) /
                    sizeof(struct qrnic_sge);
-            nsge = *WQE(num_sge) < nsge ? *WQE(num_sge) : nsge;
+            if (*qrnic_wqe_at(w, num_sge) < nsge) {
+                nsge = *qrnic_wqe_at(w, num_sge);
+            }
             for (k = 0; k < nsge; k++) {
                 bytes += qrnic_ld32(w + sizeof(struct qrnic_sq_wqe) +
                                     k * sizeof(struct qrnic_sge) +

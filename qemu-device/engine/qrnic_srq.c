@@ -12,8 +12,6 @@
 #include "qrnic_rdma.h"
 #include "qrnic_le.h"
 
-#define ARG(field) (cmd + offsetof(struct qrnic_cmd, field))
-
 struct qrnic_srq *qrnic_srq_get(struct qrnic_engine *e, uint32_t srqn)
 {
     return srqn && srqn < QRNIC_ENG_MAX_SRQ ? e->srq[srqn] : NULL;
@@ -28,12 +26,12 @@ enum qrnic_cmd_status qrnic_cmd_create_srq(struct qrnic_engine *e,
                                            struct qrnic_cmd_req *req)
 {
     const uint8_t *cmd = req->cmd;
-    uint32_t uctx = qrnic_ld32(ARG(create_srq.uctx));
-    uint32_t pdn = qrnic_ld32(ARG(create_srq.pdn));
-    uint32_t off = qrnic_ld32(ARG(create_srq.offset));
-    uint32_t limit = qrnic_ld32(ARG(create_srq.limit));
-    uint8_t ld = *ARG(create_srq.log_depth);
-    uint8_t ls = *ARG(create_srq.log_stride);
+    uint32_t uctx = qrnic_cmd32(cmd, create_srq.uctx);
+    uint32_t pdn = qrnic_cmd32(cmd, create_srq.pdn);
+    uint32_t off = qrnic_cmd32(cmd, create_srq.offset);
+    uint32_t limit = qrnic_cmd32(cmd, create_srq.limit);
+    uint8_t ld = qrnic_cmd8(cmd, create_srq.log_depth);
+    uint8_t ls = qrnic_cmd8(cmd, create_srq.log_stride);
     struct qrnic_srq *srq;
     uint32_t n;
     uint8_t st;
@@ -44,7 +42,7 @@ enum qrnic_cmd_status qrnic_cmd_create_srq(struct qrnic_engine *e,
     }
     if (ld > QRNIC_QP_MAX_LOG || ls < QRNIC_RQ_MIN_LOG_STRIDE ||
         ls > QRNIC_RQ_MAX_LOG_STRIDE || limit >= (1u << ld) ||
-        qrnic_ld16(ARG(create_srq.rsvd)) ||
+        !qrnic_cmd_zero(cmd, create_srq.rsvd) ||
         (uint64_t)qrnic_qmem_pages(ld, ls) * QRNIC_QMEM_PAGE_SIZE >
         QRNIC_ENG_MAX_QP_QMEM) {
         return QRNIC_ST_BAD_PARAM;
@@ -131,9 +129,9 @@ enum qrnic_cmd_status qrnic_cmd_modify_srq(struct qrnic_engine *e,
                                            struct qrnic_cmd_req *req)
 {
     const uint8_t *cmd = req->cmd;
-    struct qrnic_srq *srq = qrnic_srq_get(e, qrnic_ld32(ARG(modify_srq.srqn)));
-    uint32_t limit = qrnic_ld32(ARG(modify_srq.limit));
-    uint32_t mask = qrnic_ld32(ARG(modify_srq.mask));
+    struct qrnic_srq *srq = qrnic_srq_get(e, qrnic_cmd32(cmd, modify_srq.srqn));
+    uint32_t limit = qrnic_cmd32(cmd, modify_srq.limit);
+    uint32_t mask = qrnic_cmd32(cmd, modify_srq.mask);
     uint8_t ld = srq ? srq->log_depth : 0;
     uint8_t st;
 
@@ -141,12 +139,11 @@ enum qrnic_cmd_status qrnic_cmd_modify_srq(struct qrnic_engine *e,
         return QRNIC_ST_BAD_HANDLE;
     }
     if (!mask || (mask & ~(QRNIC_SRQ_MOD_LIMIT | QRNIC_SRQ_MOD_RESIZE)) ||
-        ARG(modify_srq.rsvd)[0] || ARG(modify_srq.rsvd)[1] ||
-        ARG(modify_srq.rsvd)[2]) {
+        !qrnic_cmd_zero(cmd, modify_srq.rsvd)) {
         return QRNIC_ST_BAD_PARAM;
     }
     if (mask & QRNIC_SRQ_MOD_RESIZE) {
-        ld = *ARG(modify_srq.log_depth);
+        ld = qrnic_cmd8(cmd, modify_srq.log_depth);
         /* Every WQE not yet taken must fit. */
         if (ld > QRNIC_QP_MAX_LOG ||
             (uint16_t)(srq->pi - srq->ci) > (1u << ld)) {
@@ -158,7 +155,7 @@ enum qrnic_cmd_status qrnic_cmd_modify_srq(struct qrnic_engine *e,
         return QRNIC_ST_BAD_PARAM;
     }
     if (mask & QRNIC_SRQ_MOD_RESIZE) {
-        st = srq_resize(e, srq, qrnic_ld32(ARG(modify_srq.offset)), ld);
+        st = srq_resize(e, srq, qrnic_cmd32(cmd, modify_srq.offset), ld);
         if (st != QRNIC_ST_OK) {
             return st;
         }
@@ -173,7 +170,7 @@ enum qrnic_cmd_status qrnic_cmd_query_srq(struct qrnic_engine *e,
                                           struct qrnic_cmd_req *req)
 {
     const uint8_t *cmd = req->cmd;
-    struct qrnic_srq *srq = qrnic_srq_get(e, qrnic_ld32(ARG(query_srq.srqn)));
+    struct qrnic_srq *srq = qrnic_srq_get(e, qrnic_cmd32(cmd, query_srq.srqn));
 
     if (!srq) {
         return QRNIC_ST_BAD_HANDLE;
@@ -199,7 +196,7 @@ enum qrnic_cmd_status qrnic_cmd_destroy_srq(struct qrnic_engine *e,
 {
     const uint8_t *cmd = req->cmd;
     struct qrnic_srq *srq = qrnic_srq_get(e,
-                                          qrnic_ld32(ARG(destroy_srq.srqn)));
+                                          qrnic_cmd32(cmd, destroy_srq.srqn));
 
     if (!srq) {
         return QRNIC_ST_BAD_HANDLE;

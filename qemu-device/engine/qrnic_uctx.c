@@ -14,8 +14,6 @@
 #include "qrnic_rdma.h"
 #include "qrnic_le.h"
 
-#define ARG(field) (cmd + offsetof(struct qrnic_cmd, field))
-
 /* How many of a kind the device has in all. */
 static uint32_t ctx_res_total(const struct qrnic_engine *e,
                               enum qrnic_ctx_res kind)
@@ -149,7 +147,7 @@ enum qrnic_cmd_status qrnic_cmd_dealloc_uctx(struct qrnic_engine *e,
                                              struct qrnic_cmd_req *req)
 {
     const uint8_t *cmd = req->cmd;
-    uint32_t uctx = qrnic_ld32(ARG(dealloc_uctx.uctx));
+    uint32_t uctx = qrnic_cmd32(cmd, dealloc_uctx.uctx);
     uint32_t k;
 
     if (!qrnic_uctx_exists(e, uctx)) {
@@ -168,7 +166,7 @@ enum qrnic_cmd_status qrnic_cmd_alloc_pd(struct qrnic_engine *e,
                                          struct qrnic_cmd_req *req)
 {
     const uint8_t *cmd = req->cmd;
-    uint32_t uctx = qrnic_ld32(ARG(alloc_pd.uctx));
+    uint32_t uctx = qrnic_cmd32(cmd, alloc_pd.uctx);
     uint32_t i;
     uint8_t st;
 
@@ -195,7 +193,7 @@ enum qrnic_cmd_status qrnic_cmd_dealloc_pd(struct qrnic_engine *e,
                                            struct qrnic_cmd_req *req)
 {
     const uint8_t *cmd = req->cmd;
-    uint32_t pdn = qrnic_ld32(ARG(dealloc_pd.pdn));
+    uint32_t pdn = qrnic_cmd32(cmd, dealloc_pd.pdn);
     uint32_t i = pdn - 1;
 
     if (!qrnic_pd_exists(e, pdn)) {

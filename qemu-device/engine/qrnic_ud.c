@@ -12,7 +12,6 @@
 #include "qrnic_rdma.h"
 #include "qrnic_le.h"
 
-#define WQE(field) (w + offsetof(struct qrnic_sq_wqe, field))
 #define AV(field) (w + offsetof(struct qrnic_sq_wqe, ud) + \
                    offsetof(struct qrnic_ud_av, field))
 #define UD_WQE_FLAGS (QRNIC_WQE_F_SIGNALED | QRNIC_WQE_F_SOLICITED | \
@@ -109,12 +108,12 @@ static uint8_t send_one(struct qrnic_engine *e, struct qrnic_qp *qp,
 
     /* One private copy of the slot: the guest may rewrite it meanwhile. */
     qrnic_qp_sq_read(e, qp, qp->sq_head, w, stride);
-    *wr_id = qrnic_ld64(WQE(wr_id));
-    *flags = *WQE(flags);
+    *wr_id = qrnic_ld64(qrnic_wqe_at(w, wr_id));
+    *flags = *qrnic_wqe_at(w, flags);
     *len = 0;
-    opcode = *WQE(opcode);
-    num_sge = *WQE(num_sge);
-    memcpy(&imm, WQE(imm_data), 4);
+    opcode = *qrnic_wqe_at(w, opcode);
+    num_sge = *qrnic_wqe_at(w, num_sge);
+    memcpy(&imm, qrnic_wqe_at(w, imm_data), 4);
 
     *verr = QRNIC_VERR_BAD_OPCODE;
     info = qrnic_wr_info(opcode);
@@ -130,7 +129,7 @@ static uint8_t send_one(struct qrnic_engine *e, struct qrnic_qp *qp,
     sgl.num = 0;
     sgl.total = 0;
     if (*flags & QRNIC_WQE_F_INLINE) {
-        sgl.total = qrnic_ld32(WQE(inline_len));
+        sgl.total = qrnic_ld32(qrnic_wqe_at(w, inline_len));
         if (sgl.total > room || sgl.total > QRNIC_MAX_INLINE) {
             return QRNIC_WC_LOC_LEN_ERR;
         }
