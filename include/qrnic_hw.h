@@ -687,6 +687,50 @@ enum qrnic_vendor_err {
 						 * rights do not allow it */
 };
 
+/* ---- Refused guest actions (diagnostics) --------------------------------- */
+/*
+ * Why the device refused something the guest did, one row each:
+ * X(QRNIC_GUEST_ERR_<NAME>, what, the two values reported).  The device
+ * reports each refusal once by its cause (QEMU: LOG_GUEST_ERROR and a trace
+ * event), whatever else it does (a status, an error CQE, a counter).
+ */
+#define QRNIC_GUEST_ERR_LIST(X)						\
+	X(QRNIC_GUEST_ERR_DB_ACCESS,					\
+	  "doorbell write not 8 bytes wide and aligned", "offset, size")	\
+	X(QRNIC_GUEST_ERR_DB_PAGE,					\
+	  "doorbell before the device is ready or on a page with no context", \
+	  "page, offset")						\
+	X(QRNIC_GUEST_ERR_DB_OFFSET,					\
+	  "no such doorbell on this page", "page, offset")		\
+	X(QRNIC_GUEST_ERR_DB_QUEUE,					\
+	  "doorbell for a queue that does not exist, is not this page's or takes none now", \
+	  "page, value")						\
+	X(QRNIC_GUEST_ERR_DB_VALUE,					\
+	  "doorbell value with reserved bits set", "page, value")	\
+	X(QRNIC_GUEST_ERR_DB_INDEX,					\
+	  "doorbell index past the ring or past what the device produced", \
+	  "page, value")						\
+	X(QRNIC_GUEST_ERR_AQ_DOORBELL,					\
+	  "admin queue doorbell before the device is ready or past the ring", \
+	  "register, index")						\
+	X(QRNIC_GUEST_ERR_AQ_INIT,					\
+	  "enabled with a bad admin queue depth or base", "INIT_ERR, log depth") \
+	X(QRNIC_GUEST_ERR_COMMAND,					\
+	  "admin command refused", "opcode, status")			\
+	X(QRNIC_GUEST_ERR_WQE,						\
+	  "work request completed in error for a fault of its own",	\
+	  "QP number, vendor error")					\
+	X(QRNIC_GUEST_ERR_DMA,						\
+	  "guest memory not accessible", "address, length")
+
+#define QRNIC_GUEST_ERR_ENUM(id, what, values)	id,
+
+enum qrnic_guest_err {
+	QRNIC_GUEST_OK,
+	QRNIC_GUEST_ERR_LIST(QRNIC_GUEST_ERR_ENUM)
+	QRNIC_GUEST_ERR_MAX
+};
+
 /* ---- Memory regions -------------------------------------------------------- */
 /* Access flags: the values of IB_ACCESS_* / IBV_ACCESS_*. */
 #define QRNIC_ACCESS_LOCAL_WRITE	(1u << 0)

@@ -5,6 +5,7 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "qemu/osdep.h"
+#include "qemu/log.h"
 #include "hw/pci/msix.h"
 #include "hw/pci/pci_device.h"
 #include "net/net.h"
@@ -12,7 +13,8 @@
 #include "engine/qrnic_roce.h"
 #include "trace.h"
 
-static int qrnic_dma_read(void *opaque, uint64_t addr, void *buf, size_t len)
+static int qrnic_pci_dma_read(void *opaque, uint64_t addr, void *buf,
+                              size_t len)
 {
     QrnicState *s = opaque;
 
@@ -24,8 +26,8 @@ static int qrnic_dma_read(void *opaque, uint64_t addr, void *buf, size_t len)
     return 0;
 }
 
-static int qrnic_dma_write(void *opaque, uint64_t addr, const void *buf,
-                           size_t len)
+static int qrnic_pci_dma_write(void *opaque, uint64_t addr, const void *buf,
+                               size_t len)
 {
     QrnicState *s = opaque;
 
@@ -127,6 +129,15 @@ static void qrnic_reply_sent(void *opaque, uint32_t qpn)
     qrnic_linger_after_reply(s);
 }
 
+static void qrnic_guest_error_log(void *opaque, enum qrnic_guest_err cause,
+                                  const char *name, const char *what,
+                                  uint64_t a, uint64_t b)
+{
+    trace_qrnic_guest_error(name, a, b);
+    qemu_log_mask(LOG_GUEST_ERROR, "qrnic: %s: %s: 0x%" PRIx64 ", 0x%" PRIx64
+                  "\n", name, what, a, b);
+}
+
 static void qrnic_mac_changed(void *opaque, const uint8_t *mac)
 {
     QrnicState *s = opaque;
@@ -175,8 +186,8 @@ static void qrnic_rx_ready(void *opaque)
 }
 
 const struct qrnic_engine_ops qrnic_engine_glue_ops = {
-    .dma_read = qrnic_dma_read,
-    .dma_write = qrnic_dma_write,
+    .dma_read = qrnic_pci_dma_read,
+    .dma_write = qrnic_pci_dma_write,
     .raise_irq = qrnic_raise_irq,
     .tx_frame = qrnic_tx_frame,
     .cmd_done = qrnic_cmd_done,
@@ -188,6 +199,7 @@ const struct qrnic_engine_ops qrnic_engine_glue_ops = {
     .cqe_posted = qrnic_cqe_posted,
     .write_placed = qrnic_write_placed,
     .reply_sent = qrnic_reply_sent,
+    .guest_error = qrnic_guest_error_log,
 };
 
 void qrnic_work_bh(void *opaque)

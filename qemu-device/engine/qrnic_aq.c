@@ -20,6 +20,7 @@ bool qrnic_aq_doorbell(struct qrnic_engine *e, uint32_t pi)
     if (!e->ready ||
         !qrnic_pi_ok(e->aq.log_depth, e->aq.sq_pi, (uint16_t)pi, e->aq.sq_ci)) {
         e->stats.bad_db++;
+        qrnic_guest_error(e, QRNIC_GUEST_ERR_AQ_DOORBELL, QRNIC_REG_AQ_DB, pi);
         return false;
     }
     e->aq.sq_pi = (uint16_t)pi;
@@ -32,6 +33,8 @@ bool qrnic_aq_cq_doorbell(struct qrnic_engine *e, uint32_t ci)
 
     if (!e->ready || !qrnic_ci_ok(e->aq.cq_pi, e->aq.cq_ci, c)) {
         e->stats.bad_db++;
+        qrnic_guest_error(e, QRNIC_GUEST_ERR_AQ_DOORBELL, QRNIC_REG_AQ_CQ_CI,
+                          ci);
         return false;
     }
     e->aq.cq_ci = c;
@@ -64,9 +67,8 @@ static void aq_complete(struct qrnic_engine *e, uint8_t opcode,
     qrnic_st32(cqe + offsetof(struct qrnic_cqe_admin, result0), r0);
     qrnic_st32(cqe + offsetof(struct qrnic_cqe_admin, result1), r1);
     qrnic_st32(cqe + offsetof(struct qrnic_cqe_admin, flags), phase);
-    if (e->ops->dma_write(e->opaque,
-                          e->aq.cq_base + (uint64_t)slot * QRNIC_ACQE_SIZE,
-                          cqe, sizeof(cqe))) {
+    if (qrnic_dma_write(e, e->aq.cq_base + (uint64_t)slot * QRNIC_ACQE_SIZE,
+                        cqe, sizeof(cqe))) {
         /* The completion is lost; the slot is still used up. */
         e->stats.dma_err++;
     }
@@ -89,9 +91,8 @@ void qrnic_aq_process(struct qrnic_engine *e)
 
         e->aq.sq_ci++;
         e->stats.admin_cmds++;
-        if (e->ops->dma_read(e->opaque,
-                             e->aq.sq_base + (uint64_t)slot * QRNIC_CMD_SIZE,
-                             cmd, sizeof(cmd))) {
+        if (qrnic_dma_read(e, e->aq.sq_base + (uint64_t)slot * QRNIC_CMD_SIZE,
+                           cmd, sizeof(cmd))) {
             e->stats.dma_err++;
             aq_complete(e, 0, 0, QRNIC_ST_DMA_ERROR, 0, 0);
             done = true;

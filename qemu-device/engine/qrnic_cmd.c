@@ -71,7 +71,7 @@ static uint32_t count_ptrs(void **v, uint32_t n)
 static enum qrnic_cmd_status dma_out(struct qrnic_engine *e, uint64_t addr,
                                      const void *buf, size_t len)
 {
-    if (e->ops->dma_write(e->opaque, addr, buf, len)) {
+    if (qrnic_dma_write(e, addr, buf, len)) {
         e->stats.dma_err++;
         return QRNIC_ST_DMA_ERROR;
     }
@@ -356,6 +356,11 @@ enum qrnic_cmd_status qrnic_cmd_exec(struct qrnic_engine *e, const uint8_t *cmd,
 
     if (opcode < QRNIC_CMD_MAX && qrnic_cmds[opcode].exec) {
         st = qrnic_cmds[opcode].exec(e, &req);
+    }
+    /* Full tables are not the guest's fault; DMA errors are told as such. */
+    if (st != QRNIC_ST_OK && st != QRNIC_ST_NO_RESOURCES &&
+        st != QRNIC_ST_OVER_QUOTA && st != QRNIC_ST_DMA_ERROR) {
+        qrnic_guest_error(e, QRNIC_GUEST_ERR_COMMAND, opcode, st);
     }
     *result0 = req.result0;
     *result1 = req.result1;

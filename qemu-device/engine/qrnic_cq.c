@@ -161,7 +161,7 @@ enum qrnic_cmd_status qrnic_cmd_resize_cq(struct qrnic_engine *e,
     /* Software's consumer index, from the new buffer's record. */
     rec = (QRNIC_CQE_SIZE << log) / PAGE;
     rec = pages[rec] + (QRNIC_CQE_SIZE << log) % PAGE;
-    if (e->ops->dma_read(e->opaque, rec, ci, sizeof(ci))) {
+    if (qrnic_dma_read(e, rec, ci, sizeof(ci))) {
         e->stats.dma_err++;
         free(pages);
         return QRNIC_ST_DMA_ERROR;
@@ -210,8 +210,8 @@ static bool cq_full(struct qrnic_engine *e, struct qrnic_cq *cq)
     if ((uint16_t)(cq->pi - cq->ci) < depth) {
         return false;
     }
-    if (e->ops->dma_read(e->opaque, cq_addr(cq, depth * QRNIC_CQE_SIZE),
-                         rec, sizeof(rec))) {
+    if (qrnic_dma_read(e, cq_addr(cq, depth * QRNIC_CQE_SIZE),
+                       rec, sizeof(rec))) {
         e->stats.dma_err++;
         return true;
     }
@@ -225,6 +225,29 @@ static void cq_event(struct qrnic_engine *e, struct qrnic_cq *cq)
     qrnic_eq_post(e, cq->eqn, QRNIC_EVENT_CQ, cq->cqn, 0);
 }
 
+/*
+ * Does this error completion tell of a fault in the work request itself
+ * (not the peer's, the transport's or a flush; memory faults are told as
+ * GUEST_ERR_DMA)?
+ */
+static bool wqe_fault(const struct qrnic_wc *wc)
+{
+    switch (wc->vendor_err) {
+    case QRNIC_VERR_BAD_OPCODE:
+    case QRNIC_VERR_BAD_SGE:
+    case QRNIC_VERR_BAD_LKEY:
+    case QRNIC_VERR_LKEY_ACCESS:
+    case QRNIC_VERR_LKEY_BOUNDS:
+    case QRNIC_VERR_MSG_TOO_LONG:
+    case QRNIC_VERR_ALIGN:
+    case QRNIC_VERR_BAD_AV:
+    case QRNIC_VERR_BAD_KEY_OP:
+        return wc->status != QRNIC_WC_SUCCESS;
+    default:
+        return false;
+    }
+}
+
 bool qrnic_cq_post(struct qrnic_engine *e, struct qrnic_cq *cq,
                    const struct qrnic_wc *wc)
 {
@@ -234,6 +257,9 @@ bool qrnic_cq_post(struct qrnic_engine *e, struct qrnic_cq *cq,
     uint32_t phase = ((cq->pi >> cq->log_depth) & 1) ? 0 : QRNIC_CQE_PHASE;
     const size_t owner = offsetof(struct qrnic_cqe, owner);
 
+    if (wqe_fault(wc)) {
+        qrnic_guest_error(e, QRNIC_GUEST_ERR_WQE, wc->qpn, wc->vendor_err);
+    }
     if (cq_full(e, cq)) {
         qrnic_stat(e, QRNIC_STAT_CQ_OVERFLOWS);
         if (!cq->overflowed) {
@@ -258,8 +284,8 @@ bool qrnic_cq_post(struct qrnic_engine *e, struct qrnic_cq *cq,
     qrnic_st32(cqe + owner, phase | (wc->src_qp & QRNIC_QPN_MASK) <<
                             QRNIC_CQE_SRC_QP_SHIFT);
     /* The body first, then the word with the phase bit. */
-    if (e->ops->dma_write(e->opaque, addr, cqe, owner) ||
-        e->ops->dma_write(e->opaque, addr + owner, cqe + owner, 4)) {
+    if (qrnic_dma_write(e, addr, cqe, owner) ||
+        qrnic_dma_write(e, addr + owner, cqe + owner, 4)) {
         e->stats.dma_err++;
     }
     cq->pi++;
@@ -275,15 +301,21 @@ bool qrnic_cq_post(struct qrnic_engine *e, struct qrnic_cq *cq,
     return true;
 }
 
-bool qrnic_cq_doorbell(struct qrnic_engine *e, uint32_t page, uint64_t val)
+enum qrnic_guest_err qrnic_cq_doorbell(struct qrnic_engine *e, uint32_t page,
+                                       uint64_t val)
 {
     uint32_t lo = (uint32_t)val;
     uint32_t flags = lo & ~QRNIC_DB_QN_MASK;
     struct qrnic_cq *cq = qrnic_cq_get(e, lo & QRNIC_DB_QN_MASK);
 
-    if (!cq || cq->uctx != page || (val >> 48) || (flags & ~ARM_FLAGS) ||
-        !cq_set_ci(cq, (uint16_t)(val >> 32))) {
-        return false;
+    if (!cq || cq->uctx != page) {
+        return QRNIC_GUEST_ERR_DB_QUEUE;
+    }
+    if ((val >> 48) || (flags & ~ARM_FLAGS)) {
+        return QRNIC_GUEST_ERR_DB_VALUE;
+    }
+    if (!cq_set_ci(cq, (uint16_t)(val >> 32))) {
+        return QRNIC_GUEST_ERR_DB_INDEX;
     }
     if (flags) {
         cq->arm = (uint8_t)(flags >> 24);
@@ -292,5 +324,5 @@ bool qrnic_cq_doorbell(struct qrnic_engine *e, uint32_t page, uint64_t val)
             cq_event(e, cq);
         }
     }
-    return true;
+    return QRNIC_GUEST_OK;
 }

@@ -123,7 +123,7 @@ bool qrnic_eq_post(struct qrnic_engine *e, uint32_t eqn, uint8_t type,
     qrnic_st32(eqe + offsetof(struct qrnic_eqe, flags),
                ((eq->ring.pi >> eq->ring.log_depth) & 1) ? 0 : QRNIC_EQE_PHASE);
     addr = eq->ring.base + (uint64_t)slot * QRNIC_EQE_SIZE;
-    if (e->ops->dma_write(e->opaque, addr, eqe, sizeof(eqe))) {
+    if (qrnic_dma_write(e, addr, eqe, sizeof(eqe))) {
         e->stats.dma_err++;
         return false;
     }
@@ -144,46 +144,63 @@ static void set_link(struct qrnic_engine *e, bool up)
     }
 }
 
-static bool eq_doorbell(struct qrnic_engine *e, uint64_t val)
+static enum qrnic_guest_err eq_doorbell(struct qrnic_engine *e, uint64_t val)
 {
     uint32_t eqn = (uint32_t)val & QRNIC_DB_QN_MASK;
     uint32_t flags = (uint32_t)val & ~QRNIC_DB_QN_MASK;
     uint16_t ci = (uint16_t)(val >> 32);
     struct qrnic_eq *eq;
 
-    if ((val >> 48) != 0 || flags != 0 ||
-        eqn >= QRNIC_ENG_MAX_EQ || !e->eq[eqn].valid) {
-        return false;
+    if (eqn >= QRNIC_ENG_MAX_EQ || !e->eq[eqn].valid) {
+        return QRNIC_GUEST_ERR_DB_QUEUE;
+    }
+    if ((val >> 48) != 0 || flags != 0) {
+        return QRNIC_GUEST_ERR_DB_VALUE;
     }
     eq = &e->eq[eqn];
     if (!qrnic_ci_ok(eq->ring.pi, eq->ring.ci, ci)) {
-        return false;
+        return QRNIC_GUEST_ERR_DB_INDEX;
     }
     eq->ring.ci = ci;
-    return true;
+    return QRNIC_GUEST_OK;
 }
 
-static bool eth_doorbell(struct qrnic_engine *e, struct qrnic_ring *r,
-                         uint64_t val)
+static enum qrnic_guest_err eth_doorbell(struct qrnic_engine *e,
+                                         struct qrnic_ring *r, uint64_t val)
 {
     uint16_t pi = (uint16_t)val;
 
-    if (!e->eth.active || val > 0xffff ||
-        !qrnic_pi_ok(r->log_depth, r->pi, pi, r->ci)) {
-        return false;
+    if (!e->eth.active) {
+        return QRNIC_GUEST_ERR_DB_QUEUE;
+    }
+    if (val > 0xffff) {
+        return QRNIC_GUEST_ERR_DB_VALUE;
+    }
+    if (!qrnic_pi_ok(r->log_depth, r->pi, pi, r->ci)) {
+        return QRNIC_GUEST_ERR_DB_INDEX;
     }
     r->pi = pi;
-    return true;
+    return QRNIC_GUEST_OK;
 }
 
-bool qrnic_engine_doorbell(struct qrnic_engine *e, uint32_t page,
-                           uint32_t offset, uint64_t val)
+/* Doorbells only the kernel's page has (EQ, Ethernet rings). */
+static bool kernel_doorbell(uint32_t offset)
 {
-    bool ok = false;
+    return offset == QRNIC_DB_EQ || offset == QRNIC_DB_ETH_TX ||
+           offset == QRNIC_DB_ETH_RX;
+}
+
+static enum qrnic_guest_err doorbell(struct qrnic_engine *e, uint32_t page,
+                                     uint32_t offset, uint64_t val)
+{
+    enum qrnic_guest_err err;
 
     if (!e->ready || page >= e->db_pages ||
         (page != 0 && !e->uctx[page].valid)) {
-        goto out;
+        return QRNIC_GUEST_ERR_DB_PAGE;
+    }
+    if (page != 0 && kernel_doorbell(offset)) {
+        return QRNIC_GUEST_ERR_DB_OFFSET;
     }
     switch (offset) {
     case QRNIC_DB_SQ:
@@ -192,40 +209,101 @@ bool qrnic_engine_doorbell(struct qrnic_engine *e, uint32_t page,
          * Records the index; the QP's turn comes at once (an SQ doorbell
          * from qrnic_engine_db_write) or from the work call.
          */
-        ok = qrnic_qp_doorbell(e, page, offset == QRNIC_DB_SQ, val);
-        if (ok && offset == QRNIC_DB_SQ) {
+        err = qrnic_qp_doorbell(e, page, offset == QRNIC_DB_SQ, val);
+        if (!err && offset == QRNIC_DB_SQ) {
             e->db_qpn = (uint32_t)val & QRNIC_DB_QN_MASK;
         }
-        break;
+        return err;
     case QRNIC_DB_CQ:
-        ok = qrnic_cq_doorbell(e, page, val);
-        break;
+        return qrnic_cq_doorbell(e, page, val);
     case QRNIC_DB_SRQ:
-        ok = qrnic_srq_doorbell(e, page, val);
-        break;
+        return qrnic_srq_doorbell(e, page, val);
     case QRNIC_DB_EQ:
-        ok = page == 0 && eq_doorbell(e, val);
-        break;
+        return eq_doorbell(e, val);
     case QRNIC_DB_ETH_TX:
-        ok = page == 0 && eth_doorbell(e, &e->eth.tx, val);
-        if (ok) {
+        err = eth_doorbell(e, &e->eth.tx, val);
+        if (!err) {
             qrnic_engine_kick(e, &e->eth_tx_kick);
         }
-        break;
+        return err;
     case QRNIC_DB_ETH_RX:
-        ok = page == 0 && eth_doorbell(e, &e->eth.rx, val);
-        if (ok) {
+        err = eth_doorbell(e, &e->eth.rx, val);
+        if (!err) {
             e->rx_ready_wanted = true;
         }
-        break;
+        return err;
     default:
-        break;
+        return QRNIC_GUEST_ERR_DB_OFFSET;
     }
-out:
-    if (!ok) {
+}
+
+bool qrnic_engine_doorbell(struct qrnic_engine *e, uint32_t page,
+                           uint32_t offset, uint64_t val)
+{
+    enum qrnic_guest_err err = doorbell(e, page, offset, val);
+
+    if (err) {
         e->stats.bad_db++;
+        qrnic_guest_error(e, err, page,
+                          err == QRNIC_GUEST_ERR_DB_PAGE ||
+                          err == QRNIC_GUEST_ERR_DB_OFFSET ? offset : val);
+        return false;
     }
-    return ok;
+    return true;
+}
+
+/* A row's NAME: its identifier past the prefix. */
+#define QRNIC_GUEST_ERR_ROW(id, what, values) \
+    [id] = { #id + sizeof("QRNIC_GUEST_ERR_") - 1, what " (" values ")" },
+static const struct {
+    const char *name;
+    const char *what;
+} guest_errs[QRNIC_GUEST_ERR_MAX] = {
+    QRNIC_GUEST_ERR_LIST(QRNIC_GUEST_ERR_ROW)
+};
+#undef QRNIC_GUEST_ERR_ROW
+
+const char *qrnic_guest_err_name(enum qrnic_guest_err cause)
+{
+    return cause < QRNIC_GUEST_ERR_MAX ? guest_errs[cause].name : NULL;
+}
+
+const char *qrnic_guest_err_what(enum qrnic_guest_err cause)
+{
+    return cause < QRNIC_GUEST_ERR_MAX ? guest_errs[cause].what : NULL;
+}
+
+void qrnic_guest_error(struct qrnic_engine *e, enum qrnic_guest_err cause,
+                       uint64_t a, uint64_t b)
+{
+    if (cause == QRNIC_GUEST_OK || cause >= QRNIC_GUEST_ERR_MAX) {
+        return;
+    }
+    e->stats.guest_err[cause]++;
+    if (e->ops->guest_error) {
+        e->ops->guest_error(e->opaque, cause, guest_errs[cause].name,
+                            guest_errs[cause].what, a, b);
+    }
+}
+
+int qrnic_dma_read(struct qrnic_engine *e, uint64_t addr, void *buf,
+                   size_t len)
+{
+    if (e->ops->dma_read(e->opaque, addr, buf, len)) {
+        qrnic_guest_error(e, QRNIC_GUEST_ERR_DMA, addr, len);
+        return -1;
+    }
+    return 0;
+}
+
+int qrnic_dma_write(struct qrnic_engine *e, uint64_t addr, const void *buf,
+                    size_t len)
+{
+    if (e->ops->dma_write(e->opaque, addr, buf, len)) {
+        qrnic_guest_error(e, QRNIC_GUEST_ERR_DMA, addr, len);
+        return -1;
+    }
+    return 0;
 }
 
 void qrnic_engine_kick(struct qrnic_engine *e, bool *what)
@@ -287,6 +365,7 @@ static void db_write(struct qrnic_engine *e, uint64_t addr, uint64_t val,
 {
     if (size != 8 || (addr & 7)) {
         e->stats.bad_db++;
+        qrnic_guest_error(e, QRNIC_GUEST_ERR_DB_ACCESS, addr, size);
         return;
     }
     qrnic_engine_doorbell(e, (uint32_t)(addr / QRNIC_DB_PAGE_SIZE),

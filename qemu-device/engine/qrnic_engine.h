@@ -119,6 +119,13 @@ struct qrnic_engine_ops {
      * next one.
      */
     void (*reply_sent)(void *opaque, uint32_t qpn);
+    /*
+     * Optional: the guest did what the device refused (cause, its name as
+     * in QRNIC_GUEST_ERR_LIST, what it says and the two values it names).
+     */
+    void (*guest_error)(void *opaque, enum qrnic_guest_err cause,
+                        const char *name, const char *what, uint64_t a,
+                        uint64_t b);
 };
 
 /* A ring with free running 16-bit producer/consumer indices. */
@@ -199,6 +206,7 @@ struct qrnic_stats {
     uint64_t tx_frames;
     uint64_t tx_err;
     uint64_t dma_err;
+    uint64_t guest_err[QRNIC_GUEST_ERR_MAX];    /* by cause */
     uint64_t eq_overflow;
     uint64_t admin_cmds;
     uint64_t v[QRNIC_STAT_COUNT];   /* QUERY_STATS, enum qrnic_stat */
@@ -382,6 +390,18 @@ bool qrnic_engine_can_receive(const struct qrnic_engine *e);
 size_t qrnic_engine_receive(struct qrnic_engine *e, const uint8_t *frame,
                             size_t len);
 void qrnic_engine_set_link(struct qrnic_engine *e, bool up);
+/* A refused guest action: counted, then ops->guest_error. */
+void qrnic_guest_error(struct qrnic_engine *e, enum qrnic_guest_err cause,
+                       uint64_t a, uint64_t b);
+/* NAME and what of a row of QRNIC_GUEST_ERR_LIST; NULL outside it. */
+const char *qrnic_guest_err_name(enum qrnic_guest_err cause);
+const char *qrnic_guest_err_what(enum qrnic_guest_err cause);
+/* Guest memory through ops, a failure reported as GUEST_ERR_DMA; 0 or -1. */
+int qrnic_dma_read(struct qrnic_engine *e, uint64_t addr, void *buf,
+                   size_t len);
+int qrnic_dma_write(struct qrnic_engine *e, uint64_t addr, const void *buf,
+                    size_t len);
+
 /* What ops->schedule and ops->timer_mod asked for. */
 void qrnic_engine_work(struct qrnic_engine *e);
 void qrnic_engine_timer(struct qrnic_engine *e);

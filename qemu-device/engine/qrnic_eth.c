@@ -26,7 +26,7 @@ static void desc_done(struct qrnic_engine *e, uint64_t addr, uint16_t len,
     qrnic_st16(wb, len);
     qrnic_st16(wb + 2, flags);
     addr += offsetof(struct qrnic_eth_desc, len);
-    if (e->ops->dma_write(e->opaque, addr, wb, sizeof(wb))) {
+    if (qrnic_dma_write(e, addr, wb, sizeof(wb))) {
         e->stats.dma_err++;
     }
 }
@@ -44,7 +44,7 @@ void qrnic_eth_tx_process(struct qrnic_engine *e)
 
         r->ci++;
         done = true;
-        if (e->ops->dma_read(e->opaque, addr, d, sizeof(d))) {
+        if (qrnic_dma_read(e, addr, d, sizeof(d))) {
             /* Unreadable descriptor: nothing to write back to either. */
             e->stats.dma_err++;
             e->stats.tx_err++;
@@ -54,7 +54,7 @@ void qrnic_eth_tx_process(struct qrnic_engine *e)
         len = qrnic_ld16(d + offsetof(struct qrnic_eth_desc, len));
         if (len < ETH_HDR_LEN || len > QRNIC_ETH_MAX_FRAME) {
             flags |= QRNIC_ETH_ERR;
-        } else if (e->ops->dma_read(e->opaque, buf, e->frame, len)) {
+        } else if (qrnic_dma_read(e, buf, e->frame, len)) {
             e->stats.dma_err++;
             flags |= QRNIC_ETH_ERR;
         } else if (e->link_up) {
@@ -122,7 +122,7 @@ size_t qrnic_eth_rx(struct qrnic_engine *e, const uint8_t *frame, size_t len)
         return 0;
     }
     addr = desc_addr(r, r->ci);
-    if (e->ops->dma_read(e->opaque, addr, d, sizeof(d))) {
+    if (qrnic_dma_read(e, addr, d, sizeof(d))) {
         e->stats.dma_err++;
         r->ci++;                /* unusable descriptor: skip it */
         return len;
@@ -135,7 +135,7 @@ size_t qrnic_eth_rx(struct qrnic_engine *e, const uint8_t *frame, size_t len)
         return len;
     }
     r->ci++;
-    if (e->ops->dma_write(e->opaque, buf, frame, len)) {
+    if (qrnic_dma_write(e, buf, frame, len)) {
         e->stats.dma_err++;
         desc_done(e, addr, 0, QRNIC_ETH_DONE | QRNIC_ETH_ERR);
     } else {

@@ -91,8 +91,8 @@ static bool mr_rw(struct qrnic_engine *e, const struct qrnic_mr *mr,
     uint64_t off = va - mr->iova + (mr->iova & mask);
 
     if (mr->phys) {
-        return write ? !e->ops->dma_write(e->opaque, va, buf, len) :
-                       !e->ops->dma_read(e->opaque, va, buf, len);
+        return write ? !qrnic_dma_write(e, va, buf, len) :
+                       !qrnic_dma_read(e, va, buf, len);
     }
     while (len) {
         uint64_t page = off >> mr->page_shift;
@@ -106,8 +106,8 @@ static bool mr_rw(struct qrnic_engine *e, const struct qrnic_mr *mr,
             return false;       /* cannot happen after qrnic_mr_check */
         }
         addr = mr->pages[page] + in;
-        ret = write ? e->ops->dma_write(e->opaque, addr, buf, n) :
-                      e->ops->dma_read(e->opaque, addr, buf, n);
+        ret = write ? qrnic_dma_write(e, addr, buf, n) :
+                      qrnic_dma_read(e, addr, buf, n);
         if (ret) {
             e->stats.dma_err++;
             return false;

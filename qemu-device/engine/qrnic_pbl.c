@@ -21,7 +21,7 @@ static uint8_t read_entries(struct qrnic_engine *e, uint64_t addr,
         uint32_t k = n < CHUNK ? n : CHUNK, i;
 
         if (addr + (uint64_t)k * 8 < addr ||
-            e->ops->dma_read(e->opaque, addr, buf, (size_t)k * 8)) {
+            qrnic_dma_read(e, addr, buf, (size_t)k * 8)) {
             e->stats.dma_err++;
             return QRNIC_ST_DMA_ERROR;
         }

@@ -728,8 +728,8 @@ enum qrnic_cmd_status qrnic_cmd_modify_qp(struct qrnic_engine *e,
     if (!qp) {
         return QRNIC_ST_BAD_HANDLE;
     }
-    if (e->ops->dma_read(e->opaque, qrnic_cmd64(cmd, modify_qp.attr_addr),
-                         a, sizeof(a))) {
+    if (qrnic_dma_read(e, qrnic_cmd64(cmd, modify_qp.attr_addr),
+                       a, sizeof(a))) {
         e->stats.dma_err++;
         return QRNIC_ST_DMA_ERROR;
     }
@@ -776,8 +776,8 @@ enum qrnic_cmd_status qrnic_cmd_query_qp(struct qrnic_engine *e,
     *ATTR(sq_draining) = sq_draining(qp);
     memcpy(ATTR(dgid), qp->dgid, 16);
     memcpy(ATTR(dmac), qp->dmac, 6);
-    if (e->ops->dma_write(e->opaque, qrnic_cmd64(cmd, query_qp.attr_addr),
-                          a, sizeof(a))) {
+    if (qrnic_dma_write(e, qrnic_cmd64(cmd, query_qp.attr_addr),
+                        a, sizeof(a))) {
         e->stats.dma_err++;
         return QRNIC_ST_DMA_ERROR;
     }
@@ -786,25 +786,28 @@ enum qrnic_cmd_status qrnic_cmd_query_qp(struct qrnic_engine *e,
 
 /* ---- doorbells ----------------------------------------------------------- */
 
-bool qrnic_qp_doorbell(struct qrnic_engine *e, uint32_t page, bool sq,
-                       uint64_t val)
+enum qrnic_guest_err qrnic_qp_doorbell(struct qrnic_engine *e, uint32_t page,
+                                       bool sq, uint64_t val)
 {
     struct qrnic_qp *qp = qrnic_qp_get(e, (uint32_t)val & QRNIC_DB_QN_MASK);
     uint16_t pi = (uint16_t)(val >> 32);
     uint16_t *prod;
 
-    if (!qp || qp->uctx != page || ((uint32_t)val & ~QRNIC_DB_QN_MASK) ||
-        (val >> 48) || qp->state == QRNIC_QPS_RESET || (!sq && qp->srq)) {
-        return false;
+    if (!qp || qp->uctx != page || qp->state == QRNIC_QPS_RESET ||
+        (!sq && qp->srq)) {
+        return QRNIC_GUEST_ERR_DB_QUEUE;
+    }
+    if (((uint32_t)val & ~QRNIC_DB_QN_MASK) || (val >> 48)) {
+        return QRNIC_GUEST_ERR_DB_VALUE;
     }
     prod = sq ? &qp->sq_pi : &qp->rq_pi;
     if (!qrnic_pi_ok(sq ? qp->log_sq : qp->log_rq, *prod, pi,
                      sq ? qp->sq_tail : qp->rq_ci)) {
-        return false;
+        return QRNIC_GUEST_ERR_DB_INDEX;
     }
     *prod = pi;
     if (sq || qp->state == QRNIC_QPS_ERR) {
         qrnic_sched_qp(e, qp);
     }
-    return true;
+    return QRNIC_GUEST_OK;
 }

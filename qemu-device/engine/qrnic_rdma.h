@@ -99,7 +99,8 @@ struct qrnic_cq *qrnic_cq_get(struct qrnic_engine *e, uint32_t cqn);
 /* Write a CQE and raise its event; false if the CQ overflowed. */
 bool qrnic_cq_post(struct qrnic_engine *e, struct qrnic_cq *cq,
                    const struct qrnic_wc *wc);
-bool qrnic_cq_doorbell(struct qrnic_engine *e, uint32_t page, uint64_t val);
+enum qrnic_guest_err qrnic_cq_doorbell(struct qrnic_engine *e, uint32_t page,
+                                       uint64_t val);
 void qrnic_cq_free_all(struct qrnic_engine *e);
 
 /* ---- page lists ---------------------------------------------------------- */
@@ -422,8 +423,9 @@ struct qrnic_qp {
 
 struct qrnic_qp *qrnic_qp_get(struct qrnic_engine *e, uint32_t qpn);
 void qrnic_qp_free_all(struct qrnic_engine *e);
-bool qrnic_qp_doorbell(struct qrnic_engine *e, uint32_t page, bool sq,
-                       uint64_t val);
+/* Queue doorbells: QRNIC_GUEST_OK, or why the value was refused. */
+enum qrnic_guest_err qrnic_qp_doorbell(struct qrnic_engine *e, uint32_t page,
+                                       bool sq, uint64_t val);
 /* Move to ERR on the device's own account; flushes through the work loop. */
 void qrnic_qp_error(struct qrnic_engine *e, struct qrnic_qp *qp,
                     bool async_event);
@@ -476,7 +478,8 @@ struct qrnic_srq {
 };
 
 struct qrnic_srq *qrnic_srq_get(struct qrnic_engine *e, uint32_t srqn);
-bool qrnic_srq_doorbell(struct qrnic_engine *e, uint32_t page, uint64_t val);
+enum qrnic_guest_err qrnic_srq_doorbell(struct qrnic_engine *e, uint32_t page,
+                                        uint64_t val);
 void qrnic_srq_free_all(struct qrnic_engine *e);
 
 /*

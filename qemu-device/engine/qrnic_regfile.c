@@ -77,7 +77,10 @@ static void write_ctrl(struct qrnic_engine *e, uint32_t val)
     r->init_err = qrnic_engine_enable(e, r->aq_sq_base, r->aq_cq_base,
                                       r->aq_log_depth);
     r->fatal = r->init_err != QRNIC_INIT_ERR_NONE;
-    if (!r->fatal) {
+    if (r->fatal) {
+        qrnic_guest_error(e, QRNIC_GUEST_ERR_AQ_INIT, r->init_err,
+                          r->aq_log_depth);
+    } else {
         e->rx_ready_wanted = true;
     }
 }

@@ -219,17 +219,23 @@ void qrnic_srq_free_all(struct qrnic_engine *e)
     }
 }
 
-bool qrnic_srq_doorbell(struct qrnic_engine *e, uint32_t page, uint64_t val)
+enum qrnic_guest_err qrnic_srq_doorbell(struct qrnic_engine *e, uint32_t page,
+                                        uint64_t val)
 {
     struct qrnic_srq *srq = qrnic_srq_get(e, (uint32_t)val & QRNIC_DB_QN_MASK);
     uint16_t pi = (uint16_t)(val >> 32);
 
-    if (!srq || srq->uctx != page || ((uint32_t)val & ~QRNIC_DB_QN_MASK) ||
-        (val >> 48) || !qrnic_pi_ok(srq->log_depth, srq->pi, pi, srq->ci)) {
-        return false;
+    if (!srq || srq->uctx != page) {
+        return QRNIC_GUEST_ERR_DB_QUEUE;
+    }
+    if (((uint32_t)val & ~QRNIC_DB_QN_MASK) || (val >> 48)) {
+        return QRNIC_GUEST_ERR_DB_VALUE;
+    }
+    if (!qrnic_pi_ok(srq->log_depth, srq->pi, pi, srq->ci)) {
+        return QRNIC_GUEST_ERR_DB_INDEX;
     }
     srq->pi = pi;
-    return true;
+    return QRNIC_GUEST_OK;
 }
 
 /* ---- a QP's receive WQEs ------------------------------------------------- */

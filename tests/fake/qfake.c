@@ -287,6 +287,22 @@ static void op_reply_sent(void *opaque, uint32_t qpn)
     d->replies_sent++;
 }
 
+static void op_guest_error(void *opaque, enum qrnic_guest_err cause,
+                           const char *name, const char *what, uint64_t a,
+                           uint64_t b)
+{
+    struct qf_dev *d = opaque;
+
+    if (!name || !what || cause >= QRNIC_GUEST_ERR_MAX) {
+        fprintf(stderr, "qfake: guest_error %d without a row\n", cause);
+        abort();
+    }
+    d->guest_errs[cause]++;
+    d->last_guest_err = cause;
+    d->guest_err_a = a;
+    d->guest_err_b = b;
+}
+
 static const struct qrnic_engine_ops qf_ops = {
     .dma_read = op_dma_read,
     .dma_write = op_dma_write,
@@ -299,6 +315,7 @@ static const struct qrnic_engine_ops qf_ops = {
     .qmem_read = op_qmem_read,
     .write_placed = op_write_placed,
     .reply_sent = op_reply_sent,
+    .guest_error = op_guest_error,
 };
 
 /* ---- the netdev, as qemu_deliver_packet_iov and the net queue ---------------- */

@@ -76,6 +76,11 @@ struct qf_dev {
     uint64_t writes_placed;     /* ops->write_placed calls */
     uint32_t placed_qpn;        /* ... the last one's QP */
     uint64_t replies_sent;      /* ops->reply_sent calls */
+    /* ops->guest_error calls by cause, and the last one's values. */
+    uint64_t guest_errs[QRNIC_GUEST_ERR_MAX];
+    enum qrnic_guest_err last_guest_err;
+    uint64_t guest_err_a;
+    uint64_t guest_err_b;
     uint32_t replied_qpn;       /* ... the last one's QP */
     size_t tx_len;              /* the last frame transmitted */
     uint8_t tx_last[QRNIC_ETH_MAX_FRAME];

@@ -64,7 +64,9 @@ def load_hw(path):
         args, depth, start = [], 0, i
         while True:
             c = s[i]
-            if c == '(':
+            if c == '"':                    # a string's commas are its own
+                i = s.index('"', i + 1)
+            elif c == '(':
                 depth += 1
             elif c == ')' and depth:
                 depth -= 1
@@ -590,8 +592,10 @@ def main():
     dev_port = tx_sock.getsockname()[1]
     tx_sock.close()
     mon = os.path.join(tempfile.mkdtemp(prefix='qrnic-'), 'mon.sock')
+    log = os.path.join(os.path.dirname(mon), 'qemu.log')
     q = Qtest([QEMU, '-nodefaults', '-display', 'none', '-machine', 'q35',
                '-accel', 'qtest', '-m', '256M', '-qtest', 'stdio',
+               '-d', 'guest_errors', '-D', log,
                '-monitor', 'unix:%s,server=on,wait=off' % mon,
                '-netdev', 'dgram,id=n0,local.type=inet,local.host=127.0.0.1,'
                'local.port=%d,remote.type=inet,remote.host=127.0.0.1,'
@@ -644,6 +648,28 @@ def main():
     check(aq.run(hw.CMD_QUERY_DEVICE, struct.pack('<Q', 0xfffffffff000)) ==
           (hw.ST_DMA_ERROR, 0, 0),
           'QUERY_DEVICE to an unbacked address -> DMA_ERROR')
+
+    # ---- refused guest actions: one LOG_GUEST_ERROR line each ---------------
+    def logged(prefix):
+        with open(log) as f:
+            return [ln for ln in f if ln.startswith(prefix)]
+    check(wait_for(lambda: logged('qrnic: DMA: ')) and
+          logged('qrnic: DMA: ')[0].rstrip().endswith('0xfffffffff000, 0x%x'
+                                                      % hw.DEV_ATTR_SIZE)
+          and not logged('qrnic: COMMAND: '),
+          '-d guest_errors: the DMA_ERROR logged once, as DMA with its '
+          'address and length (%s)' % logged('qrnic: '))
+    q.wr('l', BAR2 + hw.DB_SQ, 2)
+    check(wait_for(lambda: logged('qrnic: DB_ACCESS: ')) and
+          logged('qrnic: DB_ACCESS: ')[0].rstrip().endswith('0x0, 0x4'),
+          '-d guest_errors: a 4-byte doorbell write logged as DB_ACCESS '
+          '(offset 0, size 4)')
+    check(aq.run(0x7f) == (hw.ST_BAD_OPCODE, 0, 0) and
+          wait_for(lambda: logged('qrnic: COMMAND: ')) and
+          logged('qrnic: COMMAND: ')[0].rstrip().endswith('0x7f, 0x%x'
+                                                          % hw.ST_BAD_OPCODE),
+          '-d guest_errors: admin opcode 0x7f logged as COMMAND (opcode, '
+          'BAD_OPCODE)')
 
     # ---- a BAR2 doorbell: Ethernet TX to the backend, RX back ---------------
     check(aq.run(hw.CMD_CREATE_EQ, struct.pack('<QBBH', EQ, 4, hw.EQ_ASYNC, 0))
