@@ -173,7 +173,7 @@ pair_run() {
 		return 125
 	fi
 	if [ "$QRNIC_IDX" = "$_ps" ]; then
-		timeout "${PAIR_TIMEOUT:-120}" "$@" -p "$_pp" > "$_po" 2>&1 &
+		watched "${PAIR_TIMEOUT:-120}" "$@" -p "$_pp" > "$_po" 2>&1 &
 		_ppid=$!
 		_pst=failed
 		_pi=0
@@ -185,7 +185,7 @@ pair_run() {
 		echo "$_pst" > "$QRNIC_SHARE/$_pt.tmp" && mv "$QRNIC_SHARE/$_pt.tmp" "$QRNIC_SHARE/$_pt"
 		wait "$_ppid"
 		_prc=$?
-		[ "$_prc" -eq 124 ] && echo "$_pt" > "$QRNIC_SHARE/pair-run-hung"
+		[ "$_prc" -eq 124 ] && pair_hung "$_pt"
 		return "$_prc"
 	fi
 	if ! wait_for "$_pt" 180; then
@@ -199,14 +199,58 @@ pair_run() {
 	fi
 	_pi=0
 	while :; do
-		timeout "${PAIR_TIMEOUT:-120}" "$@" -p "$_pp" "${QRNIC_PEER_IPS%% *}" > "$_po" 2>&1
+		watched "${PAIR_TIMEOUT:-120}" "$@" -p "$_pp" "${QRNIC_PEER_IPS%% *}" > "$_po" 2>&1
 		_prc=$?
 		[ "$_prc" -ne 0 ] && [ "$_pi" -lt 20 ] && grep -q "Couldn't connect" "$_po" || break
 		_pi=$((_pi + 1))
 		sleep 0.5
 	done
-	[ "$_prc" -eq 124 ] && echo "$_pt" > "$QRNIC_SHARE/pair-run-hung"
+	[ "$_prc" -eq 124 ] && pair_hung "$_pt"
 	return "$_prc"
+}
+
+# pair_hung TAG: pair_run's run TAG hung: later runs in this boot are
+# skipped.
+pair_hung() { echo "$1" > "$QRNIC_SHARE/pair-run-hung"; }
+
+# device_state: what the device and the kernel say now (QPs, SRQs, CQs,
+# the port's non-zero counters, the kernel's last lines), for a log.
+device_state() {
+	echo "--- the device's state"
+	rdma -d resource show qp 2>&1 | grep -F "$QRNIC_IBDEV" | tail -40
+	rdma resource show srq 2>&1 | grep -F "$QRNIC_IBDEV" | tail -10
+	rdma resource show cq 2>&1 | grep -F "$QRNIC_IBDEV" | tail -20
+	for _hf in "$hw"/*; do
+		read -r _hv < "$_hf" 2>/dev/null && [ "$_hv" != 0 ] &&
+			echo "${_hf##*/} $_hv"
+	done
+	dmesg | tail -10
+}
+
+# watched SECS CMD [ARGS...]: CMD with a time limit, its status, or 124
+# once SECS ran out: then device_state is printed with CMD still running
+# (what it waits for), and CMD is killed.
+watched() {
+	_ws=$1; shift
+	_wm=$(mktemp)
+	"$@" &
+	_wp=$!
+	(
+		sleep "$_ws"
+		kill -0 "$_wp" 2>/dev/null || exit 0
+		echo fired > "$_wm"
+		echo "watched: still running after $_ws s: $*"
+		device_state
+		kill "$_wp"
+	) &
+	_wd=$!
+	wait "$_wp"
+	_wrc=$?
+	kill "$_wd" 2>/dev/null
+	wait "$_wd" 2>/dev/null
+	[ -s "$_wm" ] && _wrc=124
+	rm -f "$_wm"
+	return "$_wrc"
 }
 
 # cm_listening PORT: an RDMA CM id of this guest listens on PORT.
