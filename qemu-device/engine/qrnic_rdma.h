@@ -642,6 +642,9 @@ void qrnic_sched_reset(struct qrnic_engine *e);
  * acknowledged, lost packets or left RTS/SQD.
  */
 void qrnic_cc_update(struct qrnic_engine *e, struct qrnic_qp *qp);
+/* Off the waiting list and counted out (a QP going away); all to start. */
+void qrnic_cc_unlink(struct qrnic_engine *e, struct qrnic_qp *qp);
+void qrnic_cc_reset(struct qrnic_engine *e);
 /*
  * Packets the QP may have in flight: its context's window, within the
  * caps; one while it resends what its timer found lost.
