@@ -84,7 +84,7 @@ QRNIC_QP_LIST_FNS(waiter, cc_waiting, cc_prev, cc_next)
  */
 
 static uint32_t cc_cap(const struct qrnic_engine *e,
-                       const struct qrnic_qp *qp)
+                       const struct qrnic_qpc *qp)
 {
     uint32_t cap = e->win_bytes / qrnic_pkt_cost(qp->mtu);
 
@@ -93,14 +93,14 @@ static uint32_t cc_cap(const struct qrnic_engine *e,
 }
 
 static struct qrnic_uctx *cc_ctx(struct qrnic_engine *e,
-                                 const struct qrnic_qp *qp)
+                                 const struct qrnic_qpc *qp)
 {
     return &e->uctx[qp->uctx];
 }
 
 /* A context's window, from its first QP on. */
 static uint32_t ctx_cwnd(const struct qrnic_engine *e,
-                         const struct qrnic_qp *qp)
+                         const struct qrnic_qpc *qp)
 {
     uint32_t w = e->uctx[qp->uctx].cwnd;
 
@@ -108,7 +108,7 @@ static uint32_t ctx_cwnd(const struct qrnic_engine *e,
 }
 
 /* The QP no longer waits: when none does, its context's others may send. */
-void qrnic_cc_unstarve(struct qrnic_engine *e, struct qrnic_qp *qp)
+void qrnic_cc_unstarve(struct qrnic_engine *e, struct qrnic_qpc *qp)
 {
     uint32_t i;
 
@@ -120,7 +120,7 @@ void qrnic_cc_unstarve(struct qrnic_engine *e, struct qrnic_qp *qp)
         return;
     }
     for (i = 0; i < QRNIC_ENG_MAX_QP; i++) {
-        struct qrnic_qp *q = e->qp[i];
+        struct qrnic_qpc *q = e->qp[i];
 
         if (q && q->uctx == qp->uctx && q->type == QRNIC_QPT_RC &&
             (q->state == QRNIC_QPS_RTS || q->state == QRNIC_QPS_SQD)) {
@@ -131,7 +131,7 @@ void qrnic_cc_unstarve(struct qrnic_engine *e, struct qrnic_qp *qp)
 
 /* Packets the QP's context may have in flight (by the QP's MTU). */
 static uint32_t cc_total(const struct qrnic_engine *e,
-                         const struct qrnic_qp *qp)
+                         const struct qrnic_qpc *qp)
 {
     uint32_t w = ctx_cwnd(e, qp) / QRNIC_CWND_ONE, cap = cc_cap(e, qp);
 
@@ -143,7 +143,7 @@ static uint32_t cc_total(const struct qrnic_engine *e,
  * window and the caps; or, whatever the other contexts hold, within its
  * fair share of the caps (an equal one, two packets at least).
  */
-static bool cc_room(const struct qrnic_engine *e, const struct qrnic_qp *qp,
+static bool cc_room(const struct qrnic_engine *e, const struct qrnic_qpc *qp,
                     uint32_t n, uint32_t n_all)
 {
     uint32_t held = e->uctx[qp->uctx].cc_inflight;
@@ -162,7 +162,7 @@ static bool cc_room(const struct qrnic_engine *e, const struct qrnic_qp *qp,
  */
 static void cc_wake(struct qrnic_engine *e)
 {
-    struct qrnic_qp *qp, *next;
+    struct qrnic_qpc *qp, *next;
     uint32_t woken = 0;
 
     for (qp = e->cc.waiting.head; qp; qp = next) {
@@ -181,7 +181,7 @@ static void cc_wake(struct qrnic_engine *e)
     }
 }
 
-static void cc_count(struct qrnic_engine *e, struct qrnic_qp *qp, uint32_t n)
+static void cc_count(struct qrnic_engine *e, struct qrnic_qpc *qp, uint32_t n)
 {
     struct qrnic_uctx *u = cc_ctx(e, qp);
     bool fewer = n < qp->cc_counted;
@@ -218,7 +218,7 @@ static void cc_count(struct qrnic_engine *e, struct qrnic_qp *qp, uint32_t n)
     }
 }
 
-bool qrnic_cc_may_send(struct qrnic_engine *e, struct qrnic_qp *qp)
+bool qrnic_cc_may_send(struct qrnic_engine *e, struct qrnic_qpc *qp)
 {
     if (qp->type != QRNIC_QPT_RC) {
         return true;            /* nothing is acknowledged: no window */
@@ -235,7 +235,7 @@ bool qrnic_cc_may_send(struct qrnic_engine *e, struct qrnic_qp *qp)
     return false;
 }
 
-void qrnic_cc_update(struct qrnic_engine *e, struct qrnic_qp *qp)
+void qrnic_cc_update(struct qrnic_engine *e, struct qrnic_qpc *qp)
 {
     int32_t n = 0;
 
@@ -256,7 +256,7 @@ void qrnic_cc_update(struct qrnic_engine *e, struct qrnic_qp *qp)
  * Starved or lost?  See above.  At most every other expiry of a QP's probe
  * timer finds it starved; the one after that probes (and ends the hold).
  */
-bool qrnic_cc_starved(struct qrnic_engine *e, struct qrnic_qp *qp)
+bool qrnic_cc_starved(struct qrnic_engine *e, struct qrnic_qpc *qp)
 {
     if (qp->probe_next) {
         /* Held the others for a probe time (or they ran dry): now probe. */
@@ -276,13 +276,13 @@ bool qrnic_cc_starved(struct qrnic_engine *e, struct qrnic_qp *qp)
 }
 
 bool qrnic_cc_others_progressed(const struct qrnic_engine *e,
-                                const struct qrnic_qp *qp)
+                                const struct qrnic_qpc *qp)
 {
     return e->uctx[qp->uctx].progress_ns > qp->wait_since;
 }
 
 uint32_t qrnic_cc_window(const struct qrnic_engine *e,
-                         const struct qrnic_qp *qp)
+                         const struct qrnic_qpc *qp)
 {
     uint32_t w = cc_total(e, qp);
 
@@ -304,7 +304,7 @@ static bool ctx_rtt(const struct qrnic_engine *e, const struct qrnic_uctx *u,
 }
 
 uint64_t qrnic_cc_probe_ns(const struct qrnic_engine *e,
-                           const struct qrnic_qp *qp)
+                           const struct qrnic_qpc *qp)
 {
     uint64_t srtt, rttvar, t;
 
@@ -321,7 +321,7 @@ uint64_t qrnic_cc_probe_ns(const struct qrnic_engine *e,
  * the floor on a timeout, one packet more per window acknowledged.  Slow
  * start was measured: its overshoot costs more drops than it saves.
  */
-void qrnic_cc_loss(struct qrnic_engine *e, struct qrnic_qp *qp, bool timeout)
+void qrnic_cc_loss(struct qrnic_engine *e, struct qrnic_qpc *qp, bool timeout)
 {
     uint64_t now = e->ops->now_ns(e->opaque);
     struct qrnic_uctx *u = cc_ctx(e, qp);
@@ -337,13 +337,13 @@ void qrnic_cc_loss(struct qrnic_engine *e, struct qrnic_qp *qp, bool timeout)
                            srtt + 4 * rttvar : QRNIC_PROBE_NS);
 }
 
-void qrnic_cc_lost(struct qrnic_engine *e, struct qrnic_qp *qp)
+void qrnic_cc_lost(struct qrnic_engine *e, struct qrnic_qpc *qp)
 {
     qp->cc_recovering = true;
     qrnic_cc_update(e, qp);
 }
 
-void qrnic_cc_acked(struct qrnic_engine *e, struct qrnic_qp *qp,
+void qrnic_cc_acked(struct qrnic_engine *e, struct qrnic_qpc *qp,
                     uint32_t acked, uint64_t rtt_ns)
 {
     uint32_t max = e->win_pkts * QRNIC_CWND_ONE;
@@ -377,7 +377,7 @@ void qrnic_cc_acked(struct qrnic_engine *e, struct qrnic_qp *qp,
     cc_wake(e);
 }
 
-void qrnic_cc_unlink(struct qrnic_engine *e, struct qrnic_qp *qp)
+void qrnic_cc_unlink(struct qrnic_engine *e, struct qrnic_qpc *qp)
 {
     if (qp->cc_waiting) {
         waiter_del(&e->cc.waiting, qp);

@@ -20,7 +20,7 @@ static uint32_t last_psn(const struct qrnic_swqe *s)
  * from the first missing one, once per gap - every later response would
  * otherwise restart the responder's reply.
  */
-static void resend_gap(struct qrnic_engine *e, struct qrnic_qp *qp,
+static void resend_gap(struct qrnic_engine *e, struct qrnic_qpc *qp,
                        uint32_t psn)
 {
     if (qp->gap_resent && qp->gap_psn == psn) {
@@ -38,7 +38,7 @@ static void resend_gap(struct qrnic_engine *e, struct qrnic_qp *qp,
  * its responses and is asked again.  Then the oldest PSN still owed an
  * answer moves forward and finished WQEs complete in order.
  */
-static void settle(struct qrnic_engine *e, struct qrnic_qp *qp)
+static void settle(struct qrnic_engine *e, struct qrnic_qpc *qp)
 {
     uint32_t una = qp->next_psn;
     bool found = false;
@@ -72,7 +72,7 @@ static void settle(struct qrnic_engine *e, struct qrnic_qp *qp)
 }
 
 /* Everything up to psn (inclusive) is acknowledged. */
-static void ack_upto(struct qrnic_engine *e, struct qrnic_qp *qp,
+static void ack_upto(struct qrnic_engine *e, struct qrnic_qpc *qp,
                      uint32_t psn)
 {
     uint32_t next = psn_add(psn, 1);
@@ -87,7 +87,7 @@ static void ack_upto(struct qrnic_engine *e, struct qrnic_qp *qp,
  * Acknowledge up to psn - 1, then find the started WQE holding psn; false
  * if there is none still waiting for an answer.
  */
-static bool target(struct qrnic_engine *e, struct qrnic_qp *qp, uint32_t psn,
+static bool target(struct qrnic_engine *e, struct qrnic_qpc *qp, uint32_t psn,
                    uint16_t *idx)
 {
     uint16_t i;
@@ -108,7 +108,7 @@ static bool target(struct qrnic_engine *e, struct qrnic_qp *qp, uint32_t psn,
     return false;
 }
 
-static void nak(struct qrnic_engine *e, struct qrnic_qp *qp,
+static void nak(struct qrnic_engine *e, struct qrnic_qpc *qp,
                 const struct qrnic_rx *rx)
 {
     uint8_t kind = rx->syndrome & QRNIC_AETH_KIND_MASK;
@@ -149,7 +149,7 @@ static void nak(struct qrnic_engine *e, struct qrnic_qp *qp,
 }
 
 /* Place returned bytes (READ data, atomic original value) locally. */
-static bool deliver(struct qrnic_engine *e, struct qrnic_qp *qp, uint16_t idx,
+static bool deliver(struct qrnic_engine *e, struct qrnic_qpc *qp, uint16_t idx,
                     uint32_t off, const void *data, uint32_t len)
 {
     struct qrnic_wqe w;
@@ -168,7 +168,7 @@ static bool deliver(struct qrnic_engine *e, struct qrnic_qp *qp, uint16_t idx,
     return true;
 }
 
-static void answered(struct qrnic_engine *e, struct qrnic_qp *qp,
+static void answered(struct qrnic_engine *e, struct qrnic_qpc *qp,
                      struct qrnic_swqe *s)
 {
     s->done = true;
@@ -176,7 +176,7 @@ static void answered(struct qrnic_engine *e, struct qrnic_qp *qp,
     qrnic_sched_qp(e, qp);      /* a READ/atomic slot may be free */
 }
 
-static void read_response(struct qrnic_engine *e, struct qrnic_qp *qp,
+static void read_response(struct qrnic_engine *e, struct qrnic_qpc *qp,
                           const struct qrnic_rx *rx)
 {
     struct qrnic_swqe *s;
@@ -227,7 +227,7 @@ static void read_response(struct qrnic_engine *e, struct qrnic_qp *qp,
     }
 }
 
-static void atomic_ack(struct qrnic_engine *e, struct qrnic_qp *qp,
+static void atomic_ack(struct qrnic_engine *e, struct qrnic_qpc *qp,
                        const struct qrnic_rx *rx)
 {
     struct qrnic_swqe *s;
@@ -250,7 +250,7 @@ static void atomic_ack(struct qrnic_engine *e, struct qrnic_qp *qp,
     answered(e, qp, s);
 }
 
-void qrnic_comp_rx(struct qrnic_engine *e, struct qrnic_qp *qp,
+void qrnic_comp_rx(struct qrnic_engine *e, struct qrnic_qpc *qp,
                    const struct qrnic_rx *rx)
 {
     /* Only PSNs this requester has used can be answered. */

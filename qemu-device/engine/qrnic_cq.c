@@ -18,12 +18,12 @@ static uint32_t cq_bytes(uint8_t log_depth)
     return (QRNIC_CQE_SIZE << log_depth) + QRNIC_CQ_REC_SIZE;
 }
 
-struct qrnic_cq *qrnic_cq_get(struct qrnic_engine *e, uint32_t cqn)
+struct qrnic_cqc *qrnic_cq_get(struct qrnic_engine *e, uint32_t cqn)
 {
     return cqn >= 1 && cqn < QRNIC_ENG_MAX_CQ ? e->cq[cqn] : NULL;
 }
 
-static uint64_t cq_addr(const struct qrnic_cq *cq, uint32_t off)
+static uint64_t cq_addr(const struct qrnic_cqc *cq, uint32_t off)
 {
     return cq->pages[off / PAGE] + off % PAGE;
 }
@@ -71,7 +71,7 @@ enum qrnic_cmd_status qrnic_cmd_create_cq(struct qrnic_engine *e,
     uint32_t eqn = qrnic_cmd32(cmd, create_cq.eqn);
     uint8_t log = qrnic_cmd8(cmd, create_cq.log_depth);
     uint64_t *pages = NULL;
-    struct qrnic_cq *cq;
+    struct qrnic_cqc *cq;
     uint32_t i;
     uint8_t st;
 
@@ -112,7 +112,7 @@ enum qrnic_cmd_status qrnic_cmd_create_cq(struct qrnic_engine *e,
     return QRNIC_ST_OK;
 }
 
-static void cq_free(struct qrnic_engine *e, struct qrnic_cq *cq)
+static void cq_free(struct qrnic_engine *e, struct qrnic_cqc *cq)
 {
     e->eq[cq->eqn].ncq--;
     qrnic_ctx_uncharge(e, cq->uctx, QRNIC_CTX_CQ, 1);
@@ -125,7 +125,7 @@ enum qrnic_cmd_status qrnic_cmd_destroy_cq(struct qrnic_engine *e,
                                            struct qrnic_cmd_req *req)
 {
     const uint8_t *cmd = req->cmd;
-    struct qrnic_cq *cq = qrnic_cq_get(e, qrnic_cmd32(cmd, destroy_cq.cqn));
+    struct qrnic_cqc *cq = qrnic_cq_get(e, qrnic_cmd32(cmd, destroy_cq.cqn));
 
     if (!cq) {
         return QRNIC_ST_BAD_HANDLE;
@@ -141,7 +141,7 @@ enum qrnic_cmd_status qrnic_cmd_resize_cq(struct qrnic_engine *e,
                                           struct qrnic_cmd_req *req)
 {
     const uint8_t *cmd = req->cmd;
-    struct qrnic_cq *cq = qrnic_cq_get(e, qrnic_cmd32(cmd, resize_cq.cqn));
+    struct qrnic_cqc *cq = qrnic_cq_get(e, qrnic_cmd32(cmd, resize_cq.cqn));
     uint8_t log = qrnic_cmd8(cmd, resize_cq.log_depth);
     uint64_t *pages, rec;
     uint8_t ci[4], st;
@@ -193,7 +193,7 @@ void qrnic_cq_free_all(struct qrnic_engine *e)
 }
 
 /* Take a consumer index from software if it is one the ring allows. */
-static bool cq_set_ci(struct qrnic_cq *cq, uint16_t ci)
+static bool cq_set_ci(struct qrnic_cqc *cq, uint16_t ci)
 {
     if (!qrnic_ci_ok(cq->pi, cq->ci, ci)) {
         return false;
@@ -202,7 +202,7 @@ static bool cq_set_ci(struct qrnic_cq *cq, uint16_t ci)
     return true;
 }
 
-static bool cq_full(struct qrnic_engine *e, struct qrnic_cq *cq)
+static bool cq_full(struct qrnic_engine *e, struct qrnic_cqc *cq)
 {
     uint32_t depth = 1u << cq->log_depth;
     uint8_t rec[4];
@@ -219,7 +219,7 @@ static bool cq_full(struct qrnic_engine *e, struct qrnic_cq *cq)
     return (uint16_t)(cq->pi - cq->ci) >= depth;
 }
 
-static void cq_event(struct qrnic_engine *e, struct qrnic_cq *cq)
+static void cq_event(struct qrnic_engine *e, struct qrnic_cqc *cq)
 {
     cq->arm = 0;
     qrnic_eq_post(e, cq->eqn, QRNIC_EVENT_CQ, cq->cqn, 0);
@@ -248,7 +248,7 @@ static bool wqe_fault(const struct qrnic_wc *wc)
     }
 }
 
-bool qrnic_cq_post(struct qrnic_engine *e, struct qrnic_cq *cq,
+bool qrnic_cq_post(struct qrnic_engine *e, struct qrnic_cqc *cq,
                    const struct qrnic_wc *wc)
 {
     uint8_t cqe[QRNIC_CQE_SIZE];
@@ -306,7 +306,7 @@ enum qrnic_guest_err qrnic_cq_doorbell(struct qrnic_engine *e, uint32_t page,
 {
     uint32_t lo = (uint32_t)val;
     uint32_t flags = lo & ~QRNIC_DB_QN_MASK;
-    struct qrnic_cq *cq = qrnic_cq_get(e, lo & QRNIC_DB_QN_MASK);
+    struct qrnic_cqc *cq = qrnic_cq_get(e, lo & QRNIC_DB_QN_MASK);
 
     if (!cq || cq->uctx != page) {
         return QRNIC_GUEST_ERR_DB_QUEUE;

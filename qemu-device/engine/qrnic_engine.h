@@ -66,7 +66,7 @@
 #define QRNIC_ENG_WINDOW_MAX_BYTES  (4096 * 1024)
 #define QRNIC_ENG_WINDOW_MAX_PKTS   1024
 
-struct qrnic_srq;
+struct qrnic_srqc;
 
 struct qrnic_engine_ops {
     /* 0 on success, -1 if [addr, addr + len) is not guest memory. */
@@ -212,14 +212,14 @@ struct qrnic_stats {
     uint64_t v[QRNIC_STAT_COUNT];   /* QUERY_STATS, enum qrnic_stat */
 };
 
-struct qrnic_cq;
-struct qrnic_mr;
-struct qrnic_qp;
+struct qrnic_cqc;
+struct qrnic_mrc;
+struct qrnic_qpc;
 
 /* A doubly linked list of QPs (work to do, timers running). */
-struct qrnic_qp_list {
-    struct qrnic_qp *head;
-    struct qrnic_qp *tail;
+struct qrnic_qpc_list {
+    struct qrnic_qpc *head;
+    struct qrnic_qpc *tail;
 };
 
 /* The BAR0 register file (qrnic_regfile.c). */
@@ -309,14 +309,14 @@ struct qrnic_engine {
     struct qrnic_stats stats;
 
     /* RDMA objects; the handle's index selects the slot. */
-    struct qrnic_cq *cq[QRNIC_ENG_MAX_CQ];
-    struct qrnic_mr *mr[QRNIC_ENG_MAX_MR];  /* regions and windows */
+    struct qrnic_cqc *cq[QRNIC_ENG_MAX_CQ];
+    struct qrnic_mrc *mr[QRNIC_ENG_MAX_MR];  /* regions and windows */
     uint8_t mr_tag[QRNIC_ENG_MAX_MR];
     uint32_t mr_next;                       /* where the key search starts */
     uint32_t mr_top;                        /* no live key's index above */
     uint32_t mtt_used;                      /* page addresses held */
-    struct qrnic_qp *qp[QRNIC_ENG_MAX_QP];
-    struct qrnic_srq *srq[QRNIC_ENG_MAX_SRQ];
+    struct qrnic_qpc *qp[QRNIC_ENG_MAX_QP];
+    struct qrnic_srqc *srq[QRNIC_ENG_MAX_SRQ];
     struct qrnic_mcast_group mcast[QRNIC_MAX_MCAST_GROUPS];
     uint16_t qp_gen[QRNIC_ENG_MAX_QP];
     uint32_t qp_next;
@@ -326,8 +326,8 @@ struct qrnic_engine {
     uint64_t qmem_size;
     uint16_t *qmem_owner;   /* per page: qp index, MAX_QP + srqn, 0: free */
 
-    struct qrnic_qp_list ready_qps;            /* QPs with transmit work */
-    struct qrnic_qp_list timed_qps;            /* QPs with a deadline */
+    struct qrnic_qpc_list ready_qps;            /* QPs with transmit work */
+    struct qrnic_qpc_list timed_qps;            /* QPs with a deadline */
     uint64_t timer_armed;                   /* deadline asked of the glue */
 
     /*
@@ -343,7 +343,7 @@ struct qrnic_engine {
         uint64_t rttvar;
         uint32_t inflight;      /* PSNs counted in flight, all QPs */
         uint32_t active_ctx;    /* contexts (kernel too) with PSNs counted */
-        struct qrnic_qp_list waiting;   /* for room in the caps, FIFO */
+        struct qrnic_qpc_list waiting;   /* for room in the caps, FIFO */
     } cc;
     /* What user contexts hold together (qrnic_uctx.c). */
     uint32_t ctx_users_used[QRNIC_CTX_RES_COUNT];

@@ -22,7 +22,7 @@ enum qrnic_cmd_status qrnic_cmd_alloc_mr(struct qrnic_engine *e,
     const uint8_t *cmd = req->cmd;
     uint32_t pdn = qrnic_cmd32(cmd, alloc_mr.pdn);
     uint32_t max_pages = qrnic_cmd32(cmd, alloc_mr.max_pages);
-    struct qrnic_mr *mr;
+    struct qrnic_mrc *mr;
     uint8_t st;
 
     if (!qrnic_pd_exists(e, pdn)) {
@@ -53,7 +53,7 @@ enum qrnic_cmd_status qrnic_cmd_alloc_mr(struct qrnic_engine *e,
 }
 
 /* REG_MR's arguments against the region; the page count in *npages. */
-static bool reg_ok(const struct qrnic_qp *qp, const struct qrnic_mr *mr,
+static bool reg_ok(const struct qrnic_qpc *qp, const struct qrnic_mrc *mr,
                    const struct qrnic_wqe *w, uint32_t *npages)
 {
     uint32_t access = qrnic_ld32(REG(access));
@@ -78,11 +78,11 @@ static bool reg_ok(const struct qrnic_qp *qp, const struct qrnic_mr *mr,
 }
 
 /* A REG_MR WQE (kernel QPs'): the region stays invalid on failure. */
-static uint8_t reg_mr(struct qrnic_engine *e, struct qrnic_qp *qp,
+static uint8_t reg_mr(struct qrnic_engine *e, struct qrnic_qpc *qp,
                       const struct qrnic_wqe *w, uint8_t *verr)
 {
     uint32_t key = qrnic_ld32(REG(key));
-    struct qrnic_mr *mr = qrnic_key_slot(e, key);
+    struct qrnic_mrc *mr = qrnic_key_slot(e, key);
     uint8_t pbl[sizeof(struct qrnic_pbl)];
     uint32_t npages;
     uint8_t st;
@@ -113,10 +113,10 @@ static uint8_t reg_mr(struct qrnic_engine *e, struct qrnic_qp *qp,
     return QRNIC_WC_SUCCESS;
 }
 
-bool qrnic_key_invalidate(struct qrnic_engine *e, const struct qrnic_qp *qp,
+bool qrnic_key_invalidate(struct qrnic_engine *e, const struct qrnic_qpc *qp,
                           uint32_t key, bool remote)
 {
-    struct qrnic_mr *mr = qrnic_key_slot(e, key);
+    struct qrnic_mrc *mr = qrnic_key_slot(e, key);
 
     if (!mr || mr->key != key || !mr->valid || mr->pdn != qp->pdn) {
         return false;
@@ -141,7 +141,7 @@ bool qrnic_key_invalidate(struct qrnic_engine *e, const struct qrnic_qp *qp,
     }
 }
 
-uint8_t qrnic_local_op(struct qrnic_engine *e, struct qrnic_qp *qp,
+uint8_t qrnic_local_op(struct qrnic_engine *e, struct qrnic_qpc *qp,
                        const struct qrnic_wqe *w, uint8_t *verr)
 {
     switch (w->opcode) {

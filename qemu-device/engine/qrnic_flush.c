@@ -58,7 +58,7 @@ uint8_t qrnic_flush_wqe(const uint8_t *w, struct qrnic_wqe *q,
     return QRNIC_VERR_NONE;
 }
 
-size_t qrnic_flush_request(struct qrnic_engine *e, struct qrnic_qp *qp,
+size_t qrnic_flush_request(struct qrnic_engine *e, struct qrnic_qpc *qp,
                            const struct qrnic_wqe *w, uint8_t *f,
                            uint32_t psn)
 {
@@ -79,11 +79,11 @@ size_t qrnic_flush_request(struct qrnic_engine *e, struct qrnic_qp *qp,
 /* ---- responder ----------------------------------------------------------- */
 
 /* FLUSH: rights, bounds and a reply slot; nothing to write back. */
-static bool do_flush(struct qrnic_engine *e, struct qrnic_qp *qp,
+static bool do_flush(struct qrnic_engine *e, struct qrnic_qpc *qp,
                      const struct qrnic_rx *rx)
 {
     uint8_t level = rx->flush_level;
-    struct qrnic_mr *mr;
+    struct qrnic_mrc *mr;
     uint8_t verr;
 
     /* No region is persistent memory: that right is never granted. */
@@ -114,8 +114,8 @@ static bool do_flush(struct qrnic_engine *e, struct qrnic_qp *qp,
 }
 
 /* ATOMIC WRITE: 8 bytes to an aligned address, in one DMA write. */
-static bool do_atomic_write(struct qrnic_engine *e, struct qrnic_qp *qp,
-                            const struct qrnic_rx *rx, struct qrnic_mr **mr)
+static bool do_atomic_write(struct qrnic_engine *e, struct qrnic_qpc *qp,
+                            const struct qrnic_rx *rx, struct qrnic_mrc **mr)
 {
     if (!(qp->access & QRNIC_ACCESS_REMOTE_WRITE)) {
         qrnic_resp_fatal_nak(e, qp, rx->psn, QRNIC_NAK_REM_ACCESS);
@@ -138,11 +138,11 @@ static bool do_atomic_write(struct qrnic_engine *e, struct qrnic_qp *qp,
     return true;
 }
 
-bool qrnic_resp_flush_aw(struct qrnic_engine *e, struct qrnic_qp *qp,
+bool qrnic_resp_flush_aw(struct qrnic_engine *e, struct qrnic_qpc *qp,
                          const struct qrnic_rx *rx)
 {
     bool flush = rx->opf & QRNIC_OPF_FLUSH;
-    struct qrnic_mr *mr = NULL;
+    struct qrnic_mrc *mr = NULL;
     struct qrnic_rd_res *r;
 
     if (flush ? !do_flush(e, qp, rx) : !do_atomic_write(e, qp, rx, &mr)) {
@@ -168,7 +168,7 @@ bool qrnic_resp_flush_aw(struct qrnic_engine *e, struct qrnic_qp *qp,
     return true;
 }
 
-void qrnic_flush_reply(struct qrnic_engine *e, struct qrnic_qp *qp,
+void qrnic_flush_reply(struct qrnic_engine *e, struct qrnic_qpc *qp,
                        struct qrnic_rd_res *r)
 {
     uint8_t *f = e->roce_frame;

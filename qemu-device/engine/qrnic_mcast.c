@@ -77,7 +77,7 @@ static uint8_t attach(struct qrnic_engine *e, uint32_t qpn, const uint8_t *gid)
 static enum qrnic_cmd_status mcast_cmd(struct qrnic_engine *e,
                                        const uint8_t *cmd, bool attach_it)
 {
-    struct qrnic_qp *qp = qrnic_qp_get(e, qrnic_cmd32(cmd, mcast.qpn));
+    struct qrnic_qpc *qp = qrnic_qp_get(e, qrnic_cmd32(cmd, mcast.qpn));
     const uint8_t *gid = qrnic_cmd_at(cmd, mcast.gid);
     struct qrnic_mcast_group *g;
     uint32_t i;
@@ -148,7 +148,7 @@ void qrnic_mcast_rx(struct qrnic_engine *e, const struct qrnic_rx *rx)
     n = g->nqp;
     memcpy(qpns, g->qpn, n * sizeof(qpns[0]));
     for (i = 0; i < n; i++) {
-        struct qrnic_qp *qp = qrnic_qp_get(e, qpns[i]);
+        struct qrnic_qpc *qp = qrnic_qp_get(e, qpns[i]);
 
         if (qp && qp->type == QRNIC_QPT_UD) {
             qrnic_ud_rx(e, qp, rx);

@@ -13,22 +13,22 @@
 #include "qrnic_rdma.h"
 #include "qrnic_le.h"
 
-struct qrnic_mr *qrnic_key_slot(struct qrnic_engine *e, uint32_t key)
+struct qrnic_mrc *qrnic_key_slot(struct qrnic_engine *e, uint32_t key)
 {
     uint32_t idx = QRNIC_KEY_INDEX(key);
 
     return idx == 0 || idx >= QRNIC_ENG_MAX_MR ? NULL : e->mr[idx];
 }
 
-static struct qrnic_mr *mr_lookup(struct qrnic_engine *e, uint32_t key)
+static struct qrnic_mrc *mr_lookup(struct qrnic_engine *e, uint32_t key)
 {
-    struct qrnic_mr *mr = qrnic_key_slot(e, key);
+    struct qrnic_mrc *mr = qrnic_key_slot(e, key);
 
     return mr && mr->key == key ? mr : NULL;
 }
 
 /* A valid region of the PD allowing access to [va, va + len). */
-static uint8_t region_check(const struct qrnic_mr *mr, uint32_t pdn,
+static uint8_t region_check(const struct qrnic_mrc *mr, uint32_t pdn,
                             uint32_t access, uint64_t va, uint64_t len)
 {
     if (!mr || qrnic_key_is_mw(mr) || !mr->valid || mr->pdn != pdn) {
@@ -45,20 +45,20 @@ static uint8_t region_check(const struct qrnic_mr *mr, uint32_t pdn,
 
 uint8_t qrnic_mr_check(struct qrnic_engine *e, uint32_t key, uint32_t pdn,
                        uint32_t access, uint64_t va, uint64_t len,
-                       struct qrnic_mr **out)
+                       struct qrnic_mrc **out)
 {
-    struct qrnic_mr *mr = mr_lookup(e, key);
+    struct qrnic_mrc *mr = mr_lookup(e, key);
     uint8_t verr = region_check(mr, pdn, access, va, len);
 
     *out = verr ? NULL : mr;
     return verr;
 }
 
-uint8_t qrnic_rkey_check(struct qrnic_engine *e, const struct qrnic_qp *qp,
+uint8_t qrnic_rkey_check(struct qrnic_engine *e, const struct qrnic_qpc *qp,
                          uint32_t key, uint32_t access, uint64_t va,
-                         uint64_t len, struct qrnic_mr **out)
+                         uint64_t len, struct qrnic_mrc **out)
 {
-    struct qrnic_mr *mw = mr_lookup(e, key);
+    struct qrnic_mrc *mw = mr_lookup(e, key);
 
     if (!mw || !qrnic_key_is_mw(mw)) {
         return qrnic_mr_check(e, key, qp->pdn, access, va, len, out);
@@ -84,7 +84,7 @@ uint8_t qrnic_rkey_check(struct qrnic_engine *e, const struct qrnic_qp *qp,
 }
 
 /* Move len bytes between buf and the region at va (already checked). */
-static bool mr_rw(struct qrnic_engine *e, const struct qrnic_mr *mr,
+static bool mr_rw(struct qrnic_engine *e, const struct qrnic_mrc *mr,
                   uint64_t va, uint8_t *buf, uint64_t len, bool write)
 {
     uint64_t mask = (1ull << mr->page_shift) - 1;
@@ -119,13 +119,13 @@ static bool mr_rw(struct qrnic_engine *e, const struct qrnic_mr *mr,
     return true;
 }
 
-bool qrnic_mr_read(struct qrnic_engine *e, const struct qrnic_mr *mr,
+bool qrnic_mr_read(struct qrnic_engine *e, const struct qrnic_mrc *mr,
                    uint64_t va, void *buf, uint64_t len)
 {
     return mr_rw(e, mr, va, buf, len, false);
 }
 
-bool qrnic_mr_write(struct qrnic_engine *e, const struct qrnic_mr *mr,
+bool qrnic_mr_write(struct qrnic_engine *e, const struct qrnic_mrc *mr,
                     uint64_t va, const void *buf, uint64_t len)
 {
     return mr_rw(e, mr, va, (uint8_t *)buf, len, true);
@@ -151,7 +151,7 @@ void qrnic_sgl_decode(struct qrnic_sgl *sgl, const uint8_t *p, uint32_t num)
 uint8_t qrnic_sgl_check(struct qrnic_engine *e, uint32_t pdn,
                         const struct qrnic_sgl *sgl, uint32_t access)
 {
-    struct qrnic_mr *mr;
+    struct qrnic_mrc *mr;
     uint32_t i;
     uint8_t verr;
 
@@ -178,7 +178,7 @@ uint8_t qrnic_sgl_copy(struct qrnic_engine *e, uint32_t pdn,
 
     for (i = 0; i < sgl->num && len; i++) {
         uint64_t slen = sgl->sge[i].length;
-        struct qrnic_mr *mr;
+        struct qrnic_mrc *mr;
         uint64_t n;
         uint8_t verr;
 
@@ -269,25 +269,25 @@ static uint8_t reg_mr_args(struct qrnic_engine *e, const uint8_t *cmd,
 }
 
 /* What a key counts against its PD's context: a region or a window. */
-static enum qrnic_ctx_res key_res(const struct qrnic_mr *mr)
+static enum qrnic_ctx_res key_res(const struct qrnic_mrc *mr)
 {
     return qrnic_key_is_mw(mr) ? QRNIC_CTX_MW : QRNIC_CTX_MR;
 }
 
-static uint8_t key_charge(struct qrnic_engine *e, const struct qrnic_mr *mr)
+static uint8_t key_charge(struct qrnic_engine *e, const struct qrnic_mrc *mr)
 {
     return qrnic_ctx_charge_obj(e, e->pd_uctx[mr->pdn - 1], key_res(mr),
                                 QRNIC_CTX_MR_PAGES, mr->mtt);
 }
 
-static void key_uncharge(struct qrnic_engine *e, const struct qrnic_mr *mr)
+static void key_uncharge(struct qrnic_engine *e, const struct qrnic_mrc *mr)
 {
     qrnic_ctx_uncharge_obj(e, e->pd_uctx[mr->pdn - 1], key_res(mr),
                            QRNIC_CTX_MR_PAGES, mr->mtt);
 }
 
 /* What key_uncharge() took, back (a limit lowered since may not fit). */
-static void key_restore(struct qrnic_engine *e, const struct qrnic_mr *mr)
+static void key_restore(struct qrnic_engine *e, const struct qrnic_mrc *mr)
 {
     uint32_t uctx = e->pd_uctx[mr->pdn - 1];
 
@@ -295,7 +295,7 @@ static void key_restore(struct qrnic_engine *e, const struct qrnic_mr *mr)
     qrnic_ctx_restore(e, uctx, QRNIC_CTX_MR_PAGES, mr->mtt);
 }
 
-uint8_t qrnic_key_insert(struct qrnic_engine *e, struct qrnic_mr *mr)
+uint8_t qrnic_key_insert(struct qrnic_engine *e, struct qrnic_mrc *mr)
 {
     uint32_t i;
     uint8_t st;
@@ -325,7 +325,7 @@ uint8_t qrnic_key_insert(struct qrnic_engine *e, struct qrnic_mr *mr)
 
 void qrnic_key_free(struct qrnic_engine *e, uint32_t idx)
 {
-    struct qrnic_mr *mr = e->mr[idx];
+    struct qrnic_mrc *mr = e->mr[idx];
 
     if (qrnic_key_is_mw(mr) && mr->valid) {
         qrnic_mw_unbind(e, mr);
@@ -340,11 +340,11 @@ void qrnic_key_free(struct qrnic_engine *e, uint32_t idx)
 }
 
 /* A REG_MR region as the command describes it (checked), not yet keyed. */
-static struct qrnic_mr *mr_new(struct qrnic_engine *e, const uint8_t *cmd,
+static struct qrnic_mrc *mr_new(struct qrnic_engine *e, const uint8_t *cmd,
                                uint32_t npages, uint8_t *st)
 {
     const uint8_t *pbl = qrnic_cmd_at(cmd, reg_mr.pbl);
-    struct qrnic_mr *mr;
+    struct qrnic_mrc *mr;
 
     mr = calloc(1, sizeof(*mr) + (size_t)npages * sizeof(uint64_t));
     if (!mr) {
@@ -376,7 +376,7 @@ enum qrnic_cmd_status qrnic_cmd_reg_mr(struct qrnic_engine *e,
 {
     const uint8_t *cmd = req->cmd;
     uint32_t npages;
-    struct qrnic_mr *mr;
+    struct qrnic_mrc *mr;
     uint8_t st;
 
     st = reg_mr_args(e, cmd, 0, &npages);
@@ -408,7 +408,7 @@ enum qrnic_cmd_status qrnic_cmd_rereg_mr(struct qrnic_engine *e,
 {
     const uint8_t *cmd = req->cmd;
     uint32_t key = qrnic_cmd32(cmd, rereg_mr.key);
-    struct qrnic_mr *old = qrnic_key_slot(e, key), *mr;
+    struct qrnic_mrc *old = qrnic_key_slot(e, key), *mr;
     uint32_t npages;
     uint8_t st;
 
@@ -457,7 +457,7 @@ enum qrnic_cmd_status qrnic_cmd_dereg_mr(struct qrnic_engine *e,
 {
     const uint8_t *cmd = req->cmd;
     uint32_t key = qrnic_cmd32(cmd, dereg_mr.key);
-    struct qrnic_mr *mr = qrnic_key_slot(e, key);
+    struct qrnic_mrc *mr = qrnic_key_slot(e, key);
 
     if (!mr || qrnic_key_is_mw(mr) ||
         (mr->kind == QRNIC_KEY_MR && mr->key != key)) {

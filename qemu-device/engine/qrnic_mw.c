@@ -23,7 +23,7 @@ enum qrnic_cmd_status qrnic_cmd_alloc_mw(struct qrnic_engine *e,
     const uint8_t *cmd = req->cmd;
     uint32_t pdn = qrnic_cmd32(cmd, alloc_mw.pdn);
     uint8_t type = qrnic_cmd8(cmd, alloc_mw.type);
-    struct qrnic_mr *mw;
+    struct qrnic_mrc *mw;
     uint8_t st;
 
     if (!qrnic_pd_exists(e, pdn)) {
@@ -52,7 +52,7 @@ enum qrnic_cmd_status qrnic_cmd_dealloc_mw(struct qrnic_engine *e,
 {
     const uint8_t *cmd = req->cmd;
     uint32_t key = qrnic_cmd32(cmd, dealloc_mw.key);
-    struct qrnic_mr *mw = qrnic_key_slot(e, key);
+    struct qrnic_mrc *mw = qrnic_key_slot(e, key);
 
     if (!mw || !qrnic_key_is_mw(mw)) {
         return QRNIC_ST_BAD_HANDLE;
@@ -61,14 +61,14 @@ enum qrnic_cmd_status qrnic_cmd_dealloc_mw(struct qrnic_engine *e,
     return QRNIC_ST_OK;
 }
 
-void qrnic_mw_unbind(struct qrnic_engine *e, struct qrnic_mr *mw)
+void qrnic_mw_unbind(struct qrnic_engine *e, struct qrnic_mrc *mw)
 {
     if (!mw->valid) {
         return;
     }
     e->mr[mw->mr_idx]->nmw--;
     if (mw->kind == QRNIC_KEY_MW2) {
-        struct qrnic_qp *qp = qrnic_qp_get(e, mw->qpn);
+        struct qrnic_qpc *qp = qrnic_qp_get(e, mw->qpn);
 
         if (qp) {
             qp->nmw2--;
@@ -82,12 +82,12 @@ void qrnic_mw_unbind(struct qrnic_engine *e, struct qrnic_mr *mw)
     mw->qpn = 0;
 }
 
-void qrnic_mw_qp_gone(struct qrnic_engine *e, struct qrnic_qp *qp)
+void qrnic_mw_qp_gone(struct qrnic_engine *e, struct qrnic_qpc *qp)
 {
     uint32_t i;
 
     for (i = 1; i < QRNIC_ENG_MAX_MR && qp->nmw2; i++) {
-        struct qrnic_mr *mw = e->mr[i];
+        struct qrnic_mrc *mw = e->mr[i];
 
         if (mw && mw->kind == QRNIC_KEY_MW2 && mw->valid &&
             mw->qpn == qp->qpn) {
@@ -100,16 +100,16 @@ void qrnic_mw_qp_gone(struct qrnic_engine *e, struct qrnic_qp *qp)
  * May the window be bound as the WQE asks?  The region (NULL for a type 1
  * unbind) is returned in *out.
  */
-static bool bind_ok(struct qrnic_engine *e, const struct qrnic_qp *qp,
-                    const struct qrnic_mr *mw, const struct qrnic_wqe *w,
-                    struct qrnic_mr **out)
+static bool bind_ok(struct qrnic_engine *e, const struct qrnic_qpc *qp,
+                    const struct qrnic_mrc *mw, const struct qrnic_wqe *w,
+                    struct qrnic_mrc **out)
 {
     uint32_t new_key = qrnic_ld32(BIND(new_key));
     uint64_t addr = qrnic_ld64(BIND(addr));
     uint64_t length = qrnic_ld64(BIND(length));
     uint32_t mr_key = qrnic_ld32(BIND(mr_key));
     uint32_t access = qrnic_ld32(BIND(access));
-    struct qrnic_mr *mr;
+    struct qrnic_mrc *mr;
 
     *out = NULL;
     if (!mw || !qrnic_key_is_mw(mw) || mw->pdn != qp->pdn ||
@@ -142,11 +142,11 @@ static bool bind_ok(struct qrnic_engine *e, const struct qrnic_qp *qp,
     return true;
 }
 
-uint8_t qrnic_mw_bind(struct qrnic_engine *e, struct qrnic_qp *qp,
+uint8_t qrnic_mw_bind(struct qrnic_engine *e, struct qrnic_qpc *qp,
                       const struct qrnic_wqe *w, uint8_t *verr)
 {
-    struct qrnic_mr *mw = qrnic_key_slot(e, qrnic_ld32(BIND(mw_key)));
-    struct qrnic_mr *mr;
+    struct qrnic_mrc *mw = qrnic_key_slot(e, qrnic_ld32(BIND(mw_key)));
+    struct qrnic_mrc *mr;
 
     if (mw && mw->key != qrnic_ld32(BIND(mw_key))) {
         mw = NULL;              /* the index, not the window's current key */

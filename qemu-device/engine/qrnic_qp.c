@@ -80,7 +80,7 @@ static const struct qrnic_transition ud_transitions[] = {
 #define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 
 /* The transition's rule for this QP's type, or NULL if there is none. */
-static bool find_transition(const struct qrnic_qp *qp, uint8_t to,
+static bool find_transition(const struct qrnic_qpc *qp, uint8_t to,
                             struct qrnic_transition *out)
 {
     const struct qrnic_transition *t = rc_transitions;
@@ -106,9 +106,9 @@ static bool find_transition(const struct qrnic_qp *qp, uint8_t to,
     return false;
 }
 
-struct qrnic_qp *qrnic_qp_get(struct qrnic_engine *e, uint32_t qpn)
+struct qrnic_qpc *qrnic_qp_get(struct qrnic_engine *e, uint32_t qpn)
 {
-    struct qrnic_qp *qp = e->qp[qpn & (QRNIC_ENG_MAX_QP - 1)];
+    struct qrnic_qpc *qp = e->qp[qpn & (QRNIC_ENG_MAX_QP - 1)];
 
     return qp && qp->qpn == qpn ? qp : NULL;
 }
@@ -119,7 +119,7 @@ uint32_t qrnic_qmem_pages(uint8_t log_depth, uint8_t log_stride)
                       QPAGE);
 }
 
-void qrnic_qp_sq_read(const struct qrnic_engine *e, const struct qrnic_qp *qp,
+void qrnic_qp_sq_read(const struct qrnic_engine *e, const struct qrnic_qpc *qp,
                       uint16_t idx, void *buf, size_t len)
 {
     uint32_t slot = idx & ((1u << qp->log_sq) - 1);
@@ -129,7 +129,7 @@ void qrnic_qp_sq_read(const struct qrnic_engine *e, const struct qrnic_qp *qp,
 }
 
 uint64_t qrnic_qp_rqe_wr_id(const struct qrnic_engine *e,
-                          const struct qrnic_qp *qp, uint16_t idx)
+                          const struct qrnic_qpc *qp, uint16_t idx)
 {
     uint32_t slot = idx & ((1u << qp->log_rq) - 1);
     uint8_t w[8];
@@ -207,13 +207,13 @@ void qrnic_qmem_release(struct qrnic_engine *e, uint32_t off, uint32_t pages)
     qmem_own(e, off, pages, 0);
 }
 
-static uint32_t sq_pages_of(const struct qrnic_qp *qp)
+static uint32_t sq_pages_of(const struct qrnic_qpc *qp)
 {
     return qrnic_qmem_pages(qp->log_sq, qp->log_sq_stride);
 }
 
 /* Pages of the QP's own RQ: none with an SRQ. */
-static uint32_t rq_pages_of(const struct qrnic_qp *qp)
+static uint32_t rq_pages_of(const struct qrnic_qpc *qp)
 {
     return qp->srq ? 0 : qrnic_qmem_pages(qp->log_rq, qp->log_rq_stride);
 }
@@ -226,8 +226,8 @@ static uint8_t create_qp_args(struct qrnic_engine *e, const uint8_t *cmd)
     uint32_t pdn = qrnic_cmd32(cmd, create_qp.pdn);
     uint32_t scqn = qrnic_cmd32(cmd, create_qp.send_cqn);
     uint32_t rcqn = qrnic_cmd32(cmd, create_qp.recv_cqn);
-    struct qrnic_cq *scq = qrnic_cq_get(e, scqn);
-    struct qrnic_cq *rcq = qrnic_cq_get(e, rcqn);
+    struct qrnic_cqc *scq = qrnic_cq_get(e, scqn);
+    struct qrnic_cqc *rcq = qrnic_cq_get(e, rcqn);
     uint8_t lsq = qrnic_cmd8(cmd, create_qp.log_sq_depth);
     uint8_t lss = qrnic_cmd8(cmd, create_qp.log_sq_stride);
     uint8_t lrq = qrnic_cmd8(cmd, create_qp.log_rq_depth);
@@ -236,7 +236,7 @@ static uint8_t create_qp_args(struct qrnic_engine *e, const uint8_t *cmd)
     uint32_t rq_off = qrnic_cmd32(cmd, create_qp.rq_offset);
     uint8_t type = qrnic_cmd8(cmd, create_qp.qp_type);
     uint32_t srqn = qrnic_cmd32(cmd, create_qp.srqn);
-    struct qrnic_srq *srq = qrnic_srq_get(e, srqn);
+    struct qrnic_srqc *srq = qrnic_srq_get(e, srqn);
     uint32_t sq_pages, rq_pages;
 
     if (uctx != 0 && !qrnic_uctx_exists(e, uctx)) {
@@ -297,7 +297,7 @@ static uint32_t qp_alloc_index(struct qrnic_engine *e, uint8_t type)
     return 0;
 }
 
-static void qp_reset_state(struct qrnic_qp *qp);
+static void qp_reset_state(struct qrnic_qpc *qp);
 
 enum qrnic_cmd_status qrnic_cmd_create_qp(struct qrnic_engine *e,
                                           struct qrnic_cmd_req *req)
@@ -305,7 +305,7 @@ enum qrnic_cmd_status qrnic_cmd_create_qp(struct qrnic_engine *e,
     const uint8_t *cmd = req->cmd;
     uint8_t type = qrnic_cmd8(cmd, create_qp.qp_type);
     uint32_t uctx = qrnic_cmd32(cmd, create_qp.uctx);
-    struct qrnic_qp *qp;
+    struct qrnic_qpc *qp;
     uint32_t idx, pages;
     uint8_t st;
 
@@ -382,7 +382,7 @@ enum qrnic_cmd_status qrnic_cmd_create_qp(struct qrnic_engine *e,
     return QRNIC_ST_OK;
 }
 
-static void qp_free(struct qrnic_engine *e, struct qrnic_qp *qp)
+static void qp_free(struct qrnic_engine *e, struct qrnic_qpc *qp)
 {
     qrnic_mw_qp_gone(e, qp);
     qrnic_sched_unlink(e, qp);
@@ -407,7 +407,7 @@ enum qrnic_cmd_status qrnic_cmd_destroy_qp(struct qrnic_engine *e,
                                            struct qrnic_cmd_req *req)
 {
     const uint8_t *cmd = req->cmd;
-    struct qrnic_qp *qp = qrnic_qp_get(e, qrnic_cmd32(cmd, destroy_qp.qpn));
+    struct qrnic_qpc *qp = qrnic_qp_get(e, qrnic_cmd32(cmd, destroy_qp.qpn));
 
     if (!qp) {
         return QRNIC_ST_BAD_HANDLE;
@@ -438,10 +438,10 @@ void qrnic_qp_free_all(struct qrnic_engine *e)
 /* ---- state --------------------------------------------------------------- */
 
 /* Back to RESET: queues empty, attributes at their defaults. */
-static void qp_reset_state(struct qrnic_qp *qp)
+static void qp_reset_state(struct qrnic_qpc *qp)
 {
-    size_t from = offsetof(struct qrnic_qp, state);
-    size_t to = offsetof(struct qrnic_qp, ready_queued);
+    size_t from = offsetof(struct qrnic_qpc, state);
+    size_t to = offsetof(struct qrnic_qpc, ready_queued);
     struct qrnic_swqe *swq = qp->swq;
     struct qrnic_rd_res *rd_res = qp->rd_res;
     uint32_t sq_off = qp->sq_off, rq_off = qp->rq_off;
@@ -468,7 +468,7 @@ static void qp_reset_state(struct qrnic_qp *qp)
     memset(swq, 0, sizeof(*swq) << lsq);
 }
 
-void qrnic_qp_error(struct qrnic_engine *e, struct qrnic_qp *qp,
+void qrnic_qp_error(struct qrnic_engine *e, struct qrnic_qpc *qp,
                     bool async_event)
 {
     if (qp->state == QRNIC_QPS_ERR) {
@@ -493,7 +493,7 @@ uint8_t qrnic_cqe_opcode(uint8_t wr_opcode)
     return qrnic_wr_info(wr_opcode).cqe_opcode;
 }
 
-void qrnic_qp_flush_srq_wqe(struct qrnic_engine *e, struct qrnic_qp *qp)
+void qrnic_qp_flush_srq_wqe(struct qrnic_engine *e, struct qrnic_qpc *qp)
 {
     struct qrnic_wc wc;
 
@@ -513,7 +513,7 @@ void qrnic_qp_flush_srq_wqe(struct qrnic_engine *e, struct qrnic_qp *qp)
     qp->recv_active = false;
 }
 
-void qrnic_qp_flush(struct qrnic_engine *e, struct qrnic_qp *qp)
+void qrnic_qp_flush(struct qrnic_engine *e, struct qrnic_qpc *qp)
 {
     struct qrnic_wc wc;
 
@@ -605,7 +605,7 @@ static bool attr_values_ok(struct qrnic_engine *e, uint32_t mask,
     return true;
 }
 
-static void apply_attrs(struct qrnic_engine *e, struct qrnic_qp *qp,
+static void apply_attrs(struct qrnic_engine *e, struct qrnic_qpc *qp,
                         uint32_t mask, const uint8_t *a)
 {
     if (mask & M(ACCESS_FLAGS)) {
@@ -674,7 +674,7 @@ static void apply_attrs(struct qrnic_engine *e, struct qrnic_qp *qp,
     }
 }
 
-static uint8_t modify(struct qrnic_engine *e, struct qrnic_qp *qp,
+static uint8_t modify(struct qrnic_engine *e, struct qrnic_qpc *qp,
                       uint32_t mask, const uint8_t *a)
 {
     uint8_t to = (mask & M(STATE)) ? *ATTR(qp_state) : qp->state;
@@ -722,7 +722,7 @@ enum qrnic_cmd_status qrnic_cmd_modify_qp(struct qrnic_engine *e,
                                           struct qrnic_cmd_req *req)
 {
     const uint8_t *cmd = req->cmd;
-    struct qrnic_qp *qp = qrnic_qp_get(e, qrnic_cmd32(cmd, modify_qp.qpn));
+    struct qrnic_qpc *qp = qrnic_qp_get(e, qrnic_cmd32(cmd, modify_qp.qpn));
     uint8_t a[sizeof(struct qrnic_qp_attr)];
 
     if (!qp) {
@@ -737,7 +737,7 @@ enum qrnic_cmd_status qrnic_cmd_modify_qp(struct qrnic_engine *e,
 }
 
 /* SQD: drained once every started WQE is acknowledged. */
-static bool sq_draining(const struct qrnic_qp *qp)
+static bool sq_draining(const struct qrnic_qpc *qp)
 {
     return qp->state == QRNIC_QPS_SQD && qp->sq_tail != qp->sq_head;
 }
@@ -746,7 +746,7 @@ enum qrnic_cmd_status qrnic_cmd_query_qp(struct qrnic_engine *e,
                                          struct qrnic_cmd_req *req)
 {
     const uint8_t *cmd = req->cmd;
-    struct qrnic_qp *qp = qrnic_qp_get(e, qrnic_cmd32(cmd, query_qp.qpn));
+    struct qrnic_qpc *qp = qrnic_qp_get(e, qrnic_cmd32(cmd, query_qp.qpn));
     uint8_t a[sizeof(struct qrnic_qp_attr)];
 
     if (!qp) {
@@ -789,7 +789,7 @@ enum qrnic_cmd_status qrnic_cmd_query_qp(struct qrnic_engine *e,
 enum qrnic_guest_err qrnic_qp_doorbell(struct qrnic_engine *e, uint32_t page,
                                        bool sq, uint64_t val)
 {
-    struct qrnic_qp *qp = qrnic_qp_get(e, (uint32_t)val & QRNIC_DB_QN_MASK);
+    struct qrnic_qpc *qp = qrnic_qp_get(e, (uint32_t)val & QRNIC_DB_QN_MASK);
     uint16_t pi = (uint16_t)(val >> 32);
     uint16_t *prod;
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * qrnic engine: the one list of QPs there is, a doubly linked FIFO through
- * links in struct qrnic_qp (a flag saying whether it is on the list, a
+ * links in struct qrnic_qpc (a flag saying whether it is on the list, a
  * previous and a next pointer per list).  QRNIC_QP_LIST_FNS(name, queued,
  * prev, next) defines name_add() (at the tail) and name_del() for the
  * list through those three fields.
@@ -13,8 +13,8 @@
 #include "qrnic_rdma.h"
 
 #define QRNIC_QP_LIST_FNS(name, queued, prev, next)                        \
-static inline void name##_add(struct qrnic_qp_list *l,                      \
-                              struct qrnic_qp *qp)                          \
+static inline void name##_add(struct qrnic_qpc_list *l,                      \
+                              struct qrnic_qpc *qp)                          \
 {                                                                           \
     qp->queued = true;                                                      \
     qp->next = NULL;                                                        \
@@ -26,8 +26,8 @@ static inline void name##_add(struct qrnic_qp_list *l,                      \
     }                                                                       \
     l->tail = qp;                                                           \
 }                                                                           \
-static inline void name##_del(struct qrnic_qp_list *l,                      \
-                              struct qrnic_qp *qp)                          \
+static inline void name##_del(struct qrnic_qpc_list *l,                      \
+                              struct qrnic_qpc *qp)                          \
 {                                                                           \
     if (qp->prev) {                                                         \
         qp->prev->next = qp->next;                                          \

@@ -68,7 +68,8 @@ void qrnic_uctx_reset(struct qrnic_engine *e);
 
 /* ---- completion queues --------------------------------------------------- */
 
-struct qrnic_cq {
+/* A CQ's context: what the device keeps of a completion queue. */
+struct qrnic_cqc {
     uint32_t cqn;
     uint32_t uctx;
     uint32_t eqn;
@@ -95,9 +96,9 @@ struct qrnic_wc {
     uint32_t src_qp;            /* UD receives */
 };
 
-struct qrnic_cq *qrnic_cq_get(struct qrnic_engine *e, uint32_t cqn);
+struct qrnic_cqc *qrnic_cq_get(struct qrnic_engine *e, uint32_t cqn);
 /* Write a CQE and raise its event; false if the CQ overflowed. */
-bool qrnic_cq_post(struct qrnic_engine *e, struct qrnic_cq *cq,
+bool qrnic_cq_post(struct qrnic_engine *e, struct qrnic_cqc *cq,
                    const struct qrnic_wc *wc);
 enum qrnic_guest_err qrnic_cq_doorbell(struct qrnic_engine *e, uint32_t page,
                                        uint64_t val);
@@ -125,7 +126,8 @@ enum qrnic_key_kind {
     QRNIC_KEY_MW2,              /* ALLOC_MW type 2B */
 };
 
-struct qrnic_mr {
+/* A key's context: what the device keeps of a region or a window. */
+struct qrnic_mrc {
     uint32_t key;
     uint32_t pdn;
     uint32_t access;
@@ -143,7 +145,7 @@ struct qrnic_mr {
     uint64_t pages[];
 };
 
-static inline bool qrnic_key_is_mw(const struct qrnic_mr *mr)
+static inline bool qrnic_key_is_mw(const struct qrnic_mrc *mr)
 {
     return mr->kind == QRNIC_KEY_MW1 || mr->kind == QRNIC_KEY_MW2;
 }
@@ -160,19 +162,19 @@ bool qrnic_mr_pages_cover(uint64_t iova, uint64_t length, uint8_t shift,
 /* Why an MR check failed; QRNIC_VERR_* values. */
 uint8_t qrnic_mr_check(struct qrnic_engine *e, uint32_t key, uint32_t pdn,
                        uint32_t access, uint64_t va, uint64_t len,
-                       struct qrnic_mr **out);
+                       struct qrnic_mrc **out);
 /*
  * The same for an rkey arriving at qp: a valid region of its PD, or a
  * bound window of its PD (type 2: bound by qp) whose rights and range
  * allow it, then the window's (valid) region; *out is the region.
  */
-uint8_t qrnic_rkey_check(struct qrnic_engine *e, const struct qrnic_qp *qp,
+uint8_t qrnic_rkey_check(struct qrnic_engine *e, const struct qrnic_qpc *qp,
                          uint32_t key, uint32_t access, uint64_t va,
-                         uint64_t len, struct qrnic_mr **out);
+                         uint64_t len, struct qrnic_mrc **out);
 /* Copy between the MR's memory at va and buf; false on a DMA failure. */
-bool qrnic_mr_read(struct qrnic_engine *e, const struct qrnic_mr *mr,
+bool qrnic_mr_read(struct qrnic_engine *e, const struct qrnic_mrc *mr,
                    uint64_t va, void *buf, uint64_t len);
-bool qrnic_mr_write(struct qrnic_engine *e, const struct qrnic_mr *mr,
+bool qrnic_mr_write(struct qrnic_engine *e, const struct qrnic_mrc *mr,
                     uint64_t va, const void *buf, uint64_t len);
 void qrnic_mr_free_all(struct qrnic_engine *e);
 /*
@@ -181,12 +183,12 @@ void qrnic_mr_free_all(struct qrnic_engine *e);
  * NO_RESOURCES (table full) or OVER_QUOTA, and mr is not freed.
  * qrnic_key_free() releases an entry (a bound window first unbinds).
  */
-uint8_t qrnic_key_insert(struct qrnic_engine *e, struct qrnic_mr *mr);
+uint8_t qrnic_key_insert(struct qrnic_engine *e, struct qrnic_mrc *mr);
 void qrnic_key_free(struct qrnic_engine *e, uint32_t idx);
 /* The entry the key's index names, whatever its key byte; or NULL. */
-struct qrnic_mr *qrnic_key_slot(struct qrnic_engine *e, uint32_t key);
+struct qrnic_mrc *qrnic_key_slot(struct qrnic_engine *e, uint32_t key);
 /* Check a region's bounds; it must cover [va, va + len). */
-static inline bool qrnic_mr_covers(const struct qrnic_mr *mr, uint64_t va,
+static inline bool qrnic_mr_covers(const struct qrnic_mrc *mr, uint64_t va,
                                    uint64_t len)
 {
     return va >= mr->iova && len <= mr->length &&
@@ -195,16 +197,16 @@ static inline bool qrnic_mr_covers(const struct qrnic_mr *mr, uint64_t va,
 
 /* qrnic_mw.c: memory windows */
 /* A window's binding ends: its region and QP forget it. */
-void qrnic_mw_unbind(struct qrnic_engine *e, struct qrnic_mr *mw);
+void qrnic_mw_unbind(struct qrnic_engine *e, struct qrnic_mrc *mw);
 /* DESTROY_QP: the type 2 windows the QP bound are unbound. */
-void qrnic_mw_qp_gone(struct qrnic_engine *e, struct qrnic_qp *qp);
+void qrnic_mw_qp_gone(struct qrnic_engine *e, struct qrnic_qpc *qp);
 
 /* qrnic_fastreg.c: fast-registration regions, invalidation */
 /*
  * Make key invalid for qp: LOCAL_INV (remote false) or a received
  * SEND_WITH_INV; false if the key names nothing it may invalidate.
  */
-bool qrnic_key_invalidate(struct qrnic_engine *e, const struct qrnic_qp *qp,
+bool qrnic_key_invalidate(struct qrnic_engine *e, const struct qrnic_qpc *qp,
                           uint32_t key, bool remote);
 
 /* A host copy of a WQE's scatter/gather list. */
@@ -293,15 +295,19 @@ enum qrnic_resp_msg {
     QRNIC_RESP_WRITE,           /* in a multi-packet RDMA WRITE */
 };
 
-struct qrnic_qp {
+/*
+ * A QP's context: what the device keeps of a queue pair (the driver's and
+ * the provider's struct qrnic_qp are their own views of it).
+ */
+struct qrnic_qpc {
     uint32_t qpn;
     uint32_t idx;
     uint32_t uctx;
     uint32_t pdn;
     uint32_t nmw2;              /* type 2 windows it bound (kept in RESET) */
-    struct qrnic_cq *scq;
-    struct qrnic_cq *rcq;
-    struct qrnic_srq *srq;      /* receives come from it; NULL: own RQ */
+    struct qrnic_cqc *scq;
+    struct qrnic_cqc *rcq;
+    struct qrnic_srqc *srq;     /* receives come from it; NULL: own RQ */
     uint8_t type;               /* QRNIC_QPT_*, kept across RESET */
     uint32_t resets;            /* RESETs so far (QP_FATAL's data1) */
     uint8_t state;
@@ -411,35 +417,35 @@ struct qrnic_qp {
     uint32_t cc_counted;        /* its PSNs in e->cc.inflight */
     bool starved;               /* counted in e->cc.starved */
     bool cc_waiting;            /* on e->cc.waiting */
-    struct qrnic_qp *cc_prev;
-    struct qrnic_qp *cc_next;
+    struct qrnic_qpc *cc_prev;
+    struct qrnic_qpc *cc_next;
     bool ready_queued;
-    struct qrnic_qp *ready_prev;
-    struct qrnic_qp *ready_next;
+    struct qrnic_qpc *ready_prev;
+    struct qrnic_qpc *ready_next;
     bool timed_queued;
-    struct qrnic_qp *timed_prev;
-    struct qrnic_qp *timed_next;
+    struct qrnic_qpc *timed_prev;
+    struct qrnic_qpc *timed_next;
 };
 
-struct qrnic_qp *qrnic_qp_get(struct qrnic_engine *e, uint32_t qpn);
+struct qrnic_qpc *qrnic_qp_get(struct qrnic_engine *e, uint32_t qpn);
 void qrnic_qp_free_all(struct qrnic_engine *e);
 /* Queue doorbells: QRNIC_GUEST_OK, or why the value was refused. */
 enum qrnic_guest_err qrnic_qp_doorbell(struct qrnic_engine *e, uint32_t page,
                                        bool sq, uint64_t val);
 /* Move to ERR on the device's own account; flushes through the work loop. */
-void qrnic_qp_error(struct qrnic_engine *e, struct qrnic_qp *qp,
+void qrnic_qp_error(struct qrnic_engine *e, struct qrnic_qpc *qp,
                     bool async_event);
 /* The CQE opcode (ibv_wc_opcode) for a send WQE opcode. */
 uint8_t qrnic_cqe_opcode(uint8_t wr_opcode);
 /* Complete the SRQ WQE the QP holds (if any) with WR_FLUSH_ERR. */
-void qrnic_qp_flush_srq_wqe(struct qrnic_engine *e, struct qrnic_qp *qp);
+void qrnic_qp_flush_srq_wqe(struct qrnic_engine *e, struct qrnic_qpc *qp);
 /* Complete WQEs of a QP in ERR with WR_FLUSH_ERR. */
-void qrnic_qp_flush(struct qrnic_engine *e, struct qrnic_qp *qp);
+void qrnic_qp_flush(struct qrnic_engine *e, struct qrnic_qpc *qp);
 /* Copy the first len bytes of send WQE idx (mod depth) from queue memory. */
-void qrnic_qp_sq_read(const struct qrnic_engine *e, const struct qrnic_qp *qp,
+void qrnic_qp_sq_read(const struct qrnic_engine *e, const struct qrnic_qpc *qp,
                       uint16_t idx, void *buf, size_t len);
 uint64_t qrnic_qp_rqe_wr_id(const struct qrnic_engine *e,
-                            const struct qrnic_qp *qp, uint16_t idx);
+                            const struct qrnic_qpc *qp, uint16_t idx);
 
 /* ---- queue memory -------------------------------------------------------- */
 
@@ -464,7 +470,8 @@ uint8_t qrnic_rqe_read(const struct qrnic_engine *e, uint32_t off,
 
 /* ---- shared receive queues ---------------------------------------------- */
 
-struct qrnic_srq {
+/* An SRQ's context: what the device keeps of a shared receive queue. */
+struct qrnic_srqc {
     uint32_t srqn;
     uint32_t uctx;
     uint32_t pdn;
@@ -477,7 +484,7 @@ struct qrnic_srq {
     uint32_t nqp;               /* QPs receiving from it */
 };
 
-struct qrnic_srq *qrnic_srq_get(struct qrnic_engine *e, uint32_t srqn);
+struct qrnic_srqc *qrnic_srq_get(struct qrnic_engine *e, uint32_t srqn);
 enum qrnic_guest_err qrnic_srq_doorbell(struct qrnic_engine *e, uint32_t page,
                                         uint64_t val);
 void qrnic_srq_free_all(struct qrnic_engine *e);
@@ -488,14 +495,14 @@ void qrnic_srq_free_all(struct qrnic_engine *e);
  * recv_sgl; an SRQ's is taken from it at once) and returns QRNIC_VERR_*;
  * qrnic_recv_done() is called when its completion is written.
  */
-bool qrnic_recv_ready(const struct qrnic_qp *qp);
-uint8_t qrnic_recv_take(struct qrnic_engine *e, struct qrnic_qp *qp);
-void qrnic_recv_done(struct qrnic_qp *qp);
+bool qrnic_recv_ready(const struct qrnic_qpc *qp);
+uint8_t qrnic_recv_take(struct qrnic_engine *e, struct qrnic_qpc *qp);
+void qrnic_recv_done(struct qrnic_qpc *qp);
 /*
  * Complete the active receive WQE for the packet rx (the message's last)
  * with len bytes; verr goes into the CQE of a failure.
  */
-void qrnic_recv_complete(struct qrnic_engine *e, struct qrnic_qp *qp,
+void qrnic_recv_complete(struct qrnic_engine *e, struct qrnic_qpc *qp,
                          uint8_t opcode, uint8_t status, uint8_t verr,
                          uint32_t len, const struct qrnic_rx *rx);
 
@@ -507,32 +514,32 @@ void qrnic_recv_complete(struct qrnic_engine *e, struct qrnic_qp *qp,
  * posted and not yet started; more than limit: limit + 1.
  */
 uint32_t qrnic_req_new_pkts(const struct qrnic_engine *e,
-                            const struct qrnic_qp *qp, uint32_t limit);
-bool qrnic_req_work(struct qrnic_engine *e, struct qrnic_qp *qp,
+                            const struct qrnic_qpc *qp, uint32_t limit);
+bool qrnic_req_work(struct qrnic_engine *e, struct qrnic_qpc *qp,
                     uint32_t budget);
 /* Retransmit from psn (an unacknowledged PSN) on the next turn. */
-void qrnic_req_rewind(struct qrnic_engine *e, struct qrnic_qp *qp,
+void qrnic_req_rewind(struct qrnic_engine *e, struct qrnic_qpc *qp,
                       uint32_t psn);
-void qrnic_req_timer(struct qrnic_engine *e, struct qrnic_qp *qp,
+void qrnic_req_timer(struct qrnic_engine *e, struct qrnic_qpc *qp,
                      uint64_t now);
 /* An RNR NAK for psn: wait the timer the code names, then resend. */
-void qrnic_req_rnr(struct qrnic_engine *e, struct qrnic_qp *qp,
+void qrnic_req_rnr(struct qrnic_engine *e, struct qrnic_qpc *qp,
                    uint32_t psn, uint8_t code);
 /* Re-read started WQE idx; QRNIC_VERR_* (also if it changed meanwhile). */
-uint8_t qrnic_req_wqe(struct qrnic_engine *e, struct qrnic_qp *qp,
+uint8_t qrnic_req_wqe(struct qrnic_engine *e, struct qrnic_qpc *qp,
                       uint16_t idx, struct qrnic_wqe *w);
 /* Complete the finished WQEs at the SQ tail, in order. */
-void qrnic_req_progress(struct qrnic_engine *e, struct qrnic_qp *qp);
+void qrnic_req_progress(struct qrnic_engine *e, struct qrnic_qpc *qp);
 /* The WQE holding psn (or the tail's) fails with a status. */
-void qrnic_req_fail(struct qrnic_engine *e, struct qrnic_qp *qp,
+void qrnic_req_fail(struct qrnic_engine *e, struct qrnic_qpc *qp,
                     uint16_t idx, uint8_t status, uint8_t verr);
 /* A PSN moved from unacknowledged to acknowledged: reload retries etc. */
-void qrnic_req_advanced(struct qrnic_engine *e, struct qrnic_qp *qp,
+void qrnic_req_advanced(struct qrnic_engine *e, struct qrnic_qpc *qp,
                         uint32_t una);
 /* A packet was lost (NAK, missing response, timeout): shrink the window. */
-void qrnic_req_loss(struct qrnic_engine *e, struct qrnic_qp *qp,
+void qrnic_req_loss(struct qrnic_engine *e, struct qrnic_qpc *qp,
                     bool timeout);
-static inline struct qrnic_swqe *qrnic_swqe(struct qrnic_qp *qp, uint16_t i)
+static inline struct qrnic_swqe *qrnic_swqe(struct qrnic_qpc *qp, uint16_t i)
 {
     return &qp->swq[i & ((1u << qp->log_sq) - 1)];
 }
@@ -547,10 +554,10 @@ static inline bool qrnic_wr_is_local(uint8_t opcode)
 }
 
 /* Execute one for qp; QRNIC_WC_* status, *verr the reason of a failure. */
-uint8_t qrnic_local_op(struct qrnic_engine *e, struct qrnic_qp *qp,
+uint8_t qrnic_local_op(struct qrnic_engine *e, struct qrnic_qpc *qp,
                        const struct qrnic_wqe *w, uint8_t *verr);
 /* qrnic_mw.c: BIND_MW; QRNIC_WC_* status. */
-uint8_t qrnic_mw_bind(struct qrnic_engine *e, struct qrnic_qp *qp,
+uint8_t qrnic_mw_bind(struct qrnic_engine *e, struct qrnic_qpc *qp,
                       const struct qrnic_wqe *w, uint8_t *verr);
 
 /*
@@ -571,17 +578,17 @@ static inline bool qrnic_wr_is_flush_aw(uint8_t opcode)
            QRNIC_WR_P_RESPONSE;
 }
 
-void qrnic_comp_rx(struct qrnic_engine *e, struct qrnic_qp *qp,
+void qrnic_comp_rx(struct qrnic_engine *e, struct qrnic_qpc *qp,
                    const struct qrnic_rx *rx);
 
-void qrnic_resp_rx(struct qrnic_engine *e, struct qrnic_qp *qp,
+void qrnic_resp_rx(struct qrnic_engine *e, struct qrnic_qpc *qp,
                    const struct qrnic_rx *rx);
-bool qrnic_resp_work(struct qrnic_engine *e, struct qrnic_qp *qp,
+bool qrnic_resp_work(struct qrnic_engine *e, struct qrnic_qpc *qp,
                      uint32_t budget);
 /* For qrnic_flush.c: NAK a request and end the QP; a reply slot. */
-void qrnic_resp_fatal_nak(struct qrnic_engine *e, struct qrnic_qp *qp,
+void qrnic_resp_fatal_nak(struct qrnic_engine *e, struct qrnic_qpc *qp,
                           uint32_t psn, uint8_t code);
-struct qrnic_rd_res *qrnic_resp_rd_slot(struct qrnic_qp *qp);
+struct qrnic_rd_res *qrnic_resp_rd_slot(struct qrnic_qpc *qp);
 
 /* ---- RDMA FLUSH and ATOMIC WRITE (qrnic_flush.c) ------------------------ */
 
@@ -592,28 +599,28 @@ struct qrnic_rd_res *qrnic_resp_rd_slot(struct qrnic_qp *qp);
 uint8_t qrnic_flush_wqe(const uint8_t *w, struct qrnic_wqe *q,
                         uint8_t *status);
 /* Requester: the request packet of w at psn; the frame's length so far. */
-size_t qrnic_flush_request(struct qrnic_engine *e, struct qrnic_qp *qp,
+size_t qrnic_flush_request(struct qrnic_engine *e, struct qrnic_qpc *qp,
                            const struct qrnic_wqe *w, uint8_t *f,
                            uint32_t psn);
 /* Responder: check and execute a FLUSH or ATOMIC WRITE; false if NAKed. */
-bool qrnic_resp_flush_aw(struct qrnic_engine *e, struct qrnic_qp *qp,
+bool qrnic_resp_flush_aw(struct qrnic_engine *e, struct qrnic_qpc *qp,
                          const struct qrnic_rx *rx);
 /* Responder: the reply of r, a zero-length RDMA READ RESPONSE ONLY. */
-void qrnic_flush_reply(struct qrnic_engine *e, struct qrnic_qp *qp,
+void qrnic_flush_reply(struct qrnic_engine *e, struct qrnic_qpc *qp,
                        struct qrnic_rd_res *r);
 
 /* ---- UD and GSI: datagrams, no transport state --------------------------- */
 
-static inline bool qrnic_qp_is_ud(const struct qrnic_qp *qp)
+static inline bool qrnic_qp_is_ud(const struct qrnic_qpc *qp)
 {
     return qp->type == QRNIC_QPT_UD || qp->type == QRNIC_QPT_GSI;
 }
 
 /* Send up to budget datagrams; true if it stopped only for the budget. */
-bool qrnic_ud_work(struct qrnic_engine *e, struct qrnic_qp *qp,
+bool qrnic_ud_work(struct qrnic_engine *e, struct qrnic_qpc *qp,
                    uint32_t budget);
 /* A UD SEND for the QP (its destination GID is one of ours). */
-void qrnic_ud_rx(struct qrnic_engine *e, struct qrnic_qp *qp,
+void qrnic_ud_rx(struct qrnic_engine *e, struct qrnic_qpc *qp,
                  const struct qrnic_rx *rx);
 /* The largest datagram: the IB MTU the port's Ethernet MTU allows. */
 uint32_t qrnic_ud_mtu(const struct qrnic_engine *e);
@@ -630,10 +637,10 @@ void qrnic_mcast_rx(struct qrnic_engine *e, const struct qrnic_rx *rx);
 
 /* ---- scheduling ---------------------------------------------------------- */
 
-void qrnic_sched_qp(struct qrnic_engine *e, struct qrnic_qp *qp);
-void qrnic_sched_unlink(struct qrnic_engine *e, struct qrnic_qp *qp);
+void qrnic_sched_qp(struct qrnic_engine *e, struct qrnic_qpc *qp);
+void qrnic_sched_unlink(struct qrnic_engine *e, struct qrnic_qpc *qp);
 /* (Re)compute the QP's place on the timer list after deadlines changed. */
-void qrnic_sched_timer(struct qrnic_engine *e, struct qrnic_qp *qp);
+void qrnic_sched_timer(struct qrnic_engine *e, struct qrnic_qpc *qp);
 void qrnic_sched_reset(struct qrnic_engine *e);
 
 /*
@@ -641,16 +648,16 @@ void qrnic_sched_reset(struct qrnic_engine *e);
  * qrnic_cc_update() recounts the QP's PSNs in flight after it sent, was
  * acknowledged, lost packets or left RTS/SQD.
  */
-void qrnic_cc_update(struct qrnic_engine *e, struct qrnic_qp *qp);
+void qrnic_cc_update(struct qrnic_engine *e, struct qrnic_qpc *qp);
 /* Off the waiting list and counted out (a QP going away); all to start. */
-void qrnic_cc_unlink(struct qrnic_engine *e, struct qrnic_qp *qp);
+void qrnic_cc_unlink(struct qrnic_engine *e, struct qrnic_qpc *qp);
 void qrnic_cc_reset(struct qrnic_engine *e);
 /*
  * Packets the QP may have in flight: its context's window, within the
  * caps; one while it resends what its timer found lost.
  */
 uint32_t qrnic_cc_window(const struct qrnic_engine *e,
-                         const struct qrnic_qp *qp);
+                         const struct qrnic_qpc *qp);
 /*
  * The probe timer found the QP without progress: true if others of its
  * context made progress meanwhile, so the peer is answering, just not
@@ -658,32 +665,32 @@ uint32_t qrnic_cc_window(const struct qrnic_engine *e,
  * new packets until it progresses, they have none in flight, or its
  * probe timer runs out once more.
  */
-bool qrnic_cc_starved(struct qrnic_engine *e, struct qrnic_qp *qp);
+bool qrnic_cc_starved(struct qrnic_engine *e, struct qrnic_qpc *qp);
 /* It waits no more (progress, timeout, no packets in flight). */
-void qrnic_cc_unstarve(struct qrnic_engine *e, struct qrnic_qp *qp);
+void qrnic_cc_unstarve(struct qrnic_engine *e, struct qrnic_qpc *qp);
 /*
  * May the QP send a packet it has not sent before?  If the caps are full
  * and it has its fair share, it waits its turn (it is scheduled when
  * there is room).
  */
-bool qrnic_cc_may_send(struct qrnic_engine *e, struct qrnic_qp *qp);
+bool qrnic_cc_may_send(struct qrnic_engine *e, struct qrnic_qpc *qp);
 /*
  * A loss on qp's path (NAK, probe, missing answer) or a timeout: its
  * context's window shrinks.  qrnic_cc_lost(): its timer found its packets
  * lost; they count no more until an answer comes.
  */
-void qrnic_cc_loss(struct qrnic_engine *e, struct qrnic_qp *qp,
+void qrnic_cc_loss(struct qrnic_engine *e, struct qrnic_qpc *qp,
                    bool timeout);
-void qrnic_cc_lost(struct qrnic_engine *e, struct qrnic_qp *qp);
+void qrnic_cc_lost(struct qrnic_engine *e, struct qrnic_qpc *qp);
 /* acked PSNs of qp were acknowledged; rtt_ns: a round trip, or 0. */
-void qrnic_cc_acked(struct qrnic_engine *e, struct qrnic_qp *qp,
+void qrnic_cc_acked(struct qrnic_engine *e, struct qrnic_qpc *qp,
                     uint32_t acked, uint64_t rtt_ns);
 /* How long a QP waits without progress before a tail loss probe. */
 uint64_t qrnic_cc_probe_ns(const struct qrnic_engine *e,
-                           const struct qrnic_qp *qp);
+                           const struct qrnic_qpc *qp);
 /* Did another QP of its context progress since its timers were armed? */
 bool qrnic_cc_others_progressed(const struct qrnic_engine *e,
-                                const struct qrnic_qp *qp);
+                                const struct qrnic_qpc *qp);
 /* What a packet of the path MTU costs a host socket's receive buffer. */
 uint32_t qrnic_pkt_cost(uint32_t mtu);
 

@@ -29,13 +29,13 @@ uint32_t qrnic_pkt_cost(uint32_t mtu)
  * the device's byte and packet caps.
  */
 static uint32_t qrnic_req_window(const struct qrnic_engine *e,
-                                 const struct qrnic_qp *qp)
+                                 const struct qrnic_qpc *qp)
 {
     return qrnic_cc_window(e, qp);
 }
 
 /* A loss shrinks the QP's own window. */
-void qrnic_req_loss(struct qrnic_engine *e, struct qrnic_qp *qp,
+void qrnic_req_loss(struct qrnic_engine *e, struct qrnic_qpc *qp,
                     bool timeout)
 {
     qrnic_cc_loss(e, qp, timeout);
@@ -46,12 +46,12 @@ void qrnic_req_loss(struct qrnic_engine *e, struct qrnic_qp *qp,
  * whose message waits for room in the window has none, and loses no
  * retry meanwhile.
  */
-static bool in_flight(const struct qrnic_qp *qp)
+static bool in_flight(const struct qrnic_qpc *qp)
 {
     return psn_diff(qp->sent_psn, qp->una_psn) > 0;
 }
 
-static uint64_t rto_ns(const struct qrnic_qp *qp)
+static uint64_t rto_ns(const struct qrnic_qpc *qp)
 {
     uint64_t t = 4096ull << qp->timeout;
 
@@ -64,7 +64,7 @@ static uint64_t rto_ns(const struct qrnic_qp *qp)
  * before the retries run out whatever the estimate says.
  */
 static uint64_t probe_ns(const struct qrnic_engine *e,
-                         const struct qrnic_qp *qp)
+                         const struct qrnic_qpc *qp)
 {
     uint64_t pto = qrnic_cc_probe_ns(e, qp);
     uint64_t cap = qp->timeout ? rto_ns(qp) / 4 : UINT64_MAX;
@@ -78,7 +78,7 @@ static uint64_t probe_ns(const struct qrnic_engine *e,
  * before it when that comes sooner.  Timeout 0 is an infinite timeout:
  * no retransmission timer, but the probes run (they spend no retry).
  */
-static void arm_timers(struct qrnic_engine *e, struct qrnic_qp *qp)
+static void arm_timers(struct qrnic_engine *e, struct qrnic_qpc *qp)
 {
     uint64_t now = e->ops->now_ns(e->opaque), rto = rto_ns(qp);
     uint64_t pto = probe_ns(e, qp);
@@ -90,7 +90,7 @@ static void arm_timers(struct qrnic_engine *e, struct qrnic_qp *qp)
 }
 
 /* Nothing is outstanding: no retransmission timer, no probe. */
-static void disarm_timers(struct qrnic_engine *e, struct qrnic_qp *qp)
+static void disarm_timers(struct qrnic_engine *e, struct qrnic_qpc *qp)
 {
     qp->rto_deadline = qp->probe_deadline = 0;
     qrnic_sched_timer(e, qp);
@@ -112,7 +112,7 @@ static void disarm_timers(struct qrnic_engine *e, struct qrnic_qp *qp)
  * READ/atomic requests in flight go straight to the full resend.  The
  * timer runs on until the retransmission timer, for the starvation check.
  */
-static void probe_expired(struct qrnic_engine *e, struct qrnic_qp *qp,
+static void probe_expired(struct qrnic_engine *e, struct qrnic_qpc *qp,
                           uint64_t now)
 {
     uint64_t pto = probe_ns(e, qp);
@@ -149,13 +149,13 @@ static void probe_expired(struct qrnic_engine *e, struct qrnic_qp *qp,
     }
 }
 
-static uint32_t msg_pkts(const struct qrnic_qp *qp, uint32_t length)
+static uint32_t msg_pkts(const struct qrnic_qpc *qp, uint32_t length)
 {
     return length ? (length + qp->mtu - 1) / qp->mtu : 1;
 }
 
 /* Opcodes a connected QP of this type (and owner) takes. */
-static bool opcode_ok(const struct qrnic_qp *qp, uint8_t opcode)
+static bool opcode_ok(const struct qrnic_qpc *qp, uint8_t opcode)
 {
     struct qrnic_wr_info info = qrnic_wr_info(opcode);
 
@@ -167,7 +167,7 @@ static bool opcode_ok(const struct qrnic_qp *qp, uint8_t opcode)
  * Decode and check the send WQE in slot idx.  Returns QRNIC_VERR_* and
  * the completion status it calls for.
  */
-static uint8_t fetch_wqe(struct qrnic_engine *e, struct qrnic_qp *qp,
+static uint8_t fetch_wqe(struct qrnic_engine *e, struct qrnic_qpc *qp,
                          uint16_t idx, struct qrnic_wqe *q, uint8_t *status)
 {
     uint8_t w[1u << QRNIC_SQ_MAX_LOG_STRIDE];
@@ -239,7 +239,7 @@ static uint8_t fetch_wqe(struct qrnic_engine *e, struct qrnic_qp *qp,
 
 /* ---- completion, in order ------------------------------------------------ */
 
-static void complete(struct qrnic_engine *e, struct qrnic_qp *qp,
+static void complete(struct qrnic_engine *e, struct qrnic_qpc *qp,
                      uint16_t idx, struct qrnic_swqe *s, uint8_t status,
                      uint8_t verr)
 {
@@ -261,7 +261,7 @@ static void complete(struct qrnic_engine *e, struct qrnic_qp *qp,
     qrnic_cq_post(e, qp->scq, &wc);
 }
 
-void qrnic_req_progress(struct qrnic_engine *e, struct qrnic_qp *qp)
+void qrnic_req_progress(struct qrnic_engine *e, struct qrnic_qpc *qp)
 {
     while (qp->sq_tail != qp->sq_head) {
         struct qrnic_swqe *s = qrnic_swqe(qp, qp->sq_tail);
@@ -303,7 +303,7 @@ void qrnic_req_progress(struct qrnic_engine *e, struct qrnic_qp *qp)
     }
 }
 
-void qrnic_req_fail(struct qrnic_engine *e, struct qrnic_qp *qp,
+void qrnic_req_fail(struct qrnic_engine *e, struct qrnic_qpc *qp,
                     uint16_t idx, uint8_t status, uint8_t verr)
 {
     struct qrnic_swqe *s = qrnic_swqe(qp, idx);
@@ -320,7 +320,7 @@ void qrnic_req_fail(struct qrnic_engine *e, struct qrnic_qp *qp,
     qrnic_req_progress(e, qp);
 }
 
-void qrnic_req_advanced(struct qrnic_engine *e, struct qrnic_qp *qp,
+void qrnic_req_advanced(struct qrnic_engine *e, struct qrnic_qpc *qp,
                         uint32_t una)
 {
     int32_t acked = psn_diff(una, qp->una_psn);
@@ -356,7 +356,7 @@ void qrnic_req_advanced(struct qrnic_engine *e, struct qrnic_qp *qp,
 
 /* ---- retransmission ------------------------------------------------------ */
 
-void qrnic_req_rewind(struct qrnic_engine *e, struct qrnic_qp *qp,
+void qrnic_req_rewind(struct qrnic_engine *e, struct qrnic_qpc *qp,
                       uint32_t psn)
 {
     uint16_t i;
@@ -404,7 +404,7 @@ static uint64_t rnr_ns(uint8_t code)
     return (uint64_t)t10us[code & 31] * 10000;
 }
 
-void qrnic_req_rnr(struct qrnic_engine *e, struct qrnic_qp *qp,
+void qrnic_req_rnr(struct qrnic_engine *e, struct qrnic_qpc *qp,
                    uint32_t psn, uint8_t code)
 {
     if (qp->rnr_retry != 7) {
@@ -421,7 +421,7 @@ void qrnic_req_rnr(struct qrnic_engine *e, struct qrnic_qp *qp,
     qrnic_sched_timer(e, qp);
 }
 
-void qrnic_req_timer(struct qrnic_engine *e, struct qrnic_qp *qp,
+void qrnic_req_timer(struct qrnic_engine *e, struct qrnic_qpc *qp,
                      uint64_t now)
 {
     if (qp->rnr_deadline && now >= qp->rnr_deadline) {
@@ -487,7 +487,7 @@ static uint8_t send_opcode(uint8_t wr, bool first, bool last)
 }
 
 /* Build and send the packet at tx_psn of WQE sq_cur; false on local error. */
-static bool send_packet(struct qrnic_engine *e, struct qrnic_qp *qp,
+static bool send_packet(struct qrnic_engine *e, struct qrnic_qpc *qp,
                         struct qrnic_swqe *s)
 {
     struct qrnic_wqe *w = &qp->cur;
@@ -621,7 +621,7 @@ enum start_result { STARTED, BLOCKED, LOCAL };
  * read through the key it invalidates.
  */
 static enum start_result start_local(struct qrnic_engine *e,
-                                     struct qrnic_qp *qp)
+                                     struct qrnic_qpc *qp)
 {
     struct qrnic_swqe *s = qrnic_swqe(qp, qp->sq_head);
     struct qrnic_wqe *w = &qp->cur;
@@ -651,7 +651,7 @@ static enum start_result start_local(struct qrnic_engine *e,
 }
 
 static enum start_result start_next(struct qrnic_engine *e,
-                                    struct qrnic_qp *qp)
+                                    struct qrnic_qpc *qp)
 {
     uint32_t max_rd = qp->max_rd_atomic ? qp->max_rd_atomic : 1;
     struct qrnic_swqe *s = qrnic_swqe(qp, qp->sq_head);
@@ -703,7 +703,7 @@ static enum start_result start_next(struct qrnic_engine *e,
     return STARTED;
 }
 
-uint8_t qrnic_req_wqe(struct qrnic_engine *e, struct qrnic_qp *qp,
+uint8_t qrnic_req_wqe(struct qrnic_engine *e, struct qrnic_qpc *qp,
                       uint16_t idx, struct qrnic_wqe *w)
 {
     struct qrnic_swqe *s = qrnic_swqe(qp, idx);
@@ -717,7 +717,7 @@ uint8_t qrnic_req_wqe(struct qrnic_engine *e, struct qrnic_qp *qp,
 }
 
 /* Re-read the WQE at the cursor; it must still be the one started. */
-static bool refetch(struct qrnic_engine *e, struct qrnic_qp *qp,
+static bool refetch(struct qrnic_engine *e, struct qrnic_qpc *qp,
                     struct qrnic_swqe *s)
 {
     uint8_t status, verr;
@@ -744,7 +744,7 @@ static bool refetch(struct qrnic_engine *e, struct qrnic_qp *qp,
  * stopped for the device's window: other QPs filled it), one more packet
  * goes, asking.
  */
-static bool may_send(struct qrnic_engine *e, struct qrnic_qp *qp,
+static bool may_send(struct qrnic_engine *e, struct qrnic_qpc *qp,
                      uint32_t window)
 {
     bool fresh = psn_diff(qp->tx_psn, qp->sent_psn) >= 0;
@@ -766,7 +766,7 @@ static bool may_send(struct qrnic_engine *e, struct qrnic_qp *qp,
  * WQEs that moved no data are done from the start: were the cursor to
  * rest on one, the completer could retire it from under the cursor.
  */
-static void cursor_next(struct qrnic_qp *qp)
+static void cursor_next(struct qrnic_qpc *qp)
 {
     do {
         qp->sq_cur++;
@@ -785,7 +785,7 @@ static void cursor_next(struct qrnic_qp *qp)
  * anything unreadable one; at most limit + 1 WQEs are looked at.
  */
 uint32_t qrnic_req_new_pkts(const struct qrnic_engine *e,
-                            const struct qrnic_qp *qp, uint32_t limit)
+                            const struct qrnic_qpc *qp, uint32_t limit)
 {
     uint8_t w[sizeof(struct qrnic_sq_wqe) +
               QRNIC_MAX_SGE * sizeof(struct qrnic_sge)];
@@ -836,7 +836,7 @@ uint32_t qrnic_req_new_pkts(const struct qrnic_engine *e,
     return n <= limit ? (uint32_t)n : limit + 1;
 }
 
-bool qrnic_req_work(struct qrnic_engine *e, struct qrnic_qp *qp,
+bool qrnic_req_work(struct qrnic_engine *e, struct qrnic_qpc *qp,
                     uint32_t budget)
 {
     uint32_t window = qrnic_req_window(e, qp);

@@ -15,19 +15,19 @@
 #include "qrnic_le.h"
 
 /* max_dest_rd_atomic 0 grants none: every READ/atomic is then refused. */
-static uint32_t rd_slots(const struct qrnic_qp *qp)
+static uint32_t rd_slots(const struct qrnic_qpc *qp)
 {
     return qp->max_dest_rd_atomic;
 }
 
-static void send_ack(struct qrnic_engine *e, struct qrnic_qp *qp);
-static struct qrnic_rd_res *next_reply(struct qrnic_qp *qp);
+static void send_ack(struct qrnic_engine *e, struct qrnic_qpc *qp);
+static struct qrnic_rd_res *next_reply(struct qrnic_qpc *qp);
 
 /*
  * ACK or NAK psn.  With no READ/atomic reply queued before it, it goes out
  * from the packet path at once; otherwise it waits its turn behind them.
  */
-static void queue_ack(struct qrnic_engine *e, struct qrnic_qp *qp,
+static void queue_ack(struct qrnic_engine *e, struct qrnic_qpc *qp,
                       uint8_t syndrome, uint32_t psn)
 {
     if (qp->type == QRNIC_QPT_UC) {
@@ -44,7 +44,7 @@ static void queue_ack(struct qrnic_engine *e, struct qrnic_qp *qp,
 }
 
 /* UC: forget the message in progress; its receive WQE serves the next. */
-static void uc_drop_message(struct qrnic_engine *e, struct qrnic_qp *qp)
+static void uc_drop_message(struct qrnic_engine *e, struct qrnic_qpc *qp)
 {
     qp->uc_drop = true;
     qp->resp_msg = QRNIC_RESP_NONE;
@@ -59,7 +59,7 @@ static void uc_drop_message(struct qrnic_engine *e, struct qrnic_qp *qp)
  * UC QP a remote error drops the message; a local one (REM_OP: the
  * receive WQE or memory failed) still ends the QP.
  */
-static void fatal_nak(struct qrnic_engine *e, struct qrnic_qp *qp,
+static void fatal_nak(struct qrnic_engine *e, struct qrnic_qpc *qp,
                       uint32_t psn, uint8_t code)
 {
     if (code == QRNIC_NAK_REM_ACCESS) {
@@ -74,7 +74,7 @@ static void fatal_nak(struct qrnic_engine *e, struct qrnic_qp *qp,
 }
 
 /* A receive WQE it cannot use: complete it with status, NAK, error. */
-static void recv_error(struct qrnic_engine *e, struct qrnic_qp *qp,
+static void recv_error(struct qrnic_engine *e, struct qrnic_qpc *qp,
                        const struct qrnic_rx *rx, uint8_t status, uint8_t verr,
                        uint8_t nak_code)
 {
@@ -86,7 +86,7 @@ static void recv_error(struct qrnic_engine *e, struct qrnic_qp *qp,
     fatal_nak(e, qp, rx->psn, nak_code);
 }
 
-static bool rnr(struct qrnic_engine *e, struct qrnic_qp *qp,
+static bool rnr(struct qrnic_engine *e, struct qrnic_qpc *qp,
                 const struct qrnic_rx *rx)
 {
     if (qp->recv_active || qrnic_recv_ready(qp)) {
@@ -102,7 +102,7 @@ static bool rnr(struct qrnic_engine *e, struct qrnic_qp *qp,
     return true;
 }
 
-static bool do_send(struct qrnic_engine *e, struct qrnic_qp *qp,
+static bool do_send(struct qrnic_engine *e, struct qrnic_qpc *qp,
                     const struct qrnic_rx *rx)
 {
     uint8_t verr;
@@ -153,11 +153,11 @@ static bool do_send(struct qrnic_engine *e, struct qrnic_qp *qp,
     return true;
 }
 
-static bool do_write(struct qrnic_engine *e, struct qrnic_qp *qp,
+static bool do_write(struct qrnic_engine *e, struct qrnic_qpc *qp,
                      const struct qrnic_rx *rx)
 {
     bool imm = rx->opf & QRNIC_OPF_IMM;
-    struct qrnic_mr *mr;
+    struct qrnic_mrc *mr;
 
     /* Every packet: an RTS->RTS modify may have revoked the right. */
     if (!(qp->access & QRNIC_ACCESS_REMOTE_WRITE)) {
@@ -220,7 +220,7 @@ static bool do_write(struct qrnic_engine *e, struct qrnic_qp *qp,
 }
 
 /* A slot for a READ/atomic reply; false if all of them are still busy. */
-static struct qrnic_rd_res *rd_slot(struct qrnic_qp *qp)
+static struct qrnic_rd_res *rd_slot(struct qrnic_qpc *qp)
 {
     struct qrnic_rd_res *r;
 
@@ -236,11 +236,11 @@ static struct qrnic_rd_res *rd_slot(struct qrnic_qp *qp)
     return r;
 }
 
-static bool do_read(struct qrnic_engine *e, struct qrnic_qp *qp,
+static bool do_read(struct qrnic_engine *e, struct qrnic_qpc *qp,
                     const struct qrnic_rx *rx)
 {
     struct qrnic_rd_res *r;
-    struct qrnic_mr *mr;
+    struct qrnic_mrc *mr;
 
     if (!(qp->access & QRNIC_ACCESS_REMOTE_READ) ||
         (rx->dma_len &&
@@ -268,11 +268,11 @@ static bool do_read(struct qrnic_engine *e, struct qrnic_qp *qp,
     return true;
 }
 
-static bool do_atomic(struct qrnic_engine *e, struct qrnic_qp *qp,
+static bool do_atomic(struct qrnic_engine *e, struct qrnic_qpc *qp,
                       const struct qrnic_rx *rx)
 {
     struct qrnic_rd_res *r;
-    struct qrnic_mr *mr;
+    struct qrnic_mrc *mr;
     uint8_t v[8];
     uint64_t orig;
 
@@ -313,11 +313,11 @@ static bool do_atomic(struct qrnic_engine *e, struct qrnic_qp *qp,
 }
 
 /* A request with a PSN already executed. */
-static void duplicate(struct qrnic_engine *e, struct qrnic_qp *qp,
+static void duplicate(struct qrnic_engine *e, struct qrnic_qpc *qp,
                       const struct qrnic_rx *rx)
 {
     uint32_t i, n = rd_slots(qp);
-    struct qrnic_mr *mr;
+    struct qrnic_mrc *mr;
 
     qrnic_stat(e, QRNIC_STAT_DUP_REQS);
     if (!(rx->opf & (QRNIC_OPF_READ | QRNIC_OPF_ATOMIC | QRNIC_OPF_FLUSH |
@@ -378,7 +378,7 @@ static void duplicate(struct qrnic_engine *e, struct qrnic_qp *qp,
 }
 
 /* Does the packet fit the message in progress and the path MTU? */
-static bool in_sequence(const struct qrnic_qp *qp, const struct qrnic_rx *rx)
+static bool in_sequence(const struct qrnic_qpc *qp, const struct qrnic_rx *rx)
 {
     uint32_t opf = rx->opf;
 
@@ -414,7 +414,7 @@ static bool in_sequence(const struct qrnic_qp *qp, const struct qrnic_rx *rx)
  * message they belonged to is dropped; the responder takes up again at
  * the first packet of a message, whatever its PSN.  False: drop this one.
  */
-static bool uc_sequence(struct qrnic_engine *e, struct qrnic_qp *qp,
+static bool uc_sequence(struct qrnic_engine *e, struct qrnic_qpc *qp,
                         const struct qrnic_rx *rx)
 {
     if (rx->psn != qp->epsn && qp->resp_msg != QRNIC_RESP_NONE) {
@@ -433,7 +433,7 @@ static bool uc_sequence(struct qrnic_engine *e, struct qrnic_qp *qp,
     return true;
 }
 
-void qrnic_resp_rx(struct qrnic_engine *e, struct qrnic_qp *qp,
+void qrnic_resp_rx(struct qrnic_engine *e, struct qrnic_qpc *qp,
                    const struct qrnic_rx *rx)
 {
     int32_t d;
@@ -498,7 +498,7 @@ void qrnic_resp_rx(struct qrnic_engine *e, struct qrnic_qp *qp,
 
 /* ---- replies ------------------------------------------------------------- */
 
-static void send_ack(struct qrnic_engine *e, struct qrnic_qp *qp)
+static void send_ack(struct qrnic_engine *e, struct qrnic_qpc *qp)
 {
     uint8_t *f = e->roce_frame;
     size_t pos;
@@ -509,7 +509,7 @@ static void send_ack(struct qrnic_engine *e, struct qrnic_qp *qp)
     qp->ack_pending = false;
 }
 
-static void send_atomic_ack(struct qrnic_engine *e, struct qrnic_qp *qp,
+static void send_atomic_ack(struct qrnic_engine *e, struct qrnic_qpc *qp,
                             struct qrnic_rd_res *r)
 {
     uint8_t *f = e->roce_frame;
@@ -526,13 +526,13 @@ static void send_atomic_ack(struct qrnic_engine *e, struct qrnic_qp *qp,
 }
 
 /* One READ response packet; false if the region went away meanwhile. */
-static bool send_read_response(struct qrnic_engine *e, struct qrnic_qp *qp,
+static bool send_read_response(struct qrnic_engine *e, struct qrnic_qpc *qp,
                                struct qrnic_rd_res *r)
 {
     uint32_t n = r->out_left < qp->mtu ? r->out_left : qp->mtu;
     bool first = r->out_first, last = n == r->out_left;
     uint8_t *f = e->roce_frame;
-    struct qrnic_mr *mr;
+    struct qrnic_mrc *mr;
     uint8_t opcode;
     size_t pos;
 
@@ -568,7 +568,7 @@ static bool send_read_response(struct qrnic_engine *e, struct qrnic_qp *qp,
 }
 
 /* The oldest reply still to send (slots are taken in PSN order). */
-static struct qrnic_rd_res *next_reply(struct qrnic_qp *qp)
+static struct qrnic_rd_res *next_reply(struct qrnic_qpc *qp)
 {
     uint32_t n = rd_slots(qp), i;
     struct qrnic_rd_res *best = NULL;
@@ -583,7 +583,7 @@ static struct qrnic_rd_res *next_reply(struct qrnic_qp *qp)
     return best;
 }
 
-bool qrnic_resp_work(struct qrnic_engine *e, struct qrnic_qp *qp,
+bool qrnic_resp_work(struct qrnic_engine *e, struct qrnic_qpc *qp,
                      uint32_t budget)
 {
     struct qrnic_rd_res *r;
@@ -620,13 +620,13 @@ bool qrnic_resp_work(struct qrnic_engine *e, struct qrnic_qp *qp,
     return false;
 }
 
-void qrnic_resp_fatal_nak(struct qrnic_engine *e, struct qrnic_qp *qp,
+void qrnic_resp_fatal_nak(struct qrnic_engine *e, struct qrnic_qpc *qp,
                           uint32_t psn, uint8_t code)
 {
     fatal_nak(e, qp, psn, code);
 }
 
-struct qrnic_rd_res *qrnic_resp_rd_slot(struct qrnic_qp *qp)
+struct qrnic_rd_res *qrnic_resp_rd_slot(struct qrnic_qpc *qp)
 {
     return rd_slot(qp);
 }

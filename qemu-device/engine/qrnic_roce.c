@@ -183,7 +183,7 @@ void qrnic_roce_rx(struct qrnic_engine *e, const uint8_t *frame, size_t len)
 {
     struct qrnic_roce_pkt pkt;
     struct qrnic_rx rx;
-    struct qrnic_qp *qp;
+    struct qrnic_qpc *qp;
 
     e->stats.rx_roce++;
     qrnic_stat(e, QRNIC_STAT_RX_ROCE_PKTS);

@@ -17,7 +17,7 @@
 QRNIC_QP_LIST_FNS(ready, ready_queued, ready_prev, ready_next)
 QRNIC_QP_LIST_FNS(timed, timed_queued, timed_prev, timed_next)
 
-void qrnic_sched_qp(struct qrnic_engine *e, struct qrnic_qp *qp)
+void qrnic_sched_qp(struct qrnic_engine *e, struct qrnic_qpc *qp)
 {
     if (!qp->ready_queued) {
         ready_add(&e->ready_qps, qp);
@@ -25,7 +25,7 @@ void qrnic_sched_qp(struct qrnic_engine *e, struct qrnic_qp *qp)
     }
 }
 
-static uint64_t qp_deadline(const struct qrnic_qp *qp)
+static uint64_t qp_deadline(const struct qrnic_qpc *qp)
 {
     uint64_t d = UINT64_MAX;
 
@@ -41,7 +41,7 @@ static uint64_t qp_deadline(const struct qrnic_qp *qp)
     return d;
 }
 
-void qrnic_sched_timer(struct qrnic_engine *e, struct qrnic_qp *qp)
+void qrnic_sched_timer(struct qrnic_engine *e, struct qrnic_qpc *qp)
 {
     uint64_t d = qp_deadline(qp);
 
@@ -60,7 +60,7 @@ void qrnic_sched_timer(struct qrnic_engine *e, struct qrnic_qp *qp)
     }
 }
 
-void qrnic_sched_unlink(struct qrnic_engine *e, struct qrnic_qp *qp)
+void qrnic_sched_unlink(struct qrnic_engine *e, struct qrnic_qpc *qp)
 {
     qrnic_cc_unlink(e, qp);
     if (qp->ready_queued) {
@@ -85,7 +85,7 @@ void qrnic_sched_reset(struct qrnic_engine *e)
 void qrnic_sched_expire(struct qrnic_engine *e)
 {
     uint64_t now = e->ops->now_ns(e->opaque), next;
-    struct qrnic_qp *qp, *n;
+    struct qrnic_qpc *qp, *n;
 
     e->timer_armed = UINT64_MAX;
     qrnic_fault_expire(e, now);
@@ -143,7 +143,7 @@ void qrnic_tx(struct qrnic_engine *e, const uint8_t *frame, size_t len)
     }
 }
 
-static bool qp_work(struct qrnic_engine *e, struct qrnic_qp *qp,
+static bool qp_work(struct qrnic_engine *e, struct qrnic_qpc *qp,
                     uint32_t budget, uint32_t req_budget)
 {
     bool more;
@@ -182,7 +182,7 @@ static void backlog_work(struct qrnic_engine *e)
 void qrnic_sched_work(struct qrnic_engine *e)
 {
     uint32_t turns = 0;
-    struct qrnic_qp *qp;
+    struct qrnic_qpc *qp;
 
     if (e->aq_kick) {
         e->aq_kick = false;
@@ -225,7 +225,7 @@ void qrnic_sched_work(struct qrnic_engine *e)
  */
 void qrnic_sched_doorbell(struct qrnic_engine *e, uint32_t qpn)
 {
-    struct qrnic_qp *qp = qpn ? qrnic_qp_get(e, qpn) : NULL;
+    struct qrnic_qpc *qp = qpn ? qrnic_qp_get(e, qpn) : NULL;
     uint32_t n = e->db_work < QRNIC_DB_WORK_MAX ? e->db_work :
                                                    QRNIC_DB_WORK_MAX;
 

@@ -12,7 +12,7 @@
 #include "qrnic_rdma.h"
 #include "qrnic_le.h"
 
-struct qrnic_srq *qrnic_srq_get(struct qrnic_engine *e, uint32_t srqn)
+struct qrnic_srqc *qrnic_srq_get(struct qrnic_engine *e, uint32_t srqn)
 {
     return srqn && srqn < QRNIC_ENG_MAX_SRQ ? e->srq[srqn] : NULL;
 }
@@ -32,7 +32,7 @@ enum qrnic_cmd_status qrnic_cmd_create_srq(struct qrnic_engine *e,
     uint32_t limit = qrnic_cmd32(cmd, create_srq.limit);
     uint8_t ld = qrnic_cmd8(cmd, create_srq.log_depth);
     uint8_t ls = qrnic_cmd8(cmd, create_srq.log_stride);
-    struct qrnic_srq *srq;
+    struct qrnic_srqc *srq;
     uint32_t n;
     uint8_t st;
 
@@ -89,7 +89,7 @@ enum qrnic_cmd_status qrnic_cmd_create_srq(struct qrnic_engine *e,
  * stride).  The WQEs posted and not taken (ci..pi-1) are copied from slot
  * i % old depth to slot i % new depth; the indexes stay.
  */
-static uint8_t srq_resize(struct qrnic_engine *e, struct qrnic_srq *srq,
+static uint8_t srq_resize(struct qrnic_engine *e, struct qrnic_srqc *srq,
                           uint32_t off, uint8_t ld)
 {
     uint8_t w[1u << QRNIC_RQ_MAX_LOG_STRIDE];
@@ -129,7 +129,8 @@ enum qrnic_cmd_status qrnic_cmd_modify_srq(struct qrnic_engine *e,
                                            struct qrnic_cmd_req *req)
 {
     const uint8_t *cmd = req->cmd;
-    struct qrnic_srq *srq = qrnic_srq_get(e, qrnic_cmd32(cmd, modify_srq.srqn));
+    uint32_t srqn = qrnic_cmd32(cmd, modify_srq.srqn);
+    struct qrnic_srqc *srq = qrnic_srq_get(e, srqn);
     uint32_t limit = qrnic_cmd32(cmd, modify_srq.limit);
     uint32_t mask = qrnic_cmd32(cmd, modify_srq.mask);
     uint8_t ld = srq ? srq->log_depth : 0;
@@ -170,7 +171,7 @@ enum qrnic_cmd_status qrnic_cmd_query_srq(struct qrnic_engine *e,
                                           struct qrnic_cmd_req *req)
 {
     const uint8_t *cmd = req->cmd;
-    struct qrnic_srq *srq = qrnic_srq_get(e, qrnic_cmd32(cmd, query_srq.srqn));
+    struct qrnic_srqc *srq = qrnic_srq_get(e, qrnic_cmd32(cmd, query_srq.srqn));
 
     if (!srq) {
         return QRNIC_ST_BAD_HANDLE;
@@ -180,7 +181,7 @@ enum qrnic_cmd_status qrnic_cmd_query_srq(struct qrnic_engine *e,
     return QRNIC_ST_OK;
 }
 
-static void srq_free(struct qrnic_engine *e, struct qrnic_srq *srq)
+static void srq_free(struct qrnic_engine *e, struct qrnic_srqc *srq)
 {
     qrnic_qmem_release(e, srq->off,
                        qrnic_qmem_pages(srq->log_depth, srq->log_stride));
@@ -195,7 +196,7 @@ enum qrnic_cmd_status qrnic_cmd_destroy_srq(struct qrnic_engine *e,
                                             struct qrnic_cmd_req *req)
 {
     const uint8_t *cmd = req->cmd;
-    struct qrnic_srq *srq = qrnic_srq_get(e,
+    struct qrnic_srqc *srq = qrnic_srq_get(e,
                                           qrnic_cmd32(cmd, destroy_srq.srqn));
 
     if (!srq) {
@@ -222,7 +223,7 @@ void qrnic_srq_free_all(struct qrnic_engine *e)
 enum qrnic_guest_err qrnic_srq_doorbell(struct qrnic_engine *e, uint32_t page,
                                         uint64_t val)
 {
-    struct qrnic_srq *srq = qrnic_srq_get(e, (uint32_t)val & QRNIC_DB_QN_MASK);
+    struct qrnic_srqc *srq = qrnic_srq_get(e, (uint32_t)val & QRNIC_DB_QN_MASK);
     uint16_t pi = (uint16_t)(val >> 32);
 
     if (!srq || srq->uctx != page) {
@@ -240,14 +241,14 @@ enum qrnic_guest_err qrnic_srq_doorbell(struct qrnic_engine *e, uint32_t page,
 
 /* ---- a QP's receive WQEs ------------------------------------------------- */
 
-bool qrnic_recv_ready(const struct qrnic_qp *qp)
+bool qrnic_recv_ready(const struct qrnic_qpc *qp)
 {
     return qp->srq ? qp->srq->pi != qp->srq->ci : qp->rq_ci != qp->rq_pi;
 }
 
-uint8_t qrnic_recv_take(struct qrnic_engine *e, struct qrnic_qp *qp)
+uint8_t qrnic_recv_take(struct qrnic_engine *e, struct qrnic_qpc *qp)
 {
-    struct qrnic_srq *srq = qp->srq;
+    struct qrnic_srqc *srq = qp->srq;
     uint8_t verr;
 
     qp->recv_active = true;
@@ -273,7 +274,7 @@ uint8_t qrnic_recv_take(struct qrnic_engine *e, struct qrnic_qp *qp)
     return verr;
 }
 
-void qrnic_recv_done(struct qrnic_qp *qp)
+void qrnic_recv_done(struct qrnic_qpc *qp)
 {
     if (!qp->srq) {
         qp->rq_ci++;
@@ -281,7 +282,7 @@ void qrnic_recv_done(struct qrnic_qp *qp)
     qp->recv_active = false;
 }
 
-void qrnic_recv_complete(struct qrnic_engine *e, struct qrnic_qp *qp,
+void qrnic_recv_complete(struct qrnic_engine *e, struct qrnic_qpc *qp,
                          uint8_t opcode, uint8_t status, uint8_t verr,
                          uint32_t len, const struct qrnic_rx *rx)
 {

@@ -40,7 +40,7 @@ bool qrnic_gid_is_local(const struct qrnic_engine *e, const uint8_t *gid)
 }
 
 /* The WQE's address vector; false if it names no usable source GID. */
-static bool read_av(struct qrnic_engine *e, const struct qrnic_qp *qp,
+static bool read_av(struct qrnic_engine *e, const struct qrnic_qpc *qp,
                     const uint8_t *w, struct qrnic_av *av, uint32_t *qkey)
 {
     uint8_t sgi = *AV(sgid_index);
@@ -66,7 +66,7 @@ static bool read_av(struct qrnic_engine *e, const struct qrnic_qp *qp,
     return true;
 }
 
-static void complete_send(struct qrnic_engine *e, struct qrnic_qp *qp,
+static void complete_send(struct qrnic_engine *e, struct qrnic_qpc *qp,
                           uint64_t wr_id, uint8_t flags, uint32_t len,
                           uint8_t status, uint8_t verr)
 {
@@ -92,7 +92,7 @@ static void complete_send(struct qrnic_engine *e, struct qrnic_qp *qp,
  * Read, check and send the WQE at sq_head, then complete it.  Returns the
  * completion status; anything but success puts the QP in error.
  */
-static uint8_t send_one(struct qrnic_engine *e, struct qrnic_qp *qp,
+static uint8_t send_one(struct qrnic_engine *e, struct qrnic_qpc *qp,
                         uint64_t *wr_id, uint8_t *flags, uint32_t *len,
                         uint8_t *verr)
 {
@@ -168,7 +168,7 @@ static uint8_t send_one(struct qrnic_engine *e, struct qrnic_qp *qp,
     return QRNIC_WC_SUCCESS;
 }
 
-bool qrnic_ud_work(struct qrnic_engine *e, struct qrnic_qp *qp,
+bool qrnic_ud_work(struct qrnic_engine *e, struct qrnic_qpc *qp,
                    uint32_t budget)
 {
     if (qp->state == QRNIC_QPS_SQD && qp->sqd_notify &&
@@ -212,7 +212,7 @@ static void build_grh(const struct qrnic_rx *rx, const uint8_t *frame,
     }
 }
 
-void qrnic_ud_rx(struct qrnic_engine *e, struct qrnic_qp *qp,
+void qrnic_ud_rx(struct qrnic_engine *e, struct qrnic_qpc *qp,
                  const struct qrnic_rx *rx)
 {
     uint8_t grh[QRNIC_GRH_LEN];

@@ -216,7 +216,7 @@ uint16_t qrnic_wire_sport(uint32_t flow_label, uint32_t qpn, uint32_t dqpn)
     return (uint16_t)(0xc000 | ((fl ^ (fl >> 14)) & 0x3fff));
 }
 
-size_t qrnic_wire_begin(struct qrnic_engine *e, const struct qrnic_qp *qp,
+size_t qrnic_wire_begin(struct qrnic_engine *e, const struct qrnic_qpc *qp,
                         uint8_t *f, uint8_t opcode, uint32_t psn, bool se,
                         bool ackreq)
 {
@@ -277,7 +277,7 @@ size_t qrnic_wire_begin_av(struct qrnic_engine *e, const struct qrnic_av *av,
     return (size_t)(b + QRNIC_BTH_LEN - f);
 }
 
-size_t qrnic_wire_finish(const struct qrnic_qp *qp, uint8_t *f, size_t len)
+size_t qrnic_wire_finish(const struct qrnic_qpc *qp, uint8_t *f, size_t len)
 {
     return qrnic_wire_finish_ip(qp->ipv4, f, len);
 }

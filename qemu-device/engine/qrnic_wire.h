@@ -145,7 +145,7 @@ bool qrnic_wire_parse(const uint8_t *f, const struct qrnic_roce_pkt *pkt,
                       struct qrnic_rx *rx);
 
 struct qrnic_engine;
-struct qrnic_qp;
+struct qrnic_qpc;
 
 /* Where a frame goes and how: a connected QP's path or a UD WQE's AV. */
 struct qrnic_av {
@@ -167,12 +167,12 @@ struct qrnic_av {
 size_t qrnic_wire_begin_av(struct qrnic_engine *e, const struct qrnic_av *av,
                            uint8_t *f, uint8_t opcode, uint32_t psn, bool se,
                            bool ackreq);
-size_t qrnic_wire_begin(struct qrnic_engine *e, const struct qrnic_qp *qp,
+size_t qrnic_wire_begin(struct qrnic_engine *e, const struct qrnic_qpc *qp,
                         uint8_t *f, uint8_t opcode, uint32_t psn, bool se,
                         bool ackreq);
 /* Pad, fill in lengths, IP checksum and ICRC; returns the frame length. */
 size_t qrnic_wire_finish_ip(bool ipv4, uint8_t *f, size_t len);
-size_t qrnic_wire_finish(const struct qrnic_qp *qp, uint8_t *f, size_t len);
+size_t qrnic_wire_finish(const struct qrnic_qpc *qp, uint8_t *f, size_t len);
 
 size_t qrnic_put_reth(uint8_t *p, uint64_t va, uint32_t rkey, uint32_t len);
 size_t qrnic_put_aeth(uint8_t *p, uint8_t syndrome, uint32_t msn);

@@ -21,7 +21,7 @@ static bool pd_used(const struct qrnic_engine *e, uint32_t pdn)
     return qrnic_pd_exists(e, pdn) && e->pd_users[pdn - 1] > 0;
 }
 
-static const char *check_sq(const struct qrnic_qp *qp)
+static const char *check_sq(const struct qrnic_qpc *qp)
 {
     uint16_t started = qp->sq_head - qp->sq_tail;
     const struct qrnic_swqe *s;
@@ -53,7 +53,7 @@ static const char *check_sq(const struct qrnic_qp *qp)
 static const char *check_qps(const struct qrnic_engine *e, uint32_t *nmw2)
 {
     uint32_t i, ready = 0, inflight = 0;
-    const struct qrnic_qp *qp;
+    const struct qrnic_qpc *qp;
 
     for (i = 0; i < QRNIC_ENG_MAX_QP; i++) {
         const char *why;
@@ -129,10 +129,10 @@ static const char *check_qps(const struct qrnic_engine *e, uint32_t *nmw2)
 
 /* A bound window: its region live, valid, of its PD, around it; its QP. */
 static const char *check_window(const struct qrnic_engine *e,
-                                const struct qrnic_mr *mw)
+                                const struct qrnic_mrc *mw)
 {
-    const struct qrnic_mr *mr;
-    const struct qrnic_qp *qp;
+    const struct qrnic_mrc *mr;
+    const struct qrnic_qpc *qp;
 
     if (!mw->valid) {
         return mw->mr_idx || mw->access || mw->qpn ?
@@ -172,7 +172,7 @@ static const char *check_keys(const struct qrnic_engine *e, uint32_t *nmw2)
 
     /* No key was ever handed out above mr_top. */
     for (i = 1; i <= top; i++) {
-        const struct qrnic_mr *mr = e->mr[i];
+        const struct qrnic_mrc *mr = e->mr[i];
 
         if (!mr) {
             continue;
@@ -204,7 +204,7 @@ static const char *check_keys(const struct qrnic_engine *e, uint32_t *nmw2)
            "key table: page addresses reserved do not add up" : NULL;
 }
 
-static void count_key(const struct qrnic_engine *e, const struct qrnic_mr *mr,
+static void count_key(const struct qrnic_engine *e, const struct qrnic_mrc *mr,
                       uint32_t (*used)[QRNIC_CTX_RES_COUNT])
 {
     uint32_t u = e->pd_uctx[mr->pdn - 1];
@@ -234,7 +234,7 @@ static const char *check_uctx(const struct qrnic_engine *e)
         }
     }
     for (i = 0; i < QRNIC_ENG_MAX_QP; i++) {
-        const struct qrnic_qp *qp = e->qp[i];
+        const struct qrnic_qpc *qp = e->qp[i];
 
         if (qp) {
             cc[qp->uctx].cc_inflight += qp->cc_counted;
@@ -247,7 +247,7 @@ static const char *check_uctx(const struct qrnic_engine *e)
         }
     }
     for (i = 0; i < QRNIC_ENG_MAX_SRQ; i++) {
-        const struct qrnic_srq *srq = e->srq[i];
+        const struct qrnic_srqc *srq = e->srq[i];
 
         if (srq) {
             used[srq->uctx][QRNIC_CTX_SRQ]++;
@@ -334,7 +334,7 @@ const char *qrnic_engine_check(const struct qrnic_engine *e)
         }
     }
     for (i = 0; i < QRNIC_ENG_MAX_CQ; i++) {
-        const struct qrnic_cq *cq = e->cq[i];
+        const struct qrnic_cqc *cq = e->cq[i];
 
         if (cq && (cq->cqn != i || !ring_ok(cq->pi, cq->ci, cq->log_depth))) {
             return "CQ slot or index out of range";
@@ -348,7 +348,7 @@ const char *qrnic_engine_check(const struct qrnic_engine *e)
             return "multicast group over its size";
         }
         for (k = 0; k < g->nqp; k++) {
-            const struct qrnic_qp *qp =
+            const struct qrnic_qpc *qp =
                 qrnic_qp_get((struct qrnic_engine *)e, g->qpn[k]);
 
             if (!qp || qp->type != QRNIC_QPT_UD) {
@@ -357,7 +357,7 @@ const char *qrnic_engine_check(const struct qrnic_engine *e)
         }
     }
     for (i = 0; i < QRNIC_ENG_MAX_SRQ; i++) {
-        const struct qrnic_srq *srq = e->srq[i];
+        const struct qrnic_srqc *srq = e->srq[i];
 
         if (srq && (srq->srqn != i ||
                     !ring_ok(srq->pi, srq->ci, srq->log_depth) ||

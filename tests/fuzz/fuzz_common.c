@@ -246,9 +246,9 @@ static struct qrnic_engine *srq_engine(const struct fz_srq *s)
     return &s->srq->n->d.e;
 }
 
-static const struct qrnic_srq *srq_of(const struct fz_srq *s)
+static const struct qrnic_srqc *srq_of(const struct fz_srq *s)
 {
-    const struct qrnic_srq *q = qrnic_srq_get(srq_engine(s), s->srq->srqn);
+    const struct qrnic_srqc *q = qrnic_srq_get(srq_engine(s), s->srq->srqn);
 
     if (!q) {
         fz_fail("SRQ %u is gone", s->srq->srqn);
@@ -262,7 +262,7 @@ static bool srq_done(const struct fz_srq *s, uint16_t idx)
 }
 
 /* Taken by the device: below its take index (no input takes 2^15). */
-static bool srq_taken(const struct qrnic_srq *q, uint16_t idx)
+static bool srq_taken(const struct qrnic_srqc *q, uint16_t idx)
 {
     return (uint16_t)(q->ci - 1 - idx) < 0x8000;
 }
@@ -297,7 +297,7 @@ bool fz_srq_has_qp(const struct fz_srq *s, uint32_t qpn)
 
 void fz_srq_cqe(struct fz_srq *s, const struct hwc *wc)
 {
-    const struct qrnic_srq *q = srq_of(s);
+    const struct qrnic_srqc *q = srq_of(s);
     uint16_t idx = wc->wqe_idx;
 
     if (!fz_srq_has_qp(s, wc->qpn)) {
@@ -321,13 +321,13 @@ void fz_srq_cqe(struct fz_srq *s, const struct hwc *wc)
 }
 
 /* The WQEs the SRQ's QPs hold: taken, not completed, one QP each. */
-static void srq_held(const struct fz_srq *s, const struct qrnic_srq *q)
+static void srq_held(const struct fz_srq *s, const struct qrnic_srqc *q)
 {
     struct qrnic_engine *e = srq_engine(s);
     int i, j;
 
     for (i = 0; i < s->nqp; i++) {
-        const struct qrnic_qp *a = qrnic_qp_get(e, s->qpn[i]);
+        const struct qrnic_qpc *a = qrnic_qp_get(e, s->qpn[i]);
 
         if (!a || !a->recv_active) {
             continue;
@@ -341,7 +341,7 @@ static void srq_held(const struct fz_srq *s, const struct qrnic_srq *q)
                     srq_done(s, a->recv_idx) ? ", completed" : "");
         }
         for (j = i + 1; j < s->nqp; j++) {
-            const struct qrnic_qp *b = qrnic_qp_get(e, s->qpn[j]);
+            const struct qrnic_qpc *b = qrnic_qp_get(e, s->qpn[j]);
 
             if (b && b->recv_active && b->recv_idx == a->recv_idx) {
                 fz_fail("SRQ %u: QPs 0x%x and 0x%x both hold slot %u",
@@ -354,7 +354,7 @@ static void srq_held(const struct fz_srq *s, const struct qrnic_srq *q)
 void fz_srq_step(struct fz_srq *s)
 {
     struct qrnic_engine *e = srq_engine(s);
-    const struct qrnic_srq *q = srq_of(s);
+    const struct qrnic_srqc *q = srq_of(s);
     uint32_t n = node_async_events(s->srq->n, QRNIC_EVENT_SRQ_LIMIT,
                                    q->srqn);
     uint16_t posted = (uint16_t)(q->pi - q->ci);
@@ -382,7 +382,7 @@ void fz_srq_step(struct fz_srq *s)
 uint8_t fz_srq_arm(struct fz_srq *s, uint32_t limit)
 {
     struct qrnic_cmd c = harness_cmd(QRNIC_CMD_MODIFY_SRQ);
-    const struct qrnic_srq *q;
+    const struct qrnic_srqc *q;
     uint8_t st;
 
     fz_srq_step(s);
@@ -421,14 +421,14 @@ uint8_t fz_srq_query(struct fz_srq *s)
 void fz_srq_check_idle(const struct fz_srq *s)
 {
     struct qrnic_engine *e = srq_engine(s);
-    const struct qrnic_srq *q = srq_of(s);
+    const struct qrnic_srqc *q = srq_of(s);
     uint32_t held = 0, pending = 0;
     uint16_t idx;
     int i;
 
     srq_held(s, q);                 /* each held one taken, open, once */
     for (i = 0; i < s->nqp; i++) {
-        const struct qrnic_qp *a = qrnic_qp_get(e, s->qpn[i]);
+        const struct qrnic_qpc *a = qrnic_qp_get(e, s->qpn[i]);
 
         if (a && a->recv_active) {
             if (a->state == QRNIC_QPS_ERR) {

@@ -611,7 +611,7 @@ static void resize_record(struct fz *f, const uint8_t *c)
     uint16_t v = fz_u16(f);
     const uint8_t *pl = qrnic_cmd_at(c, resize_cq.pbl);
     uint8_t log = *qrnic_cmd_at(c, resize_cq.log_depth);
-    const struct qrnic_cq *cq =
+    const struct qrnic_cqc *cq =
         qrnic_cq_get(&dev.e, qrnic_ld32(qrnic_cmd_at(c, resize_cq.cqn)));
     uint64_t addr = qrnic_ld64(pl), rec;
     uint32_t off, ci;

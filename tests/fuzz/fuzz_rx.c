@@ -479,7 +479,7 @@ static void setup(struct fz *f)
  */
 static uint32_t psn_base(struct hqp *qp, bool request)
 {
-    const struct qrnic_qp *q = qrnic_qp_get(&nodes[1].d.e, qp->qpn);
+    const struct qrnic_qpc *q = qrnic_qp_get(&nodes[1].d.e, qp->qpn);
 
     return !q ? 0 : request ? q->epsn : q->next_psn;
 }
@@ -1564,7 +1564,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     drain_cqs();
     fz_srq_step(&fx.sk);
     if (idle) {
-        const struct qrnic_qp *e = qrnic_qp_get(&nodes[1].d.e, fx.qpe->qpn);
+        const struct qrnic_qpc *e = qrnic_qp_get(&nodes[1].d.e, fx.qpe->qpn);
 
         fz_srq_check_idle(&fx.sk);
         if (e->state == QRNIC_QPS_ERR &&

@@ -368,7 +368,7 @@ enum { K_MW1, K_MW2, K_FR, K_MRC };
 /* The key an object of the node has now (the engine's: binds change it). */
 static uint32_t cur_key(int node, int k)
 {
-    const struct qrnic_mr *m;
+    const struct qrnic_mrc *m;
 
     if (k == K_MRC) {
         return fx.s[node].mrc->key;
@@ -909,7 +909,7 @@ static void poll_ud(int node)
         int g = wc.qpn == QRNIC_GSI_QPN ? 1 :
                 wc.qpn == s->u[2].qp->qpn ? 2 : 0;
         struct udq *u = &s->u[g];
-        const struct qrnic_qp *q = qrnic_qp_get(&nodes[node].d.e, wc.qpn);
+        const struct qrnic_qpc *q = qrnic_qp_get(&nodes[node].d.e, wc.qpn);
 
         if (debug) {
             fprintf(stderr, "n%d UD CQE qpn %x %s idx %u wr_id %llu status "
@@ -1055,7 +1055,7 @@ static void op_wire(struct fz *f)
 static void poll_side(int node)
 {
     struct side *s = &fx.s[node];
-    const struct qrnic_qp *q = qrnic_qp_get(&nodes[node].d.e, s->qp->qpn);
+    const struct qrnic_qpc *q = qrnic_qp_get(&nodes[node].d.e, s->qp->qpn);
     struct hwc wc;
 
     while (cq_poll(s->cq, &wc)) {
@@ -1117,7 +1117,7 @@ static void poll_x(int node)
 
     while (cq_poll(s->xcq, &wc)) {
         struct xq *x = xq_of(s, wc.qpn);
-        const struct qrnic_qp *q = qrnic_qp_get(&nodes[node].d.e, wc.qpn);
+        const struct qrnic_qpc *q = qrnic_qp_get(&nodes[node].d.e, wc.qpn);
 
         if (debug) {
             fprintf(stderr, "n%d X CQE qpn %x %s idx %u wr_id %llu status "
@@ -1172,7 +1172,7 @@ static void check_uc(int node)
     int k;
 
     for (k = X_UCS; k <= X_UC; k++) {
-        const struct qrnic_qp *q = qrnic_qp_get(&nodes[node].d.e,
+        const struct qrnic_qpc *q = qrnic_qp_get(&nodes[node].d.e,
                                                 fx.s[node].x[k].qp->qpn);
 
         if (q->rto_deadline || q->probe_deadline || q->rnr_deadline ||
@@ -1295,7 +1295,7 @@ static void op_srqctl(struct fz *f)
 /* A UD-type QP left in INIT, RTR, SQD or SQE goes on to RTS. */
 static void ud_to_rts(int node, struct udq *u)
 {
-    const struct qrnic_qp *q = qrnic_qp_get(&nodes[node].d.e, u->qp->qpn);
+    const struct qrnic_qpc *q = qrnic_qp_get(&nodes[node].d.e, u->qp->qpn);
     struct qrnic_qp_attr a;
     uint8_t st = QRNIC_ST_OK;
 
@@ -1326,7 +1326,7 @@ static void ud_to_rts(int node, struct udq *u)
 
 static void check_ud(int node, const struct udq *u)
 {
-    const struct qrnic_qp *q = qrnic_qp_get(&nodes[node].d.e, u->qp->qpn);
+    const struct qrnic_qpc *q = qrnic_qp_get(&nodes[node].d.e, u->qp->qpn);
 
     if (q->state == QRNIC_QPS_RESET) {
         return;                     /* its doorbells were refused */
@@ -1350,7 +1350,7 @@ static void check_ud(int node, const struct udq *u)
  */
 static void check_x(int node, const struct xq *x)
 {
-    const struct qrnic_qp *q = qrnic_qp_get(&nodes[node].d.e, x->qp->qpn);
+    const struct qrnic_qpc *q = qrnic_qp_get(&nodes[node].d.e, x->qp->qpn);
 
     if (q->state == QRNIC_QPS_RESET) {
         return;
@@ -1428,7 +1428,7 @@ static uint8_t resize_cq(struct hcq *cq, uint64_t *buf, uint8_t log,
                          uint8_t kind)
 {
     struct node *n = cq->n;
-    const struct qrnic_cq *ec = qrnic_cq_get(&n->d.e, cq->cqn);
+    const struct qrnic_cqc *ec = qrnic_cq_get(&n->d.e, cq->cqn);
     uint32_t bytes = (32u << (log <= 12 ? log : 12)) + 64;
     uint32_t npages = (bytes + 4095) / 4096;
     uint64_t nb = buf[0] == cq->base ? buf[1] : buf[0];
@@ -1531,7 +1531,7 @@ static void op_resize(struct fz *f)
         kind = 0;
     }
     if (arg & 4) {
-        const struct qrnic_cq *ec = qrnic_cq_get(&nodes[node].d.e, cq->cqn);
+        const struct qrnic_cqc *ec = qrnic_cq_get(&nodes[node].d.e, cq->cqn);
         uint16_t o = (uint16_t)(ec->pi - cq->ci);
         uint8_t log = (uint8_t)(1 + (arg >> 3) % 8);
 
@@ -1566,7 +1566,7 @@ static void key_dereg_keep(int node, uint8_t max_pages)
 /* Where an object of the peer (or ours) lies: MR C, a window's range. */
 static uint64_t key_addr(int node, int k)
 {
-    const struct qrnic_mr *m;
+    const struct qrnic_mrc *m;
 
     if (k == K_FR) {
         return fx.s[node].fr_iova;
@@ -1788,7 +1788,7 @@ static void drain_and_check(void)
         }
     }
     for (i = 0; i < 2; i++) {
-        const struct qrnic_qp *q = qrnic_qp_get(&nodes[i].d.e,
+        const struct qrnic_qpc *q = qrnic_qp_get(&nodes[i].d.e,
                                                 fx.s[i].qp->qpn);
 
         if (q->sq_tail != q->sq_pi) {

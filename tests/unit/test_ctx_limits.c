@@ -172,7 +172,7 @@ static void test_qp_qmem(struct hcq *cq)
 /* SRQs, and their rings' pages through a resize. */
 static void test_srq(void)
 {
-    struct qrnic_srq *s;
+    struct qrnic_srqc *s;
     struct hsrq *srq[2];
     struct qrnic_cmd c;
     uint32_t off;

@@ -244,7 +244,7 @@ static void staggered(void)
 /* A loss on the attacker's QPs shrinks its context's window only. */
 static void loss_is_the_contexts_own(void)
 {
-    struct qrnic_qp *aq = NULL;
+    struct qrnic_qpc *aq = NULL;
     uint32_t a, i, victim, attacker;
 
     CHECK(pair_setup(&p, 77, 3, 14, 7, 7, 1, VICTIM_WRS * VICTIM_LEN + 4096),

@@ -386,9 +386,9 @@ static void test_atomic_write(void)
 /* A hand-made ATOMIC WRITE frame from node 0 to node 1's QP. */
 static void raw_aw(uint32_t dma_len, uint32_t paylen)
 {
-    const struct qrnic_qp *q1 = qrnic_qp_get(&nodes[1].d.e, p.qp[1]->qpn);
+    const struct qrnic_qpc *q1 = qrnic_qp_get(&nodes[1].d.e, p.qp[1]->qpn);
     struct qrnic_engine *e0 = &nodes[0].d.e;
-    const struct qrnic_qp *q0 = qrnic_qp_get(e0, p.qp[0]->qpn);
+    const struct qrnic_qpc *q0 = qrnic_qp_get(e0, p.qp[0]->qpn);
     static uint8_t f[QRNIC_ETH_MAX_FRAME];
     size_t pos;
 

@@ -575,7 +575,7 @@ static void test_dealloc_teardown(void)
     CHECK(r.mw == 3 && r.mr == 1, "QUERY_RES: mw 3, mr 1 (got %u, %u)",
           r.mw, r.mr);
     for (i = 1; i < QRNIC_ENG_MAX_MR; i++) {
-        const struct qrnic_mr *m = nodes[1].d.e.mr[i];
+        const struct qrnic_mrc *m = nodes[1].d.e.mr[i];
 
         if (m && qrnic_key_is_mw(m)) {
             key_dealloc_mw(&nodes[1], m->key);

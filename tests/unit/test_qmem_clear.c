@@ -53,7 +53,7 @@ static void test_qp(struct hcq *cq, const char *whose)
 static void test_srq(const char *whose)
 {
     uint32_t stride = 1u << 6, off, i, end;
-    struct qrnic_srq *s;
+    struct qrnic_srqc *s;
     struct hsrq *srq;
     struct hsge sge = { 0x1000, 64, 0 };
     struct qrnic_cmd c;

@@ -126,7 +126,7 @@ static void test_send_offset(void)
     struct hsge rs;
     struct hwr wr;
     struct hwc wc;
-    struct qrnic_qp *qp;
+    struct qrnic_qpc *qp;
 
     pair_setup(&p, 24, 1, 10, 2, 0, 1, MR_BYTES);      /* MTU 256 */
     rs.addr = p.mr[1]->iova;
