@@ -184,59 +184,15 @@ uint8_t fz_add_v6_gid(struct node *n)
 
 uint8_t fz_ud_up(struct hqp *qp, uint32_t qkey, bool gsi, uint8_t state)
 {
-    struct qrnic_qp_attr a;
-    uint8_t st;
-
-    memset(&a, 0, sizeof(a));
-    a.qp_state = QRNIC_QPS_INIT;
-    a.port_num = 1;
-    a.qkey = qkey;
-    st = qp_modify(qp, QRNIC_QP_ATTR_STATE | QRNIC_QP_ATTR_PKEY_INDEX |
-                   QRNIC_QP_ATTR_QKEY | (gsi ? 0 : QRNIC_QP_ATTR_PORT), &a);
-    if (st || state == QRNIC_QPS_INIT) {
-        return st;
-    }
-    a.qp_state = QRNIC_QPS_RTR;
-    st = qp_modify(qp, QRNIC_QP_ATTR_STATE, &a);
-    if (st || state == QRNIC_QPS_RTR) {
-        return st;
-    }
-    a.qp_state = QRNIC_QPS_RTS;
-    a.sq_psn = qkey & 0xffffff;
-    return qp_modify(qp, QRNIC_QP_ATTR_STATE | QRNIC_QP_ATTR_SQ_PSN, &a);
+    return qp_up_ud_to(qp, qkey, gsi, state, qkey & 0xffffff);
 }
 
 uint8_t fz_uc_connect(struct hqp *qp, const struct hqp *peer,
                       uint8_t path_mtu)
 {
-    struct qrnic_qp_attr a;
-    uint8_t st;
-
-    memset(&a, 0, sizeof(a));
-    a.qp_state = QRNIC_QPS_INIT;
-    a.port_num = 1;
-    a.access_flags = QRNIC_ACCESS_REMOTE_WRITE;
-    st = qp_modify(qp, QRNIC_QP_ATTR_STATE | QRNIC_QP_ATTR_PKEY_INDEX |
-                   QRNIC_QP_ATTR_PORT | QRNIC_QP_ATTR_ACCESS_FLAGS, &a);
-    if (st) {
-        return st;
-    }
-    a.qp_state = QRNIC_QPS_RTR;
-    a.path_mtu = path_mtu;
-    a.dest_qpn = peer->qpn;
-    a.rq_psn = (0x7654 + peer->qpn * 1000) & 0xffffff;
-    a.hop_limit = 64;
-    memcpy(a.dgid, peer->n->gid, 16);
-    memcpy(a.dmac, peer->n->mac, 6);
-    st = qp_modify(qp, QRNIC_QP_ATTR_STATE | QRNIC_QP_ATTR_AV |
-                   QRNIC_QP_ATTR_PATH_MTU | QRNIC_QP_ATTR_DEST_QPN |
-                   QRNIC_QP_ATTR_RQ_PSN, &a);
-    if (st) {
-        return st;
-    }
-    a.qp_state = QRNIC_QPS_RTS;
-    a.sq_psn = (0x7654 + qp->qpn * 1000) & 0xffffff;
-    return qp_modify(qp, QRNIC_QP_ATTR_STATE | QRNIC_QP_ATTR_SQ_PSN, &a);
+    return qp_connect_uc_psn(qp, peer, path_mtu,
+                             (0x7654 + peer->qpn * 1000) & 0xffffff,
+                             (0x7654 + qp->qpn * 1000) & 0xffffff);
 }
 
 /* ---- SRQ bookkeeping ----------------------------------------------------- */

@@ -738,7 +738,8 @@ uint8_t qp_query(struct hqp *qp, struct qrnic_qp_attr *attr)
 
 #define A(x) QRNIC_QP_ATTR_##x
 
-uint8_t qp_connect_uc(struct hqp *qp, const struct hqp *peer)
+uint8_t qp_connect_uc_psn(struct hqp *qp, const struct hqp *peer,
+                          uint8_t path_mtu, uint32_t rq_psn, uint32_t sq_psn)
 {
     struct qrnic_qp_attr a;
     uint8_t st;
@@ -753,9 +754,9 @@ uint8_t qp_connect_uc(struct hqp *qp, const struct hqp *peer)
         return st;
     }
     a.qp_state = QRNIC_QPS_RTR;
-    a.path_mtu = 3;                 /* 1024 */
+    a.path_mtu = path_mtu;
     a.dest_qpn = peer->qpn;
-    a.rq_psn = 0xfffff0;            /* wraps during the test */
+    a.rq_psn = rq_psn;
     a.hop_limit = 64;
     memcpy(a.dgid, peer->n->gid, 16);
     memcpy(a.dmac, peer->n->mac, 6);
@@ -765,11 +766,18 @@ uint8_t qp_connect_uc(struct hqp *qp, const struct hqp *peer)
         return st;
     }
     a.qp_state = QRNIC_QPS_RTS;
-    a.sq_psn = 0xfffff0;
+    a.sq_psn = sq_psn;
     return qp_modify(qp, A(STATE) | A(SQ_PSN), &a);
 }
 
-uint8_t qp_up_ud(struct hqp *qp, uint32_t qkey, bool gsi)
+uint8_t qp_connect_uc(struct hqp *qp, const struct hqp *peer)
+{
+    /* MTU 1024; PSNs that wrap during a test. */
+    return qp_connect_uc_psn(qp, peer, 3, 0xfffff0, 0xfffff0);
+}
+
+uint8_t qp_up_ud_to(struct hqp *qp, uint32_t qkey, bool gsi, uint8_t state,
+                    uint32_t sq_psn)
 {
     struct qrnic_qp_attr a;
     uint8_t st;
@@ -780,17 +788,22 @@ uint8_t qp_up_ud(struct hqp *qp, uint32_t qkey, bool gsi)
     a.qkey = qkey;
     st = qp_modify(qp, A(STATE) | A(PKEY_INDEX) | A(QKEY) |
                    (gsi ? 0 : A(PORT)), &a);
-    if (st) {
+    if (st || state == QRNIC_QPS_INIT) {
         return st;
     }
     a.qp_state = QRNIC_QPS_RTR;
     st = qp_modify(qp, A(STATE), &a);
-    if (st) {
+    if (st || state == QRNIC_QPS_RTR) {
         return st;
     }
     a.qp_state = QRNIC_QPS_RTS;
-    a.sq_psn = 100;
+    a.sq_psn = sq_psn;
     return qp_modify(qp, A(STATE) | A(SQ_PSN), &a);
+}
+
+uint8_t qp_up_ud(struct hqp *qp, uint32_t qkey, bool gsi)
+{
+    return qp_up_ud_to(qp, qkey, gsi, QRNIC_QPS_RTS, 100);
 }
 
 struct qrnic_ud_av node_av(int n, uint32_t qpn, uint32_t qkey)

@@ -222,11 +222,19 @@ bool qp_connect(struct hqp *qp, const struct hqp *peer, uint8_t path_mtu,
                 uint8_t timeout, uint8_t retry, uint8_t rnr_retry,
                 uint8_t min_rnr);
 /*
- * RESET -> INIT -> RTR -> RTS of a UC QP towards peer (MTU 1024, PSNs that
- * wrap soon); ST_OK or the failing MODIFY_QP's status.
+ * RESET -> INIT -> RTR -> RTS of a UC QP towards peer with this path MTU
+ * and PSNs; ST_OK or the failing MODIFY_QP's status.  qp_connect_uc: MTU
+ * 1024, PSNs that wrap soon.
  */
+uint8_t qp_connect_uc_psn(struct hqp *qp, const struct hqp *peer,
+                          uint8_t path_mtu, uint32_t rq_psn, uint32_t sq_psn);
 uint8_t qp_connect_uc(struct hqp *qp, const struct hqp *peer);
-/* The same for a UD or (gsi) the GSI QP, with this Q_Key. */
+/*
+ * A UD or (gsi) the GSI QP with this Q_Key from RESET up to state (INIT,
+ * RTR or RTS, sending from sq_psn); qp_up_ud: to RTS from PSN 100.
+ */
+uint8_t qp_up_ud_to(struct hqp *qp, uint32_t qkey, bool gsi, uint8_t state,
+                    uint32_t sq_psn);
 uint8_t qp_up_ud(struct hqp *qp, uint32_t qkey, bool gsi);
 /* An address vector to QP qpn of node n. */
 struct qrnic_ud_av node_av(int n, uint32_t qpn, uint32_t qkey);
