@@ -126,11 +126,7 @@ configure() {
 	echo "${CMAKE_ARGS[*]}" >"$stamp"
 }
 
-# A version the tree's CMakeLists.txt sets: PACKAGE_VERSION, or
-# IBVERBS_PABI_VERSION (the private provider ABI, the library's suffix).
-tree_version() {
-	sed -n "s/^set($1 \"\([0-9.]*\)\")\$/\1/p" "$TREE/CMakeLists.txt"
-}
+tree_version() { "$TOP/provider/tree-version" "$TREE/CMakeLists.txt" "$1"; }
 
 build() {
 	# ninja decides itself whether anything is out of date.
@@ -161,8 +157,7 @@ fetch_source
 extract_tree
 [ "$(tree_version PACKAGE_VERSION)" = "$RDMA_VER" ] ||
 	die "$TREE/CMakeLists.txt sets PACKAGE_VERSION '$(tree_version PACKAGE_VERSION)', not $RDMA_VER"
-PABI=$(tree_version IBVERBS_PABI_VERSION)
-[ -n "$PABI" ] || die "no IBVERBS_PABI_VERSION in $TREE/CMakeLists.txt"
+PABI=$(tree_version IBVERBS_PABI_VERSION) || die "no provider ABI version"
 graft
 configure
 build

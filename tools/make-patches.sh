@@ -712,8 +712,8 @@ build_rdma_core() {
 	bld=$dir/build
 	[ -f "$dir/src/providers/qrnic/CMakeLists.txt" ] ||
 		die "no applied rdma-core tree in $dir/src: run tools/make-patches.sh tree rdma-core"
-	pabi=$(sed -n 's/^set(IBVERBS_PABI_VERSION "\([0-9]*\)")$/\1/p' "$dir/src/CMakeLists.txt")
-	[ -n "$pabi" ] || die "no IBVERBS_PABI_VERSION in $dir/src/CMakeLists.txt"
+	pabi=$("$top/provider/tree-version" "$dir/src/CMakeLists.txt" IBVERBS_PABI_VERSION) ||
+		die "no provider ABI version"
 	if [ ! -f "$bld/build.ninja" ] || [ "$(cat "$bld/qrnic-cmake-args" 2>/dev/null)" != "${RDMA_CORE_CMAKE_ARGS[*]}" ]; then
 		say "rdma-core: configuring $bld"
 		rm -rf "$bld"

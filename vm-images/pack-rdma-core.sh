@@ -31,8 +31,8 @@ version=$1
 bld=$cache/rdma-core/rdma-core-$version/build-qrnic
 out=$top/build/compat/rdma-core-$version
 [ -f "$bld/build.ninja" ] || die "$bld is not configured: run provider/build.sh $version first"
-pabi=$(sed -n 's/^set(IBVERBS_PABI_VERSION "\([0-9]*\)")$/\1/p' "$bld/../CMakeLists.txt")
-[ -n "$pabi" ] || die "no IBVERBS_PABI_VERSION in $bld/../CMakeLists.txt"
+pabi=$("$top/provider/tree-version" "$bld/../CMakeLists.txt" IBVERBS_PABI_VERSION) ||
+	die "no provider ABI version"
 grep -qx "CMAKE_INSTALL_LIBDIR:PATH=lib/x86_64-linux-gnu" "$bld/CMakeCache.txt" &&
 	grep -qx "VERBS_PROVIDER_DIR:PATH=/usr/lib/x86_64-linux-gnu/libibverbs" "$bld/CMakeCache.txt" ||
 	die "$bld is not configured with Debian's library paths"
