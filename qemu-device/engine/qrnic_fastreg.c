@@ -78,8 +78,9 @@ static bool reg_ok(const struct qrnic_qpc *qp, const struct qrnic_mrc *mr,
 }
 
 /* A REG_MR WQE (kernel QPs'): the region stays invalid on failure. */
-static uint8_t reg_mr(struct qrnic_engine *e, struct qrnic_qpc *qp,
-                      const struct qrnic_wqe *w, uint8_t *verr)
+static enum qrnic_wc_status
+reg_mr(struct qrnic_engine *e, struct qrnic_qpc *qp,
+       const struct qrnic_wqe *w, enum qrnic_vendor_err *verr)
 {
     uint32_t key = qrnic_ld32(REG(key));
     struct qrnic_mrc *mr = qrnic_key_slot(e, key);
@@ -141,8 +142,9 @@ bool qrnic_key_invalidate(struct qrnic_engine *e, const struct qrnic_qpc *qp,
     }
 }
 
-uint8_t qrnic_local_op(struct qrnic_engine *e, struct qrnic_qpc *qp,
-                       const struct qrnic_wqe *w, uint8_t *verr)
+enum qrnic_wc_status
+qrnic_local_op(struct qrnic_engine *e, struct qrnic_qpc *qp,
+               const struct qrnic_wqe *w, enum qrnic_vendor_err *verr)
 {
     switch (w->opcode) {
     case QRNIC_WR_BIND_MW:

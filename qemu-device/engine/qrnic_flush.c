@@ -22,8 +22,8 @@
 
 /* ---- requester ----------------------------------------------------------- */
 
-uint8_t qrnic_flush_wqe(const uint8_t *w, struct qrnic_wqe *q,
-                        uint8_t *status)
+enum qrnic_vendor_err qrnic_flush_wqe(const uint8_t *w, struct qrnic_wqe *q,
+                                      enum qrnic_wc_status *status)
 {
     uint64_t len;
 

@@ -47,7 +47,8 @@ static void leave(struct qrnic_mcast_group *g, uint32_t i)
     g->qpn[i] = g->qpn[--g->nqp];
 }
 
-static uint8_t attach(struct qrnic_engine *e, uint32_t qpn, const uint8_t *gid)
+static enum qrnic_cmd_status
+attach(struct qrnic_engine *e, uint32_t qpn, const uint8_t *gid)
 {
     struct qrnic_mcast_group *g = find_group(e, gid);
     uint32_t i = 0;

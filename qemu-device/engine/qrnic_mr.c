@@ -28,8 +28,9 @@ static struct qrnic_mrc *mr_lookup(struct qrnic_engine *e, uint32_t key)
 }
 
 /* A valid region of the PD allowing access to [va, va + len). */
-static uint8_t region_check(const struct qrnic_mrc *mr, uint32_t pdn,
-                            uint32_t access, uint64_t va, uint64_t len)
+static enum qrnic_vendor_err
+region_check(const struct qrnic_mrc *mr, uint32_t pdn,
+             uint32_t access, uint64_t va, uint64_t len)
 {
     if (!mr || qrnic_key_is_mw(mr) || !mr->valid || mr->pdn != pdn) {
         return QRNIC_VERR_BAD_LKEY;
@@ -43,9 +44,10 @@ static uint8_t region_check(const struct qrnic_mrc *mr, uint32_t pdn,
     return QRNIC_VERR_NONE;
 }
 
-uint8_t qrnic_mr_check(struct qrnic_engine *e, uint32_t key, uint32_t pdn,
-                       uint32_t access, uint64_t va, uint64_t len,
-                       struct qrnic_mrc **out)
+enum qrnic_vendor_err
+qrnic_mr_check(struct qrnic_engine *e, uint32_t key, uint32_t pdn,
+               uint32_t access, uint64_t va, uint64_t len,
+               struct qrnic_mrc **out)
 {
     struct qrnic_mrc *mr = mr_lookup(e, key);
     uint8_t verr = region_check(mr, pdn, access, va, len);
@@ -54,9 +56,10 @@ uint8_t qrnic_mr_check(struct qrnic_engine *e, uint32_t key, uint32_t pdn,
     return verr;
 }
 
-uint8_t qrnic_rkey_check(struct qrnic_engine *e, const struct qrnic_qpc *qp,
-                         uint32_t key, uint32_t access, uint64_t va,
-                         uint64_t len, struct qrnic_mrc **out)
+enum qrnic_vendor_err
+qrnic_rkey_check(struct qrnic_engine *e, const struct qrnic_qpc *qp,
+                 uint32_t key, uint32_t access, uint64_t va,
+                 uint64_t len, struct qrnic_mrc **out)
 {
     struct qrnic_mrc *mw = mr_lookup(e, key);
 
@@ -148,8 +151,9 @@ void qrnic_sgl_decode(struct qrnic_sgl *sgl, const uint8_t *p, uint32_t num)
     }
 }
 
-uint8_t qrnic_sgl_check(struct qrnic_engine *e, uint32_t pdn,
-                        const struct qrnic_sgl *sgl, uint32_t access)
+enum qrnic_vendor_err
+qrnic_sgl_check(struct qrnic_engine *e, uint32_t pdn,
+                const struct qrnic_sgl *sgl, uint32_t access)
 {
     struct qrnic_mrc *mr;
     uint32_t i;
@@ -168,9 +172,9 @@ uint8_t qrnic_sgl_check(struct qrnic_engine *e, uint32_t pdn,
     return QRNIC_VERR_NONE;
 }
 
-uint8_t qrnic_sgl_copy(struct qrnic_engine *e, uint32_t pdn,
-                       const struct qrnic_sgl *sgl, uint64_t off,
-                       void *buf, uint32_t len, bool to_guest)
+enum qrnic_vendor_err qrnic_sgl_copy(struct qrnic_engine *e, uint32_t pdn,
+                                     const struct qrnic_sgl *sgl, uint64_t off,
+                                     void *buf, uint32_t len, bool to_guest)
 {
     uint32_t access = to_guest ? QRNIC_ACCESS_LOCAL_WRITE : 0;
     uint8_t *p = buf;
@@ -232,8 +236,9 @@ SAME_FIELD(pdn);
 SAME_FIELD(access);
 
 /* held: page addresses a region being replaced gives back (REREG_MR). */
-static uint8_t reg_mr_args(struct qrnic_engine *e, const uint8_t *cmd,
-                           uint32_t held, uint32_t *npages)
+static enum qrnic_cmd_status
+reg_mr_args(struct qrnic_engine *e, const uint8_t *cmd,
+            uint32_t held, uint32_t *npages)
 {
     const uint8_t *pbl = qrnic_cmd_at(cmd, reg_mr.pbl);
     uint32_t pdn = qrnic_cmd32(cmd, reg_mr.pdn);
@@ -274,7 +279,8 @@ static enum qrnic_ctx_res key_res(const struct qrnic_mrc *mr)
     return qrnic_key_is_mw(mr) ? QRNIC_CTX_MW : QRNIC_CTX_MR;
 }
 
-static uint8_t key_charge(struct qrnic_engine *e, const struct qrnic_mrc *mr)
+static enum qrnic_cmd_status
+key_charge(struct qrnic_engine *e, const struct qrnic_mrc *mr)
 {
     return qrnic_ctx_charge_obj(e, e->pd_uctx[mr->pdn - 1], key_res(mr),
                                 QRNIC_CTX_MR_PAGES, mr->mtt);
@@ -295,7 +301,8 @@ static void key_restore(struct qrnic_engine *e, const struct qrnic_mrc *mr)
     qrnic_ctx_restore(e, uctx, QRNIC_CTX_MR_PAGES, mr->mtt);
 }
 
-uint8_t qrnic_key_insert(struct qrnic_engine *e, struct qrnic_mrc *mr)
+enum qrnic_cmd_status
+qrnic_key_insert(struct qrnic_engine *e, struct qrnic_mrc *mr)
 {
     uint32_t i;
     uint8_t st;

@@ -142,8 +142,9 @@ static bool bind_ok(struct qrnic_engine *e, const struct qrnic_qpc *qp,
     return true;
 }
 
-uint8_t qrnic_mw_bind(struct qrnic_engine *e, struct qrnic_qpc *qp,
-                      const struct qrnic_wqe *w, uint8_t *verr)
+enum qrnic_wc_status
+qrnic_mw_bind(struct qrnic_engine *e, struct qrnic_qpc *qp,
+              const struct qrnic_wqe *w, enum qrnic_vendor_err *verr)
 {
     struct qrnic_mrc *mw = qrnic_key_slot(e, qrnic_ld32(BIND(mw_key)));
     struct qrnic_mrc *mr;

@@ -12,8 +12,8 @@
 #define CHUNK 64                /* page addresses read per DMA */
 
 /* Read n little-endian u64 entries at addr into out[]. */
-static uint8_t read_entries(struct qrnic_engine *e, uint64_t addr,
-                            uint64_t *out, uint32_t n)
+static enum qrnic_cmd_status read_entries(struct qrnic_engine *e, uint64_t addr,
+                                          uint64_t *out, uint32_t n)
 {
     uint8_t buf[CHUNK * 8];
 
@@ -35,8 +35,8 @@ static uint8_t read_entries(struct qrnic_engine *e, uint64_t addr,
     return QRNIC_ST_OK;
 }
 
-uint8_t qrnic_pbl_read(struct qrnic_engine *e, const uint8_t *pbl,
-                       uint64_t *pages, uint32_t npages)
+enum qrnic_cmd_status qrnic_pbl_read(struct qrnic_engine *e, const uint8_t *pbl,
+                                     uint64_t *pages, uint32_t npages)
 {
     uint64_t addr = qrnic_ld64(PBL(addr));
     uint8_t shift = *PBL(page_shift);

@@ -139,9 +139,10 @@ uint64_t qrnic_qp_rqe_wr_id(const struct qrnic_engine *e,
     return qrnic_ld64(w);
 }
 
-uint8_t qrnic_rqe_read(const struct qrnic_engine *e, uint32_t off,
-                       uint8_t log_depth, uint8_t log_stride, uint16_t idx,
-                       uint64_t *wr_id, struct qrnic_sgl *sgl)
+enum qrnic_vendor_err
+qrnic_rqe_read(const struct qrnic_engine *e, uint32_t off,
+               uint8_t log_depth, uint8_t log_stride, uint16_t idx,
+               uint64_t *wr_id, struct qrnic_sgl *sgl)
 {
     uint8_t w[1u << QRNIC_RQ_MAX_LOG_STRIDE];
     uint32_t stride = 1u << log_stride;
@@ -220,7 +221,8 @@ static uint32_t rq_pages_of(const struct qrnic_qpc *qp)
 
 /* ---- CREATE_QP / DESTROY_QP ---------------------------------------------- */
 
-static uint8_t create_qp_args(struct qrnic_engine *e, const uint8_t *cmd)
+static enum qrnic_cmd_status
+create_qp_args(struct qrnic_engine *e, const uint8_t *cmd)
 {
     uint32_t uctx = qrnic_cmd32(cmd, create_qp.uctx);
     uint32_t pdn = qrnic_cmd32(cmd, create_qp.pdn);
@@ -674,8 +676,9 @@ static void apply_attrs(struct qrnic_engine *e, struct qrnic_qpc *qp,
     }
 }
 
-static uint8_t modify(struct qrnic_engine *e, struct qrnic_qpc *qp,
-                      uint32_t mask, const uint8_t *a)
+static enum qrnic_cmd_status
+modify(struct qrnic_engine *e, struct qrnic_qpc *qp,
+       uint32_t mask, const uint8_t *a)
 {
     uint8_t to = (mask & M(STATE)) ? *ATTR(qp_state) : qp->state;
     uint32_t attrs = mask & ~(M(STATE) | M(CUR_STATE));

@@ -50,17 +50,18 @@ uint32_t qrnic_ctx_limit(const struct qrnic_engine *e, enum qrnic_ctx_res kind);
  * Count n more of a kind against context uctx (0: the kernel, unlimited)
  * and against all user contexts together; OVER_QUOTA if either is full.
  */
-uint8_t qrnic_ctx_charge(struct qrnic_engine *e, uint32_t uctx,
-                         enum qrnic_ctx_res kind, uint32_t n);
+enum qrnic_cmd_status qrnic_ctx_charge(struct qrnic_engine *e, uint32_t uctx,
+                                       enum qrnic_ctx_res kind, uint32_t n);
 void qrnic_ctx_uncharge(struct qrnic_engine *e, uint32_t uctx,
                         enum qrnic_ctx_res kind, uint32_t n);
 /* Give back what an uncharge just took, unchecked (to undo a change). */
 void qrnic_ctx_restore(struct qrnic_engine *e, uint32_t uctx,
                        enum qrnic_ctx_res kind, uint32_t n);
 /* One object of kind and the pages it holds (queue memory, MR pages). */
-uint8_t qrnic_ctx_charge_obj(struct qrnic_engine *e, uint32_t uctx,
-                             enum qrnic_ctx_res kind,
-                             enum qrnic_ctx_res pages_kind, uint32_t pages);
+enum qrnic_cmd_status
+qrnic_ctx_charge_obj(struct qrnic_engine *e, uint32_t uctx,
+                     enum qrnic_ctx_res kind,
+                     enum qrnic_ctx_res pages_kind, uint32_t pages);
 void qrnic_ctx_uncharge_obj(struct qrnic_engine *e, uint32_t uctx,
                             enum qrnic_ctx_res kind,
                             enum qrnic_ctx_res pages_kind, uint32_t pages);
@@ -110,8 +111,8 @@ void qrnic_cq_free_all(struct qrnic_engine *e);
  * Read a command's page list into pages[] (npages entries of 1 << shift
  * bytes).  QRNIC_ST_OK, DMA_ERROR or BAD_PARAM.
  */
-uint8_t qrnic_pbl_read(struct qrnic_engine *e, const uint8_t *pbl,
-                       uint64_t *pages, uint32_t npages);
+enum qrnic_cmd_status qrnic_pbl_read(struct qrnic_engine *e, const uint8_t *pbl,
+                                     uint64_t *pages, uint32_t npages);
 
 /* ---- memory regions and windows ------------------------------------------ */
 
@@ -160,17 +161,19 @@ bool qrnic_mr_rights_ok(uint32_t access, uint32_t allowed, uint64_t iova,
 bool qrnic_mr_pages_cover(uint64_t iova, uint64_t length, uint8_t shift,
                           uint32_t npages);
 /* Why an MR check failed; QRNIC_VERR_* values. */
-uint8_t qrnic_mr_check(struct qrnic_engine *e, uint32_t key, uint32_t pdn,
-                       uint32_t access, uint64_t va, uint64_t len,
-                       struct qrnic_mrc **out);
+enum qrnic_vendor_err
+qrnic_mr_check(struct qrnic_engine *e, uint32_t key, uint32_t pdn,
+               uint32_t access, uint64_t va, uint64_t len,
+               struct qrnic_mrc **out);
 /*
  * The same for an rkey arriving at qp: a valid region of its PD, or a
  * bound window of its PD (type 2: bound by qp) whose rights and range
  * allow it, then the window's (valid) region; *out is the region.
  */
-uint8_t qrnic_rkey_check(struct qrnic_engine *e, const struct qrnic_qpc *qp,
-                         uint32_t key, uint32_t access, uint64_t va,
-                         uint64_t len, struct qrnic_mrc **out);
+enum qrnic_vendor_err
+qrnic_rkey_check(struct qrnic_engine *e, const struct qrnic_qpc *qp,
+                 uint32_t key, uint32_t access, uint64_t va,
+                 uint64_t len, struct qrnic_mrc **out);
 /* Copy between the MR's memory at va and buf; false on a DMA failure. */
 bool qrnic_mr_read(struct qrnic_engine *e, const struct qrnic_mrc *mr,
                    uint64_t va, void *buf, uint64_t len);
@@ -183,7 +186,8 @@ void qrnic_mr_free_all(struct qrnic_engine *e);
  * NO_RESOURCES (table full) or OVER_QUOTA, and mr is not freed.
  * qrnic_key_free() releases an entry (a bound window first unbinds).
  */
-uint8_t qrnic_key_insert(struct qrnic_engine *e, struct qrnic_mrc *mr);
+enum qrnic_cmd_status
+qrnic_key_insert(struct qrnic_engine *e, struct qrnic_mrc *mr);
 void qrnic_key_free(struct qrnic_engine *e, uint32_t idx);
 /* The entry the key's index names, whatever its key byte; or NULL. */
 struct qrnic_mrc *qrnic_key_slot(struct qrnic_engine *e, uint32_t key);
@@ -223,12 +227,13 @@ struct qrnic_sgl {
 /* Decode num struct qrnic_sge entries at p (num <= QRNIC_MAX_SGE). */
 void qrnic_sgl_decode(struct qrnic_sgl *sgl, const uint8_t *p, uint32_t num);
 /* Check every SGE for the access; QRNIC_VERR_*. */
-uint8_t qrnic_sgl_check(struct qrnic_engine *e, uint32_t pdn,
-                        const struct qrnic_sgl *sgl, uint32_t access);
+enum qrnic_vendor_err
+qrnic_sgl_check(struct qrnic_engine *e, uint32_t pdn,
+                const struct qrnic_sgl *sgl, uint32_t access);
 /* Copy len bytes at byte offset off of the list; QRNIC_VERR_*. */
-uint8_t qrnic_sgl_copy(struct qrnic_engine *e, uint32_t pdn,
-                       const struct qrnic_sgl *sgl, uint64_t off,
-                       void *buf, uint32_t len, bool to_guest);
+enum qrnic_vendor_err qrnic_sgl_copy(struct qrnic_engine *e, uint32_t pdn,
+                                     const struct qrnic_sgl *sgl, uint64_t off,
+                                     void *buf, uint32_t len, bool to_guest);
 
 /* ---- queue pairs --------------------------------------------------------- */
 
@@ -464,9 +469,10 @@ bool qrnic_qmem_claim(struct qrnic_engine *e, uint32_t off, uint32_t pages,
 void qrnic_qmem_release(struct qrnic_engine *e, uint32_t off,
                         uint32_t pages);
 /* Decode the receive WQE at idx of a ring (RQ or SRQ); QRNIC_VERR_*. */
-uint8_t qrnic_rqe_read(const struct qrnic_engine *e, uint32_t off,
-                       uint8_t log_depth, uint8_t log_stride, uint16_t idx,
-                       uint64_t *wr_id, struct qrnic_sgl *sgl);
+enum qrnic_vendor_err
+qrnic_rqe_read(const struct qrnic_engine *e, uint32_t off,
+               uint8_t log_depth, uint8_t log_stride, uint16_t idx,
+               uint64_t *wr_id, struct qrnic_sgl *sgl);
 
 /* ---- shared receive queues ---------------------------------------------- */
 
@@ -496,14 +502,16 @@ void qrnic_srq_free_all(struct qrnic_engine *e);
  * qrnic_recv_done() is called when its completion is written.
  */
 bool qrnic_recv_ready(const struct qrnic_qpc *qp);
-uint8_t qrnic_recv_take(struct qrnic_engine *e, struct qrnic_qpc *qp);
+enum qrnic_vendor_err
+qrnic_recv_take(struct qrnic_engine *e, struct qrnic_qpc *qp);
 void qrnic_recv_done(struct qrnic_qpc *qp);
 /*
  * Complete the active receive WQE for the packet rx (the message's last)
  * with len bytes; verr goes into the CQE of a failure.
  */
 void qrnic_recv_complete(struct qrnic_engine *e, struct qrnic_qpc *qp,
-                         uint8_t opcode, uint8_t status, uint8_t verr,
+                         uint8_t opcode, enum qrnic_wc_status status,
+                         enum qrnic_vendor_err verr,
                          uint32_t len, const struct qrnic_rx *rx);
 
 /* ---- transport: requester, completer, responder -------------------------- */
@@ -526,13 +534,15 @@ void qrnic_req_timer(struct qrnic_engine *e, struct qrnic_qpc *qp,
 void qrnic_req_rnr(struct qrnic_engine *e, struct qrnic_qpc *qp,
                    uint32_t psn, uint8_t code);
 /* Re-read started WQE idx; QRNIC_VERR_* (also if it changed meanwhile). */
-uint8_t qrnic_req_wqe(struct qrnic_engine *e, struct qrnic_qpc *qp,
-                      uint16_t idx, struct qrnic_wqe *w);
+enum qrnic_vendor_err
+qrnic_req_wqe(struct qrnic_engine *e, struct qrnic_qpc *qp,
+              uint16_t idx, struct qrnic_wqe *w);
 /* Complete the finished WQEs at the SQ tail, in order. */
 void qrnic_req_progress(struct qrnic_engine *e, struct qrnic_qpc *qp);
 /* The WQE holding psn (or the tail's) fails with a status. */
 void qrnic_req_fail(struct qrnic_engine *e, struct qrnic_qpc *qp,
-                    uint16_t idx, uint8_t status, uint8_t verr);
+                    uint16_t idx, enum qrnic_wc_status status,
+                    enum qrnic_vendor_err verr);
 /* A PSN moved from unacknowledged to acknowledged: reload retries etc. */
 void qrnic_req_advanced(struct qrnic_engine *e, struct qrnic_qpc *qp,
                         uint32_t una);
@@ -554,11 +564,13 @@ static inline bool qrnic_wr_is_local(uint8_t opcode)
 }
 
 /* Execute one for qp; QRNIC_WC_* status, *verr the reason of a failure. */
-uint8_t qrnic_local_op(struct qrnic_engine *e, struct qrnic_qpc *qp,
-                       const struct qrnic_wqe *w, uint8_t *verr);
+enum qrnic_wc_status
+qrnic_local_op(struct qrnic_engine *e, struct qrnic_qpc *qp,
+               const struct qrnic_wqe *w, enum qrnic_vendor_err *verr);
 /* qrnic_mw.c: BIND_MW; QRNIC_WC_* status. */
-uint8_t qrnic_mw_bind(struct qrnic_engine *e, struct qrnic_qpc *qp,
-                      const struct qrnic_wqe *w, uint8_t *verr);
+enum qrnic_wc_status
+qrnic_mw_bind(struct qrnic_engine *e, struct qrnic_qpc *qp,
+              const struct qrnic_wqe *w, enum qrnic_vendor_err *verr);
 
 /*
  * A request answered by a response, not an ACK (READ, atomics, FLUSH,
@@ -596,8 +608,8 @@ struct qrnic_rd_res *qrnic_resp_rd_slot(struct qrnic_qpc *qp);
  * Requester: decode the FLUSH / ATOMIC WRITE part of send WQE w (flags
  * already checked) into q; QRNIC_VERR_* and the completion status.
  */
-uint8_t qrnic_flush_wqe(const uint8_t *w, struct qrnic_wqe *q,
-                        uint8_t *status);
+enum qrnic_vendor_err qrnic_flush_wqe(const uint8_t *w, struct qrnic_wqe *q,
+                                      enum qrnic_wc_status *status);
 /* Requester: the request packet of w at psn; the frame's length so far. */
 size_t qrnic_flush_request(struct qrnic_engine *e, struct qrnic_qpc *qp,
                            const struct qrnic_wqe *w, uint8_t *f,

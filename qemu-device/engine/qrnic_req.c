@@ -167,8 +167,9 @@ static bool opcode_ok(const struct qrnic_qpc *qp, uint8_t opcode)
  * Decode and check the send WQE in slot idx.  Returns QRNIC_VERR_* and
  * the completion status it calls for.
  */
-static uint8_t fetch_wqe(struct qrnic_engine *e, struct qrnic_qpc *qp,
-                         uint16_t idx, struct qrnic_wqe *q, uint8_t *status)
+static enum qrnic_vendor_err
+fetch_wqe(struct qrnic_engine *e, struct qrnic_qpc *qp,
+          uint16_t idx, struct qrnic_wqe *q, enum qrnic_wc_status *status)
 {
     uint8_t w[1u << QRNIC_SQ_MAX_LOG_STRIDE];
     uint32_t stride = 1u << qp->log_sq_stride;
@@ -240,8 +241,8 @@ static uint8_t fetch_wqe(struct qrnic_engine *e, struct qrnic_qpc *qp,
 /* ---- completion, in order ------------------------------------------------ */
 
 static void complete(struct qrnic_engine *e, struct qrnic_qpc *qp,
-                     uint16_t idx, struct qrnic_swqe *s, uint8_t status,
-                     uint8_t verr)
+                     uint16_t idx, struct qrnic_swqe *s,
+                     enum qrnic_wc_status status, enum qrnic_vendor_err verr)
 {
     struct qrnic_wc wc;
 
@@ -304,7 +305,8 @@ void qrnic_req_progress(struct qrnic_engine *e, struct qrnic_qpc *qp)
 }
 
 void qrnic_req_fail(struct qrnic_engine *e, struct qrnic_qpc *qp,
-                    uint16_t idx, uint8_t status, uint8_t verr)
+                    uint16_t idx, enum qrnic_wc_status status,
+                    enum qrnic_vendor_err verr)
 {
     struct qrnic_swqe *s = qrnic_swqe(qp, idx);
 
@@ -625,7 +627,8 @@ static enum start_result start_local(struct qrnic_engine *e,
 {
     struct qrnic_swqe *s = qrnic_swqe(qp, qp->sq_head);
     struct qrnic_wqe *w = &qp->cur;
-    uint8_t status, verr;
+    enum qrnic_wc_status status;
+    enum qrnic_vendor_err verr;
 
     if (w->opcode == QRNIC_WR_LOCAL_INV && qp->sq_tail != qp->sq_head) {
         qp->cur_valid = false;
@@ -656,7 +659,8 @@ static enum start_result start_next(struct qrnic_engine *e,
     uint32_t max_rd = qp->max_rd_atomic ? qp->max_rd_atomic : 1;
     struct qrnic_swqe *s = qrnic_swqe(qp, qp->sq_head);
     struct qrnic_wqe *w = &qp->cur;
-    uint8_t status, verr;
+    enum qrnic_wc_status status;
+    enum qrnic_vendor_err verr;
     bool rd;
 
     if (qp->sq_head == qp->sq_pi || qp->state != QRNIC_QPS_RTS ||
@@ -703,11 +707,13 @@ static enum start_result start_next(struct qrnic_engine *e,
     return STARTED;
 }
 
-uint8_t qrnic_req_wqe(struct qrnic_engine *e, struct qrnic_qpc *qp,
-                      uint16_t idx, struct qrnic_wqe *w)
+enum qrnic_vendor_err
+qrnic_req_wqe(struct qrnic_engine *e, struct qrnic_qpc *qp,
+              uint16_t idx, struct qrnic_wqe *w)
 {
     struct qrnic_swqe *s = qrnic_swqe(qp, idx);
-    uint8_t status, verr;
+    enum qrnic_wc_status status;
+    enum qrnic_vendor_err verr;
 
     verr = fetch_wqe(e, qp, idx, w, &status);
     if (!verr && (w->opcode != s->opcode || w->length != s->length)) {
@@ -720,7 +726,8 @@ uint8_t qrnic_req_wqe(struct qrnic_engine *e, struct qrnic_qpc *qp,
 static bool refetch(struct qrnic_engine *e, struct qrnic_qpc *qp,
                     struct qrnic_swqe *s)
 {
-    uint8_t status, verr;
+    enum qrnic_wc_status status;
+    enum qrnic_vendor_err verr;
 
     verr = fetch_wqe(e, qp, qp->sq_cur, &qp->cur, &status);
     if (!verr && (qp->cur.opcode != s->opcode ||

@@ -75,8 +75,8 @@ static void fatal_nak(struct qrnic_engine *e, struct qrnic_qpc *qp,
 
 /* A receive WQE it cannot use: complete it with status, NAK, error. */
 static void recv_error(struct qrnic_engine *e, struct qrnic_qpc *qp,
-                       const struct qrnic_rx *rx, uint8_t status, uint8_t verr,
-                       uint8_t nak_code)
+                       const struct qrnic_rx *rx, enum qrnic_wc_status status,
+                       enum qrnic_vendor_err verr, uint8_t nak_code)
 {
     qrnic_recv_complete(e, qp, QRNIC_CQE_OP_RECV, status, verr, 0, rx);
     if (qp->type == QRNIC_QPT_UC) {

@@ -89,8 +89,9 @@ enum qrnic_cmd_status qrnic_cmd_create_srq(struct qrnic_engine *e,
  * stride).  The WQEs posted and not taken (ci..pi-1) are copied from slot
  * i % old depth to slot i % new depth; the indexes stay.
  */
-static uint8_t srq_resize(struct qrnic_engine *e, struct qrnic_srqc *srq,
-                          uint32_t off, uint8_t ld)
+static enum qrnic_cmd_status
+srq_resize(struct qrnic_engine *e, struct qrnic_srqc *srq,
+           uint32_t off, uint8_t ld)
 {
     uint8_t w[1u << QRNIC_RQ_MAX_LOG_STRIDE];
     uint32_t stride = 1u << srq->log_stride;
@@ -246,7 +247,8 @@ bool qrnic_recv_ready(const struct qrnic_qpc *qp)
     return qp->srq ? qp->srq->pi != qp->srq->ci : qp->rq_ci != qp->rq_pi;
 }
 
-uint8_t qrnic_recv_take(struct qrnic_engine *e, struct qrnic_qpc *qp)
+enum qrnic_vendor_err
+qrnic_recv_take(struct qrnic_engine *e, struct qrnic_qpc *qp)
 {
     struct qrnic_srqc *srq = qp->srq;
     uint8_t verr;
@@ -283,7 +285,8 @@ void qrnic_recv_done(struct qrnic_qpc *qp)
 }
 
 void qrnic_recv_complete(struct qrnic_engine *e, struct qrnic_qpc *qp,
-                         uint8_t opcode, uint8_t status, uint8_t verr,
+                         uint8_t opcode, enum qrnic_wc_status status,
+                         enum qrnic_vendor_err verr,
                          uint32_t len, const struct qrnic_rx *rx)
 {
     struct qrnic_wc wc;

@@ -70,8 +70,8 @@ static uint32_t users_used(const struct qrnic_engine *e,
     return e->ctx_users_used[kind];
 }
 
-uint8_t qrnic_ctx_charge(struct qrnic_engine *e, uint32_t uctx,
-                         enum qrnic_ctx_res kind, uint32_t n)
+enum qrnic_cmd_status qrnic_ctx_charge(struct qrnic_engine *e, uint32_t uctx,
+                                       enum qrnic_ctx_res kind, uint32_t n)
 {
     if (!uctx) {
         return QRNIC_ST_OK;
@@ -103,9 +103,10 @@ void qrnic_ctx_uncharge(struct qrnic_engine *e, uint32_t uctx,
     }
 }
 
-uint8_t qrnic_ctx_charge_obj(struct qrnic_engine *e, uint32_t uctx,
-                             enum qrnic_ctx_res kind,
-                             enum qrnic_ctx_res pages_kind, uint32_t pages)
+enum qrnic_cmd_status
+qrnic_ctx_charge_obj(struct qrnic_engine *e, uint32_t uctx,
+                     enum qrnic_ctx_res kind,
+                     enum qrnic_ctx_res pages_kind, uint32_t pages)
 {
     uint8_t st = qrnic_ctx_charge(e, uctx, kind, 1);
 

@@ -68,7 +68,8 @@ static bool read_av(struct qrnic_engine *e, const struct qrnic_qpc *qp,
 
 static void complete_send(struct qrnic_engine *e, struct qrnic_qpc *qp,
                           uint64_t wr_id, uint8_t flags, uint32_t len,
-                          uint8_t status, uint8_t verr)
+                          enum qrnic_wc_status status,
+                          enum qrnic_vendor_err verr)
 {
     struct qrnic_wc wc;
 
@@ -92,9 +93,10 @@ static void complete_send(struct qrnic_engine *e, struct qrnic_qpc *qp,
  * Read, check and send the WQE at sq_head, then complete it.  Returns the
  * completion status; anything but success puts the QP in error.
  */
-static uint8_t send_one(struct qrnic_engine *e, struct qrnic_qpc *qp,
-                        uint64_t *wr_id, uint8_t *flags, uint32_t *len,
-                        uint8_t *verr)
+static enum qrnic_wc_status
+send_one(struct qrnic_engine *e, struct qrnic_qpc *qp,
+         uint64_t *wr_id, uint8_t *flags, uint32_t *len,
+         enum qrnic_vendor_err *verr)
 {
     uint8_t w[1u << QRNIC_SQ_MAX_LOG_STRIDE];
     uint32_t stride = 1u << qp->log_sq_stride;
@@ -179,7 +181,9 @@ bool qrnic_ud_work(struct qrnic_engine *e, struct qrnic_qpc *qp,
                       qp->qpn, 0);
     }
     while (qp->state == QRNIC_QPS_RTS && qp->sq_head != qp->sq_pi) {
-        uint8_t status, flags, verr;
+        enum qrnic_wc_status status;
+        enum qrnic_vendor_err verr;
+        uint8_t flags;
         uint64_t wr_id;
         uint32_t len;
 
