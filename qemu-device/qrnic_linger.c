@@ -5,9 +5,8 @@
  * A doorbell's frames go out from the guest's vCPU thread (x-db-work); the
  * answer is received by the main loop.  On a host where that loop sleeps
  * and must be woken on another core, the wakeup costs its writer and the
- * wait 15-35 us (docs/performance.md), more than the device's own work.
- * While the loop polls, a frame written to it costs its writer about
- * 3 us and is taken at once.
+ * wait more than the device's own work; while the loop polls, a frame
+ * written to it is taken at once (docs/performance.md).
  *
  * It runs only while QEMU's main loop is bound to one host CPU (taskset),
  * as when each guest's QEMU has a core of its own: there the poll can only

@@ -37,10 +37,8 @@ QRNIC_QP_LIST_FNS(waiter, cc_waiting, cc_prev, cc_next)
  *   (FIFO) as ACKs make room.  A QP may fill the whole window, in runs of
  *   up to QRNIC_REQ_BURST packets a turn, asking for an ACK once per
  *   window: rxe pays for each task run and each ACK about as much as for
- *   several packets, and with even shares (32 packets each, 32 a turn,
- *   an ACK per share) 8 QPs carried 0.7 of one QP's goodput to rxe in a
- *   TCG guest; with runs of up to 128 packets and a window of 256, 1.00
- *   (docs/performance.md);
+ *   several packets, and even shares (an ACK per share) left 8 QPs well
+ *   short of one QP's goodput to rxe in a TCG guest (docs/performance.md);
  * - a loss on any of the context's QPs (sequence NAK, missing READ
  *   answer, probe) halves its window, once per round trip; a
  *   retransmission timeout shrinks it to two packets when no QP
@@ -65,8 +63,7 @@ QRNIC_QP_LIST_FNS(waiter, cc_waiting, cc_prev, cc_next)
  *   turns to it.  The window stays: with rxe in a TCG guest most verdicts
  *   come from the guest stopping for a few milliseconds (its vCPU thread
  *   loses the host's CPU), not from a queue, and halving at each stop held
- *   8 QPs at one packet each, every packet asking for an ACK (15 MiB/s
- *   where one QP moved 89).  Other contexts are never held: their
+ *   8 QPs at one packet each, every packet asking for an ACK.  Other contexts are never held: their
  *   progress judges no verdict, and a new QP every probe time towards a
  *   peer in RESET held a victim's traffic for a quarter of the time while
  *   verdicts held every context (tests/unit/test_dead_peer.c);

@@ -40,27 +40,23 @@
 #define QRNIC_ENG_BACKLOG           32
 /*
  * Packets an SQ doorbell may send at once (struct qrnic_engine.db_work):
- * the default, four (a 4 KiB message at MTU 1024), and the most.  Measured
- * (docs/performance.md): a longer burst from the vCPU thread is outrun,
- * frame by frame, by the peer it wakes when both share a host core.
+ * the default, four (a 4 KiB message at MTU 1024), and the most.  A longer
+ * burst from the vCPU thread is outrun, frame by frame, by the peer it
+ * wakes when both share a host core (docs/performance.md).
  */
 #define QRNIC_DB_WORK_DEFAULT       4
 #define QRNIC_DB_WORK_MAX           16
 #define QRNIC_ENG_WINDOW_BYTES      (256 * 1024)
 /*
  * The packet cap binds only where the byte cap allows more: at MTU 1024
- * or 2048 on a lossless link.  There 256 packets let 8 QPs carry what one
- * does to rdma_rxe in a TCG guest (1.00 of one QP's goodput on average
- * over 21 alternating pairs of ib_write_bw -D 4 runs, where 128 packets
- * gave 0.97 over 25: docs/performance.md), and between qrnic guests 128,
- * 256 and 512 carry the same.
+ * or 2048 on a lossless link.  There it lets 8 QPs carry what one does to
+ * rdma_rxe in a TCG guest (docs/performance.md).
  */
 #define QRNIC_ENG_WINDOW_PKTS       256
 /*
  * A link that loses nothing (QEMU's stream netdev: a full socket makes
  * the sender wait, it drops nothing) needs no byte cap below the packet
- * cap: 128 packets at MTU 4096 carried 1.6 times what 32 did
- * (docs/performance.md).  The platform chooses it by its backend.
+ * cap (docs/performance.md).  The platform chooses it by its backend.
  */
 #define QRNIC_ENG_WINDOW_LOSSLESS_BYTES (1024 * 1024)
 #define QRNIC_ENG_WINDOW_MAX_BYTES  (4096 * 1024)

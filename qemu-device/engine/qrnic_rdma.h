@@ -16,8 +16,7 @@
  * (struct qrnic_engine.win_bytes, QRNIC_ENG_WINDOW_BYTES by default)
  * bounds the burst a UDP link can drop at large MTUs (a 4096-byte MTU
  * allows 32 packets); at MTU 1024 the packet cap (win_pkts) binds, which
- * a lossless stream link needs to fill its pipe (160 KiB there cost a
- * quarter of the bandwidth, measured).
+ * a lossless stream link needs to fill its pipe.
  */
 #define QRNIC_PKT_OVERHEAD      512
 #define QRNIC_MIN_CWND          2           /* congestion window floor */
