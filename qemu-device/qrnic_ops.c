@@ -77,12 +77,6 @@ static void qrnic_tx_frame(void *opaque, const uint8_t *frame, size_t len)
     trace_qrnic_tx_done();
 }
 
-static void qrnic_cmd_done(void *opaque, uint8_t opcode, uint16_t cookie,
-                           uint8_t status, uint32_t result0, uint32_t result1)
-{
-    trace_qrnic_admin_cmd(opcode, cookie, status, result0, result1);
-}
-
 /*
  * Does this completion bring what a guest that rang a doorbell waits for
  * (qrnic_linger.c)?  A receive, a READ's or an atomic's data do; a SEND's
@@ -100,42 +94,46 @@ static bool qrnic_cqe_answers(uint8_t opcode)
     }
 }
 
-static void qrnic_cqe_posted(void *opaque, uint32_t cqn, uint32_t qpn,
-                             uint8_t opcode, uint8_t status, uint8_t flags)
+/*
+ * The engine's events: trace events, LOG_GUEST_ERROR for refused guest
+ * actions, and what tells qrnic_linger.c an answer came (a completion
+ * with data, a WRITE placed: a guest waiting for it watches its memory)
+ * or a reply went (the requester sends its next request once it is in).
+ */
+static void qrnic_event_cb(void *opaque, const struct qrnic_event *ev)
 {
     QrnicState *s = opaque;
 
-    trace_qrnic_cqe(cqn, qpn, opcode, status, flags);
-    if (qrnic_cqe_answers(opcode)) {
+    switch (ev->kind) {
+    case QRNIC_EV_CMD_DONE:
+        trace_qrnic_admin_cmd(ev->cmd.opcode, ev->cmd.cookie, ev->cmd.status,
+                              ev->cmd.result0, ev->cmd.result1);
+        break;
+    case QRNIC_EV_CQE:
+        trace_qrnic_cqe(ev->cqe.cqn, ev->cqe.qpn, ev->cqe.opcode,
+                        ev->cqe.status, ev->cqe.flags);
+        if (qrnic_cqe_answers(ev->cqe.opcode)) {
+            s->rx_answered = true;
+        }
+        break;
+    case QRNIC_EV_WRITE_PLACED:
+        trace_qrnic_write_placed(ev->qpn);
         s->rx_answered = true;
+        break;
+    case QRNIC_EV_REPLY_SENT:
+        trace_qrnic_reply_sent(ev->qpn);
+        qrnic_linger_after_reply(s);
+        break;
+    case QRNIC_EV_GUEST_ERROR:
+        trace_qrnic_guest_error(ev->guest_error.name, ev->guest_error.a,
+                                ev->guest_error.b);
+        qemu_log_mask(LOG_GUEST_ERROR, "qrnic: %s: %s: 0x%" PRIx64 ", 0x%"
+                      PRIx64 "\n", ev->guest_error.name, ev->guest_error.what,
+                      ev->guest_error.a, ev->guest_error.b);
+        break;
+    case QRNIC_EV_QMEM_READ:
+        break;
     }
-}
-
-/* A guest waiting for this WRITE watches its memory: an answer too. */
-static void qrnic_write_placed(void *opaque, uint32_t qpn)
-{
-    QrnicState *s = opaque;
-
-    trace_qrnic_write_placed(qpn);
-    s->rx_answered = true;
-}
-
-/* A requester waiting for this reply sends its next request once in. */
-static void qrnic_reply_sent(void *opaque, uint32_t qpn)
-{
-    QrnicState *s = opaque;
-
-    trace_qrnic_reply_sent(qpn);
-    qrnic_linger_after_reply(s);
-}
-
-static void qrnic_guest_error_log(void *opaque, enum qrnic_guest_err cause,
-                                  const char *name, const char *what,
-                                  uint64_t a, uint64_t b)
-{
-    trace_qrnic_guest_error(name, a, b);
-    qemu_log_mask(LOG_GUEST_ERROR, "qrnic: %s: %s: 0x%" PRIx64 ", 0x%" PRIx64
-                  "\n", name, what, a, b);
 }
 
 static void qrnic_mac_changed(void *opaque, const uint8_t *mac)
@@ -190,16 +188,12 @@ const struct qrnic_engine_ops qrnic_engine_glue_ops = {
     .dma_write = qrnic_pci_dma_write,
     .raise_irq = qrnic_raise_irq,
     .tx_frame = qrnic_tx_frame,
-    .cmd_done = qrnic_cmd_done,
     .mac_changed = qrnic_mac_changed,
     .now_ns = qrnic_now_ns,
     .timer_mod = qrnic_timer_mod,
     .schedule = qrnic_schedule,
     .rx_ready = qrnic_rx_ready,
-    .cqe_posted = qrnic_cqe_posted,
-    .write_placed = qrnic_write_placed,
-    .reply_sent = qrnic_reply_sent,
-    .guest_error = qrnic_guest_error_log,
+    .event = qrnic_event_cb,
 };
 
 void qrnic_work_bh(void *opaque)

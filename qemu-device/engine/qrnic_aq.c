@@ -73,9 +73,11 @@ static void aq_complete(struct qrnic_engine *e, uint8_t opcode,
         e->stats.dma_err++;
     }
     e->aq.cq_pi++;
-    if (e->ops->cmd_done) {
-        e->ops->cmd_done(e->opaque, opcode, cookie, status, r0, r1);
-    }
+    qrnic_event(e, &(struct qrnic_event){
+        .kind = QRNIC_EV_CMD_DONE,
+        .cmd = { .opcode = opcode, .status = status, .cookie = cookie,
+                 .result0 = r0, .result1 = r1 },
+    });
 }
 
 /* Execute every posted command that has a free completion slot. */

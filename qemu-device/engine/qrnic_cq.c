@@ -290,10 +290,11 @@ bool qrnic_cq_post(struct qrnic_engine *e, struct qrnic_cqc *cq,
         e->stats.dma_err++;
     }
     cq->pi++;
-    if (e->ops->cqe_posted) {
-        e->ops->cqe_posted(e->opaque, cq->cqn, wc->qpn, wc->opcode,
-                           wc->status, wc->flags);
-    }
+    qrnic_event(e, &(struct qrnic_event){
+        .kind = QRNIC_EV_CQE,
+        .cqe = { .cqn = cq->cqn, .qpn = wc->qpn, .opcode = wc->opcode,
+                 .status = wc->status, .flags = wc->flags },
+    });
     if (cq->arm && (!(cq->arm & (QRNIC_DB_ARM_SOLICITED >> 24)) ||
                     (wc->flags & QRNIC_CQE_F_SOLICITED) ||
                     wc->status != QRNIC_WC_SUCCESS)) {

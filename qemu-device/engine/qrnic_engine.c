@@ -280,9 +280,17 @@ void qrnic_guest_error(struct qrnic_engine *e, enum qrnic_guest_err cause,
         return;
     }
     e->stats.guest_err[cause]++;
-    if (e->ops->guest_error) {
-        e->ops->guest_error(e->opaque, cause, guest_errs[cause].name,
-                            guest_errs[cause].what, a, b);
+    qrnic_event(e, &(struct qrnic_event){
+        .kind = QRNIC_EV_GUEST_ERROR,
+        .guest_error = { .cause = cause, .name = guest_errs[cause].name,
+                         .what = guest_errs[cause].what, .a = a, .b = b },
+    });
+}
+
+void qrnic_event(const struct qrnic_engine *e, const struct qrnic_event *ev)
+{
+    if (e->ops->event) {
+        e->ops->event(e->opaque, ev);
     }
 }
 
@@ -324,9 +332,9 @@ void qrnic_engine_schedule(struct qrnic_engine *e)
 void qrnic_qmem_read(const struct qrnic_engine *e, uint64_t off, void *buf,
                      size_t len)
 {
-    if (e->ops->qmem_read) {
-        e->ops->qmem_read(e->opaque, off, len);
-    }
+    qrnic_event(e, &(struct qrnic_event){
+        .kind = QRNIC_EV_QMEM_READ, .qmem = { .off = off, .len = len },
+    });
     memcpy(buf, e->qmem + off, len);
 }
 

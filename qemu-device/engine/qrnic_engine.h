@@ -64,6 +64,61 @@
 
 struct qrnic_srqc;
 
+/* What the engine tells its platform through ops->event. */
+enum qrnic_event_kind {
+    QRNIC_EV_CMD_DONE,          /* an admin command completed: cmd */
+    QRNIC_EV_CQE,               /* a CQE was written: cqe */
+    /*
+     * An inbound RDMA WRITE without immediate was placed in full (its last
+     * packet accepted): qpn.  No CQE tells the guest of it; a guest waiting
+     * for it watches the memory.
+     */
+    QRNIC_EV_WRITE_PLACED,
+    /*
+     * The responder sent the last packet of its reply to a READ, atomic or
+     * FLUSH request: qpn.  The requester may soon send its next one.
+     */
+    QRNIC_EV_REPLY_SENT,
+    QRNIC_EV_GUEST_ERROR,       /* the guest did what was refused */
+    /*
+     * The engine is about to copy [off, off + len) of queue memory: lets a
+     * test play a guest that rewrites queue memory between the reads.
+     */
+    QRNIC_EV_QMEM_READ,
+};
+
+struct qrnic_event {
+    enum qrnic_event_kind kind;
+    union {
+        struct {
+            uint8_t opcode;
+            uint8_t status;
+            uint16_t cookie;
+            uint32_t result0;
+            uint32_t result1;
+        } cmd;
+        struct {
+            uint32_t cqn;
+            uint32_t qpn;
+            uint8_t opcode;     /* as in the CQE */
+            uint8_t status;
+            uint8_t flags;
+        } cqe;
+        uint32_t qpn;
+        struct {
+            enum qrnic_guest_err cause;
+            const char *name;   /* its row's NAME in QRNIC_GUEST_ERR_LIST */
+            const char *what;   /* what it says, with the values' names */
+            uint64_t a;
+            uint64_t b;
+        } guest_error;
+        struct {
+            uint64_t off;
+            size_t len;
+        } qmem;
+    };
+};
+
 struct qrnic_engine_ops {
     /* 0 on success, -1 if [addr, addr + len) is not guest memory. */
     int (*dma_read)(void *opaque, uint64_t addr, void *buf, size_t len);
@@ -72,9 +127,7 @@ struct qrnic_engine_ops {
     /* Vector is always < QRNIC_NUM_MSIX. */
     void (*raise_irq)(void *opaque, unsigned int vector);
     void (*tx_frame)(void *opaque, const uint8_t *frame, size_t len);
-    /* Optional (may be NULL): observers for tracing and NIC info. */
-    void (*cmd_done)(void *opaque, uint8_t opcode, uint16_t cookie,
-                     uint8_t status, uint32_t result0, uint32_t result1);
+    /* Optional (may be NULL): the NIC's MAC changed. */
     void (*mac_changed)(void *opaque, const uint8_t *mac);
     /* The device's monotonic clock, in nanoseconds. */
     uint64_t (*now_ns)(void *opaque);
@@ -91,37 +144,8 @@ struct qrnic_engine_ops {
      * idle, so the frames may be delivered from inside the call.
      */
     void (*rx_ready)(void *opaque);
-    /*
-     * Optional observer: the engine is about to copy [off, off + len) of
-     * queue memory.  Lets a test play a guest that rewrites queue memory
-     * between the engine's reads.
-     */
-    void (*qmem_read)(void *opaque, uint64_t off, size_t len);
-    /*
-     * Optional observer, for tracing: a CQE was written to CQ cqn
-     * (opcode, status and flags as in the CQE).
-     */
-    void (*cqe_posted)(void *opaque, uint32_t cqn, uint32_t qpn,
-                       uint8_t opcode, uint8_t status, uint8_t flags);
-    /*
-     * Optional observer: an inbound RDMA WRITE without immediate was placed
-     * in full (its last packet accepted).  No CQE tells the guest of it; a
-     * guest waiting for it watches the memory.
-     */
-    void (*write_placed)(void *opaque, uint32_t qpn);
-    /*
-     * Optional observer: the responder sent the last packet of its reply
-     * to a READ, atomic or FLUSH request; the requester may soon send its
-     * next one.
-     */
-    void (*reply_sent)(void *opaque, uint32_t qpn);
-    /*
-     * Optional: the guest did what the device refused (cause, its name as
-     * in QRNIC_GUEST_ERR_LIST, what it says and the two values it names).
-     */
-    void (*guest_error)(void *opaque, enum qrnic_guest_err cause,
-                        const char *name, const char *what, uint64_t a,
-                        uint64_t b);
+    /* Optional: the engine's one trace hook, see struct qrnic_event. */
+    void (*event)(void *opaque, const struct qrnic_event *ev);
 };
 
 /* A ring with free running 16-bit producer/consumer indices. */
@@ -386,7 +410,9 @@ bool qrnic_engine_can_receive(const struct qrnic_engine *e);
 size_t qrnic_engine_receive(struct qrnic_engine *e, const uint8_t *frame,
                             size_t len);
 void qrnic_engine_set_link(struct qrnic_engine *e, bool up);
-/* A refused guest action: counted, then ops->guest_error. */
+/* ops->event, if the platform has one. */
+void qrnic_event(const struct qrnic_engine *e, const struct qrnic_event *ev);
+/* A refused guest action: counted, then QRNIC_EV_GUEST_ERROR. */
 void qrnic_guest_error(struct qrnic_engine *e, enum qrnic_guest_err cause,
                        uint64_t a, uint64_t b);
 /* NAME and what of a row of QRNIC_GUEST_ERR_LIST; NULL outside it. */

@@ -213,8 +213,10 @@ static bool do_write(struct qrnic_engine *e, struct qrnic_qpc *qp,
         qrnic_recv_complete(e, qp, QRNIC_CQE_OP_RECV_RDMA_IMM,
                             QRNIC_WC_SUCCESS, QRNIC_VERR_NONE, qp->write_len,
                             rx);
-    } else if (e->ops->write_placed) {
-        e->ops->write_placed(e->opaque, qp->qpn);
+    } else {
+        qrnic_event(e, &(struct qrnic_event){
+            .kind = QRNIC_EV_WRITE_PLACED, .qpn = qp->qpn,
+        });
     }
     return true;
 }
@@ -606,8 +608,10 @@ bool qrnic_resp_work(struct qrnic_engine *e, struct qrnic_qpc *qp,
         } else if (!send_read_response(e, qp, r)) {
             return false;
         }
-        if (!r->pending && e->ops->reply_sent) {
-            e->ops->reply_sent(e->opaque, qp->qpn);
+        if (!r->pending) {
+            qrnic_event(e, &(struct qrnic_event){
+                .kind = QRNIC_EV_REPLY_SENT, .qpn = qp->qpn,
+            });
         }
         budget--;
     }

@@ -261,46 +261,52 @@ static uint64_t rng(struct qf_dev *d)
 }
 
 /* A guest vCPU storing into the bytes the engine is about to copy. */
-static void op_qmem_read(void *opaque, uint64_t off, size_t len)
+static void qmem_read(struct qf_dev *d, uint64_t off, size_t len)
 {
-    struct qf_dev *d = opaque;
-
     if (!d->hostile_rng || !len || rng(d) % 100 >= d->hostile_pct) {
         return;
     }
     d->qmem[off + rng(d) % len] = (uint8_t)rng(d);
 }
 
-static void op_write_placed(void *opaque, uint32_t qpn)
+static void guest_error(struct qf_dev *d, const struct qrnic_event *ev)
 {
-    struct qf_dev *d = opaque;
+    enum qrnic_guest_err cause = ev->guest_error.cause;
 
-    d->placed_qpn = qpn;
-    d->writes_placed++;
-}
-
-static void op_reply_sent(void *opaque, uint32_t qpn)
-{
-    struct qf_dev *d = opaque;
-
-    d->replied_qpn = qpn;
-    d->replies_sent++;
-}
-
-static void op_guest_error(void *opaque, enum qrnic_guest_err cause,
-                           const char *name, const char *what, uint64_t a,
-                           uint64_t b)
-{
-    struct qf_dev *d = opaque;
-
-    if (!name || !what || cause >= QRNIC_GUEST_ERR_MAX) {
-        fprintf(stderr, "qfake: guest_error %d without a row\n", cause);
+    if (!ev->guest_error.name || !ev->guest_error.what ||
+        cause >= QRNIC_GUEST_ERR_MAX) {
+        fprintf(stderr, "qfake: guest error %d without a row\n", cause);
         abort();
     }
     d->guest_errs[cause]++;
     d->last_guest_err = cause;
-    d->guest_err_a = a;
-    d->guest_err_b = b;
+    d->guest_err_a = ev->guest_error.a;
+    d->guest_err_b = ev->guest_error.b;
+}
+
+static void op_event(void *opaque, const struct qrnic_event *ev)
+{
+    struct qf_dev *d = opaque;
+
+    switch (ev->kind) {
+    case QRNIC_EV_WRITE_PLACED:
+        d->placed_qpn = ev->qpn;
+        d->writes_placed++;
+        break;
+    case QRNIC_EV_REPLY_SENT:
+        d->replied_qpn = ev->qpn;
+        d->replies_sent++;
+        break;
+    case QRNIC_EV_GUEST_ERROR:
+        guest_error(d, ev);
+        break;
+    case QRNIC_EV_QMEM_READ:
+        qmem_read(d, ev->qmem.off, ev->qmem.len);
+        break;
+    case QRNIC_EV_CMD_DONE:
+    case QRNIC_EV_CQE:
+        break;
+    }
 }
 
 static const struct qrnic_engine_ops qf_ops = {
@@ -312,10 +318,7 @@ static const struct qrnic_engine_ops qf_ops = {
     .timer_mod = op_timer_mod,
     .schedule = op_schedule,
     .rx_ready = op_rx_ready,
-    .qmem_read = op_qmem_read,
-    .write_placed = op_write_placed,
-    .reply_sent = op_reply_sent,
-    .guest_error = op_guest_error,
+    .event = op_event,
 };
 
 /* ---- the netdev, as qemu_deliver_packet_iov and the net queue ---------------- */
