@@ -63,10 +63,11 @@ QRNIC_QP_LIST_FNS(waiter, cc_waiting, cc_prev, cc_next)
  *   turns to it.  The window stays: with rxe in a TCG guest most verdicts
  *   come from the guest stopping for a few milliseconds (its vCPU thread
  *   loses the host's CPU), not from a queue, and halving at each stop held
- *   8 QPs at one packet each, every packet asking for an ACK.  Other contexts are never held: their
- *   progress judges no verdict, and a new QP every probe time towards a
- *   peer in RESET held a victim's traffic for a quarter of the time while
- *   verdicts held every context (tests/unit/test_dead_peer.c);
+ *   8 QPs at one packet each, every packet asking for an ACK.  Other
+ *   contexts are never held: their progress judges no verdict, and a new
+ *   QP every probe time towards a peer in RESET held a victim's traffic
+ *   for a quarter of the time while verdicts held every context
+ *   (tests/unit/test_dead_peer.c);
  * - the probe waits for a multiple of the context's measured round trip
  *   (RFC 6298's estimator), so a peer that is slow but answers draws no
  *   resends.  A new context starts from the estimate a context last
@@ -242,7 +243,7 @@ void qrnic_cc_update(struct qrnic_engine *e, struct qrnic_qpc *qp)
             cc_ctx(e, qp)->cwnd = e->cc.cwnd;
         }
         /* An ACK may name a PSN started but not yet sent. */
-        n = qp->cc_recovering ? 0 : psn_diff(qp->sent_psn, qp->una_psn);
+        n = qp->cc_recovering ? 0 : psn_diff(qp->req.sent_psn, qp->req.una_psn);
     } else if (qp->cc_waiting) {
         waiter_del(&e->cc.waiting, qp);
     }
@@ -255,9 +256,9 @@ void qrnic_cc_update(struct qrnic_engine *e, struct qrnic_qpc *qp)
  */
 bool qrnic_cc_starved(struct qrnic_engine *e, struct qrnic_qpc *qp)
 {
-    if (qp->probe_next) {
+    if (qp->req.probe_next) {
         /* Held the others for a probe time (or they ran dry): now probe. */
-        qp->probe_next = false;
+        qp->req.probe_next = false;
         qrnic_cc_unstarve(e, qp);
         return false;
     }
@@ -265,8 +266,8 @@ bool qrnic_cc_starved(struct qrnic_engine *e, struct qrnic_qpc *qp)
         return false;           /* nobody progressed: a loss, probe for it */
     }
     qp->starved = true;
-    qp->probe_next = true;
-    qp->rtt_timing = false;     /* its round trip is the others' doing */
+    qp->req.probe_next = true;
+    qp->req.rtt_timing = false;     /* its round trip is the others' doing */
     cc_ctx(e, qp)->cc_starved++;
     /* No cut: a verdict is no loss (see above). */
     return true;
@@ -275,7 +276,7 @@ bool qrnic_cc_starved(struct qrnic_engine *e, struct qrnic_qpc *qp)
 bool qrnic_cc_others_progressed(const struct qrnic_engine *e,
                                 const struct qrnic_qpc *qp)
 {
-    return e->uctx[qp->uctx].progress_ns > qp->wait_since;
+    return e->uctx[qp->uctx].progress_ns > qp->req.wait_since;
 }
 
 uint32_t qrnic_cc_window(const struct qrnic_engine *e,

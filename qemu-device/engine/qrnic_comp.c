@@ -23,11 +23,11 @@ static uint32_t last_psn(const struct qrnic_swqe *s)
 static void resend_gap(struct qrnic_engine *e, struct qrnic_qpc *qp,
                        uint32_t psn)
 {
-    if (qp->gap_resent && qp->gap_psn == psn) {
+    if (qp->req.gap_resent && qp->req.gap_psn == psn) {
         return;
     }
-    qp->gap_resent = true;
-    qp->gap_psn = psn;
+    qp->req.gap_resent = true;
+    qp->req.gap_psn = psn;
     qrnic_req_loss(e, qp, false);
     qrnic_req_rewind(e, qp, psn);
 }
@@ -40,11 +40,11 @@ static void resend_gap(struct qrnic_engine *e, struct qrnic_qpc *qp,
  */
 static void settle(struct qrnic_engine *e, struct qrnic_qpc *qp)
 {
-    uint32_t una = qp->next_psn;
+    uint32_t una = qp->req.next_psn;
     bool found = false;
     uint16_t i;
 
-    for (i = qp->sq_tail; i != qp->sq_head; i++) {
+    for (i = qp->req.sq_tail; i != qp->req.sq_head; i++) {
         struct qrnic_swqe *s = qrnic_swqe(qp, i);
 
         if (s->status != QRNIC_WC_SUCCESS) {
@@ -55,16 +55,17 @@ static void settle(struct qrnic_engine *e, struct qrnic_qpc *qp)
         }
         if (!s->done) {
             if (!qrnic_wr_is_rd_atomic(s->opcode)) {
-                s->done = psn_diff(last_psn(s), qp->ack_next) < 0;
-            } else if (psn_diff(last_psn(s), qp->ack_next) < 0 && !found) {
+                s->done = psn_diff(last_psn(s), qp->req.ack_next) < 0;
+            } else if (psn_diff(last_psn(s), qp->req.ack_next) < 0 && !found) {
                 resend_gap(e, qp, s->resp_psn);
             }
         }
         if (!s->done && !found) {
             found = true;
+            uint32_t acked = qp->req.ack_next;
+
             una = qrnic_wr_is_rd_atomic(s->opcode) ? s->resp_psn :
-                  psn_diff(qp->ack_next, s->first_psn) > 0 ? qp->ack_next :
-                                                             s->first_psn;
+                  psn_diff(acked, s->first_psn) > 0 ? acked : s->first_psn;
         }
     }
     qrnic_req_advanced(e, qp, una);
@@ -77,8 +78,8 @@ static void ack_upto(struct qrnic_engine *e, struct qrnic_qpc *qp,
 {
     uint32_t next = psn_add(psn, 1);
 
-    if (psn_diff(next, qp->ack_next) > 0) {
-        qp->ack_next = next;
+    if (psn_diff(next, qp->req.ack_next) > 0) {
+        qp->req.ack_next = next;
     }
     settle(e, qp);
 }
@@ -96,7 +97,7 @@ static bool target(struct qrnic_engine *e, struct qrnic_qpc *qp, uint32_t psn,
     if (qp->state != QRNIC_QPS_RTS && qp->state != QRNIC_QPS_SQD) {
         return false;
     }
-    for (i = qp->sq_tail; i != qp->sq_head; i++) {
+    for (i = qp->req.sq_tail; i != qp->req.sq_head; i++) {
         struct qrnic_swqe *s = qrnic_swqe(qp, i);
 
         if (psn_diff(psn, s->first_psn) >= 0 &&
@@ -122,7 +123,7 @@ static void nak(struct qrnic_engine *e, struct qrnic_qpc *qp,
     }
     if (kind == QRNIC_AETH_RNR_NAK) {
         qrnic_stat(e, QRNIC_STAT_RNR_NAKS_RX);
-        if (idx == qp->sq_tail && !qp->rnr_wait) {
+        if (idx == qp->req.sq_tail && !qp->req.rnr_wait) {
             qrnic_req_rnr(e, qp, rx->psn, code);
         }
         return;
@@ -254,7 +255,7 @@ void qrnic_comp_rx(struct qrnic_engine *e, struct qrnic_qpc *qp,
                    const struct qrnic_rx *rx)
 {
     /* Only PSNs this requester has used can be answered. */
-    if (psn_diff(rx->psn, qp->next_psn) >= 0) {
+    if (psn_diff(rx->psn, qp->req.next_psn) >= 0) {
         return;
     }
     switch (rx->opcode) {

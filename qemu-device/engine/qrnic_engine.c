@@ -254,7 +254,7 @@ bool qrnic_engine_doorbell(struct qrnic_engine *e, uint32_t page,
 
 /* A row's NAME: its identifier past the prefix. */
 #define QRNIC_GUEST_ERR_ROW(id, what, values) \
-    [id] = { #id + sizeof("QRNIC_GUEST_ERR_") - 1, what " (" values ")" },
+    [id] = { &#id[sizeof("QRNIC_GUEST_ERR_") - 1], what " (" values ")" },
 static const struct {
     const char *name;
     const char *what;

@@ -177,7 +177,7 @@ void qrnic_flush_reply(struct qrnic_engine *e, struct qrnic_qpc *qp,
     pos = qrnic_wire_begin(e, qp, f, QRNIC_OP_READ_RESP_ONLY, r->out_psn,
                            false, false);
     pos += qrnic_put_aeth(f + pos, QRNIC_AETH_ACK |
-                          QRNIC_AETH_CREDITS_INVALID, qp->msn);
+                          QRNIC_AETH_CREDITS_INVALID, qp->resp.msn);
     qrnic_tx(e, f, qrnic_wire_finish(qp, f, pos));
     r->pending = false;
 }

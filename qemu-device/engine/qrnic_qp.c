@@ -334,13 +334,13 @@ enum qrnic_cmd_status qrnic_cmd_create_qp(struct qrnic_engine *e,
     qp = calloc(1, sizeof(*qp));
     if (qp) {
         qp->log_sq = qrnic_cmd8(cmd, create_qp.log_sq_depth);
-        qp->swq = calloc(1u << qp->log_sq, sizeof(*qp->swq));
-        qp->rd_res = calloc(QRNIC_MAX_RD_ATOMIC, sizeof(*qp->rd_res));
+        qp->req.swq = calloc(1u << qp->log_sq, sizeof(*qp->req.swq));
+        qp->resp.rd_res = calloc(QRNIC_MAX_RD_ATOMIC, sizeof(*qp->resp.rd_res));
     }
-    if (!qp || !qp->swq || !qp->rd_res) {
+    if (!qp || !qp->req.swq || !qp->resp.rd_res) {
         if (qp) {
-            free(qp->swq);
-            free(qp->rd_res);
+            free(qp->req.swq);
+            free(qp->resp.rd_res);
         }
         free(qp);
         qrnic_ctx_uncharge_obj(e, uctx, QRNIC_CTX_QP, QRNIC_CTX_QMEM_PAGES,
@@ -400,8 +400,8 @@ static void qp_free(struct qrnic_engine *e, struct qrnic_qpc *qp)
     }
     e->pd_users[qp->pdn - 1]--;
     e->qp[qp->idx] = NULL;
-    free(qp->swq);
-    free(qp->rd_res);
+    free(qp->req.swq);
+    free(qp->resp.rd_res);
     free(qp);
 }
 
@@ -444,16 +444,16 @@ static void qp_reset_state(struct qrnic_qpc *qp)
 {
     size_t from = offsetof(struct qrnic_qpc, state);
     size_t to = offsetof(struct qrnic_qpc, ready_queued);
-    struct qrnic_swqe *swq = qp->swq;
-    struct qrnic_rd_res *rd_res = qp->rd_res;
+    struct qrnic_swqe *swq = qp->req.swq;
+    struct qrnic_rd_res *rd_res = qp->resp.rd_res;
     uint32_t sq_off = qp->sq_off, rq_off = qp->rq_off;
     uint8_t lsq = qp->log_sq, lss = qp->log_sq_stride;
     uint8_t lrq = qp->log_rq, lrs = qp->log_rq_stride;
     bool sig_all = qp->sig_all;
 
     memset((uint8_t *)qp + from, 0, to - from);
-    qp->swq = swq;
-    qp->rd_res = rd_res;
+    qp->req.swq = swq;
+    qp->resp.rd_res = rd_res;
     memset(rd_res, 0, sizeof(*rd_res) * QRNIC_MAX_RD_ATOMIC);
     qp->sq_off = sq_off;
     qp->rq_off = rq_off;
@@ -478,10 +478,10 @@ void qrnic_qp_error(struct qrnic_engine *e, struct qrnic_qpc *qp,
     }
     qp->state = QRNIC_QPS_ERR;
     qrnic_cc_update(e, qp);     /* its packets no longer count */
-    qp->rto_deadline = 0;
-    qp->probe_deadline = 0;
-    qp->rnr_deadline = 0;
-    qp->rnr_wait = false;
+    qp->req.rto_deadline = 0;
+    qp->req.probe_deadline = 0;
+    qp->req.rnr_deadline = 0;
+    qp->req.rnr_wait = false;
     qrnic_sched_timer(e, qp);
     if (async_event && e->async_eqn >= 0) {
         qrnic_eq_post(e, (uint32_t)e->async_eqn, QRNIC_EVENT_QP_FATAL,
@@ -499,20 +499,20 @@ void qrnic_qp_flush_srq_wqe(struct qrnic_engine *e, struct qrnic_qpc *qp)
 {
     struct qrnic_wc wc;
 
-    if (!qp->srq || !qp->recv_active) {
+    if (!qp->srq || !qp->resp.recv_active) {
         return;
     }
     /* The SRQ WQE it had taken is its own; the SRQ's others stay. */
     memset(&wc, 0, sizeof(wc));
-    wc.wr_id = qp->recv_wr_id;
+    wc.wr_id = qp->resp.recv_wr_id;
     wc.qpn = qp->qpn;
-    wc.wqe_idx = qp->recv_idx;
+    wc.wqe_idx = qp->resp.recv_idx;
     wc.opcode = QRNIC_CQE_OP_RECV;
     wc.status = QRNIC_WC_WR_FLUSH_ERR;
     wc.vendor_err = QRNIC_VERR_FLUSH;
     wc.flags = QRNIC_CQE_F_SRQ;
     qrnic_cq_post(e, qp->rcq, &wc);
-    qp->recv_active = false;
+    qp->resp.recv_active = false;
 }
 
 void qrnic_qp_flush(struct qrnic_engine *e, struct qrnic_qpc *qp)
@@ -523,10 +523,10 @@ void qrnic_qp_flush(struct qrnic_engine *e, struct qrnic_qpc *qp)
     wc.qpn = qp->qpn;
     wc.status = QRNIC_WC_WR_FLUSH_ERR;
     wc.vendor_err = QRNIC_VERR_FLUSH;
-    while (qp->sq_tail != qp->sq_pi) {
-        uint16_t i = qp->sq_tail;
+    while (qp->req.sq_tail != qp->req.sq_pi) {
+        uint16_t i = qp->req.sq_tail;
         uint8_t w[QRNIC_SQ_WQE_SIZE];
-        bool started = qp->sq_tail != qp->sq_head;
+        bool started = qp->req.sq_tail != qp->req.sq_head;
         struct qrnic_swqe *s = qrnic_swqe(qp, i);
 
         if (!started) {
@@ -539,27 +539,27 @@ void qrnic_qp_flush(struct qrnic_engine *e, struct qrnic_qpc *qp)
         wc.flags = QRNIC_CQE_F_SEND;
         wc.wqe_idx = i;
         qrnic_cq_post(e, qp->scq, &wc);
-        qp->sq_tail++;
+        qp->req.sq_tail++;
         if (!started) {
-            qp->sq_head = qp->sq_tail;
+            qp->req.sq_head = qp->req.sq_tail;
         }
     }
-    qp->sq_head = qp->sq_cur = qp->sq_tail;
-    qp->rd_inflight = 0;
-    qp->cur_valid = false;
-    qp->req_error = false;
+    qp->req.sq_head = qp->req.sq_cur = qp->req.sq_tail;
+    qp->req.rd_inflight = 0;
+    qp->req.cur_valid = false;
+    qp->req.req_error = false;
 
     wc.flags = 0;
     wc.opcode = QRNIC_CQE_OP_RECV;
     qrnic_qp_flush_srq_wqe(e, qp);
-    while (qp->rq_ci != qp->rq_pi) {
-        wc.wr_id = qrnic_qp_rqe_wr_id(e, qp, qp->rq_ci);
-        wc.wqe_idx = qp->rq_ci;
+    while (qp->resp.rq_ci != qp->resp.rq_pi) {
+        wc.wr_id = qrnic_qp_rqe_wr_id(e, qp, qp->resp.rq_ci);
+        wc.wqe_idx = qp->resp.rq_ci;
         qrnic_cq_post(e, qp->rcq, &wc);
-        qp->rq_ci++;
+        qp->resp.rq_ci++;
     }
-    qp->recv_active = false;
-    qp->resp_msg = QRNIC_RESP_NONE;
+    qp->resp.recv_active = false;
+    qp->resp.resp_msg = QRNIC_RESP_NONE;
 }
 
 /* ---- MODIFY_QP ----------------------------------------------------------- */
@@ -638,11 +638,11 @@ static void apply_attrs(struct qrnic_engine *e, struct qrnic_qpc *qp,
     }
     if (mask & M(RETRY_CNT)) {
         qp->retry_cnt = *ATTR(retry_cnt);
-        qp->retry_left = qp->retry_cnt;
+        qp->req.retry_left = qp->retry_cnt;
     }
     if (mask & M(RNR_RETRY)) {
         qp->rnr_retry = *ATTR(rnr_retry);
-        qp->rnr_left = qp->rnr_retry;
+        qp->req.rnr_left = qp->rnr_retry;
     }
     if (mask & M(MIN_RNR_TIMER)) {
         qp->min_rnr_timer = *ATTR(min_rnr_timer);
@@ -658,15 +658,15 @@ static void apply_attrs(struct qrnic_engine *e, struct qrnic_qpc *qp,
     }
     if (mask & M(RQ_PSN)) {
         qp->rq_psn = qrnic_ld32(ATTR(rq_psn));
-        qp->epsn = qp->rq_psn;
+        qp->resp.epsn = qp->rq_psn;
     }
     if (mask & M(SQ_PSN)) {
         qp->sq_psn = qrnic_ld32(ATTR(sq_psn));
-        qp->next_psn = qp->tx_psn = qp->sq_psn;
-        qp->una_psn = qp->sent_psn = qp->ack_next = qp->sq_psn;
-        qp->ackreq_psn = psn_add(qp->sq_psn, QRNIC_PSN_MASK);
-        qp->rtt_timing = false;
-        qp->probe_stage = 0;
+        qp->req.next_psn = qp->req.tx_psn = qp->sq_psn;
+        qp->req.una_psn = qp->req.sent_psn = qp->req.ack_next = qp->sq_psn;
+        qp->req.ackreq_psn = psn_add(qp->sq_psn, QRNIC_PSN_MASK);
+        qp->req.rtt_timing = false;
+        qp->req.probe_stage = 0;
     }
     if (mask & M(EN_SQD_ASYNC)) {
         qp->sqd_notify = true;
@@ -742,7 +742,7 @@ enum qrnic_cmd_status qrnic_cmd_modify_qp(struct qrnic_engine *e,
 /* SQD: drained once every started WQE is acknowledged. */
 static bool sq_draining(const struct qrnic_qpc *qp)
 {
-    return qp->state == QRNIC_QPS_SQD && qp->sq_tail != qp->sq_head;
+    return qp->state == QRNIC_QPS_SQD && qp->req.sq_tail != qp->req.sq_head;
 }
 
 enum qrnic_cmd_status qrnic_cmd_query_qp(struct qrnic_engine *e,
@@ -771,8 +771,8 @@ enum qrnic_cmd_status qrnic_cmd_query_qp(struct qrnic_engine *e,
     qrnic_st32(ATTR(access_flags), qp->access);
     qrnic_st32(ATTR(qkey), qp->qkey);
     qrnic_st32(ATTR(dest_qpn), qp->dest_qpn);
-    qrnic_st32(ATTR(rq_psn), qp->epsn);
-    qrnic_st32(ATTR(sq_psn), qp->next_psn);
+    qrnic_st32(ATTR(rq_psn), qp->resp.epsn);
+    qrnic_st32(ATTR(sq_psn), qp->req.next_psn);
     qrnic_st32(ATTR(flow_label), qp->flow_label);
     qrnic_st16(ATTR(pkey_index), qp->pkey_index);
     *ATTR(port_num) = qp->port;
@@ -803,9 +803,9 @@ enum qrnic_guest_err qrnic_qp_doorbell(struct qrnic_engine *e, uint32_t page,
     if (((uint32_t)val & ~QRNIC_DB_QN_MASK) || (val >> 48)) {
         return QRNIC_GUEST_ERR_DB_VALUE;
     }
-    prod = sq ? &qp->sq_pi : &qp->rq_pi;
+    prod = sq ? &qp->req.sq_pi : &qp->resp.rq_pi;
     if (!qrnic_pi_ok(sq ? qp->log_sq : qp->log_rq, *prod, pi,
-                     sq ? qp->sq_tail : qp->rq_ci)) {
+                     sq ? qp->req.sq_tail : qp->resp.rq_ci)) {
         return QRNIC_GUEST_ERR_DB_INDEX;
     }
     *prod = pi;

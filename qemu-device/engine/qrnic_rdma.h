@@ -299,6 +299,73 @@ enum qrnic_resp_msg {
     QRNIC_RESP_WRITE,           /* in a multi-packet RDMA WRITE */
 };
 
+/* The requester's (and completer's) part of a QP's context. */
+struct qrnic_qp_req {
+    uint16_t sq_pi;             /* software's producer index */
+    uint16_t sq_tail;           /* oldest WQE not completed */
+    uint16_t sq_head;           /* next WQE to start */
+    uint16_t sq_cur;            /* WQE holding tx_psn (tail..head) */
+    uint32_t next_psn;          /* first PSN of the next new WQE */
+    uint32_t tx_psn;            /* next PSN to (re)transmit */
+    uint32_t una_psn;           /* oldest PSN not acknowledged/answered */
+    uint32_t ack_next;          /* one past the highest PSN ACKed */
+    uint32_t sent_psn;          /* one past the highest PSN ever sent */
+    uint32_t rnr_psn;           /* resend from here when the RNR wait ends */
+    bool req_error;             /* a failed WQE waits: start nothing new */
+    bool gap_resent;            /* a READ gap at gap_psn was asked again */
+    uint64_t wait_since;        /* timers (re)armed: sent or progressed */
+    bool rtt_timing;            /* rtt_psn's round trip is being timed */
+    uint32_t rtt_psn;
+    uint64_t rtt_sent;
+    uint32_t gap_psn;
+    uint32_t pkts_since_ackreq;
+    uint32_t ackreq_psn;        /* the last PSN sent that draws an answer */
+    bool ack_now;               /* the next packet asks for an ACK */
+    uint32_t rd_inflight;       /* READ/atomic WQEs started, not done */
+    uint8_t retry_left;
+    uint8_t rnr_left;
+    bool rnr_wait;
+    uint64_t rto_deadline;      /* 0: no retransmission timer */
+    uint64_t probe_deadline;    /* 0: no tail loss probe pending */
+    /*
+     * since progress: 1 last packet resent, 2.. all unacknowledged ones
+     * (again)
+     */
+    uint8_t probe_stage;
+    bool probe_next;            /* was starved: the next expiry probes */
+    uint64_t rnr_deadline;      /* 0: not waiting */
+    struct qrnic_swqe *swq;     /* one per SQ slot */
+    bool cur_valid;             /* cur caches WQE sq_cur */
+    struct qrnic_wqe cur;
+};
+
+/* The responder's part of a QP's context. */
+struct qrnic_qp_resp {
+    uint32_t epsn;
+    uint32_t msn;
+    uint16_t rq_pi;
+    uint16_t rq_ci;
+    bool nak_sent;              /* drop later PSNs until the expected one */
+    bool uc_drop;               /* UC: drop packets until a new message */
+    uint8_t resp_msg;           /* enum qrnic_resp_msg */
+    bool recv_active;           /* recv_* describe a taken receive WQE */
+    uint16_t recv_idx;          /* its slot (RQ: rq_ci) */
+    uint32_t recv_pdn;          /* its SGEs' PD (the SRQ's, or the QP's) */
+    uint64_t recv_wr_id;
+    uint32_t recv_off;
+    struct qrnic_sgl recv_sgl;
+    uint64_t write_va;
+    uint32_t write_rkey;
+    uint32_t write_len;
+    uint32_t write_off;
+    bool inv_failed;            /* a SEND_WITH_INV could not invalidate */
+    struct qrnic_rd_res *rd_res;    /* QRNIC_MAX_RD_ATOMIC entries */
+    uint32_t rd_res_next;       /* slot the next request takes */
+    bool ack_pending;           /* ack_* to be sent */
+    uint8_t ack_syndrome;
+    uint32_t ack_psn;
+};
+
 /*
  * A QP's context: what the device keeps of a queue pair (the driver's and
  * the provider's struct qrnic_qp are their own views of it).
@@ -353,68 +420,8 @@ struct qrnic_qpc {
     bool ipv4;
     uint16_t sport;
 
-    /* Requester. */
-    uint16_t sq_pi;             /* software's producer index */
-    uint16_t sq_tail;           /* oldest WQE not completed */
-    uint16_t sq_head;           /* next WQE to start */
-    uint16_t sq_cur;            /* WQE holding tx_psn (tail..head) */
-    uint32_t next_psn;          /* first PSN of the next new WQE */
-    uint32_t tx_psn;            /* next PSN to (re)transmit */
-    uint32_t una_psn;           /* oldest PSN not acknowledged/answered */
-    uint32_t ack_next;          /* one past the highest PSN ACKed */
-    uint32_t sent_psn;          /* one past the highest PSN ever sent */
-    uint32_t rnr_psn;           /* resend from here when the RNR wait ends */
-    bool req_error;             /* a failed WQE waits: start nothing new */
-    bool gap_resent;            /* a READ gap at gap_psn was asked again */
-    uint64_t wait_since;        /* timers (re)armed: sent or progressed */
-    bool rtt_timing;            /* rtt_psn's round trip is being timed */
-    uint32_t rtt_psn;
-    uint64_t rtt_sent;
-    uint32_t gap_psn;
-    uint32_t pkts_since_ackreq;
-    uint32_t ackreq_psn;        /* the last PSN sent that draws an answer */
-    bool ack_now;               /* the next packet asks for an ACK */
-    uint32_t rd_inflight;       /* READ/atomic WQEs started, not done */
-    uint8_t retry_left;
-    uint8_t rnr_left;
-    bool rnr_wait;
-    uint64_t rto_deadline;      /* 0: no retransmission timer */
-    uint64_t probe_deadline;    /* 0: no tail loss probe pending */
-    /*
-     * since progress: 1 last packet resent, 2.. all unacknowledged ones
-     * (again)
-     */
-    uint8_t probe_stage;
-    bool probe_next;            /* was starved: the next expiry probes */
-    uint64_t rnr_deadline;      /* 0: not waiting */
-    struct qrnic_swqe *swq;     /* one per SQ slot */
-    bool cur_valid;             /* cur caches WQE sq_cur */
-    struct qrnic_wqe cur;
-
-    /* Responder. */
-    uint32_t epsn;
-    uint32_t msn;
-    uint16_t rq_pi;
-    uint16_t rq_ci;
-    bool nak_sent;              /* drop later PSNs until the expected one */
-    bool uc_drop;               /* UC: drop packets until a new message */
-    uint8_t resp_msg;           /* enum qrnic_resp_msg */
-    bool recv_active;           /* recv_* describe a taken receive WQE */
-    uint16_t recv_idx;          /* its slot (RQ: rq_ci) */
-    uint32_t recv_pdn;          /* its SGEs' PD (the SRQ's, or the QP's) */
-    uint64_t recv_wr_id;
-    uint32_t recv_off;
-    struct qrnic_sgl recv_sgl;
-    uint64_t write_va;
-    uint32_t write_rkey;
-    uint32_t write_len;
-    uint32_t write_off;
-    bool inv_failed;            /* a SEND_WITH_INV could not invalidate */
-    struct qrnic_rd_res *rd_res;    /* QRNIC_MAX_RD_ATOMIC entries */
-    uint32_t rd_res_next;       /* slot the next request takes */
-    bool ack_pending;           /* ack_* to be sent */
-    uint8_t ack_syndrome;
-    uint32_t ack_psn;
+    struct qrnic_qp_req req;
+    struct qrnic_qp_resp resp;
 
     /* Lists, and what the device's congestion control counts for it. */
     bool cc_recovering;         /* resending what was lost: counts none */
@@ -550,7 +557,7 @@ void qrnic_req_loss(struct qrnic_engine *e, struct qrnic_qpc *qp,
                     bool timeout);
 static inline struct qrnic_swqe *qrnic_swqe(struct qrnic_qpc *qp, uint16_t i)
 {
-    return &qp->swq[i & ((1u << qp->log_sq) - 1)];
+    return &qp->req.swq[i & ((1u << qp->log_sq) - 1)];
 }
 
 /* A field of the send WQE copied to the bytes at w. */

@@ -48,7 +48,7 @@ void qrnic_req_loss(struct qrnic_engine *e, struct qrnic_qpc *qp,
  */
 static bool in_flight(const struct qrnic_qpc *qp)
 {
-    return psn_diff(qp->sent_psn, qp->una_psn) > 0;
+    return psn_diff(qp->req.sent_psn, qp->req.una_psn) > 0;
 }
 
 static uint64_t rto_ns(const struct qrnic_qpc *qp)
@@ -83,16 +83,16 @@ static void arm_timers(struct qrnic_engine *e, struct qrnic_qpc *qp)
     uint64_t now = e->ops->now_ns(e->opaque), rto = rto_ns(qp);
     uint64_t pto = probe_ns(e, qp);
 
-    qp->wait_since = now;
-    qp->rto_deadline = qp->timeout ? now + rto : 0;
-    qp->probe_deadline = !qp->timeout || rto > 2 * pto ? now + pto : 0;
+    qp->req.wait_since = now;
+    qp->req.rto_deadline = qp->timeout ? now + rto : 0;
+    qp->req.probe_deadline = !qp->timeout || rto > 2 * pto ? now + pto : 0;
     qrnic_sched_timer(e, qp);
 }
 
 /* Nothing is outstanding: no retransmission timer, no probe. */
 static void disarm_timers(struct qrnic_engine *e, struct qrnic_qpc *qp)
 {
-    qp->rto_deadline = qp->probe_deadline = 0;
+    qp->req.rto_deadline = qp->req.probe_deadline = 0;
     qrnic_sched_timer(e, qp);
 }
 
@@ -119,33 +119,34 @@ static void probe_expired(struct qrnic_engine *e, struct qrnic_qpc *qp,
 
     if (qrnic_cc_starved(e, qp)) {
         /* not lost, only waiting */
-    } else if (!qp->probe_stage && !qp->rd_inflight) {
-        bool timing = qp->rtt_timing;
+    } else if (!qp->req.probe_stage && !qp->req.rd_inflight) {
+        bool timing = qp->req.rtt_timing;
 
-        qp->probe_stage = 1;
-        qp->ack_now = true;     /* the copy must draw an answer */
-        qrnic_req_rewind(e, qp, psn_add(qp->sent_psn, QRNIC_PSN_MASK));
+        qp->req.probe_stage = 1;
+        qp->req.ack_now = true;     /* the copy must draw an answer */
+        qrnic_req_rewind(e, qp, psn_add(qp->req.sent_psn, QRNIC_PSN_MASK));
         /*
          * The round trip being timed still counts: the peer takes a QP's
          * packets in order, so the original's answer comes first.  Were
          * it dropped, the estimate would keep only the quick answers and
          * miss exactly the slow ones that let the probe fire.
          */
-        qp->rtt_timing = timing;
+        qp->req.rtt_timing = timing;
     } else {
-        qp->probe_stage = qp->probe_stage < 2 ? 2 :
-                         qp->probe_stage < 18 ? qp->probe_stage + 1 : 18;
+        uint8_t stage = qp->req.probe_stage;
+
+        qp->req.probe_stage = stage < 2 ? 2 : stage < 18 ? stage + 1 : 18;
         qrnic_req_loss(e, qp, false);
-        qrnic_req_rewind(e, qp, qp->una_psn);
+        qrnic_req_rewind(e, qp, qp->req.una_psn);
         qrnic_cc_lost(e, qp);
-        qp->gap_resent = false;     /* a gap in its answer asks again */
+        qp->req.gap_resent = false;     /* a gap in its answer asks again */
     }
     /* Each further resend waits twice as long, until the timeout. */
-    if (qp->probe_stage > 2) {
-        pto <<= qp->probe_stage - 2 < 16 ? qp->probe_stage - 2 : 16;
+    if (qp->req.probe_stage > 2) {
+        pto <<= qp->req.probe_stage - 2 < 16 ? qp->req.probe_stage - 2 : 16;
     }
-    if (!qp->rto_deadline || qp->rto_deadline > now + pto) {
-        qp->probe_deadline = now + pto;
+    if (!qp->req.rto_deadline || qp->req.rto_deadline > now + pto) {
+        qp->req.probe_deadline = now + pto;
     }
 }
 
@@ -264,8 +265,8 @@ static void complete(struct qrnic_engine *e, struct qrnic_qpc *qp,
 
 void qrnic_req_progress(struct qrnic_engine *e, struct qrnic_qpc *qp)
 {
-    while (qp->sq_tail != qp->sq_head) {
-        struct qrnic_swqe *s = qrnic_swqe(qp, qp->sq_tail);
+    while (qp->req.sq_tail != qp->req.sq_head) {
+        struct qrnic_swqe *s = qrnic_swqe(qp, qp->req.sq_tail);
 
         if (s->status == QRNIC_WC_SUCCESS && !s->done) {
             break;
@@ -277,23 +278,23 @@ void qrnic_req_progress(struct qrnic_engine *e, struct qrnic_qpc *qp)
          */
         if (s->rd_counted) {
             s->rd_counted = false;
-            qp->rd_inflight--;
+            qp->req.rd_inflight--;
         }
-        qp->sq_tail++;
+        qp->req.sq_tail++;
         if (s->status != QRNIC_WC_SUCCESS &&
-            qp->sq_cur == (uint16_t)(qp->sq_tail - 1)) {
+            qp->req.sq_cur == (uint16_t)(qp->req.sq_tail - 1)) {
             /* The cursor was on it (a failed WQE): nothing left to send. */
-            qp->sq_cur = qp->sq_head;
-            qp->tx_psn = qp->next_psn;
-            qp->cur_valid = false;
+            qp->req.sq_cur = qp->req.sq_head;
+            qp->req.tx_psn = qp->req.next_psn;
+            qp->req.cur_valid = false;
         }
-        complete(e, qp, qp->sq_tail - 1, s, s->status, s->verr);
+        complete(e, qp, qp->req.sq_tail - 1, s, s->status, s->verr);
         if (s->status != QRNIC_WC_SUCCESS) {
             qrnic_qp_error(e, qp, false);
             return;
         }
     }
-    if (qp->sq_tail == qp->sq_head) {
+    if (qp->req.sq_tail == qp->req.sq_head) {
         disarm_timers(e, qp);
         if (qp->state == QRNIC_QPS_SQD && qp->sqd_notify &&
             !qp->sqd_event_sent && e->async_eqn >= 0) {
@@ -314,43 +315,43 @@ void qrnic_req_fail(struct qrnic_engine *e, struct qrnic_qpc *qp,
         s->status = status;
         s->verr = verr;
     }
-    qp->req_error = true;
+    qp->req.req_error = true;
     /* Nothing more goes out; the failure completes in its turn. */
-    qp->sq_cur = qp->sq_head;
-    qp->tx_psn = qp->next_psn;
-    qp->cur_valid = false;
+    qp->req.sq_cur = qp->req.sq_head;
+    qp->req.tx_psn = qp->req.next_psn;
+    qp->req.cur_valid = false;
     qrnic_req_progress(e, qp);
 }
 
 void qrnic_req_advanced(struct qrnic_engine *e, struct qrnic_qpc *qp,
                         uint32_t una)
 {
-    int32_t acked = psn_diff(una, qp->una_psn);
+    int32_t acked = psn_diff(una, qp->req.una_psn);
     uint64_t rtt = 0;
 
     if (acked <= 0) {
         return;
     }
-    qp->una_psn = una;
-    qp->probe_stage = 0;
-    qp->probe_next = false;
+    qp->req.una_psn = una;
+    qp->req.probe_stage = 0;
+    qp->req.probe_next = false;
     qp->cc_recovering = false;      /* answered: what it resends counts */
-    if (qp->rtt_timing && psn_diff(una, qp->rtt_psn) > 0) {
-        qp->rtt_timing = false;
-        rtt = e->ops->now_ns(e->opaque) - qp->rtt_sent;
+    if (qp->req.rtt_timing && psn_diff(una, qp->req.rtt_psn) > 0) {
+        qp->req.rtt_timing = false;
+        rtt = e->ops->now_ns(e->opaque) - qp->req.rtt_sent;
     }
     qrnic_cc_update(e, qp);
     qrnic_cc_acked(e, qp, (uint32_t)acked, rtt);
-    qp->gap_resent = false;
-    qp->retry_left = qp->retry_cnt;
-    qp->rnr_left = qp->rnr_retry;
+    qp->req.gap_resent = false;
+    qp->req.retry_left = qp->retry_cnt;
+    qp->req.rnr_left = qp->rnr_retry;
     if (!in_flight(qp)) {
         disarm_timers(e, qp);
     } else {
         arm_timers(e, qp);
     }
     /* What a resend was about to repeat is acknowledged meanwhile. */
-    if (psn_diff(qp->tx_psn, una) < 0) {
+    if (psn_diff(qp->req.tx_psn, una) < 0) {
         qrnic_req_rewind(e, qp, una);
     }
     qrnic_sched_qp(e, qp);
@@ -363,12 +364,12 @@ void qrnic_req_rewind(struct qrnic_engine *e, struct qrnic_qpc *qp,
 {
     uint16_t i;
 
-    qp->rtt_timing = false;     /* an answer may be to either copy */
+    qp->req.rtt_timing = false;     /* an answer may be to either copy */
     /*
      * With a failed WQE waiting, WQEs before it are still resent (they
      * must complete first); the walk stops at the failed one.
      */
-    for (i = qp->sq_tail; i != qp->sq_head; i++) {
+    for (i = qp->req.sq_tail; i != qp->req.sq_head; i++) {
         struct qrnic_swqe *s = qrnic_swqe(qp, i);
 
         if (s->status != QRNIC_WC_SUCCESS) {
@@ -383,14 +384,14 @@ void qrnic_req_rewind(struct qrnic_engine *e, struct qrnic_qpc *qp,
             break;
         }
     }
-    if (i == qp->sq_head ||
+    if (i == qp->req.sq_head ||
         qrnic_swqe(qp, i)->status != QRNIC_WC_SUCCESS) {
-        i = qp->sq_head;        /* nothing to send from a failed WQE */
-        psn = qp->next_psn;
+        i = qp->req.sq_head;        /* nothing to send from a failed WQE */
+        psn = qp->req.next_psn;
     }
-    qp->sq_cur = i;
-    qp->tx_psn = psn;
-    qp->cur_valid = false;
+    qp->req.sq_cur = i;
+    qp->req.tx_psn = psn;
+    qp->req.cur_valid = false;
     qrnic_sched_qp(e, qp);
 }
 
@@ -410,35 +411,35 @@ void qrnic_req_rnr(struct qrnic_engine *e, struct qrnic_qpc *qp,
                    uint32_t psn, uint8_t code)
 {
     if (qp->rnr_retry != 7) {
-        if (!qp->rnr_left) {
-            qrnic_req_fail(e, qp, qp->sq_tail, QRNIC_WC_RNR_RETRY_EXC_ERR,
+        if (!qp->req.rnr_left) {
+            qrnic_req_fail(e, qp, qp->req.sq_tail, QRNIC_WC_RNR_RETRY_EXC_ERR,
                            QRNIC_VERR_RETRIES);
             return;
         }
-        qp->rnr_left--;
+        qp->req.rnr_left--;
     }
-    qp->rnr_wait = true;
-    qp->rnr_psn = psn;
-    qp->rnr_deadline = e->ops->now_ns(e->opaque) + rnr_ns(code);
+    qp->req.rnr_wait = true;
+    qp->req.rnr_psn = psn;
+    qp->req.rnr_deadline = e->ops->now_ns(e->opaque) + rnr_ns(code);
     qrnic_sched_timer(e, qp);
 }
 
 void qrnic_req_timer(struct qrnic_engine *e, struct qrnic_qpc *qp,
                      uint64_t now)
 {
-    if (qp->rnr_deadline && now >= qp->rnr_deadline) {
-        qp->rnr_deadline = 0;
-        qp->rnr_wait = false;
-        qrnic_req_rewind(e, qp, qp->rnr_psn);
+    if (qp->req.rnr_deadline && now >= qp->req.rnr_deadline) {
+        qp->req.rnr_deadline = 0;
+        qp->req.rnr_wait = false;
+        qrnic_req_rewind(e, qp, qp->req.rnr_psn);
     }
-    if (qp->probe_deadline && now >= qp->probe_deadline) {
-        qp->probe_deadline = 0;
-        if (in_flight(qp) && !qp->req_error && !qp->rnr_wait) {
+    if (qp->req.probe_deadline && now >= qp->req.probe_deadline) {
+        qp->req.probe_deadline = 0;
+        if (in_flight(qp) && !qp->req.req_error && !qp->req.rnr_wait) {
             probe_expired(e, qp, now);
         }
     }
-    if (qp->rto_deadline && now >= qp->rto_deadline) {
-        qp->rto_deadline = 0;
+    if (qp->req.rto_deadline && now >= qp->req.rto_deadline) {
+        qp->req.rto_deadline = 0;
         if (in_flight(qp)) {
             qrnic_stat(e, QRNIC_STAT_ACK_TIMEOUTS);
             qrnic_cc_unstarve(e, qp);
@@ -449,17 +450,17 @@ void qrnic_req_timer(struct qrnic_engine *e, struct qrnic_qpc *qp,
              * for a loss.
              */
             qrnic_req_loss(e, qp, !qrnic_cc_others_progressed(e, qp));
-            if (!qp->retry_left) {
-                qrnic_req_fail(e, qp, qp->sq_tail, QRNIC_WC_RETRY_EXC_ERR,
+            if (!qp->req.retry_left) {
+                qrnic_req_fail(e, qp, qp->req.sq_tail, QRNIC_WC_RETRY_EXC_ERR,
                                QRNIC_VERR_RETRIES);
             } else {
-                qp->retry_left--;
-                qp->rnr_wait = false;
-                qp->rnr_deadline = 0;
-                qrnic_req_rewind(e, qp, qp->una_psn);
+                qp->req.retry_left--;
+                qp->req.rnr_wait = false;
+                qp->req.rnr_deadline = 0;
+                qrnic_req_rewind(e, qp, qp->req.una_psn);
                 qrnic_cc_lost(e, qp);
-                qp->gap_resent = false;
-                qp->probe_stage = 2;    /* the probes start over */
+                qp->req.gap_resent = false;
+                qp->req.probe_stage = 2;    /* the probes start over */
                 arm_timers(e, qp);
             }
         }
@@ -492,9 +493,9 @@ static uint8_t send_opcode(uint8_t wr, bool first, bool last)
 static bool send_packet(struct qrnic_engine *e, struct qrnic_qpc *qp,
                         struct qrnic_swqe *s)
 {
-    struct qrnic_wqe *w = &qp->cur;
+    struct qrnic_wqe *w = &qp->req.cur;
     uint8_t *f = e->roce_frame;
-    uint32_t k = (uint32_t)psn_diff(qp->tx_psn, s->first_psn);
+    uint32_t k = (uint32_t)psn_diff(qp->req.tx_psn, s->first_psn);
     uint32_t off = k * qp->mtu;
     uint32_t window = qrnic_req_window(e, qp);
     uint32_t n = 0, pkts = 1;
@@ -503,9 +504,9 @@ static bool send_packet(struct qrnic_engine *e, struct qrnic_qpc *qp,
     size_t pos;
 
     /* Only PSNs of this message, only bytes the WQE holds. */
-    if (psn_diff(qp->tx_psn, s->first_psn) < 0 || k >= s->npkts ||
+    if (psn_diff(qp->req.tx_psn, s->first_psn) < 0 || k >= s->npkts ||
         off > w->length) {
-        qrnic_req_fail(e, qp, qp->sq_cur, QRNIC_WC_LOC_QP_OP_ERR,
+        qrnic_req_fail(e, qp, qp->req.sq_cur, QRNIC_WC_LOC_QP_OP_ERR,
                        QRNIC_VERR_BAD_OPCODE);
         return false;
     }
@@ -522,9 +523,9 @@ static bool send_packet(struct qrnic_engine *e, struct qrnic_qpc *qp,
         }
         n = pkts * qp->mtu < w->length - off ? pkts * qp->mtu :
             w->length - off;
-        pos = qrnic_wire_begin(e, qp, f, QRNIC_OP_READ_REQ, qp->tx_psn,
+        pos = qrnic_wire_begin(e, qp, f, QRNIC_OP_READ_REQ, qp->req.tx_psn,
                                false, false);
-        qp->ackreq_psn = psn_add(qp->tx_psn, pkts - 1);   /* answered */
+        qp->req.ackreq_psn = psn_add(qp->req.tx_psn, pkts - 1);   /* answered */
         pos += qrnic_put_reth(f + pos, w->remote_addr + off, w->rkey, n);
         n = 0;
         break;
@@ -532,8 +533,8 @@ static bool send_packet(struct qrnic_engine *e, struct qrnic_qpc *qp,
     case QRNIC_WR_ATOMIC_FETCH_AND_ADD:
         opcode = w->opcode == QRNIC_WR_ATOMIC_CMP_AND_SWP ?
                  QRNIC_OP_CMP_SWAP : QRNIC_OP_FETCH_ADD;
-        pos = qrnic_wire_begin(e, qp, f, opcode, qp->tx_psn, false, false);
-        qp->ackreq_psn = qp->tx_psn;
+        pos = qrnic_wire_begin(e, qp, f, opcode, qp->req.tx_psn, false, false);
+        qp->req.ackreq_psn = qp->req.tx_psn;
         pos += qrnic_put_atomic_eth(f + pos, w->remote_addr, w->rkey,
                                     w->opcode == QRNIC_WR_ATOMIC_CMP_AND_SWP ?
                                     w->swap : w->compare_add,
@@ -541,26 +542,26 @@ static bool send_packet(struct qrnic_engine *e, struct qrnic_qpc *qp,
         break;
     case QRNIC_WR_FLUSH:
     case QRNIC_WR_ATOMIC_WRITE:
-        pos = qrnic_flush_request(e, qp, w, f, qp->tx_psn);
+        pos = qrnic_flush_request(e, qp, w, f, qp->req.tx_psn);
         break;
     default:
         n = w->length - off < qp->mtu ? w->length - off : qp->mtu;
         last = k + 1 == s->npkts;
-        ackreq = last || qp->ack_now ||
-                 ++qp->pkts_since_ackreq >= window ||
-                 psn_diff(psn_add(qp->tx_psn, 1), qp->una_psn) >=
+        ackreq = last || qp->req.ack_now ||
+                 ++qp->req.pkts_since_ackreq >= window ||
+                 psn_diff(psn_add(qp->req.tx_psn, 1), qp->req.una_psn) >=
                  (int32_t)window;
         opcode = send_opcode(w->opcode, k == 0, last);
         if (qp->type == QRNIC_QPT_UC) {
             opcode += QRNIC_OP_UC_BASE;     /* nothing is acknowledged */
             ackreq = false;
         }
-        pos = qrnic_wire_begin(e, qp, f, opcode, qp->tx_psn,
+        pos = qrnic_wire_begin(e, qp, f, opcode, qp->req.tx_psn,
                                last && (w->flags & QRNIC_WQE_F_SOLICITED),
                                ackreq);
         if (ackreq) {
-            qp->pkts_since_ackreq = 0;
-            qp->ackreq_psn = qp->tx_psn;
+            qp->req.pkts_since_ackreq = 0;
+            qp->req.ackreq_psn = qp->req.tx_psn;
         }
         if (k == 0 && (qrnic_op_flags(opcode) & QRNIC_OPF_RETH)) {
             pos += qrnic_put_reth(f + pos, w->remote_addr, w->rkey,
@@ -575,7 +576,7 @@ static bool send_packet(struct qrnic_engine *e, struct qrnic_qpc *qp,
         }
         if (w->flags & QRNIC_WQE_F_INLINE) {
             if (off + n > w->inline_len) {
-                qrnic_req_fail(e, qp, qp->sq_cur, QRNIC_WC_LOC_LEN_ERR,
+                qrnic_req_fail(e, qp, qp->req.sq_cur, QRNIC_WC_LOC_LEN_ERR,
                                QRNIC_VERR_BAD_SGE);
                 return false;
             }
@@ -585,30 +586,31 @@ static bool send_packet(struct qrnic_engine *e, struct qrnic_qpc *qp,
                                           n, false);
 
             if (verr) {
-                qrnic_req_fail(e, qp, qp->sq_cur, QRNIC_WC_LOC_PROT_ERR, verr);
+                qrnic_req_fail(e, qp, qp->req.sq_cur, QRNIC_WC_LOC_PROT_ERR,
+                               verr);
                 return false;
             }
         }
         break;
     }
     pos = qrnic_wire_finish(qp, f, pos + n);
-    qp->ack_now = false;
-    if (psn_diff(qp->tx_psn, qp->sent_psn) < 0) {
+    qp->req.ack_now = false;
+    if (psn_diff(qp->req.tx_psn, qp->req.sent_psn) < 0) {
         qrnic_stat(e, QRNIC_STAT_RETRANS_PKTS);
     }
-    if (!qp->rtt_timing && qp->tx_psn == qp->sent_psn &&
+    if (!qp->req.rtt_timing && qp->req.tx_psn == qp->req.sent_psn &&
         qp->type == QRNIC_QPT_RC) {
-        qp->rtt_timing = true;  /* time this one's answer (first copy) */
-        qp->rtt_psn = qp->tx_psn;
-        qp->rtt_sent = e->ops->now_ns(e->opaque);
+        qp->req.rtt_timing = true;  /* time this one's answer (first copy) */
+        qp->req.rtt_psn = qp->req.tx_psn;
+        qp->req.rtt_sent = e->ops->now_ns(e->opaque);
     }
     qrnic_tx(e, f, pos);
-    qp->tx_psn = psn_add(qp->tx_psn, pkts);
-    if (psn_diff(qp->tx_psn, qp->sent_psn) > 0) {
-        qp->sent_psn = qp->tx_psn;
+    qp->req.tx_psn = psn_add(qp->req.tx_psn, pkts);
+    if (psn_diff(qp->req.tx_psn, qp->req.sent_psn) > 0) {
+        qp->req.sent_psn = qp->req.tx_psn;
         qrnic_cc_update(e, qp);
     }
-    if (!qp->rto_deadline && !qp->probe_deadline) {
+    if (!qp->req.rto_deadline && !qp->req.probe_deadline) {
         arm_timers(e, qp);
     }
     return true;
@@ -625,27 +627,27 @@ enum start_result { STARTED, BLOCKED, LOCAL };
 static enum start_result start_local(struct qrnic_engine *e,
                                      struct qrnic_qpc *qp)
 {
-    struct qrnic_swqe *s = qrnic_swqe(qp, qp->sq_head);
-    struct qrnic_wqe *w = &qp->cur;
+    struct qrnic_swqe *s = qrnic_swqe(qp, qp->req.sq_head);
+    struct qrnic_wqe *w = &qp->req.cur;
     enum qrnic_wc_status status;
     enum qrnic_vendor_err verr;
 
-    if (w->opcode == QRNIC_WR_LOCAL_INV && qp->sq_tail != qp->sq_head) {
-        qp->cur_valid = false;
+    if (w->opcode == QRNIC_WR_LOCAL_INV && qp->req.sq_tail != qp->req.sq_head) {
+        qp->req.cur_valid = false;
         return BLOCKED;
     }
     memset(s, 0, sizeof(*s));
     s->wr_id = w->wr_id;
     s->opcode = w->opcode;
     s->flags = w->flags;
-    s->first_psn = qp->next_psn;        /* no PSNs: npkts 0 */
-    qp->sq_head++;
-    qp->sq_cur = qp->sq_head;
-    qp->tx_psn = qp->next_psn;
-    qp->cur_valid = false;
+    s->first_psn = qp->req.next_psn;        /* no PSNs: npkts 0 */
+    qp->req.sq_head++;
+    qp->req.sq_cur = qp->req.sq_head;
+    qp->req.tx_psn = qp->req.next_psn;
+    qp->req.cur_valid = false;
     status = qrnic_local_op(e, qp, w, &verr);
     if (status != QRNIC_WC_SUCCESS) {
-        qrnic_req_fail(e, qp, qp->sq_head - 1, status, verr);
+        qrnic_req_fail(e, qp, qp->req.sq_head - 1, status, verr);
         return BLOCKED;
     }
     s->done = true;
@@ -657,15 +659,15 @@ static enum start_result start_next(struct qrnic_engine *e,
                                     struct qrnic_qpc *qp)
 {
     uint32_t max_rd = qp->max_rd_atomic ? qp->max_rd_atomic : 1;
-    struct qrnic_swqe *s = qrnic_swqe(qp, qp->sq_head);
-    struct qrnic_wqe *w = &qp->cur;
+    struct qrnic_swqe *s = qrnic_swqe(qp, qp->req.sq_head);
+    struct qrnic_wqe *w = &qp->req.cur;
     enum qrnic_wc_status status;
     enum qrnic_vendor_err verr;
     bool rd;
 
-    if (qp->sq_head == qp->sq_pi || qp->state != QRNIC_QPS_RTS ||
-        qp->req_error ||
-        psn_diff(qp->next_psn, qp->una_psn) >=
+    if (qp->req.sq_head == qp->req.sq_pi || qp->state != QRNIC_QPS_RTS ||
+        qp->req.req_error ||
+        psn_diff(qp->req.next_psn, qp->req.una_psn) >=
         (int32_t)qrnic_req_window(e, qp)) {
         return BLOCKED;
     }
@@ -673,11 +675,11 @@ static enum start_result start_next(struct qrnic_engine *e,
      * One copy of the slot, and every decision from it: the guest may
      * rewrite queue memory at any time.
      */
-    verr = fetch_wqe(e, qp, qp->sq_head, w, &status);
+    verr = fetch_wqe(e, qp, qp->req.sq_head, w, &status);
     rd = !verr && qrnic_wr_is_rd_atomic(w->opcode);
-    if (!verr && ((rd && qp->rd_inflight >= max_rd) ||
-                  ((w->flags & QRNIC_WQE_F_FENCE) && qp->rd_inflight))) {
-        qp->cur_valid = false;
+    if (!verr && ((rd && qp->req.rd_inflight >= max_rd) ||
+                  ((w->flags & QRNIC_WQE_F_FENCE) && qp->req.rd_inflight))) {
+        qp->req.cur_valid = false;
         return BLOCKED;
     }
     if (!verr && qrnic_wr_is_local(w->opcode)) {
@@ -687,22 +689,22 @@ static enum start_result start_next(struct qrnic_engine *e,
     s->wr_id = w->wr_id;
     s->opcode = w->opcode;
     s->flags = w->flags;
-    s->first_psn = qp->next_psn;
-    qp->sq_head++;
+    s->first_psn = qp->req.next_psn;
+    qp->req.sq_head++;
     if (verr) {
-        qrnic_req_fail(e, qp, qp->sq_head - 1, status, verr);
+        qrnic_req_fail(e, qp, qp->req.sq_head - 1, status, verr);
         return BLOCKED;
     }
     s->length = w->length;
     s->npkts = rd && s->opcode != QRNIC_WR_RDMA_READ ? 1 :
                msg_pkts(qp, s->length);
     s->resp_psn = s->first_psn;
-    qp->next_psn = psn_add(qp->next_psn, s->npkts);
-    qp->tx_psn = s->first_psn;
-    qp->cur_valid = true;
+    qp->req.next_psn = psn_add(qp->req.next_psn, s->npkts);
+    qp->req.tx_psn = s->first_psn;
+    qp->req.cur_valid = true;
     if (rd) {
         s->rd_counted = true;
-        qp->rd_inflight++;
+        qp->req.rd_inflight++;
     }
     return STARTED;
 }
@@ -729,17 +731,17 @@ static bool refetch(struct qrnic_engine *e, struct qrnic_qpc *qp,
     enum qrnic_wc_status status;
     enum qrnic_vendor_err verr;
 
-    verr = fetch_wqe(e, qp, qp->sq_cur, &qp->cur, &status);
-    if (!verr && (qp->cur.opcode != s->opcode ||
-                  qp->cur.length != s->length)) {
+    verr = fetch_wqe(e, qp, qp->req.sq_cur, &qp->req.cur, &status);
+    if (!verr && (qp->req.cur.opcode != s->opcode ||
+                  qp->req.cur.length != s->length)) {
         status = QRNIC_WC_LOC_QP_OP_ERR;
         verr = QRNIC_VERR_BAD_OPCODE;
     }
     if (verr) {
-        qrnic_req_fail(e, qp, qp->sq_cur, status, verr);
+        qrnic_req_fail(e, qp, qp->req.sq_cur, status, verr);
         return false;
     }
-    qp->cur_valid = true;
+    qp->req.cur_valid = true;
     return true;
 }
 
@@ -754,17 +756,17 @@ static bool refetch(struct qrnic_engine *e, struct qrnic_qpc *qp,
 static bool may_send(struct qrnic_engine *e, struct qrnic_qpc *qp,
                      uint32_t window)
 {
-    bool fresh = psn_diff(qp->tx_psn, qp->sent_psn) >= 0;
+    bool fresh = psn_diff(qp->req.tx_psn, qp->req.sent_psn) >= 0;
 
-    if (psn_diff(qp->tx_psn, qp->una_psn) < (int32_t)window &&
+    if (psn_diff(qp->req.tx_psn, qp->req.una_psn) < (int32_t)window &&
         (!fresh || qrnic_cc_may_send(e, qp))) {
         return true;
     }
     if (!fresh || !in_flight(qp) ||
-        psn_diff(qp->ackreq_psn, qp->una_psn) >= 0) {
+        psn_diff(qp->req.ackreq_psn, qp->req.una_psn) >= 0) {
         return false;
     }
-    qp->ack_now = true;
+    qp->req.ack_now = true;
     return true;
 }
 
@@ -776,11 +778,12 @@ static bool may_send(struct qrnic_engine *e, struct qrnic_qpc *qp,
 static void cursor_next(struct qrnic_qpc *qp)
 {
     do {
-        qp->sq_cur++;
-    } while (qp->sq_cur != qp->sq_head && !qrnic_swqe(qp, qp->sq_cur)->npkts);
-    qp->cur_valid = false;
-    if (qp->sq_cur != qp->sq_head) {
-        qp->tx_psn = qrnic_swqe(qp, qp->sq_cur)->first_psn;
+        qp->req.sq_cur++;
+    } while (qp->req.sq_cur != qp->req.sq_head &&
+             !qrnic_swqe(qp, qp->req.sq_cur)->npkts);
+    qp->req.cur_valid = false;
+    if (qp->req.sq_cur != qp->req.sq_head) {
+        qp->req.tx_psn = qrnic_swqe(qp, qp->req.sq_cur)->first_psn;
     }
 }
 
@@ -802,13 +805,13 @@ uint32_t qrnic_req_new_pkts(const struct qrnic_engine *e,
     uint16_t i;
 
     if (qrnic_qp_is_ud(qp)) {
-        n = (uint16_t)(qp->sq_pi - qp->sq_head);
+        n = (uint16_t)(qp->req.sq_pi - qp->req.sq_head);
         return n <= limit ? (uint32_t)n : limit + 1;
     }
-    if (qp->sq_cur != qp->sq_head) {
+    if (qp->req.sq_cur != qp->req.sq_head) {
         return limit + 1;       /* a started WQE still sends or resends */
     }
-    for (i = qp->sq_head; i != qp->sq_pi; i++) {
+    for (i = qp->req.sq_head; i != qp->req.sq_pi; i++) {
         uint64_t bytes = 0;
         uint32_t k, nsge;
 
@@ -849,13 +852,13 @@ bool qrnic_req_work(struct qrnic_engine *e, struct qrnic_qpc *qp,
     uint32_t window = qrnic_req_window(e, qp);
 
     if ((qp->state != QRNIC_QPS_RTS && qp->state != QRNIC_QPS_SQD) ||
-        qp->rnr_wait) {
+        qp->req.rnr_wait) {
         return false;
     }
     while (budget) {
         struct qrnic_swqe *s;
 
-        if (qp->sq_cur == qp->sq_head) {
+        if (qp->req.sq_cur == qp->req.sq_head) {
             enum start_result r = start_next(e, qp);
 
             if (r == LOCAL) {
@@ -866,7 +869,7 @@ bool qrnic_req_work(struct qrnic_engine *e, struct qrnic_qpc *qp,
                 return false;
             }
         }
-        s = qrnic_swqe(qp, qp->sq_cur);
+        s = qrnic_swqe(qp, qp->req.sq_cur);
         if (s->status != QRNIC_WC_SUCCESS || !may_send(e, qp, window)) {
             return false;
         }
@@ -874,11 +877,11 @@ bool qrnic_req_work(struct qrnic_engine *e, struct qrnic_qpc *qp,
          * A READ asks for its next chunk only when the last one is all
          * here, so requests in flight never exceed max_rd_atomic.
          */
-        if (s->opcode == QRNIC_WR_RDMA_READ && qp->tx_psn != s->first_psn &&
-            s->resp_psn != qp->tx_psn) {
+        if (s->opcode == QRNIC_WR_RDMA_READ && qp->req.tx_psn != s->first_psn &&
+            s->resp_psn != qp->req.tx_psn) {
             return false;
         }
-        if (!qp->cur_valid && !refetch(e, qp, s)) {
+        if (!qp->req.cur_valid && !refetch(e, qp, s)) {
             return false;
         }
         if (!send_packet(e, qp, s)) {
@@ -887,9 +890,9 @@ bool qrnic_req_work(struct qrnic_engine *e, struct qrnic_qpc *qp,
         budget--;
         if (qp->type == QRNIC_QPT_UC) {
             /* Nothing is acknowledged: no window to wait for. */
-            qp->una_psn = qp->tx_psn;
+            qp->req.una_psn = qp->req.tx_psn;
         }
-        if (psn_diff(qp->tx_psn, psn_add(s->first_psn, s->npkts)) >= 0) {
+        if (psn_diff(qp->req.tx_psn, psn_add(s->first_psn, s->npkts)) >= 0) {
             cursor_next(qp);
             if (qp->type == QRNIC_QPT_UC) {
                 /* UC: done once on the wire, never resent. */

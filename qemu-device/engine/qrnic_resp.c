@@ -33,9 +33,9 @@ static void queue_ack(struct qrnic_engine *e, struct qrnic_qpc *qp,
     if (qp->type == QRNIC_QPT_UC) {
         return;                 /* UC acknowledges nothing */
     }
-    qp->ack_pending = true;
-    qp->ack_syndrome = syndrome;
-    qp->ack_psn = psn;
+    qp->resp.ack_pending = true;
+    qp->resp.ack_syndrome = syndrome;
+    qp->resp.ack_psn = psn;
     if (qp->state != QRNIC_QPS_ERR && !next_reply(qp)) {
         send_ack(e, qp);
     } else {
@@ -46,10 +46,10 @@ static void queue_ack(struct qrnic_engine *e, struct qrnic_qpc *qp,
 /* UC: forget the message in progress; its receive WQE serves the next. */
 static void uc_drop_message(struct qrnic_engine *e, struct qrnic_qpc *qp)
 {
-    qp->uc_drop = true;
-    qp->resp_msg = QRNIC_RESP_NONE;
+    qp->resp.uc_drop = true;
+    qp->resp.resp_msg = QRNIC_RESP_NONE;
     if (!qp->srq) {
-        qp->recv_active = false;    /* taken again from rq_ci */
+        qp->resp.recv_active = false;    /* taken again from rq_ci */
     }
     e->stats.rx_drop++;
 }
@@ -89,7 +89,7 @@ static void recv_error(struct qrnic_engine *e, struct qrnic_qpc *qp,
 static bool rnr(struct qrnic_engine *e, struct qrnic_qpc *qp,
                 const struct qrnic_rx *rx)
 {
-    if (qp->recv_active || qrnic_recv_ready(qp)) {
+    if (qp->resp.recv_active || qrnic_recv_ready(qp)) {
         return false;
     }
     if (qp->type == QRNIC_QPT_UC) {
@@ -97,7 +97,7 @@ static bool rnr(struct qrnic_engine *e, struct qrnic_qpc *qp,
         return true;
     }
     qrnic_stat(e, QRNIC_STAT_RNR_NAKS_TX);
-    qp->nak_sent = true;
+    qp->resp.nak_sent = true;
     queue_ack(e, qp, QRNIC_AETH_RNR_NAK | qp->min_rnr_timer, rx->psn);
     return true;
 }
@@ -108,9 +108,9 @@ static bool do_send(struct qrnic_engine *e, struct qrnic_qpc *qp,
     uint8_t verr;
 
     if (rx->opf & QRNIC_OPF_FIRST) {
-        if (qp->recv_active) {
+        if (qp->resp.recv_active) {
             /* UC: the WQE a dropped message had taken, used again. */
-            qp->recv_off = 0;
+            qp->resp.recv_off = 0;
         } else if (rnr(e, qp, rx)) {
             return false;
         } else {
@@ -123,19 +123,20 @@ static bool do_send(struct qrnic_engine *e, struct qrnic_qpc *qp,
         }
     }
     /* No message is longer than 2 GiB, so the offset cannot wrap. */
-    if ((uint64_t)qp->recv_off + rx->paylen > qp->recv_sgl.total ||
-        (uint64_t)qp->recv_off + rx->paylen > QRNIC_MAX_MSG_SIZE) {
+    if ((uint64_t)qp->resp.recv_off + rx->paylen > qp->resp.recv_sgl.total ||
+        (uint64_t)qp->resp.recv_off + rx->paylen > QRNIC_MAX_MSG_SIZE) {
         recv_error(e, qp, rx, QRNIC_WC_LOC_LEN_ERR, QRNIC_VERR_MSG_TOO_LONG,
                    QRNIC_NAK_INVALID_REQ);
         return false;
     }
-    verr = qrnic_sgl_copy(e, qp->recv_pdn, &qp->recv_sgl, qp->recv_off,
-                          (void *)rx->payload, rx->paylen, true);
+    verr = qrnic_sgl_copy(e, qp->resp.recv_pdn, &qp->resp.recv_sgl,
+                          qp->resp.recv_off, (void *)rx->payload, rx->paylen,
+                          true);
     if (verr) {
         recv_error(e, qp, rx, QRNIC_WC_LOC_PROT_ERR, verr, QRNIC_NAK_REM_OP);
         return false;
     }
-    qp->recv_off += rx->paylen;
+    qp->resp.recv_off += rx->paylen;
     if ((rx->opf & QRNIC_OPF_IETH) &&
         !qrnic_key_invalidate(e, qp, rx->ieth, true)) {
         /*
@@ -144,11 +145,11 @@ static bool do_send(struct qrnic_engine *e, struct qrnic_qpc *qp,
          * then the QP goes to ERR.
          */
         qrnic_recv_complete(e, qp, QRNIC_CQE_OP_RECV, QRNIC_WC_REM_INV_REQ_ERR,
-                            QRNIC_VERR_BAD_KEY_OP, qp->recv_off, rx);
-        qp->inv_failed = true;
+                            QRNIC_VERR_BAD_KEY_OP, qp->resp.recv_off, rx);
+        qp->resp.inv_failed = true;
     } else if (rx->opf & QRNIC_OPF_LAST) {
         qrnic_recv_complete(e, qp, QRNIC_CQE_OP_RECV, QRNIC_WC_SUCCESS,
-                            QRNIC_VERR_NONE, qp->recv_off, rx);
+                            QRNIC_VERR_NONE, qp->resp.recv_off, rx);
     }
     return true;
 }
@@ -174,24 +175,24 @@ static bool do_write(struct qrnic_engine *e, struct qrnic_qpc *qp,
         if (imm && rnr(e, qp, rx)) {
             return false;
         }
-        qp->write_va = rx->va;
-        qp->write_rkey = rx->rkey;
-        qp->write_len = rx->dma_len;
-        qp->write_off = 0;
+        qp->resp.write_va = rx->va;
+        qp->resp.write_rkey = rx->rkey;
+        qp->resp.write_len = rx->dma_len;
+        qp->resp.write_off = 0;
     } else if (imm && rnr(e, qp, rx)) {
         return false;
     }
-    if ((uint64_t)qp->write_off + rx->paylen > qp->write_len ||
+    if ((uint64_t)qp->resp.write_off + rx->paylen > qp->resp.write_len ||
         ((rx->opf & QRNIC_OPF_LAST) &&
-         qp->write_off + rx->paylen != qp->write_len)) {
+         qp->resp.write_off + rx->paylen != qp->resp.write_len)) {
         fatal_nak(e, qp, rx->psn, QRNIC_NAK_INVALID_REQ);
         return false;
     }
     if (rx->paylen) {
-        uint64_t va = qp->write_va + qp->write_off;
+        uint64_t va = qp->resp.write_va + qp->resp.write_off;
 
         /* Checked again: the region may be gone since the first packet. */
-        if (qrnic_rkey_check(e, qp, qp->write_rkey,
+        if (qrnic_rkey_check(e, qp, qp->resp.write_rkey,
                              QRNIC_ACCESS_REMOTE_WRITE, va, rx->paylen, &mr)) {
             fatal_nak(e, qp, rx->psn, QRNIC_NAK_REM_ACCESS);
             return false;
@@ -201,18 +202,18 @@ static bool do_write(struct qrnic_engine *e, struct qrnic_qpc *qp,
             return false;
         }
     }
-    qp->write_off += rx->paylen;
+    qp->resp.write_off += rx->paylen;
     if (!(rx->opf & QRNIC_OPF_LAST)) {
         return true;
     }
     if (imm) {
         /* Only the WQE's wr_id is used: its SGEs do not matter. */
-        if (!qp->recv_active) {
+        if (!qp->resp.recv_active) {
             qrnic_recv_take(e, qp);
         }
         qrnic_recv_complete(e, qp, QRNIC_CQE_OP_RECV_RDMA_IMM,
-                            QRNIC_WC_SUCCESS, QRNIC_VERR_NONE, qp->write_len,
-                            rx);
+                            QRNIC_WC_SUCCESS, QRNIC_VERR_NONE,
+                            qp->resp.write_len, rx);
     } else {
         qrnic_event(e, &(struct qrnic_event){
             .kind = QRNIC_EV_WRITE_PLACED, .qpn = qp->qpn,
@@ -229,11 +230,11 @@ static struct qrnic_rd_res *rd_slot(struct qrnic_qpc *qp)
     if (!rd_slots(qp)) {
         return NULL;
     }
-    r = &qp->rd_res[qp->rd_res_next % rd_slots(qp)];
+    r = &qp->resp.rd_res[qp->resp.rd_res_next % rd_slots(qp)];
     if (r->pending) {
         return NULL;
     }
-    qp->rd_res_next++;
+    qp->resp.rd_res_next++;
     memset(r, 0, sizeof(*r));
     return r;
 }
@@ -265,7 +266,8 @@ static bool do_read(struct qrnic_engine *e, struct qrnic_qpc *qp,
     r->out_va = rx->va;
     r->out_left = rx->dma_len;
     r->out_first = true;
-    qp->epsn = psn_add(qp->epsn, r->npkts - 1);  /* the caller adds one */
+    /* The caller adds one. */
+    qp->resp.epsn = psn_add(qp->resp.epsn, r->npkts - 1);
     qrnic_sched_qp(e, qp);
     return true;
 }
@@ -340,7 +342,7 @@ static void duplicate(struct qrnic_engine *e, struct qrnic_qpc *qp,
         return;
     }
     for (i = 0; i < n; i++) {
-        struct qrnic_rd_res *r = &qp->rd_res[i];
+        struct qrnic_rd_res *r = &qp->resp.rd_res[i];
 
         if (!r->valid || r->atomic != !!(rx->opf & QRNIC_OPF_ATOMIC) ||
             r->empty != !!(rx->opf & (QRNIC_OPF_FLUSH |
@@ -384,7 +386,7 @@ static bool in_sequence(const struct qrnic_qpc *qp, const struct qrnic_rx *rx)
 {
     uint32_t opf = rx->opf;
 
-    switch (qp->resp_msg) {
+    switch (qp->resp.resp_msg) {
     case QRNIC_RESP_SEND:
         if (!(opf & QRNIC_OPF_SEND) || (opf & QRNIC_OPF_FIRST)) {
             return false;
@@ -419,18 +421,18 @@ static bool in_sequence(const struct qrnic_qpc *qp, const struct qrnic_rx *rx)
 static bool uc_sequence(struct qrnic_engine *e, struct qrnic_qpc *qp,
                         const struct qrnic_rx *rx)
 {
-    if (rx->psn != qp->epsn && qp->resp_msg != QRNIC_RESP_NONE) {
+    if (rx->psn != qp->resp.epsn && qp->resp.resp_msg != QRNIC_RESP_NONE) {
         uc_drop_message(e, qp);
     }
-    if (rx->psn != qp->epsn || qp->uc_drop) {
+    if (rx->psn != qp->resp.epsn || qp->resp.uc_drop) {
         if (!(rx->opf & QRNIC_OPF_FIRST)) {
-            qp->uc_drop = true;
-            qp->epsn = psn_add(rx->psn, 1);
+            qp->resp.uc_drop = true;
+            qp->resp.epsn = psn_add(rx->psn, 1);
             e->stats.rx_drop++;
             return false;
         }
-        qp->uc_drop = false;
-        qp->epsn = rx->psn;
+        qp->resp.uc_drop = false;
+        qp->resp.epsn = rx->psn;
     }
     return true;
 }
@@ -448,20 +450,20 @@ void qrnic_resp_rx(struct qrnic_engine *e, struct qrnic_qpc *qp,
     if (qp->type == QRNIC_QPT_UC && !uc_sequence(e, qp, rx)) {
         return;
     }
-    d = psn_diff(rx->psn, qp->epsn);
+    d = psn_diff(rx->psn, qp->resp.epsn);
     if (d < 0) {
         duplicate(e, qp, rx);
         return;
     }
     if (d > 0) {
-        if (!qp->nak_sent) {
-            qp->nak_sent = true;
+        if (!qp->resp.nak_sent) {
+            qp->resp.nak_sent = true;
             qrnic_stat(e, QRNIC_STAT_SEQ_NAKS_TX);
-            queue_ack(e, qp, QRNIC_AETH_NAK | QRNIC_NAK_PSN_SEQ, qp->epsn);
+            queue_ack(e, qp, QRNIC_AETH_NAK | QRNIC_NAK_PSN_SEQ, qp->resp.epsn);
         }
         return;
     }
-    qp->nak_sent = false;
+    qp->resp.nak_sent = false;
     if (!in_sequence(qp, rx)) {
         fatal_nak(e, qp, rx->psn, QRNIC_NAK_INVALID_REQ);
         return;
@@ -480,20 +482,20 @@ void qrnic_resp_rx(struct qrnic_engine *e, struct qrnic_qpc *qp,
     if (!ok) {
         return;
     }
-    qp->epsn = psn_add(qp->epsn, 1);
+    qp->resp.epsn = psn_add(qp->resp.epsn, 1);
     if (rx->opf & QRNIC_OPF_LAST) {
-        qp->msn = psn_add(qp->msn, 1);
-        qp->resp_msg = QRNIC_RESP_NONE;
+        qp->resp.msn = psn_add(qp->resp.msn, 1);
+        qp->resp.resp_msg = QRNIC_RESP_NONE;
     } else {
-        qp->resp_msg = (rx->opf & QRNIC_OPF_SEND) ? QRNIC_RESP_SEND :
+        qp->resp.resp_msg = (rx->opf & QRNIC_OPF_SEND) ? QRNIC_RESP_SEND :
                        QRNIC_RESP_WRITE;
     }
     if (rx->ackreq && (rx->opf & (QRNIC_OPF_SEND | QRNIC_OPF_WRITE))) {
         queue_ack(e, qp, QRNIC_AETH_ACK | QRNIC_AETH_CREDITS_INVALID,
                   rx->psn);
     }
-    if (qp->inv_failed) {
-        qp->inv_failed = false;
+    if (qp->resp.inv_failed) {
+        qp->resp.inv_failed = false;
         qrnic_qp_error(e, qp, true);
     }
 }
@@ -505,10 +507,11 @@ static void send_ack(struct qrnic_engine *e, struct qrnic_qpc *qp)
     uint8_t *f = e->roce_frame;
     size_t pos;
 
-    pos = qrnic_wire_begin(e, qp, f, QRNIC_OP_ACK, qp->ack_psn, false, false);
-    pos += qrnic_put_aeth(f + pos, qp->ack_syndrome, qp->msn);
+    pos = qrnic_wire_begin(e, qp, f, QRNIC_OP_ACK, qp->resp.ack_psn, false,
+                           false);
+    pos += qrnic_put_aeth(f + pos, qp->resp.ack_syndrome, qp->resp.msn);
     qrnic_tx(e, f, qrnic_wire_finish(qp, f, pos));
-    qp->ack_pending = false;
+    qp->resp.ack_pending = false;
 }
 
 static void send_atomic_ack(struct qrnic_engine *e, struct qrnic_qpc *qp,
@@ -520,7 +523,7 @@ static void send_atomic_ack(struct qrnic_engine *e, struct qrnic_qpc *qp,
     pos = qrnic_wire_begin(e, qp, f, QRNIC_OP_ATOMIC_ACK, r->psn, false,
                            false);
     pos += qrnic_put_aeth(f + pos, QRNIC_AETH_ACK |
-                          QRNIC_AETH_CREDITS_INVALID, qp->msn);
+                          QRNIC_AETH_CREDITS_INVALID, qp->resp.msn);
     qrnic_st64_be(f + pos, r->orig);
     pos += QRNIC_ATOMIC_ACK_LEN;
     qrnic_tx(e, f, qrnic_wire_finish(qp, f, pos));
@@ -548,7 +551,7 @@ static bool send_read_response(struct qrnic_engine *e, struct qrnic_qpc *qp,
     pos = qrnic_wire_begin(e, qp, f, opcode, r->out_psn, false, false);
     if (qrnic_op_flags(opcode) & QRNIC_OPF_AETH) {
         pos += qrnic_put_aeth(f + pos, QRNIC_AETH_ACK |
-                              QRNIC_AETH_CREDITS_INVALID, qp->msn);
+                              QRNIC_AETH_CREDITS_INVALID, qp->resp.msn);
     }
     if (!(qp->access & QRNIC_ACCESS_REMOTE_READ) ||
         (n && (qrnic_rkey_check(e, qp, r->rkey, QRNIC_ACCESS_REMOTE_READ,
@@ -576,7 +579,7 @@ static struct qrnic_rd_res *next_reply(struct qrnic_qpc *qp)
     struct qrnic_rd_res *best = NULL;
 
     for (i = 0; i < n; i++) {
-        struct qrnic_rd_res *r = &qp->rd_res[i];
+        struct qrnic_rd_res *r = &qp->resp.rd_res[i];
 
         if (r->pending && (!best || psn_diff(r->out_psn, best->out_psn) < 0)) {
             best = r;
@@ -591,7 +594,7 @@ bool qrnic_resp_work(struct qrnic_engine *e, struct qrnic_qpc *qp,
     struct qrnic_rd_res *r;
 
     if (qp->state == QRNIC_QPS_ERR) {
-        if (qp->ack_pending) {
+        if (qp->resp.ack_pending) {
             send_ack(e, qp);    /* the NAK that ended the QP */
         }
         return false;
@@ -618,7 +621,7 @@ bool qrnic_resp_work(struct qrnic_engine *e, struct qrnic_qpc *qp,
     if (!budget) {
         return true;
     }
-    if (qp->ack_pending) {
+    if (qp->resp.ack_pending) {
         send_ack(e, qp);
     }
     return false;

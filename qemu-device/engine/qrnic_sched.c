@@ -29,14 +29,14 @@ static uint64_t qp_deadline(const struct qrnic_qpc *qp)
 {
     uint64_t d = UINT64_MAX;
 
-    if (qp->rto_deadline && qp->rto_deadline < d) {
-        d = qp->rto_deadline;
+    if (qp->req.rto_deadline && qp->req.rto_deadline < d) {
+        d = qp->req.rto_deadline;
     }
-    if (qp->rnr_deadline && qp->rnr_deadline < d) {
-        d = qp->rnr_deadline;
+    if (qp->req.rnr_deadline && qp->req.rnr_deadline < d) {
+        d = qp->req.rnr_deadline;
     }
-    if (qp->probe_deadline && qp->probe_deadline < d) {
-        d = qp->probe_deadline;
+    if (qp->req.probe_deadline && qp->req.probe_deadline < d) {
+        d = qp->req.probe_deadline;
     }
     return d;
 }

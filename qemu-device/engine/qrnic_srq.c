@@ -244,7 +244,8 @@ enum qrnic_guest_err qrnic_srq_doorbell(struct qrnic_engine *e, uint32_t page,
 
 bool qrnic_recv_ready(const struct qrnic_qpc *qp)
 {
-    return qp->srq ? qp->srq->pi != qp->srq->ci : qp->rq_ci != qp->rq_pi;
+    return qp->srq ? qp->srq->pi != qp->srq->ci :
+                     qp->resp.rq_ci != qp->resp.rq_pi;
 }
 
 enum qrnic_vendor_err
@@ -253,18 +254,19 @@ qrnic_recv_take(struct qrnic_engine *e, struct qrnic_qpc *qp)
     struct qrnic_srqc *srq = qp->srq;
     uint8_t verr;
 
-    qp->recv_active = true;
-    qp->recv_off = 0;
+    qp->resp.recv_active = true;
+    qp->resp.recv_off = 0;
     if (!srq) {
-        qp->recv_idx = qp->rq_ci;
-        qp->recv_pdn = qp->pdn;
+        qp->resp.recv_idx = qp->resp.rq_ci;
+        qp->resp.recv_pdn = qp->pdn;
         return qrnic_rqe_read(e, qp->rq_off, qp->log_rq, qp->log_rq_stride,
-                              qp->rq_ci, &qp->recv_wr_id, &qp->recv_sgl);
+                              qp->resp.rq_ci, &qp->resp.recv_wr_id,
+                              &qp->resp.recv_sgl);
     }
-    qp->recv_idx = srq->ci;
-    qp->recv_pdn = srq->pdn;
+    qp->resp.recv_idx = srq->ci;
+    qp->resp.recv_pdn = srq->pdn;
     verr = qrnic_rqe_read(e, srq->off, srq->log_depth, srq->log_stride,
-                          srq->ci, &qp->recv_wr_id, &qp->recv_sgl);
+                          srq->ci, &qp->resp.recv_wr_id, &qp->resp.recv_sgl);
     srq->ci++;
     if (srq->limit && (uint16_t)(srq->pi - srq->ci) < srq->limit) {
         srq->limit = 0;
@@ -279,9 +281,9 @@ qrnic_recv_take(struct qrnic_engine *e, struct qrnic_qpc *qp)
 void qrnic_recv_done(struct qrnic_qpc *qp)
 {
     if (!qp->srq) {
-        qp->rq_ci++;
+        qp->resp.rq_ci++;
     }
-    qp->recv_active = false;
+    qp->resp.recv_active = false;
 }
 
 void qrnic_recv_complete(struct qrnic_engine *e, struct qrnic_qpc *qp,
@@ -292,10 +294,10 @@ void qrnic_recv_complete(struct qrnic_engine *e, struct qrnic_qpc *qp,
     struct qrnic_wc wc;
 
     memset(&wc, 0, sizeof(wc));
-    wc.wr_id = qp->recv_wr_id;
+    wc.wr_id = qp->resp.recv_wr_id;
     wc.byte_len = len;
     wc.qpn = qp->qpn;
-    wc.wqe_idx = qp->recv_idx;
+    wc.wqe_idx = qp->resp.recv_idx;
     wc.opcode = opcode;
     wc.status = status;
     wc.flags = qp->srq ? QRNIC_CQE_F_SRQ : 0;

@@ -81,7 +81,7 @@ static void complete_send(struct qrnic_engine *e, struct qrnic_qpc *qp,
     wc.wr_id = wr_id;
     wc.byte_len = len;
     wc.qpn = qp->qpn;
-    wc.wqe_idx = (uint16_t)(qp->sq_tail - 1);
+    wc.wqe_idx = (uint16_t)(qp->req.sq_tail - 1);
     wc.opcode = QRNIC_CQE_OP_SEND;
     wc.status = status;
     wc.flags = QRNIC_CQE_F_SEND;
@@ -109,7 +109,7 @@ send_one(struct qrnic_engine *e, struct qrnic_qpc *qp,
     size_t pos;
 
     /* One private copy of the slot: the guest may rewrite it meanwhile. */
-    qrnic_qp_sq_read(e, qp, qp->sq_head, w, stride);
+    qrnic_qp_sq_read(e, qp, qp->req.sq_head, w, stride);
     *wr_id = qrnic_ld64(qrnic_wqe_at(w, wr_id));
     *flags = *qrnic_wqe_at(w, flags);
     *len = 0;
@@ -150,7 +150,7 @@ send_one(struct qrnic_engine *e, struct qrnic_qpc *qp,
 
     pos = qrnic_wire_begin_av(e, &av, f, info.props & QRNIC_WR_P_IMM ?
                               QRNIC_OP_UD_SEND_ONLY_IMM :
-                              QRNIC_OP_UD_SEND_ONLY, qp->next_psn,
+                              QRNIC_OP_UD_SEND_ONLY, qp->req.next_psn,
                               *flags & QRNIC_WQE_F_SOLICITED, false);
     pos += qrnic_put_deth(f + pos, qkey, qp->qpn);
     if (info.props & QRNIC_WR_P_IMM) {
@@ -165,7 +165,7 @@ send_one(struct qrnic_engine *e, struct qrnic_qpc *qp,
         }
     }
     *verr = QRNIC_VERR_NONE;
-    qp->next_psn = psn_add(qp->next_psn, 1);
+    qp->req.next_psn = psn_add(qp->req.next_psn, 1);
     qrnic_tx(e, f, qrnic_wire_finish_ip(av.ipv4, f, pos + *len));
     return QRNIC_WC_SUCCESS;
 }
@@ -180,7 +180,7 @@ bool qrnic_ud_work(struct qrnic_engine *e, struct qrnic_qpc *qp,
         qrnic_eq_post(e, (uint32_t)e->async_eqn, QRNIC_EVENT_SQ_DRAINED,
                       qp->qpn, 0);
     }
-    while (qp->state == QRNIC_QPS_RTS && qp->sq_head != qp->sq_pi) {
+    while (qp->state == QRNIC_QPS_RTS && qp->req.sq_head != qp->req.sq_pi) {
         enum qrnic_wc_status status;
         enum qrnic_vendor_err verr;
         uint8_t flags;
@@ -191,8 +191,8 @@ bool qrnic_ud_work(struct qrnic_engine *e, struct qrnic_qpc *qp,
             return true;
         }
         status = send_one(e, qp, &wr_id, &flags, &len, &verr);
-        qp->sq_head++;
-        qp->sq_tail = qp->sq_cur = qp->sq_head;
+        qp->req.sq_head++;
+        qp->req.sq_tail = qp->req.sq_cur = qp->req.sq_head;
         complete_send(e, qp, wr_id, flags, len, status, verr);
         if (status != QRNIC_WC_SUCCESS) {
             qrnic_qp_error(e, qp, false);
@@ -240,18 +240,20 @@ void qrnic_ud_rx(struct qrnic_engine *e, struct qrnic_qpc *qp,
     }
     verr = qrnic_recv_take(e, qp);
     status = QRNIC_WC_LOC_LEN_ERR;
-    if (!verr && qp->recv_sgl.total < QRNIC_GRH_LEN + (uint64_t)rx->paylen) {
+    if (!verr &&
+        qp->resp.recv_sgl.total < QRNIC_GRH_LEN + (uint64_t)rx->paylen) {
         verr = QRNIC_VERR_MSG_TOO_LONG;
     }
     if (!verr) {
         status = QRNIC_WC_LOC_PROT_ERR;
         build_grh(rx, rx->frame, grh);
-        verr = qrnic_sgl_copy(e, qp->recv_pdn, &qp->recv_sgl, 0, grh,
+        verr = qrnic_sgl_copy(e, qp->resp.recv_pdn, &qp->resp.recv_sgl, 0, grh,
                               QRNIC_GRH_LEN, true);
     }
     if (!verr && rx->paylen) {
-        verr = qrnic_sgl_copy(e, qp->recv_pdn, &qp->recv_sgl, QRNIC_GRH_LEN,
-                              (void *)rx->payload, rx->paylen, true);
+        verr = qrnic_sgl_copy(e, qp->resp.recv_pdn, &qp->resp.recv_sgl,
+                              QRNIC_GRH_LEN, (void *)rx->payload, rx->paylen,
+                              true);
     }
     if (verr) {
         qrnic_recv_complete(e, qp, QRNIC_CQE_OP_RECV, status, verr, 0, rx);

@@ -23,28 +23,29 @@ static bool pd_used(const struct qrnic_engine *e, uint32_t pdn)
 
 static const char *check_sq(const struct qrnic_qpc *qp)
 {
-    uint16_t started = qp->sq_head - qp->sq_tail;
+    uint16_t started = qp->req.sq_head - qp->req.sq_tail;
     const struct qrnic_swqe *s;
 
-    if (!ring_ok(qp->sq_pi, qp->sq_tail, qp->log_sq) ||
-        started > (uint16_t)(qp->sq_pi - qp->sq_tail)) {
+    if (!ring_ok(qp->req.sq_pi, qp->req.sq_tail, qp->log_sq) ||
+        started > (uint16_t)(qp->req.sq_pi - qp->req.sq_tail)) {
         return "QP: SQ head outside tail..producer";
     }
-    if ((uint16_t)(qp->sq_cur - qp->sq_tail) > started) {
+    if ((uint16_t)(qp->req.sq_cur - qp->req.sq_tail) > started) {
         return "QP: SQ cursor outside tail..head";
     }
-    if (qp->rd_inflight > started || qp->rd_inflight > QRNIC_MAX_RD_ATOMIC) {
+    if (qp->req.rd_inflight > started ||
+        qp->req.rd_inflight > QRNIC_MAX_RD_ATOMIC) {
         return "QP: more READ/atomic in flight than started";
     }
-    if (psn_diff(qp->next_psn, qp->una_psn) < 0) {
+    if (psn_diff(qp->req.next_psn, qp->req.una_psn) < 0) {
         return "QP: oldest unacknowledged PSN past the next new one";
     }
-    if (qp->sq_cur == qp->sq_head || qp->req_error) {
+    if (qp->req.sq_cur == qp->req.sq_head || qp->req.req_error) {
         return NULL;
     }
-    s = &qp->swq[qp->sq_cur & ((1u << qp->log_sq) - 1)];
-    if (psn_diff(qp->tx_psn, s->first_psn) < 0 ||
-        psn_diff(qp->tx_psn, psn_add(s->first_psn, s->npkts)) > 0) {
+    s = &qp->req.swq[qp->req.sq_cur & ((1u << qp->log_sq) - 1)];
+    if (psn_diff(qp->req.tx_psn, s->first_psn) < 0 ||
+        psn_diff(qp->req.tx_psn, psn_add(s->first_psn, s->npkts)) > 0) {
         return "QP: transmit PSN outside the cursor's WQE";
     }
     return NULL;
@@ -70,11 +71,11 @@ static const char *check_qps(const struct qrnic_engine *e, uint32_t *nmw2)
                    "more type 2 windows than are bound";
         }
         *nmw2 -= qp->nmw2;
-        if (!ring_ok(qp->rq_pi, qp->rq_ci, qp->log_rq)) {
+        if (!ring_ok(qp->resp.rq_pi, qp->resp.rq_ci, qp->log_rq)) {
             return "QP: RQ consumer passed its producer";
         }
         if (qp->srq && (e->srq[qp->srq->srqn] != qp->srq ||
-                        !qp->srq->nqp || qp->rq_pi)) {
+                        !qp->srq->nqp || qp->resp.rq_pi)) {
             return "QP: its SRQ is not live, or it has an RQ as well";
         }
         why = check_sq(qp);
@@ -84,8 +85,8 @@ static const char *check_qps(const struct qrnic_engine *e, uint32_t *nmw2)
         if (qp->cc_counted &&
             (qp->type != QRNIC_QPT_RC || qp->cc_recovering ||
              (qp->state != QRNIC_QPS_RTS && qp->state != QRNIC_QPS_SQD) ||
-             qp->cc_counted != (uint32_t)psn_diff(qp->sent_psn,
-                                                  qp->una_psn))) {
+             qp->cc_counted != (uint32_t)psn_diff(qp->req.sent_psn,
+                                                  qp->req.una_psn))) {
             return "QP: congestion window counts PSNs it has not in flight";
         }
         if (qp->type == QRNIC_QPT_RC &&

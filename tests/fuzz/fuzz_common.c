@@ -285,23 +285,24 @@ static void srq_held(const struct fz_srq *s, const struct qrnic_srqc *q)
     for (i = 0; i < s->nqp; i++) {
         const struct qrnic_qpc *a = qrnic_qp_get(e, s->qpn[i]);
 
-        if (!a || !a->recv_active) {
+        if (!a || !a->resp.recv_active) {
             continue;
         }
         if (a->srq != q) {
             fz_fail("QP 0x%x is not on SRQ %u", a->qpn, q->srqn);
         }
-        if (!srq_taken(q, a->recv_idx) || srq_done(s, a->recv_idx)) {
+        if (!srq_taken(q, a->resp.recv_idx) || srq_done(s, a->resp.recv_idx)) {
             fz_fail("SRQ %u: QP 0x%x holds slot %u (taken up to %u%s)",
-                    q->srqn, a->qpn, a->recv_idx, q->ci,
-                    srq_done(s, a->recv_idx) ? ", completed" : "");
+                    q->srqn, a->qpn, a->resp.recv_idx, q->ci,
+                    srq_done(s, a->resp.recv_idx) ? ", completed" : "");
         }
         for (j = i + 1; j < s->nqp; j++) {
             const struct qrnic_qpc *b = qrnic_qp_get(e, s->qpn[j]);
 
-            if (b && b->recv_active && b->recv_idx == a->recv_idx) {
+            if (b && b->resp.recv_active &&
+                b->resp.recv_idx == a->resp.recv_idx) {
                 fz_fail("SRQ %u: QPs 0x%x and 0x%x both hold slot %u",
-                        q->srqn, a->qpn, b->qpn, a->recv_idx);
+                        q->srqn, a->qpn, b->qpn, a->resp.recv_idx);
             }
         }
     }
@@ -386,10 +387,10 @@ void fz_srq_check_idle(const struct fz_srq *s)
     for (i = 0; i < s->nqp; i++) {
         const struct qrnic_qpc *a = qrnic_qp_get(e, s->qpn[i]);
 
-        if (a && a->recv_active) {
+        if (a && a->resp.recv_active) {
             if (a->state == QRNIC_QPS_ERR) {
                 fz_fail("SRQ %u: QP 0x%x in ERR still holds slot %u",
-                        q->srqn, a->qpn, a->recv_idx);
+                        q->srqn, a->qpn, a->resp.recv_idx);
             }
             held++;
         }

@@ -481,7 +481,7 @@ static uint32_t psn_base(struct hqp *qp, bool request)
 {
     const struct qrnic_qpc *q = qrnic_qp_get(&nodes[1].d.e, qp->qpn);
 
-    return !q ? 0 : request ? q->epsn : q->next_psn;
+    return !q ? 0 : request ? q->resp.epsn : q->req.next_psn;
 }
 
 /* ksel % 4 == 3 with bit 5: window 1, window 2, the region, MR C. */
@@ -1568,9 +1568,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
         fz_srq_check_idle(&fx.sk);
         if (e->state == QRNIC_QPS_ERR &&
-            (e->rq_ci != e->rq_pi || fx.e_recv_next != e->rq_pi)) {
+            (e->resp.rq_ci != e->resp.rq_pi ||
+             fx.e_recv_next != e->resp.rq_pi)) {
             fz_fail("UC QP E in ERR: receive WQEs %u..%u, completions up "
-                    "to %u", e->rq_ci, e->rq_pi, fx.e_recv_next);
+                    "to %u", e->resp.rq_ci, e->resp.rq_pi, fx.e_recv_next);
         }
     }
     qf_check(&nodes[0].d, "fuzz_rx end");

@@ -924,10 +924,10 @@ static void poll_ud(int node)
         if (wc.flags & QRNIC_CQE_F_SEND) {
             uint16_t ahead = (uint16_t)(wc.wqe_idx - u->send_done);
 
-            if (ahead >= (uint16_t)(q->sq_pi - u->send_done)) {
+            if (ahead >= (uint16_t)(q->req.sq_pi - u->send_done)) {
                 fz_fail("node %d QP 0x%x: send CQE for SQ index %u, "
                         "completed up to %u, posted up to %u", node, wc.qpn,
-                        wc.wqe_idx, u->send_done, q->sq_pi);
+                        wc.wqe_idx, u->send_done, q->req.sq_pi);
             }
             u->send_done = (uint16_t)(wc.wqe_idx + 1);
             continue;
@@ -1066,10 +1066,10 @@ static void poll_side(int node)
         if (wc.flags & QRNIC_CQE_F_SEND) {
             uint16_t ahead = (uint16_t)(wc.wqe_idx - s->send_done);
 
-            if (ahead >= (uint16_t)(q->sq_pi - s->send_done)) {
+            if (ahead >= (uint16_t)(q->req.sq_pi - s->send_done)) {
                 fz_fail("node %d: send CQE for SQ index %u, completed up "
                         "to %u, posted up to %u", node, wc.wqe_idx,
-                        s->send_done, q->sq_pi);
+                        s->send_done, q->req.sq_pi);
             }
             s->send_done = (uint16_t)(wc.wqe_idx + 1);
         } else {
@@ -1132,10 +1132,10 @@ static void poll_x(int node)
         if (wc.flags & QRNIC_CQE_F_SEND) {
             uint16_t ahead = (uint16_t)(wc.wqe_idx - x->send_done);
 
-            if (ahead >= (uint16_t)(q->sq_pi - x->send_done)) {
+            if (ahead >= (uint16_t)(q->req.sq_pi - x->send_done)) {
                 fz_fail("node %d QP 0x%x: send CQE for SQ index %u, "
                         "completed up to %u, posted up to %u", node, wc.qpn,
-                        wc.wqe_idx, x->send_done, q->sq_pi);
+                        wc.wqe_idx, x->send_done, q->req.sq_pi);
             }
             if (x->uc && wc.status == QRNIC_WC_SUCCESS &&
                 (wc.opcode == QRNIC_CQE_OP_FLUSH ||
@@ -1175,14 +1175,15 @@ static void check_uc(int node)
         const struct qrnic_qpc *q = qrnic_qp_get(&nodes[node].d.e,
                                                 fx.s[node].x[k].qp->qpn);
 
-        if (q->rto_deadline || q->probe_deadline || q->rnr_deadline ||
-            q->rnr_wait || psn_diff(q->tx_psn, q->sent_psn) < 0) {
+        if (q->req.rto_deadline || q->req.probe_deadline ||
+            q->req.rnr_deadline || q->req.rnr_wait ||
+            psn_diff(q->req.tx_psn, q->req.sent_psn) < 0) {
             fz_fail("node %d UC QP 0x%x resends: timers %llu %llu %llu, "
                     "RNR wait %d, transmit PSN %06x, sent up to %06x", node,
-                    q->qpn, (unsigned long long)q->rto_deadline,
-                    (unsigned long long)q->probe_deadline,
-                    (unsigned long long)q->rnr_deadline, q->rnr_wait,
-                    q->tx_psn, q->sent_psn);
+                    q->qpn, (unsigned long long)q->req.rto_deadline,
+                    (unsigned long long)q->req.probe_deadline,
+                    (unsigned long long)q->req.rnr_deadline, q->req.rnr_wait,
+                    q->req.tx_psn, q->req.sent_psn);
         }
     }
 }
@@ -1331,16 +1332,16 @@ static void check_ud(int node, const struct udq *u)
     if (q->state == QRNIC_QPS_RESET) {
         return;                     /* its doorbells were refused */
     }
-    if (q->sq_tail != q->sq_pi) {
+    if (q->req.sq_tail != q->req.sq_pi) {
         fz_fail("node %d: UD-type QP 0x%x in state %u is idle with send "
                 "WQEs %u..%u not completed", node, u->qp->qpn, q->state,
-                q->sq_tail, q->sq_pi);
+                q->req.sq_tail, q->req.sq_pi);
     }
     if (q->state == QRNIC_QPS_ERR &&
-        (q->rq_ci != q->rq_pi || u->recv_next != q->rq_pi)) {
+        (q->resp.rq_ci != q->resp.rq_pi || u->recv_next != q->resp.rq_pi)) {
         fz_fail("node %d: UD-type QP 0x%x in ERR: receive WQEs %u..%u, "
-                "completions up to %u", node, u->qp->qpn, q->rq_ci,
-                q->rq_pi, u->recv_next);
+                "completions up to %u", node, u->qp->qpn, q->resp.rq_ci,
+                q->resp.rq_pi, u->recv_next);
     }
 }
 
@@ -1355,16 +1356,17 @@ static void check_x(int node, const struct xq *x)
     if (q->state == QRNIC_QPS_RESET) {
         return;
     }
-    if (q->sq_tail != q->sq_pi) {
+    if (q->req.sq_tail != q->req.sq_pi) {
         fz_fail("node %d: %s QP 0x%x in state %u is idle with send WQEs "
                 "%u..%u not completed (head %u, PSN una %06x next %06x)",
-                node, x->uc ? "UC" : "RC", q->qpn, q->state, q->sq_tail,
-                q->sq_pi, q->sq_head, q->una_psn, q->next_psn);
+                node, x->uc ? "UC" : "RC", q->qpn, q->state, q->req.sq_tail,
+                q->req.sq_pi, q->req.sq_head, q->req.una_psn, q->req.next_psn);
     }
     if (q->state == QRNIC_QPS_ERR &&
-        (q->rq_ci != q->rq_pi || x->recv_next != q->rq_pi)) {
+        (q->resp.rq_ci != q->resp.rq_pi || x->recv_next != q->resp.rq_pi)) {
         fz_fail("node %d: QP 0x%x in ERR: receive WQEs %u..%u, completions "
-                "up to %u", node, q->qpn, q->rq_ci, q->rq_pi, x->recv_next);
+                "up to %u", node, q->qpn, q->resp.rq_ci, q->resp.rq_pi,
+                x->recv_next);
     }
 }
 
@@ -1791,24 +1793,25 @@ static void drain_and_check(void)
         const struct qrnic_qpc *q = qrnic_qp_get(&nodes[i].d.e,
                                                 fx.s[i].qp->qpn);
 
-        if (q->sq_tail != q->sq_pi) {
+        if (q->req.sq_tail != q->req.sq_pi) {
             fz_fail("a QP in state %u is idle with posted send WQEs not "
                     "completed (req_error %d, rnr_wait %d, timers %s, peer "
                     "QP in state %u) -- node %d, WQEs %u..%u, head %u, PSN "
-                    "una %06x next %06x", q->state, q->req_error,
-                    q->rnr_wait, q->rto_deadline || q->probe_deadline ||
-                    q->rnr_deadline ? "armed" : "none",
+                    "una %06x next %06x", q->state, q->req.req_error,
+                    q->req.rnr_wait,
+                    q->req.rto_deadline || q->req.probe_deadline ||
+                    q->req.rnr_deadline ? "armed" : "none",
                     qrnic_qp_get(&nodes[!i].d.e, fx.s[!i].qp->qpn)->state,
-                    i, q->sq_tail, q->sq_pi, q->sq_head, q->una_psn,
-                    q->next_psn);
+                    i, q->req.sq_tail, q->req.sq_pi, q->req.sq_head,
+                    q->req.una_psn, q->req.next_psn);
         }
-        if (q->state == QRNIC_QPS_ERR && q->rq_ci != q->rq_pi) {
+        if (q->state == QRNIC_QPS_ERR && q->resp.rq_ci != q->resp.rq_pi) {
             fz_fail("node %d: QP in ERR with receive WQEs %u..%u not "
-                    "flushed", i, q->rq_ci, q->rq_pi);
+                    "flushed", i, q->resp.rq_ci, q->resp.rq_pi);
         }
-        if (q->state == QRNIC_QPS_ERR && fx.s[i].recv_next != q->rq_pi) {
+        if (q->state == QRNIC_QPS_ERR && fx.s[i].recv_next != q->resp.rq_pi) {
             fz_fail("node %d: receive completions up to %u, %u posted",
-                    i, fx.s[i].recv_next, q->rq_pi);
+                    i, fx.s[i].recv_next, q->resp.rq_pi);
         }
     }
 }

@@ -392,7 +392,7 @@ static void raw_aw(uint32_t dma_len, uint32_t paylen)
     static uint8_t f[QRNIC_ETH_MAX_FRAME];
     size_t pos;
 
-    pos = qrnic_wire_begin(e0, q0, f, QRNIC_OP_ATOMIC_WRITE, q1->epsn,
+    pos = qrnic_wire_begin(e0, q0, f, QRNIC_OP_ATOMIC_WRITE, q1->resp.epsn,
                            false, true);
     pos += qrnic_put_reth(f + pos, fmr->iova, fmr->key, dma_len);
     memset(f + pos, 0x5a, paylen);

@@ -137,13 +137,13 @@ static void test_send_offset(void)
     post_queued(&wr);
     harness_deliver_one();                  /* SEND_FIRST */
     qp = qrnic_qp_get(&nodes[1].d.e, p.qp[1]->qpn);
-    CHECK(qp && qp->recv_active && qp->recv_off == 256,
+    CHECK(qp && qp->resp.recv_active && qp->resp.recv_off == 256,
           "send offset: the first packet landed");
     if (!qp) {
         return;
     }
-    qp->recv_off = QRNIC_MAX_MSG_SIZE - 100;
-    qp->recv_sgl.total = 1ull << 33;
+    qp->resp.recv_off = QRNIC_MAX_MSG_SIZE - 100;
+    qp->resp.recv_sgl.total = 1ull << 33;
     harness_run(now_ns + SEC);
     CHECK(harness_wait_cqe(p.cq[1], &wc, now_ns + SEC) &&
           wc.status == QRNIC_WC_LOC_LEN_ERR,
