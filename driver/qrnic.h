@@ -19,10 +19,6 @@
 
 #include <qrnic_hw.h>
 
-#ifdef __BIG_ENDIAN
-#error "qrnic: the hardware interface structs are little endian, as is the host"
-#endif
-
 #define DRV_NAME		"qrnic"
 
 #define QRNIC_VEC_ASYNC		0	/* admin queue + async EQ */

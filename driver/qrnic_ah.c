@@ -32,7 +32,8 @@ static int qrnic_ah_check(struct qrnic_dev *qdev,
 	grh = rdma_ah_read_grh(ah_attr);
 	sgid_attr = grh->sgid_attr;
 	if (!sgid_attr || sgid_attr->gid_type != IB_GID_TYPE_ROCE_UDP_ENCAP ||
-	    sgid_attr->index >= min_t(u32, qdev->attr.gid_tbl_len, U8_MAX + 1))
+	    sgid_attr->index >= min_t(u32, le32_to_cpu(qdev->attr.gid_tbl_len),
+				      U8_MAX + 1))
 		return -EINVAL;
 	dst_v4 = ipv6_addr_v4mapped((const struct in6_addr *)grh->dgid.raw);
 	if (dst_v4 != (rdma_gid_attr_network_type(sgid_attr) ==
@@ -72,7 +73,7 @@ int qrnic_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
 	ether_addr_copy(ah->av.dmac, ah_attr->roce.dmac);
 	ah->av.sgid_index = grh->sgid_attr->index;
 	ah->av.hop_limit = grh->hop_limit;
-	ah->av.flow_label = grh->flow_label;
+	ah->av.flow_label = cpu_to_le32(grh->flow_label);
 	ah->av.traffic_class = grh->traffic_class;
 	if (!udata)
 		return 0;
@@ -100,8 +101,8 @@ int qrnic_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *ah_attr)
 	ah_attr->type = RDMA_AH_ATTR_TYPE_ROCE;
 	rdma_ah_set_port_num(ah_attr, QRNIC_PORT);
 	memcpy(dgid.raw, av->dgid, sizeof(dgid.raw));
-	rdma_ah_set_grh(ah_attr, &dgid, av->flow_label, av->sgid_index,
-			av->hop_limit, av->traffic_class);
+	rdma_ah_set_grh(ah_attr, &dgid, le32_to_cpu(av->flow_label),
+			av->sgid_index, av->hop_limit, av->traffic_class);
 	ether_addr_copy(ah_attr->roce.dmac, av->dmac);
 	return 0;
 }

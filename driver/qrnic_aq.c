@@ -153,11 +153,12 @@ static void __qrnic_aq_process(struct qrnic_dev *qdev)
 		u16 cookie;
 		u32 idx;
 
-		if ((READ_ONCE(cqe->flags) & QRNIC_ADMIN_CQE_PHASE) != phase)
+		if ((le32_to_cpu(READ_ONCE(cqe->flags)) &
+		     QRNIC_ADMIN_CQE_PHASE) != phase)
 			break;
 		dma_rmb();	/* the rest of the entry after its phase bit */
 
-		cookie = cqe->cookie;
+		cookie = le16_to_cpu(cqe->cookie);
 		idx = QRNIC_COOKIE_IDX(cookie);
 		aq->ci++;
 		if (idx >= aq->depth || !aq->ctx[idx].busy ||
@@ -216,7 +217,7 @@ static struct qrnic_aq_ctx *qrnic_aq_post(struct qrnic_dev *qdev,
 	ctx->busy = true;
 	ctx->seq++;
 	reinit_completion(&ctx->done);
-	cmd->cookie = QRNIC_COOKIE(i, ctx->seq);
+	cmd->cookie = cpu_to_le16(QRNIC_COOKIE(i, ctx->seq));
 	memcpy(&aq->sq[aq->pi & (aq->depth - 1)], cmd, sizeof(*cmd));
 	aq->pi++;
 	/* writel orders the ring write before the doorbell */
@@ -288,9 +289,9 @@ static int qrnic_aq_finish(struct qrnic_dev *qdev, struct qrnic_cmd *cmd,
 		return ret;
 	}
 	if (result0)
-		*result0 = cqe.result0;
+		*result0 = le32_to_cpu(cqe.result0);
 	if (result1)
-		*result1 = cqe.result1;
+		*result1 = le32_to_cpu(cqe.result1);
 	return 0;
 }
 
@@ -371,13 +372,13 @@ int qrnic_aq_exec_atomic(struct qrnic_dev *qdev, struct qrnic_cmd *cmd,
 	return qrnic_aq_finish(qdev, cmd, ctx, done, result0, result1);
 }
 
-/* The commands whose one argument is a u32 handle: their arm is just that. */
-static_assert(sizeof_field(struct qrnic_cmd, destroy_eq) == sizeof(u32));
-static_assert(sizeof_field(struct qrnic_cmd, dealloc_uctx) == sizeof(u32));
-static_assert(sizeof_field(struct qrnic_cmd, dealloc_pd) == sizeof(u32));
-static_assert(sizeof_field(struct qrnic_cmd, destroy_cq) == sizeof(u32));
-static_assert(sizeof_field(struct qrnic_cmd, dereg_mr) == sizeof(u32));
-static_assert(sizeof_field(struct qrnic_cmd, destroy_qp) == sizeof(u32));
+/* The commands whose one argument is a 32-bit handle: their arm is just that. */
+static_assert(sizeof_field(struct qrnic_cmd, destroy_eq) == sizeof(__le32));
+static_assert(sizeof_field(struct qrnic_cmd, dealloc_uctx) == sizeof(__le32));
+static_assert(sizeof_field(struct qrnic_cmd, dealloc_pd) == sizeof(__le32));
+static_assert(sizeof_field(struct qrnic_cmd, destroy_cq) == sizeof(__le32));
+static_assert(sizeof_field(struct qrnic_cmd, dereg_mr) == sizeof(__le32));
+static_assert(sizeof_field(struct qrnic_cmd, destroy_qp) == sizeof(__le32));
 
 /*
  * Execute a command that takes only a handle (DESTROY_EQ, DEALLOC_UCTX,
@@ -386,9 +387,10 @@ static_assert(sizeof_field(struct qrnic_cmd, destroy_qp) == sizeof(u32));
 int qrnic_aq_exec_handle(struct qrnic_dev *qdev, u8 opcode, u32 handle)
 {
 	struct qrnic_cmd cmd = { .opcode = opcode };
+	__le32 le_handle = cpu_to_le32(handle);
 	int ret;
 
-	memcpy(cmd.raw, &handle, sizeof(handle));
+	memcpy(cmd.raw, &le_handle, sizeof(le_handle));
 	ret = qrnic_aq_exec(qdev, &cmd, NULL, NULL);
 	if (ret)
 		dev_err(&qdev->pdev->dev, "%s %#x failed: %d\n",
@@ -407,17 +409,20 @@ int qrnic_query_device(struct qrnic_dev *qdev)
 	attr = dma_alloc_coherent(dev, sizeof(*attr), &dma, GFP_KERNEL);
 	if (!attr)
 		return -ENOMEM;
-	cmd.query_device.resp_addr = dma;
+	cmd.query_device.resp_addr = cpu_to_le64(dma);
 	ret = qrnic_aq_exec(qdev, &cmd, NULL, NULL);
 	if (!ret) {
 		qdev->attr = *attr;
 		dev_info(dev, "%u user contexts, each at most %u PDs, %u CQs, %u QPs, %u SRQs, %u MRs, %u MWs, %u queue memory pages, %u MR pages\n",
-			 attr->max_uctx, attr->ctx_max[QRNIC_CTX_PD],
-			 attr->ctx_max[QRNIC_CTX_CQ], attr->ctx_max[QRNIC_CTX_QP],
-			 attr->ctx_max[QRNIC_CTX_SRQ], attr->ctx_max[QRNIC_CTX_MR],
-			 attr->ctx_max[QRNIC_CTX_MW],
-			 attr->ctx_max[QRNIC_CTX_QMEM_PAGES],
-			 attr->ctx_max[QRNIC_CTX_MR_PAGES]);
+			 le32_to_cpu(attr->max_uctx),
+			 le32_to_cpu(attr->ctx_max[QRNIC_CTX_PD]),
+			 le32_to_cpu(attr->ctx_max[QRNIC_CTX_CQ]),
+			 le32_to_cpu(attr->ctx_max[QRNIC_CTX_QP]),
+			 le32_to_cpu(attr->ctx_max[QRNIC_CTX_SRQ]),
+			 le32_to_cpu(attr->ctx_max[QRNIC_CTX_MR]),
+			 le32_to_cpu(attr->ctx_max[QRNIC_CTX_MW]),
+			 le32_to_cpu(attr->ctx_max[QRNIC_CTX_QMEM_PAGES]),
+			 le32_to_cpu(attr->ctx_max[QRNIC_CTX_MR_PAGES]));
 	} else {
 		dev_err(dev, "QUERY_DEVICE failed: %d\n", ret);
 	}

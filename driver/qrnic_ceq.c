@@ -23,7 +23,7 @@ static irqreturn_t qrnic_ceq_irq(int irq, void *data)
 	/* At most a ring's worth: the device waits for the doorbell. */
 	while ((eqe = qrnic_eq_next(eq))) {
 		u8 type = eqe->type;
-		u32 cqn = eqe->data0;
+		u32 cqn = le32_to_cpu(eqe->data0);
 
 		eq->ci++;
 		n++;

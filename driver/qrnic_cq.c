@@ -29,10 +29,11 @@ static_assert(PAGE_ALIGN(((size_t)QRNIC_CQE_SIZE << QRNIC_CQ_MAX_LOG) +
 /* log2 of the ring for cqe entries: the rule the provider uses as well. */
 static int qrnic_cq_log_depth(struct qrnic_dev *qdev, int cqe)
 {
+	u32 max_cqe = le32_to_cpu(qdev->attr.max_cqe);
 	u32 max = 1U << QRNIC_CQ_MAX_LOG;
 
-	if (qdev->attr.max_cqe)
-		max = min(max, qdev->attr.max_cqe);
+	if (max_cqe)
+		max = min(max, max_cqe);
 	if (cqe < 1 || cqe > max)
 		return -EINVAL;
 	return max_t(int, 1, order_base_2(cqe));
@@ -128,8 +129,8 @@ static int qrnic_cq_kernel_buf(struct qrnic_dev *qdev, struct qrnic_cq *cq,
 	cq->ring = cq->buf;
 	cq->rec = cq->buf + ring;
 
-	pbl->addr = cq->dma;
-	pbl->npages = cq->size / SZ_4K;
+	pbl->addr = cpu_to_le64(cq->dma);
+	pbl->npages = cpu_to_le32(cq->size / SZ_4K);
 	pbl->levels = QRNIC_PBL_CONTIG;
 	pbl->page_shift = ilog2(SZ_4K);
 	return 0;
@@ -176,8 +177,8 @@ int qrnic_create_cq_udata(struct ib_cq *ibcq,
 		return ret;
 
 	cmd.create_cq.pbl = pbl;
-	cmd.create_cq.uctx = qrnic_uctx_id(udata);
-	cmd.create_cq.eqn = qdev->ceqs[attr->comp_vector].eq.eqn;
+	cmd.create_cq.uctx = cpu_to_le32(qrnic_uctx_id(udata));
+	cmd.create_cq.eqn = cpu_to_le32(qdev->ceqs[attr->comp_vector].eq.eqn);
 	cmd.create_cq.log_depth = cq->log_depth;
 	ret = qrnic_aq_exec(qdev, &cmd, &cq->cqn, NULL);
 	qrnic_pbl_release(qdev, &pbuf);
@@ -271,7 +272,7 @@ static int qrnic_resize_user_cq(struct qrnic_dev *qdev, struct qrnic_cq *cq,
 	if (IS_ERR(umem))
 		return PTR_ERR(umem);
 
-	cmd.resize_cq.cqn = cq->cqn;
+	cmd.resize_cq.cqn = cpu_to_le32(cq->cqn);
 	cmd.resize_cq.log_depth = ureq.log_depth;
 	ret = qrnic_aq_exec(qdev, &cmd, &pi, NULL);
 	qrnic_pbl_release(qdev, &pbuf);
@@ -317,11 +318,11 @@ static int qrnic_resize_kernel_cq(struct qrnic_dev *qdev, struct qrnic_cq *cq,
 	ring = buf;
 	rec = buf + ((size_t)QRNIC_CQE_SIZE << log);
 
-	cmd.resize_cq.pbl.addr = dma;
-	cmd.resize_cq.pbl.npages = size / SZ_4K;
+	cmd.resize_cq.pbl.addr = cpu_to_le64(dma);
+	cmd.resize_cq.pbl.npages = cpu_to_le32(size / SZ_4K);
 	cmd.resize_cq.pbl.levels = QRNIC_PBL_CONTIG;
 	cmd.resize_cq.pbl.page_shift = ilog2(SZ_4K);
-	cmd.resize_cq.cqn = cq->cqn;
+	cmd.resize_cq.cqn = cpu_to_le32(cq->cqn);
 	cmd.resize_cq.log_depth = log;
 
 	ret = qrnic_aq_get_slot(qdev);
@@ -331,8 +332,9 @@ static int qrnic_resize_kernel_cq(struct qrnic_dev *qdev, struct qrnic_cq *cq,
 	spin_lock_irqsave(&cq->lock, flags);
 	/* Each entry unwritten for the index it holds next, then the record. */
 	for (i = cq->ci; i != cq->ci + depth; i++)
-		ring[i & (depth - 1)].owner = (i >> log) & QRNIC_CQE_PHASE;
-	rec->ci = cq->ci;
+		ring[i & (depth - 1)].owner =
+			cpu_to_le32((i >> log) & QRNIC_CQE_PHASE);
+	rec->ci = cpu_to_le32(cq->ci);
 	ret = qrnic_aq_exec_atomic(qdev, &cmd, &pi, NULL);
 	if (ret) {
 		spin_unlock_irqrestore(&cq->lock, flags);
@@ -349,11 +351,15 @@ static int qrnic_resize_kernel_cq(struct qrnic_dev *qdev, struct qrnic_cq *cq,
 		n = depth;
 	}
 	for (i = cq->ci; i != cq->ci + n; i++) {
+		u32 owner;
+
 		from = &cq->ring[i & ((1U << cq->log_depth) - 1)];
 		to = &ring[i & (depth - 1)];
 		*to = *from;
-		to->owner = (from->owner & ~QRNIC_CQE_PHASE) |
-			    (((i >> log) & 1) ? 0 : QRNIC_CQE_PHASE);
+		owner = le32_to_cpu(from->owner) & ~QRNIC_CQE_PHASE;
+		if (!((i >> log) & 1))
+			owner |= QRNIC_CQE_PHASE;
+		to->owner = cpu_to_le32(owner);
 	}
 	old_buf = cq->buf;
 	old_dma = cq->dma;

@@ -28,7 +28,7 @@ struct qrnic_eqe *qrnic_eq_next(struct qrnic_eq *eq)
 	struct qrnic_eqe *eqe = &eq->ring[eq->ci & (qrnic_eq_depth(eq) - 1)];
 	u32 phase = !((eq->ci >> eq->log_depth) & 1);
 
-	if ((READ_ONCE(eqe->flags) & QRNIC_EQE_PHASE) != phase)
+	if ((le32_to_cpu(READ_ONCE(eqe->flags)) & QRNIC_EQE_PHASE) != phase)
 		return NULL;
 	dma_rmb();	/* the entry's payload after its phase bit */
 	return eqe;
@@ -57,10 +57,10 @@ int qrnic_eq_create(struct qrnic_dev *qdev, struct qrnic_eq *eq, u32 log_depth,
 	if (!eq->ring)
 		return -ENOMEM;
 
-	cmd.create_eq.base = eq->dma;
+	cmd.create_eq.base = cpu_to_le64(eq->dma);
 	cmd.create_eq.log_depth = log_depth;
 	cmd.create_eq.flags = flags;
-	cmd.create_eq.vector = vector;
+	cmd.create_eq.vector = cpu_to_le16(vector);
 	ret = qrnic_aq_exec(qdev, &cmd, &eqn, NULL);
 	if (ret) {
 		dev_err(dev, "CREATE_EQ (vector %u) failed: %d\n", vector, ret);
@@ -116,28 +116,31 @@ static irqreturn_t qrnic_async_thread(int irq, void *data)
 		return IRQ_HANDLED;
 
 	while ((eqe = qrnic_eq_next(eq))) {
+		u32 data0 = le32_to_cpu(eqe->data0);
+		u32 data1 = le32_to_cpu(eqe->data1);
+
 		switch (eqe->type) {
 		case QRNIC_EVENT_LINK:
 			link = true;
 			break;
 		case QRNIC_EVENT_QP_FATAL:
-			qrnic_qp_async_event(qdev, eqe->data0,
-					     IB_EVENT_QP_FATAL, eqe->data1);
+			qrnic_qp_async_event(qdev, data0, IB_EVENT_QP_FATAL,
+					     data1);
 			break;
 		case QRNIC_EVENT_SQ_DRAINED:
-			qrnic_qp_async_event(qdev, eqe->data0,
-					     IB_EVENT_SQ_DRAINED, 0);
+			qrnic_qp_async_event(qdev, data0, IB_EVENT_SQ_DRAINED,
+					     0);
 			break;
 		case QRNIC_EVENT_CQ_ERR:
-			qrnic_cq_async_event(qdev, eqe->data0);
+			qrnic_cq_async_event(qdev, data0);
 			break;
 		case QRNIC_EVENT_SRQ_LIMIT:
-			qrnic_srq_async_event(qdev, eqe->data0);
+			qrnic_srq_async_event(qdev, data0);
 			break;
 		default:
 			dev_dbg(&qdev->pdev->dev,
 				"async event %u (%#x, %#x) ignored\n",
-				eqe->type, eqe->data0, eqe->data1);
+				eqe->type, data0, data1);
 			break;
 		}
 		eq->ci++;

@@ -175,7 +175,7 @@ struct qrnic_mr {
 	struct ib_umem *umem;
 	u32 key;
 	int access;			/* user region: IB_ACCESS_* it has */
-	u64 *pages;			/* fast registration: the page list */
+	__le64 *pages;			/* fast registration: the page list */
 	dma_addr_t pages_dma;
 	u32 npages;			/* filled by map_mr_sg */
 	u32 max_pages;
@@ -337,11 +337,11 @@ qrnic_mmap_entry_insert(struct ib_ucontext *uctx, phys_addr_t address,
 
 /* qrnic_pbl.c: page lists for CREATE_CQ and REG_MR */
 struct qrnic_pbl_buf {
-	u64 *top;			/* LEVEL1: pages; LEVEL2: leaf pages */
+	__le64 *top;			/* LEVEL1: pages; LEVEL2: leaf pages */
 	dma_addr_t top_dma;
 	size_t top_size;
 	u32 nleaves;			/* LEVEL2 */
-	u64 **leaves;
+	__le64 **leaves;
 	dma_addr_t *leaf_dma;
 };
 

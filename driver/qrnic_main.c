@@ -161,6 +161,7 @@ static int qrnic_alloc_vectors(struct qrnic_dev *qdev)
 {
 	struct irq_affinity affd = { .pre_vectors = QRNIC_VEC_CEQ0 };
 	struct pci_dev *pdev = qdev->pdev;
+	u32 num_eq = le32_to_cpu(qdev->attr.num_eq);
 	u32 hw, ceqs;
 	int ret;
 
@@ -168,8 +169,8 @@ static int qrnic_alloc_vectors(struct qrnic_dev *qdev)
 	ceqs = num_online_cpus();
 	if (hw > QRNIC_VEC_CEQ0)
 		ceqs = min(ceqs, hw - QRNIC_VEC_CEQ0);
-	if (qdev->attr.num_eq > 1)
-		ceqs = min(ceqs, qdev->attr.num_eq - 1);
+	if (num_eq > 1)
+		ceqs = min(ceqs, num_eq - 1);
 	ceqs = max(ceqs, 1U);
 
 	ret = pci_alloc_irq_vectors_affinity(pdev, QRNIC_MIN_VECS,

@@ -24,7 +24,7 @@ static int qrnic_mcast_cmd(struct ib_qp *ibqp, union ib_gid *gid, u8 opcode)
 	    !rdma_is_multicast_addr((struct in6_addr *)gid->raw))
 		return -EINVAL;
 
-	cmd.mcast.qpn = qp->qpn;
+	cmd.mcast.qpn = cpu_to_le32(qp->qpn);
 	memcpy(cmd.mcast.gid, gid->raw, sizeof(cmd.mcast.gid));
 	return qrnic_aq_exec(qdev, &cmd, NULL, NULL);
 }

@@ -43,10 +43,10 @@ static int qrnic_reg_mr_cmd(struct qrnic_dev *qdev, struct qrnic_mr *mr,
 	int ret;
 
 	cmd.reg_mr.pbl = *pbl;
-	cmd.reg_mr.iova = iova;
-	cmd.reg_mr.length = length;
-	cmd.reg_mr.pdn = pdn;
-	cmd.reg_mr.access = access;
+	cmd.reg_mr.iova = cpu_to_le64(iova);
+	cmd.reg_mr.length = cpu_to_le64(length);
+	cmd.reg_mr.pdn = cpu_to_le32(pdn);
+	cmd.reg_mr.access = cpu_to_le32(access);
 	ret = qrnic_aq_exec(qdev, &cmd, &mr->key, NULL);
 	if (ret)
 		return ret;
@@ -95,12 +95,14 @@ static int qrnic_umem_pbl(struct qrnic_dev *qdev, struct ib_umem *umem,
 			  u64 iova, unsigned long *pgsz, struct qrnic_pbl *pbl,
 			  struct qrnic_pbl_buf *pbuf)
 {
-	*pgsz = ib_umem_find_best_pgsz(umem, qdev->attr.page_size_cap &
-				       QRNIC_MR_PGSZ_MASK, iova);
+	u64 pgsz_cap = le64_to_cpu(qdev->attr.page_size_cap);
+	u32 max_pages = le32_to_cpu(qdev->attr.max_mr_pages);
+
+	*pgsz = ib_umem_find_best_pgsz(umem, pgsz_cap & QRNIC_MR_PGSZ_MASK,
+				       iova);
 	if (!*pgsz)
 		return -EINVAL;
-	if (qdev->attr.max_mr_pages &&
-	    ib_umem_num_dma_blocks(umem, *pgsz) > qdev->attr.max_mr_pages)
+	if (max_pages && ib_umem_num_dma_blocks(umem, *pgsz) > max_pages)
 		return -EINVAL;
 	return qrnic_pbl_build(qdev, umem, *pgsz, pbl, pbuf);
 }
@@ -124,7 +126,7 @@ struct ib_mr *qrnic_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	ret = qrnic_mr_access(qdev, access, &flags);
 	if (ret)
 		return ERR_PTR(ret);
-	if (!length || length > qdev->attr.max_mr_size)
+	if (!length || length > le64_to_cpu(qdev->attr.max_mr_size))
 		return ERR_PTR(-EINVAL);
 
 	mr = kzalloc_obj(*mr, GFP_KERNEL);
@@ -166,11 +168,11 @@ static int qrnic_rereg_mr_cmd(struct qrnic_dev *qdev, u32 key,
 	struct qrnic_cmd cmd = { .opcode = QRNIC_CMD_REREG_MR };
 
 	cmd.rereg_mr.pbl = *pbl;
-	cmd.rereg_mr.iova = iova;
-	cmd.rereg_mr.length = length;
-	cmd.rereg_mr.pdn = pdn;
-	cmd.rereg_mr.access = access;
-	cmd.rereg_mr.key = key;
+	cmd.rereg_mr.iova = cpu_to_le64(iova);
+	cmd.rereg_mr.length = cpu_to_le64(length);
+	cmd.rereg_mr.pdn = cpu_to_le32(pdn);
+	cmd.rereg_mr.access = cpu_to_le32(access);
+	cmd.rereg_mr.key = cpu_to_le32(key);
 	return qrnic_aq_exec(qdev, &cmd, NULL, NULL);
 }
 
@@ -220,7 +222,7 @@ struct ib_mr *qrnic_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 		return ERR_PTR(ret);
 
 	if (flags & IB_MR_REREG_TRANS) {
-		if (!length || length > qdev->attr.max_mr_size)
+		if (!length || length > le64_to_cpu(qdev->attr.max_mr_size))
 			return ERR_PTR(-EINVAL);
 		umem = qrnic_umem_get(ibmr->device, start, length, access);
 		iova = virt_addr;

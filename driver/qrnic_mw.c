@@ -27,7 +27,7 @@ int qrnic_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata)
 		return ret;
 	if (ibmw->type != IB_MW_TYPE_1 && ibmw->type != IB_MW_TYPE_2)
 		return -EINVAL;
-	cmd.alloc_mw.pdn = to_qpd(ibmw->pd)->pdn;
+	cmd.alloc_mw.pdn = cpu_to_le32(to_qpd(ibmw->pd)->pdn);
 	cmd.alloc_mw.type = ibmw->type == IB_MW_TYPE_1 ? QRNIC_MW_TYPE_1 :
 							 QRNIC_MW_TYPE_2;
 	ret = qrnic_aq_exec(qdev, &cmd, &key, NULL);
@@ -55,7 +55,8 @@ struct ib_mr *qrnic_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type mr_type,
 
 	if (mr_type != IB_MR_TYPE_MEM_REG)
 		return ERR_PTR(-EOPNOTSUPP);
-	if (!max_num_sg || max_num_sg > qdev->attr.max_fast_reg_pages)
+	if (!max_num_sg ||
+	    max_num_sg > le32_to_cpu(qdev->attr.max_fast_reg_pages))
 		return ERR_PTR(-EINVAL);
 
 	mr = kzalloc_obj(*mr, GFP_KERNEL);
@@ -63,14 +64,14 @@ struct ib_mr *qrnic_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type mr_type,
 		return ERR_PTR(-ENOMEM);
 	mr->max_pages = max_num_sg;
 	mr->pages = dma_alloc_coherent(&qdev->pdev->dev,
-				       max_num_sg * sizeof(u64),
+				       max_num_sg * sizeof(*mr->pages),
 				       &mr->pages_dma, GFP_KERNEL);
 	if (!mr->pages) {
 		ret = -ENOMEM;
 		goto err_free;
 	}
-	cmd.alloc_mr.pdn = to_qpd(ibpd)->pdn;
-	cmd.alloc_mr.max_pages = max_num_sg;
+	cmd.alloc_mr.pdn = cpu_to_le32(to_qpd(ibpd)->pdn);
+	cmd.alloc_mr.max_pages = cpu_to_le32(max_num_sg);
 	ret = qrnic_aq_exec(qdev, &cmd, &mr->key, NULL);
 	if (ret)
 		goto err_pages;
@@ -89,7 +90,7 @@ void qrnic_free_fast_reg(struct qrnic_dev *qdev, struct qrnic_mr *mr)
 {
 	if (mr->pages)
 		dma_free_coherent(&qdev->pdev->dev,
-				  mr->max_pages * sizeof(u64), mr->pages,
+				  mr->max_pages * sizeof(*mr->pages), mr->pages,
 				  mr->pages_dma);
 	mr->pages = NULL;
 }
@@ -100,7 +101,7 @@ static int qrnic_set_page(struct ib_mr *ibmr, u64 addr)
 
 	if (mr->npages == mr->max_pages)
 		return -ENOMEM;
-	mr->pages[mr->npages++] = addr;
+	mr->pages[mr->npages++] = cpu_to_le64(addr);
 	return 0;
 }
 
@@ -124,12 +125,12 @@ int qrnic_build_reg_mr(const struct ib_reg_wr *wr, struct qrnic_sq_wqe *hdr)
 	if (!mr->pages || !mr->npages ||
 	    (wr->access & ~(QRNIC_ACCESS_ALL & ~QRNIC_ACCESS_MW_BIND)))
 		return -EINVAL;
-	hdr->reg_mr.key = wr->key;
-	hdr->reg_mr.access = wr->access;
-	hdr->reg_mr.iova = mr->ibmr.iova;
-	hdr->reg_mr.length = mr->ibmr.length;
-	hdr->reg_mr.pbl_addr = mr->pages_dma;
-	hdr->reg_mr.npages = mr->npages;
+	hdr->reg_mr.key = cpu_to_le32(wr->key);
+	hdr->reg_mr.access = cpu_to_le32(wr->access);
+	hdr->reg_mr.iova = cpu_to_le64(mr->ibmr.iova);
+	hdr->reg_mr.length = cpu_to_le64(mr->ibmr.length);
+	hdr->reg_mr.pbl_addr = cpu_to_le64(mr->pages_dma);
+	hdr->reg_mr.npages = cpu_to_le32(mr->npages);
 	hdr->reg_mr.page_shift = ilog2(mr->ibmr.page_size);
 	return 0;
 }

@@ -120,8 +120,8 @@ static int qrnic_rx_post_one(struct qrnic_dev *qdev)
 	buf->dma = dma;
 	buf->len = qdev->rx_buf_len;
 
-	desc->addr = dma;
-	desc->len = qdev->rx_buf_len;
+	desc->addr = cpu_to_le64(dma);
+	desc->len = cpu_to_le16(qdev->rx_buf_len);
 	desc->rsvd = 0;
 	/* the device must see a complete descriptor without DONE */
 	dma_wmb();
@@ -162,7 +162,7 @@ static void qrnic_tx_complete(struct qrnic_dev *qdev, int budget)
 		u32 idx = tx->ci & (tx->depth - 1);
 		struct qrnic_eth_desc *desc = &tx->desc[idx];
 		struct qrnic_eth_buf *buf = &tx->bufs[idx];
-		u16 flags = READ_ONCE(desc->flags);
+		u16 flags = le16_to_cpu(READ_ONCE(desc->flags));
 
 		if (!(flags & QRNIC_ETH_DONE))
 			break;
@@ -210,13 +210,13 @@ static int qrnic_rx_poll(struct qrnic_dev *qdev, int budget)
 		struct qrnic_eth_desc *desc = &rx->desc[idx];
 		struct qrnic_eth_buf *buf = &rx->bufs[idx];
 		struct sk_buff *skb;
-		u16 flags = READ_ONCE(desc->flags);
+		u16 flags = le16_to_cpu(READ_ONCE(desc->flags));
 		u32 len;
 
 		if (!(flags & QRNIC_ETH_DONE))
 			break;
 		dma_rmb();
-		len = desc->len;
+		len = le16_to_cpu(desc->len);
 
 		skb = buf->skb;
 		buf->skb = NULL;
@@ -302,11 +302,11 @@ static int qrnic_eth_up(struct qrnic_dev *qdev)
 			goto err_rx;
 	}
 
-	cmd.eth_setup.tx_base = qdev->tx.dma;
-	cmd.eth_setup.rx_base = qdev->rx.dma;
+	cmd.eth_setup.tx_base = cpu_to_le64(qdev->tx.dma);
+	cmd.eth_setup.rx_base = cpu_to_le64(qdev->rx.dma);
 	cmd.eth_setup.tx_log_depth = qrnic_eth_ring_log;
 	cmd.eth_setup.rx_log_depth = qrnic_eth_ring_log;
-	cmd.eth_setup.vector = QRNIC_VEC_ETH;
+	cmd.eth_setup.vector = cpu_to_le16(QRNIC_VEC_ETH);
 	ret = qrnic_aq_exec(qdev, &cmd, NULL, NULL);
 	if (ret) {
 		netdev_err(netdev, "ETH_SETUP failed: %d\n", ret);
@@ -414,8 +414,8 @@ static netdev_tx_t qrnic_start_xmit(struct sk_buff *skb,
 	buf->skb = skb;
 	buf->dma = dma;
 	buf->len = skb->len;
-	desc->addr = dma;
-	desc->len = skb->len;
+	desc->addr = cpu_to_le64(dma);
+	desc->len = cpu_to_le16(skb->len);
 	desc->flags = 0;
 	desc->rsvd = 0;
 	skb_tx_timestamp(skb);
@@ -468,7 +468,7 @@ static int qrnic_set_mtu(struct qrnic_dev *qdev, unsigned int mtu)
 {
 	struct qrnic_cmd cmd = { .opcode = QRNIC_CMD_SET_MTU };
 
-	cmd.set_mtu.mtu = mtu;
+	cmd.set_mtu.mtu = cpu_to_le32(mtu);
 	return qrnic_aq_exec(qdev, &cmd, NULL, NULL);
 }
 
@@ -541,7 +541,7 @@ static void qrnic_get_drvinfo(struct net_device *netdev,
 			      struct ethtool_drvinfo *info)
 {
 	struct qrnic_dev *qdev = qrnic_from_netdev(netdev);
-	u32 fw = qdev->attr.fw_version;
+	u32 fw = le32_to_cpu(qdev->attr.fw_version);
 
 	strscpy(info->driver, DRV_NAME, sizeof(info->driver));
 	strscpy(info->bus_info, pci_name(qdev->pdev), sizeof(info->bus_info));
@@ -571,6 +571,7 @@ static void qrnic_read_mac(struct qrnic_dev *qdev, u8 *mac)
 
 int qrnic_netdev_init(struct qrnic_dev *qdev)
 {
+	u32 max_mtu = le32_to_cpu(qdev->attr.max_mtu);
 	struct pci_dev *pdev = qdev->pdev;
 	struct qrnic_netdev_priv *priv;
 	struct net_device *netdev;
@@ -589,9 +590,8 @@ int qrnic_netdev_init(struct qrnic_dev *qdev)
 	netdev->priv_flags |= IFF_LIVE_ADDR_CHANGE;
 	netdev->min_mtu = ETH_MIN_MTU;
 	netdev->max_mtu = QRNIC_MAX_MTU;
-	if (qdev->attr.max_mtu >= ETH_MIN_MTU &&
-	    qdev->attr.max_mtu < QRNIC_MAX_MTU)
-		netdev->max_mtu = qdev->attr.max_mtu;
+	if (max_mtu >= ETH_MIN_MTU && max_mtu < QRNIC_MAX_MTU)
+		netdev->max_mtu = max_mtu;
 	u64_stats_init(&qdev->tx.stats.syncp);
 	u64_stats_init(&qdev->rx.stats.syncp);
 

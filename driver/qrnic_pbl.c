@@ -13,7 +13,7 @@
 #include "qrnic.h"
 #include "qrnic_ib.h"
 
-#define QRNIC_PBL_LEAF_SIZE	(QRNIC_PBL_PER_PAGE * sizeof(u64))
+#define QRNIC_PBL_LEAF_SIZE	(QRNIC_PBL_PER_PAGE * sizeof(__le64))
 
 static int qrnic_pbl_alloc_leaves(struct qrnic_dev *qdev,
 				  struct qrnic_pbl_buf *buf, u32 nleaves)
@@ -32,7 +32,7 @@ static int qrnic_pbl_alloc_leaves(struct qrnic_dev *qdev,
 		if (!buf->leaves[i])
 			return -ENOMEM;
 		buf->nleaves++;
-		buf->top[i] = buf->leaf_dma[i];
+		buf->top[i] = cpu_to_le64(buf->leaf_dma[i]);
 	}
 	return 0;
 }
@@ -59,7 +59,7 @@ int qrnic_pbl_build(struct qrnic_dev *qdev, struct ib_umem *umem,
 
 	nleaves = npages > QRNIC_PBL_PER_PAGE ?
 		  DIV_ROUND_UP(npages, QRNIC_PBL_PER_PAGE) : 0;
-	buf->top_size = (nleaves ? nleaves : npages) * sizeof(u64);
+	buf->top_size = (nleaves ? nleaves : npages) * sizeof(*buf->top);
 	buf->top = dma_alloc_coherent(dev, buf->top_size, &buf->top_dma,
 				      GFP_KERNEL);
 	if (!buf->top)
@@ -79,14 +79,14 @@ int qrnic_pbl_build(struct qrnic_dev *qdev, struct ib_umem *umem,
 			break;
 		if (nleaves)
 			buf->leaves[i / QRNIC_PBL_PER_PAGE]
-				   [i % QRNIC_PBL_PER_PAGE] = addr;
+				   [i % QRNIC_PBL_PER_PAGE] = cpu_to_le64(addr);
 		else
-			buf->top[i] = addr;
+			buf->top[i] = cpu_to_le64(addr);
 		i++;
 	}
 
-	pbl->addr = buf->top_dma;
-	pbl->npages = npages;
+	pbl->addr = cpu_to_le64(buf->top_dma);
+	pbl->npages = cpu_to_le32(npages);
 	pbl->levels = nleaves ? QRNIC_PBL_LEVEL2 : QRNIC_PBL_LEVEL1;
 	pbl->page_shift = order_base_2(pgsz);
 	pbl->rsvd = 0;

@@ -68,9 +68,9 @@ static void qrnic_copy_sges(struct qrnic_sge *sge, const struct ib_sge *sg,
 	int i;
 
 	for (i = 0; i < num_sge; i++) {
-		sge[i].addr = sg[i].addr;
-		sge[i].length = sg[i].length;
-		sge[i].lkey = sg[i].lkey;
+		sge[i].addr = cpu_to_le64(sg[i].addr);
+		sge[i].length = cpu_to_le32(sg[i].length);
+		sge[i].lkey = cpu_to_le32(sg[i].lkey);
 	}
 }
 
@@ -96,7 +96,7 @@ static int qrnic_build_inline(struct qrnic_qp *qp, const struct ib_send_wr *wr,
 		total += sge->length;
 	}
 	hdr->flags |= QRNIC_WQE_F_INLINE;
-	hdr->inline_len = total;
+	hdr->inline_len = cpu_to_le32(total);
 	return sizeof(*hdr) + total;
 }
 
@@ -110,9 +110,9 @@ static int qrnic_build_ud(const struct ib_send_wr *wr, struct qrnic_sq_wqe *hdr)
 	if (!ud->ah || ud->remote_qpn & ~QRNIC_QPN_MASK)
 		return -EINVAL;
 	hdr->ud = to_qah(ud->ah)->av;
-	hdr->ud.dest_qpn = ud->remote_qpn;
+	hdr->ud.dest_qpn = cpu_to_le32(ud->remote_qpn);
 	/* Bit 31 set: the device sends the QP's own Q_Key (IBTA). */
-	hdr->ud.qkey = ud->remote_qkey;
+	hdr->ud.qkey = cpu_to_le32(ud->remote_qkey);
 	return 0;
 }
 
@@ -146,21 +146,21 @@ static int qrnic_build_send(struct qrnic_dev *qdev, struct qrnic_qp *qp,
 	}
 	switch (wr->opcode) {
 	case IB_WR_RDMA_WRITE_WITH_IMM:
-		hdr->imm_data = (__force u32)wr->ex.imm_data;
+		hdr->imm_data = wr->ex.imm_data;
 		fallthrough;
 	case IB_WR_RDMA_WRITE:
 	case IB_WR_RDMA_READ:
-		hdr->remote_addr = rdma_wr(wr)->remote_addr;
-		hdr->rkey = rdma_wr(wr)->rkey;
+		hdr->remote_addr = cpu_to_le64(rdma_wr(wr)->remote_addr);
+		hdr->rkey = cpu_to_le32(rdma_wr(wr)->rkey);
 		break;
 	case IB_WR_SEND_WITH_IMM:
-		hdr->imm_data = (__force u32)wr->ex.imm_data;
+		hdr->imm_data = wr->ex.imm_data;
 		break;
 	case IB_WR_SEND:
 		break;
 	case IB_WR_SEND_WITH_INV:
 	case IB_WR_LOCAL_INV:
-		hdr->imm_data = wr->ex.invalidate_rkey;
+		hdr->invalidate_rkey = cpu_to_le32(wr->ex.invalidate_rkey);
 		break;
 	case IB_WR_REG_MR:
 		ret = qrnic_build_reg_mr(reg_wr(wr), hdr);
@@ -169,15 +169,15 @@ static int qrnic_build_send(struct qrnic_dev *qdev, struct qrnic_qp *qp,
 		break;
 	case IB_WR_ATOMIC_CMP_AND_SWP:
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
-		hdr->remote_addr = atomic_wr(wr)->remote_addr;
-		hdr->rkey = atomic_wr(wr)->rkey;
-		hdr->compare_add = atomic_wr(wr)->compare_add;
-		hdr->swap = atomic_wr(wr)->swap;
+		hdr->remote_addr = cpu_to_le64(atomic_wr(wr)->remote_addr);
+		hdr->rkey = cpu_to_le32(atomic_wr(wr)->rkey);
+		hdr->compare_add = cpu_to_le64(atomic_wr(wr)->compare_add);
+		hdr->swap = cpu_to_le64(atomic_wr(wr)->swap);
 		break;
 	default:
 		return -EINVAL;
 	}
-	hdr->wr_id = wr->wr_id;
+	hdr->wr_id = cpu_to_le64(wr->wr_id);
 	hdr->opcode = wr->opcode;	/* the IB_WR_* taken are QRNIC_WR_* */
 	if (wr->send_flags & IB_SEND_SIGNALED)
 		hdr->flags |= QRNIC_WQE_F_SIGNALED;
@@ -254,7 +254,7 @@ static int qrnic_write_recv(struct qrnic_wq *wq, u32 max_sge,
 	if (wr->num_sge < 0 || wr->num_sge > max_sge)
 		return -EINVAL;
 	memset(buf, 0, 1U << wq->log_stride);
-	hdr->wr_id = wr->wr_id;
+	hdr->wr_id = cpu_to_le64(wr->wr_id);
 	hdr->num_sge = wr->num_sge;
 	qrnic_copy_sges(sge, wr->sg_list, wr->num_sge);
 	qrnic_wq_write(wq, buf, sizeof(*hdr) + wr->num_sge * sizeof(*sge));
@@ -330,7 +330,7 @@ static struct qrnic_cqe *qrnic_cq_entry(struct qrnic_cq *cq, u32 i)
 	u32 phase = !((i >> cq->log_depth) & 1);
 
 	/* Only bit 0: UD receives have the source QPN above it. */
-	if ((READ_ONCE(cqe->owner) & QRNIC_CQE_PHASE) != phase)
+	if ((le32_to_cpu(READ_ONCE(cqe->owner)) & QRNIC_CQE_PHASE) != phase)
 		return NULL;
 	dma_rmb();	/* the rest of the entry after its phase bit */
 	return cqe;
@@ -383,12 +383,14 @@ static void qrnic_srq_complete(struct qrnic_srq *srq, u16 wqe_idx)
 /* Free the SRQ slot of a receive completion, or the RQ/SQ slots up to it. */
 static void qrnic_cqe_complete(struct qrnic_qp *qp, const struct qrnic_cqe *c)
 {
+	u16 wqe_idx = le16_to_cpu(c->wqe_idx);
+
 	if (c->flags & QRNIC_CQE_F_SEND)
-		qrnic_wq_complete(qp, &qp->sq, c->wqe_idx);
+		qrnic_wq_complete(qp, &qp->sq, wqe_idx);
 	else if (c->flags & QRNIC_CQE_F_SRQ)
-		qrnic_srq_complete(qp->srq, c->wqe_idx);
+		qrnic_srq_complete(qp->srq, wqe_idx);
 	else
-		qrnic_wq_complete(qp, &qp->rq, c->wqe_idx);
+		qrnic_wq_complete(qp, &qp->rq, wqe_idx);
 }
 
 /*
@@ -397,7 +399,7 @@ static void qrnic_cqe_complete(struct qrnic_qp *qp, const struct qrnic_cqe *c)
  */
 static void qrnic_cqe_ud_recv(const struct qrnic_cqe *c, struct ib_wc *wc)
 {
-	wc->src_qp = c->owner >> QRNIC_CQE_SRC_QP_SHIFT;
+	wc->src_qp = le32_to_cpu(c->owner) >> QRNIC_CQE_SRC_QP_SHIFT;
 	if (c->flags & QRNIC_CQE_F_GRH) {
 		wc->wc_flags |= IB_WC_GRH | IB_WC_WITH_NETWORK_HDR_TYPE;
 		wc->network_hdr_type = c->flags & QRNIC_CQE_F_IPV4 ?
@@ -413,7 +415,7 @@ static bool qrnic_cqe_to_wc(struct qrnic_dev *qdev, const struct qrnic_cqe *c,
 	bool ud_recv = false;
 
 	xa_lock(&qdev->qp_xa);
-	qp = xa_load(&qdev->qp_xa, c->qpn);
+	qp = xa_load(&qdev->qp_xa, le32_to_cpu(c->qpn));
 	if (qp) {
 		/* An SRQ CQE from a QP without one is a device bug: skip it. */
 		if ((c->flags & QRNIC_CQE_F_SRQ) && !qp->srq)
@@ -430,19 +432,19 @@ static bool qrnic_cqe_to_wc(struct qrnic_dev *qdev, const struct qrnic_cqe *c,
 		return false;
 
 	memset(wc, 0, sizeof(*wc));
-	wc->wr_id = c->wr_id;
+	wc->wr_id = le64_to_cpu(c->wr_id);
 	wc->status = c->status;		/* QRNIC_WC_* are IB_WC_* */
 	/* QRNIC_CQE_OP_* are IB_WC_*, but for REG_MR (it moved in 6.2). */
 	wc->opcode = c->opcode == QRNIC_CQE_OP_REG_MR ? IB_WC_REG_MR :
 							c->opcode;
 	wc->vendor_err = c->vendor_err;
-	wc->byte_len = c->byte_len;
+	wc->byte_len = le32_to_cpu(c->byte_len);
 	wc->qp = &qp->ibqp;
 	if (c->flags & QRNIC_CQE_F_IMM) {
-		wc->ex.imm_data = (__force __be32)c->imm_data;
+		wc->ex.imm_data = c->imm_data;
 		wc->wc_flags |= IB_WC_WITH_IMM;
 	} else if (c->flags & QRNIC_CQE_F_INV) {
-		wc->ex.invalidate_rkey = c->imm_data;
+		wc->ex.invalidate_rkey = le32_to_cpu(c->invalidate_rkey);
 		wc->wc_flags |= IB_WC_WITH_INVALIDATE;
 	}
 	if (ud_recv)
@@ -476,7 +478,7 @@ int qrnic_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 			n++;
 	}
 	if (cq->ci != start)
-		WRITE_ONCE(cq->rec->ci, cq->ci);
+		WRITE_ONCE(cq->rec->ci, cpu_to_le32(cq->ci));
 	spin_unlock_irqrestore(&cq->lock, flags);
 	return n;
 }
@@ -505,10 +507,10 @@ void qrnic_qp_erase_srq(struct qrnic_dev *qdev, struct qrnic_qp *qp)
 		cqe = qrnic_cq_entry(cq, i);
 		if (!cqe)
 			break;
-		if (cqe->qpn == qp->qpn &&
+		if (le32_to_cpu(cqe->qpn) == qp->qpn &&
 		    (cqe->flags & (QRNIC_CQE_F_SRQ | QRNIC_CQE_F_SEND)) ==
 		    QRNIC_CQE_F_SRQ)
-			qrnic_srq_complete(qp->srq, cqe->wqe_idx);
+			qrnic_srq_complete(qp->srq, le16_to_cpu(cqe->wqe_idx));
 	}
 	spin_unlock_irqrestore(&cq->lock, flags);
 }

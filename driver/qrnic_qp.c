@@ -27,12 +27,13 @@ struct qrnic_qp_sizes {
 /* log2 of a queue's depth for wr work requests (QP queues and SRQs). */
 int qrnic_wq_log_depth(struct qrnic_dev *qdev, u32 wr, u8 *log)
 {
+	u32 max_qp_wr = le32_to_cpu(qdev->attr.max_qp_wr);
 	u32 depth;
 
-	if (wr > min_t(u32, qdev->attr.max_qp_wr, 1U << QRNIC_QP_MAX_LOG))
+	if (wr > min_t(u32, max_qp_wr, 1U << QRNIC_QP_MAX_LOG))
 		return -EINVAL;
 	depth = roundup_pow_of_two(max(wr, 1U));
-	if (depth > qdev->attr.max_qp_wr)
+	if (depth > max_qp_wr)
 		return -EINVAL;
 	*log = ilog2(depth);
 	return 0;
@@ -46,9 +47,12 @@ int qrnic_wq_log_depth(struct qrnic_dev *qdev, u32 wr, u8 *log)
 static int qrnic_qp_size(struct qrnic_dev *qdev, struct ib_qp_cap *cap,
 			 bool has_rq, struct qrnic_qp_sizes *sz)
 {
-	u32 max_sge = min_t(u32, QRNIC_MAX_SGE, qdev->attr.max_sge);
-	u32 max_rsge = min_t(u32, QRNIC_MAX_RECV_SGE, qdev->attr.max_recv_sge);
-	u32 max_inline = min_t(u32, QRNIC_MAX_INLINE, qdev->attr.max_inline);
+	u32 max_sge = min_t(u32, QRNIC_MAX_SGE,
+			    le32_to_cpu(qdev->attr.max_sge));
+	u32 max_rsge = min_t(u32, QRNIC_MAX_RECV_SGE,
+			     le32_to_cpu(qdev->attr.max_recv_sge));
+	u32 max_inline = min_t(u32, QRNIC_MAX_INLINE,
+			       le32_to_cpu(qdev->attr.max_inline));
 	u32 sq_body, rq_body;
 	int ret;
 
@@ -113,12 +117,12 @@ static int qrnic_create_qp_cmd(struct qrnic_dev *qdev, struct qrnic_qp *qp,
 {
 	struct qrnic_cmd cmd = { .opcode = QRNIC_CMD_CREATE_QP };
 
-	cmd.create_qp.pdn = to_qpd(qp->ibqp.pd)->pdn;
-	cmd.create_qp.send_cqn = to_qcq(init_attr->send_cq)->cqn;
-	cmd.create_qp.recv_cqn = to_qcq(init_attr->recv_cq)->cqn;
-	cmd.create_qp.uctx = uctx;
-	cmd.create_qp.sq_offset = qp->sq.offset;
-	cmd.create_qp.rq_offset = qp->rq.offset;
+	cmd.create_qp.pdn = cpu_to_le32(to_qpd(qp->ibqp.pd)->pdn);
+	cmd.create_qp.send_cqn = cpu_to_le32(to_qcq(init_attr->send_cq)->cqn);
+	cmd.create_qp.recv_cqn = cpu_to_le32(to_qcq(init_attr->recv_cq)->cqn);
+	cmd.create_qp.uctx = cpu_to_le32(uctx);
+	cmd.create_qp.sq_offset = cpu_to_le32(qp->sq.offset);
+	cmd.create_qp.rq_offset = cpu_to_le32(qp->rq.offset);
 	cmd.create_qp.qp_type = qp->qp_type;
 	cmd.create_qp.flags = qp->sig_all ? QRNIC_QP_SIG_ALL : 0;
 	cmd.create_qp.log_sq_depth = qp->sq.log_depth;
@@ -128,7 +132,7 @@ static int qrnic_create_qp_cmd(struct qrnic_dev *qdev, struct qrnic_qp *qp,
 	if (qp->srq) {
 		/* No RQ: offset and depth 0, the stride merely in range. */
 		cmd.create_qp.log_rq_stride = QRNIC_RQ_MIN_LOG_STRIDE;
-		cmd.create_qp.srqn = qp->srq->srqn;
+		cmd.create_qp.srqn = cpu_to_le32(qp->srq->srqn);
 	}
 	return qrnic_aq_exec(qdev, &cmd, &qp->qpn, NULL);
 }
@@ -220,6 +224,7 @@ int qrnic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 	struct qrnic_dev *qdev = to_qdev(ibqp->device);
 	struct qrnic_qp *qp = to_qqp(ibqp);
 	struct qrnic_qp_sizes sz;
+	u32 max_qmem;
 	int ret;
 
 	ret = qrnic_qp_check_attr(qdev, init_attr, udata);
@@ -241,7 +246,8 @@ int qrnic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 	if (!qp->srq)
 		qrnic_wq_init(&qp->rq, sz.log_rq_depth, sz.log_rq_stride);
 	qp->qmem_len = qp->sq.bytes + qp->rq.bytes;
-	if (qdev->attr.max_qp_qmem && qp->qmem_len > qdev->attr.max_qp_qmem)
+	max_qmem = le32_to_cpu(qdev->attr.max_qp_qmem);
+	if (max_qmem && qp->qmem_len > max_qmem)
 		return -EINVAL;
 
 	ret = qrnic_qmem_alloc(qdev, qp->qmem_len, &qp->sq.offset);

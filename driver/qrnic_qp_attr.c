@@ -70,12 +70,14 @@ static int qrnic_modify_check(struct qrnic_dev *qdev, struct qrnic_qp *qp,
 	if ((mask & IB_QP_PKEY_INDEX) && attr->pkey_index)
 		return -EINVAL;
 	if ((mask & IB_QP_MAX_QP_RD_ATOMIC) &&
-	    attr->max_rd_atomic > min_t(u32, QRNIC_MAX_RD_ATOMIC,
-					qdev->attr.max_qp_init_rd_atom))
+	    attr->max_rd_atomic >
+	    min_t(u32, QRNIC_MAX_RD_ATOMIC,
+		  le32_to_cpu(qdev->attr.max_qp_init_rd_atom)))
 		return -EINVAL;
 	if ((mask & IB_QP_MAX_DEST_RD_ATOMIC) &&
-	    attr->max_dest_rd_atomic > min_t(u32, QRNIC_MAX_RD_ATOMIC,
-					     qdev->attr.max_qp_rd_atom))
+	    attr->max_dest_rd_atomic >
+	    min_t(u32, QRNIC_MAX_RD_ATOMIC,
+		  le32_to_cpu(qdev->attr.max_qp_rd_atom)))
 		return -EINVAL;
 	if ((mask & IB_QP_PATH_MTU) &&
 	    (attr->path_mtu < IB_MTU_256 || attr->path_mtu > IB_MTU_4096))
@@ -96,20 +98,21 @@ static void qrnic_attr_to_hw(const struct ib_qp_attr *attr, int mask,
 	if (mask & IB_QP_CUR_STATE)
 		a->cur_state = attr->cur_qp_state;
 	if (mask & IB_QP_ACCESS_FLAGS)
-		a->access_flags = attr->qp_access_flags & QRNIC_QP_REMOTE_ACCESS;
+		a->access_flags = cpu_to_le32(attr->qp_access_flags &
+					      QRNIC_QP_REMOTE_ACCESS);
 	if (mask & IB_QP_PKEY_INDEX)
-		a->pkey_index = attr->pkey_index;
+		a->pkey_index = cpu_to_le16(attr->pkey_index);
 	if (mask & IB_QP_PORT)
 		a->port_num = attr->port_num;
 	if (mask & IB_QP_QKEY)
-		a->qkey = attr->qkey;
+		a->qkey = cpu_to_le32(attr->qkey);
 	if (mask & IB_QP_AV) {
 		const struct ib_global_route *grh =
 			rdma_ah_read_grh(&attr->ah_attr);
 
 		a->sgid_index = grh->sgid_index;
 		memcpy(a->dgid, grh->dgid.raw, sizeof(a->dgid));
-		a->flow_label = grh->flow_label;
+		a->flow_label = cpu_to_le32(grh->flow_label);
 		a->hop_limit = grh->hop_limit;
 		a->traffic_class = grh->traffic_class;
 		ether_addr_copy(a->dmac, attr->ah_attr.roce.dmac);
@@ -123,17 +126,17 @@ static void qrnic_attr_to_hw(const struct ib_qp_attr *attr, int mask,
 	if (mask & IB_QP_RNR_RETRY)
 		a->rnr_retry = attr->rnr_retry;
 	if (mask & IB_QP_RQ_PSN)
-		a->rq_psn = attr->rq_psn;
+		a->rq_psn = cpu_to_le32(attr->rq_psn);
 	if (mask & IB_QP_MAX_QP_RD_ATOMIC)
 		a->max_rd_atomic = attr->max_rd_atomic;
 	if (mask & IB_QP_MIN_RNR_TIMER)
 		a->min_rnr_timer = attr->min_rnr_timer;
 	if (mask & IB_QP_SQ_PSN)
-		a->sq_psn = attr->sq_psn;
+		a->sq_psn = cpu_to_le32(attr->sq_psn);
 	if (mask & IB_QP_MAX_DEST_RD_ATOMIC)
 		a->max_dest_rd_atomic = attr->max_dest_rd_atomic;
 	if (mask & IB_QP_DEST_QPN)
-		a->dest_qpn = attr->dest_qp_num;
+		a->dest_qpn = cpu_to_le32(attr->dest_qp_num);
 }
 
 /* MODIFY_QP as checked; the cached state follows on success. */
@@ -149,9 +152,9 @@ static int qrnic_modify_qp_cmd(struct qrnic_dev *qdev, struct qrnic_qp *qp,
 	if (ret)
 		return ret;
 	qrnic_attr_to_hw(attr, attr_mask, buf.a);
-	cmd.modify_qp.qpn = qp->qpn;
-	cmd.modify_qp.attr_mask = attr_mask;
-	cmd.modify_qp.attr_addr = buf.dma;
+	cmd.modify_qp.qpn = cpu_to_le32(qp->qpn);
+	cmd.modify_qp.attr_mask = cpu_to_le32(attr_mask);
+	cmd.modify_qp.attr_addr = cpu_to_le64(buf.dma);
 	ret = qrnic_aq_exec(qdev, &cmd, NULL, NULL);
 	qrnic_attr_buf_free(qdev, &buf);
 	if (ret)
@@ -264,11 +267,11 @@ static void qrnic_attr_from_hw(struct qrnic_qp *qp,
 	attr->cur_qp_state = a->cur_state;
 	attr->path_mtu = a->path_mtu;
 	attr->path_mig_state = IB_MIG_MIGRATED;
-	attr->rq_psn = a->rq_psn;
-	attr->sq_psn = a->sq_psn;
-	attr->dest_qp_num = a->dest_qpn;
-	attr->qp_access_flags = a->access_flags;
-	attr->qkey = a->qkey;
+	attr->rq_psn = le32_to_cpu(a->rq_psn);
+	attr->sq_psn = le32_to_cpu(a->sq_psn);
+	attr->dest_qp_num = le32_to_cpu(a->dest_qpn);
+	attr->qp_access_flags = le32_to_cpu(a->access_flags);
+	attr->qkey = le32_to_cpu(a->qkey);
 	attr->cap.max_send_wr = 1U << qp->sq.log_depth;
 	attr->cap.max_recv_wr = qp->srq ? 0 : 1U << qp->rq.log_depth;
 	attr->cap.max_send_sge = qp->max_send_sge;
@@ -279,12 +282,13 @@ static void qrnic_attr_from_hw(struct qrnic_qp *qp,
 		attr->ah_attr.type = RDMA_AH_ATTR_TYPE_ROCE;
 		rdma_ah_set_port_num(&attr->ah_attr, QRNIC_PORT);
 		memcpy(dgid.raw, a->dgid, sizeof(dgid.raw));
-		rdma_ah_set_grh(&attr->ah_attr, &dgid, a->flow_label,
-				a->sgid_index, a->hop_limit, a->traffic_class);
+		rdma_ah_set_grh(&attr->ah_attr, &dgid,
+				le32_to_cpu(a->flow_label), a->sgid_index,
+				a->hop_limit, a->traffic_class);
 		ether_addr_copy(attr->ah_attr.roce.dmac, a->dmac);
 	}
 
-	attr->pkey_index = a->pkey_index;
+	attr->pkey_index = le16_to_cpu(a->pkey_index);
 	attr->port_num = QRNIC_PORT;
 	attr->en_sqd_async_notify = qp->en_sqd_async;
 	attr->sq_draining = a->sq_draining;
@@ -309,8 +313,8 @@ int qrnic_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	ret = qrnic_attr_buf_alloc(qdev, &buf);
 	if (ret)
 		return ret;
-	cmd.query_qp.qpn = qp->qpn;
-	cmd.query_qp.attr_addr = buf.dma;
+	cmd.query_qp.qpn = cpu_to_le32(qp->qpn);
+	cmd.query_qp.attr_addr = cpu_to_le64(buf.dma);
 	mutex_lock(&qp->mutex);
 	ret = qrnic_aq_exec(qdev, &cmd, NULL, NULL);
 	if (!ret)

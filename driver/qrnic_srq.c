@@ -30,7 +30,8 @@ static int qrnic_srq_check_attr(struct qrnic_dev *qdev,
 				struct ib_srq_init_attr *init_attr,
 				struct ib_udata *udata)
 {
-	u32 max_sge = min_t(u32, QRNIC_MAX_RECV_SGE, qdev->attr.max_recv_sge);
+	u32 max_sge = min_t(u32, QRNIC_MAX_RECV_SGE,
+			    le32_to_cpu(qdev->attr.max_recv_sge));
 
 	if (init_attr->srq_type != IB_SRQT_BASIC)
 		return -EOPNOTSUPP;
@@ -46,12 +47,12 @@ static int qrnic_create_srq_cmd(struct qrnic_dev *qdev, struct qrnic_srq *srq,
 {
 	struct qrnic_cmd cmd = { .opcode = QRNIC_CMD_CREATE_SRQ };
 
-	cmd.create_srq.pdn = to_qpd(srq->ibsrq.pd)->pdn;
-	cmd.create_srq.uctx = uctx;
-	cmd.create_srq.offset = srq->wq.offset;
+	cmd.create_srq.pdn = cpu_to_le32(to_qpd(srq->ibsrq.pd)->pdn);
+	cmd.create_srq.uctx = cpu_to_le32(uctx);
+	cmd.create_srq.offset = cpu_to_le32(srq->wq.offset);
 	cmd.create_srq.log_depth = srq->wq.log_depth;
 	cmd.create_srq.log_stride = srq->wq.log_stride;
-	cmd.create_srq.limit = limit;
+	cmd.create_srq.limit = cpu_to_le32(limit);
 	return qrnic_aq_exec(qdev, &cmd, &srq->srqn, NULL);
 }
 
@@ -96,6 +97,7 @@ int qrnic_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init_attr,
 		     struct ib_udata *udata)
 {
 	struct qrnic_dev *qdev = to_qdev(ibsrq->device);
+	u32 max_qmem = le32_to_cpu(qdev->attr.max_qp_qmem);
 	struct qrnic_srq *srq = to_qsrq(ibsrq);
 	struct ib_srq_attr *attr = &init_attr->attr;
 	u32 body, room;
@@ -114,7 +116,7 @@ int qrnic_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init_attr,
 	body = sizeof(struct qrnic_sge) * max(attr->max_sge, 1U);
 	qrnic_wq_init(&srq->wq, log_depth,
 		      order_base_2(sizeof(struct qrnic_rq_wqe) + body));
-	if (qdev->attr.max_qp_qmem && srq->wq.bytes > qdev->attr.max_qp_qmem)
+	if (max_qmem && srq->wq.bytes > max_qmem)
 		return -EINVAL;
 	room = (1U << srq->wq.log_stride) - sizeof(struct qrnic_rq_wqe);
 	srq->max_sge = room / sizeof(struct qrnic_sge);
@@ -272,6 +274,7 @@ static int qrnic_srq_resize(struct qrnic_dev *qdev, struct qrnic_srq *srq,
 			    u32 max_wr, struct qrnic_cmd *cmd,
 			    struct uverbs_attr_bundle *attrs)
 {
+	u32 max_qmem = le32_to_cpu(qdev->attr.max_qp_qmem);
 	struct qrnic_wq new_wq;
 	u8 log_depth;
 	int ret;
@@ -283,13 +286,13 @@ static int qrnic_srq_resize(struct qrnic_dev *qdev, struct qrnic_srq *srq,
 	if (ret)
 		return ret;
 	qrnic_wq_init(&new_wq, log_depth, srq->wq.log_stride);
-	if (qdev->attr.max_qp_qmem && new_wq.bytes > qdev->attr.max_qp_qmem)
+	if (max_qmem && new_wq.bytes > max_qmem)
 		return -EINVAL;
 	ret = qrnic_qmem_alloc(qdev, new_wq.bytes, &new_wq.offset);
 	if (ret)
 		return ret;
-	cmd->modify_srq.mask |= QRNIC_SRQ_MOD_RESIZE;
-	cmd->modify_srq.offset = new_wq.offset;
+	cmd->modify_srq.mask |= cpu_to_le32(QRNIC_SRQ_MOD_RESIZE);
+	cmd->modify_srq.offset = cpu_to_le32(new_wq.offset);
 	cmd->modify_srq.log_depth = log_depth;
 	if (attrs)
 		return qrnic_srq_resize_user(qdev, srq, cmd, &new_wq, attrs);
@@ -323,10 +326,10 @@ int qrnic_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 		return -EINVAL;
 	if ((attr_mask & IB_SRQ_MAX_WR) && udata)
 		return -EOPNOTSUPP;
-	cmd.modify_srq.srqn = srq->srqn;
+	cmd.modify_srq.srqn = cpu_to_le32(srq->srqn);
 	if (attr_mask & IB_SRQ_LIMIT) {
-		cmd.modify_srq.mask = QRNIC_SRQ_MOD_LIMIT;
-		cmd.modify_srq.limit = attr->srq_limit;
+		cmd.modify_srq.mask = cpu_to_le32(QRNIC_SRQ_MOD_LIMIT);
+		cmd.modify_srq.limit = cpu_to_le32(attr->srq_limit);
 	}
 	mutex_lock(&srq->mutex);
 	if (attr_mask & IB_SRQ_MAX_WR) {
@@ -361,10 +364,10 @@ static int UVERBS_HANDLER(QRNIC_IB_METHOD_SRQ_RESIZE)(struct uverbs_attr_bundle 
 		return ret;
 	if ((req.flags & ~QRNIC_SRQ_RESIZE_LIMIT) || req.pad)
 		return -EOPNOTSUPP;
-	cmd.modify_srq.srqn = srq->srqn;
+	cmd.modify_srq.srqn = cpu_to_le32(srq->srqn);
 	if (req.flags & QRNIC_SRQ_RESIZE_LIMIT) {
-		cmd.modify_srq.mask = QRNIC_SRQ_MOD_LIMIT;
-		cmd.modify_srq.limit = req.srq_limit;
+		cmd.modify_srq.mask = cpu_to_le32(QRNIC_SRQ_MOD_LIMIT);
+		cmd.modify_srq.limit = cpu_to_le32(req.srq_limit);
 	}
 	mutex_lock(&srq->mutex);
 	ret = qrnic_srq_resize(to_qdev(ibsrq->device), srq, req.max_wr, &cmd,
@@ -402,7 +405,7 @@ int qrnic_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
 	u32 limit;
 	int ret;
 
-	cmd.query_srq.srqn = srq->srqn;
+	cmd.query_srq.srqn = cpu_to_le32(srq->srqn);
 	mutex_lock(&srq->mutex);
 	ret = qrnic_aq_exec(qdev, &cmd, &limit, NULL);
 	attr->max_wr = 1U << srq->wq.log_depth;

@@ -77,15 +77,16 @@ static int qrnic_query_stats(struct qrnic_dev *qdev, dma_addr_t dma)
 	struct qrnic_cmd cmd = { .opcode = QRNIC_CMD_QUERY_STATS };
 	int ret;
 
-	cmd.query_stats.resp_addr = dma + offsetof(struct qrnic_stats_buf,
-						   stats);
+	cmd.query_stats.resp_addr =
+		cpu_to_le64(dma + offsetof(struct qrnic_stats_buf, stats));
 	ret = qrnic_aq_exec(qdev, &cmd, NULL, NULL);
 	if (ret)
 		return ret;
 
 	memset(&cmd, 0, sizeof(cmd));
 	cmd.opcode = QRNIC_CMD_QUERY_RES;
-	cmd.query_res.resp_addr = dma + offsetof(struct qrnic_stats_buf, res);
+	cmd.query_res.resp_addr =
+		cpu_to_le64(dma + offsetof(struct qrnic_stats_buf, res));
 	return qrnic_aq_exec(qdev, &cmd, NULL, NULL);
 }
 
@@ -106,15 +107,15 @@ int qrnic_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 		goto out;
 
 	for (i = 0; i < QRNIC_STAT_COUNT; i++)
-		stats->value[i] = buf->stats.v[i];
-	stats->value[QRNIC_RES_UCTX] = buf->res.uctx;
-	stats->value[QRNIC_RES_PD] = buf->res.pd;
-	stats->value[QRNIC_RES_CQ] = buf->res.cq;
-	stats->value[QRNIC_RES_QP] = buf->res.qp;
-	stats->value[QRNIC_RES_MR] = buf->res.mr;
-	stats->value[QRNIC_RES_MR_PAGES] = buf->res.mr_pages;
-	stats->value[QRNIC_RES_SRQ] = buf->res.srq;
-	stats->value[QRNIC_RES_MW] = buf->res.mw;
+		stats->value[i] = le64_to_cpu(buf->stats.v[i]);
+	stats->value[QRNIC_RES_UCTX] = le32_to_cpu(buf->res.uctx);
+	stats->value[QRNIC_RES_PD] = le32_to_cpu(buf->res.pd);
+	stats->value[QRNIC_RES_CQ] = le32_to_cpu(buf->res.cq);
+	stats->value[QRNIC_RES_QP] = le32_to_cpu(buf->res.qp);
+	stats->value[QRNIC_RES_MR] = le32_to_cpu(buf->res.mr);
+	stats->value[QRNIC_RES_MR_PAGES] = le32_to_cpu(buf->res.mr_pages);
+	stats->value[QRNIC_RES_SRQ] = le32_to_cpu(buf->res.srq);
+	stats->value[QRNIC_RES_MW] = le32_to_cpu(buf->res.mw);
 	ret = QRNIC_HW_STATS_NUM;
 out:
 	dma_free_coherent(dev, sizeof(*buf), buf, dma);

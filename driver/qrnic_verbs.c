@@ -36,31 +36,35 @@ static int qrnic_query_device_verb(struct ib_device *ibdev,
 	if (ret)
 		return ret;
 
-	attr->fw_ver = a->fw_version;
+	attr->fw_ver = le32_to_cpu(a->fw_version);
 	attr->sys_image_guid = ibdev->node_guid;
-	attr->max_mr_size = a->max_mr_size;
-	attr->page_size_cap = a->page_size_cap;
+	attr->max_mr_size = le64_to_cpu(a->max_mr_size);
+	attr->page_size_cap = le64_to_cpu(a->page_size_cap);
 	attr->vendor_id = qdev->pdev->vendor;
 	attr->vendor_part_id = qdev->pdev->device;
 	attr->hw_ver = qdev->pdev->revision;
-	attr->max_qp = a->max_qp;
-	attr->max_qp_wr = min_t(u32, a->max_qp_wr, 1U << QRNIC_QP_MAX_LOG);
+	attr->max_qp = le32_to_cpu(a->max_qp);
+	attr->max_qp_wr = min_t(u32, le32_to_cpu(a->max_qp_wr),
+				1U << QRNIC_QP_MAX_LOG);
 	attr->device_cap_flags = IB_DEVICE_PORT_ACTIVE_EVENT;
 	if (qdev->cap0 & QRNIC_CAP0_RC)
 		attr->device_cap_flags |= IB_DEVICE_RC_RNR_NAK_GEN |
 					  IB_DEVICE_CURR_QP_STATE_MOD;
-	attr->max_send_sge = min_t(u32, a->max_sge, QRNIC_MAX_SGE);
-	attr->max_recv_sge = min_t(u32, a->max_recv_sge, QRNIC_MAX_RECV_SGE);
+	attr->max_send_sge = min_t(u32, le32_to_cpu(a->max_sge), QRNIC_MAX_SGE);
+	attr->max_recv_sge = min_t(u32, le32_to_cpu(a->max_recv_sge),
+				   QRNIC_MAX_RECV_SGE);
 	attr->max_sge_rd = attr->max_send_sge;
-	attr->max_cq = a->max_cq;
-	attr->max_cqe = min_t(u32, a->max_cqe, 1U << QRNIC_CQ_MAX_LOG);
-	attr->max_mr = a->max_mr;
-	attr->max_pd = a->max_pd;
-	attr->max_qp_rd_atom = min_t(u32, a->max_qp_rd_atom,
+	attr->max_cq = le32_to_cpu(a->max_cq);
+	attr->max_cqe = min_t(u32, le32_to_cpu(a->max_cqe),
+			      1U << QRNIC_CQ_MAX_LOG);
+	attr->max_mr = le32_to_cpu(a->max_mr);
+	attr->max_pd = le32_to_cpu(a->max_pd);
+	attr->max_qp_rd_atom = min_t(u32, le32_to_cpu(a->max_qp_rd_atom),
 				     QRNIC_MAX_RD_ATOMIC);
-	attr->max_qp_init_rd_atom = min_t(u32, a->max_qp_init_rd_atom,
+	attr->max_qp_init_rd_atom = min_t(u32,
+					  le32_to_cpu(a->max_qp_init_rd_atom),
 					  QRNIC_MAX_RD_ATOMIC);
-	attr->max_res_rd_atom = min_t(u64, (u64)a->max_qp *
+	attr->max_res_rd_atom = min_t(u64, (u64)le32_to_cpu(a->max_qp) *
 					   attr->max_qp_rd_atom, INT_MAX);
 	attr->atomic_cap = qdev->cap0 & QRNIC_CAP0_ATOMIC ? IB_ATOMIC_HCA :
 							    IB_ATOMIC_NONE;
@@ -76,11 +80,12 @@ static int qrnic_query_device_verb(struct ib_device *ibdev,
 	if (qrnic_has_mw(qdev)) {
 		attr->device_cap_flags |= IB_DEVICE_MEM_WINDOW |
 					  IB_DEVICE_MEM_WINDOW_TYPE_2B;
-		attr->max_mw = a->max_mw;
+		attr->max_mw = le32_to_cpu(a->max_mw);
 	}
 	if (qrnic_has_fast_reg(qdev)) {
 		attr->device_cap_flags |= IB_DEVICE_MEM_MGT_EXTENSIONS;
-		attr->max_fast_reg_page_list_len = a->max_fast_reg_pages;
+		attr->max_fast_reg_page_list_len =
+			le32_to_cpu(a->max_fast_reg_pages);
 	}
 	if (qrnic_has_srq(qdev) && (qdev->cap0 & QRNIC_CAP0_SRQ_RESIZE))
 		attr->device_cap_flags |= IB_DEVICE_SRQ_RESIZE;
@@ -111,7 +116,7 @@ static int qrnic_query_port(struct ib_device *ibdev, u32 port,
 	}
 	attr->max_mtu = IB_MTU_4096;
 	attr->active_mtu = min(ib_mtu_int_to_enum(mtu), IB_MTU_4096);
-	attr->gid_tbl_len = qdev->attr.gid_tbl_len;
+	attr->gid_tbl_len = le32_to_cpu(qdev->attr.gid_tbl_len);
 	attr->port_cap_flags = IB_PORT_DEVICE_MGMT_SUP;
 	if (qrnic_has_ud(qdev))
 		attr->port_cap_flags |= IB_PORT_CM_SUP;
@@ -134,7 +139,7 @@ static int qrnic_get_port_immutable(struct ib_device *ibdev, u32 port,
 {
 	struct qrnic_dev *qdev = to_qdev(ibdev);
 
-	immutable->gid_tbl_len = qdev->attr.gid_tbl_len;
+	immutable->gid_tbl_len = le32_to_cpu(qdev->attr.gid_tbl_len);
 	immutable->pkey_tbl_len = 1;
 	if (qrnic_has_ud(qdev)) {
 		/* RoCE v2 with QP1: ib_mad, ib_cm and rdma_cm use the port. */
@@ -169,7 +174,7 @@ static int qrnic_query_pkey(struct ib_device *ibdev, u32 port, u16 index,
 
 static void qrnic_get_dev_fw_str(struct ib_device *ibdev, char *str)
 {
-	u32 fw = to_qdev(ibdev)->attr.fw_version;
+	u32 fw = le32_to_cpu(to_qdev(ibdev)->attr.fw_version);
 
 	snprintf(str, IB_FW_VERSION_NAME_MAX, "%u.%u", fw >> 16, fw & 0xffff);
 }
@@ -186,8 +191,8 @@ static int qrnic_add_gid(const struct ib_gid_attr *attr, void **context)
 	if (attr->gid_type != IB_GID_TYPE_ROCE_UDP_ENCAP)
 		return -EINVAL;
 
-	cmd.add_gid.index = attr->index;
-	cmd.add_gid.type = QRNIC_GID_TYPE_ROCE_V2;
+	cmd.add_gid.index = cpu_to_le32(attr->index);
+	cmd.add_gid.type = cpu_to_le32(QRNIC_GID_TYPE_ROCE_V2);
 	memcpy(cmd.add_gid.gid, attr->gid.raw, sizeof(cmd.add_gid.gid));
 	ret = qrnic_aq_exec(qdev, &cmd, NULL, NULL);
 	if (ret)
@@ -202,7 +207,7 @@ static int qrnic_del_gid(const struct ib_gid_attr *attr, void **context)
 	struct qrnic_cmd cmd = { .opcode = QRNIC_CMD_DEL_GID };
 	int ret;
 
-	cmd.del_gid.index = attr->index;
+	cmd.del_gid.index = cpu_to_le32(attr->index);
 	ret = qrnic_aq_exec(qdev, &cmd, NULL, NULL);
 	if (ret)
 		ibdev_err(&qdev->ibdev, "DEL_GID %u failed: %d\n",
@@ -282,7 +287,7 @@ static int qrnic_alloc_ucontext(struct ib_ucontext *ibuctx,
 
 	resp.db_page_index = uctx->db_page;
 	resp.uctx_id = uctx->uctx_id;
-	resp.max_inline = qdev->attr.max_inline;
+	resp.max_inline = le32_to_cpu(qdev->attr.max_inline);
 	ret = qrnic_udata_respond(udata, &resp, sizeof(resp));
 	if (ret)
 		goto err_entry;
@@ -374,7 +379,7 @@ static int qrnic_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 		return ret;
 	if (udata && udata->outlen < sizeof(struct qrnic_uresp_alloc_pd))
 		return -EINVAL;
-	cmd.alloc_pd.uctx = qrnic_uctx_id(udata);
+	cmd.alloc_pd.uctx = cpu_to_le32(qrnic_uctx_id(udata));
 	ret = qrnic_aq_exec(qdev, &cmd, &pd->pdn, NULL);
 	if (ret)
 		return ret;

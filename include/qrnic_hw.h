@@ -12,6 +12,25 @@
 #ifndef QRNIC_HW_H
 #define QRNIC_HW_H
 
+/*
+ * Field types: little endian (qrnic_le*) and network order (qrnic_be32)
+ * values.  The kernel sees them as __le and __be types, so sparse checks
+ * every access converts; the device model and the provider, which read
+ * and write them with their own byte-order helpers, as fixed-width
+ * integers.
+ */
+#ifdef __KERNEL__
+typedef __le16 qrnic_le16;
+typedef __le32 qrnic_le32;
+typedef __le64 qrnic_le64;
+typedef __be32 qrnic_be32;
+#else
+typedef uint16_t qrnic_le16;
+typedef uint32_t qrnic_le32;
+typedef uint64_t qrnic_le64;
+typedef uint32_t qrnic_be32;
+#endif
+
 /* Every structure the device and software share has its size fixed here. */
 #define QRNIC_HW_SIZE(type, size) \
 	_Static_assert(sizeof(struct type) == (size), #type " size")
@@ -192,11 +211,11 @@ enum qrnic_cmd_status {
  * Page addresses must be aligned to the page size.
  */
 struct qrnic_pbl {
-	uint64_t addr;
-	uint32_t npages;
+	qrnic_le64 addr;
+	qrnic_le32 npages;
 	uint8_t  levels;	/* QRNIC_PBL_* */
 	uint8_t  page_shift;	/* QRNIC_MIN/MAX_PAGE_SHIFT */
-	uint16_t rsvd;
+	qrnic_le16 rsvd;
 };
 #define QRNIC_PBL_SIZE		16
 QRNIC_HW_SIZE(qrnic_pbl, QRNIC_PBL_SIZE);
@@ -213,108 +232,108 @@ QRNIC_HW_SIZE(qrnic_pbl, QRNIC_PBL_SIZE);
 struct qrnic_cmd {
 	uint8_t  opcode;
 	uint8_t  rsvd0;
-	uint16_t cookie;	/* echoed in the completion */
-	uint32_t rsvd1;
+	qrnic_le16 cookie;	/* echoed in the completion */
+	qrnic_le32 rsvd1;
 	union {
 		uint8_t raw[56];
 		struct {
-			uint64_t resp_addr;	/* DMA: struct qrnic_dev_attr */
+			qrnic_le64 resp_addr;	/* DMA: struct qrnic_dev_attr */
 		} query_device;
 		struct {
-			uint64_t base;		/* ring of struct qrnic_eqe */
+			qrnic_le64 base;	/* ring of struct qrnic_eqe */
 			uint8_t  log_depth;	/* 1..QRNIC_EQ_MAX_LOG */
 			uint8_t  flags;		/* QRNIC_EQ_ASYNC */
-			uint16_t vector;	/* MSI-X vector */
+			qrnic_le16 vector;	/* MSI-X vector */
 		} create_eq;			/* result0: eqn */
 		struct {
-			uint32_t eqn;
+			qrnic_le32 eqn;
 		} destroy_eq;
 		struct {
-			uint64_t tx_base;	/* ring of struct qrnic_eth_desc */
-			uint64_t rx_base;
+			qrnic_le64 tx_base;	/* ring of struct qrnic_eth_desc */
+			qrnic_le64 rx_base;
 			uint8_t  tx_log_depth;	/* 1..QRNIC_ETH_MAX_LOG */
 			uint8_t  rx_log_depth;
-			uint16_t vector;	/* MSI-X vector for tx and rx */
-			uint32_t rsvd;
+			qrnic_le16 vector;	/* MSI-X vector for tx and rx */
+			qrnic_le32 rsvd;
 		} eth_setup;
 		struct {
 			uint8_t  mac[6];
 		} set_mac;
 		struct {
-			uint32_t mtu;		/* 68..QRNIC_MAX_MTU */
+			qrnic_le32 mtu;		/* 68..QRNIC_MAX_MTU */
 		} set_mtu;
 		struct {
-			uint32_t index;		/* < gid_tbl_len */
-			uint32_t type;		/* QRNIC_GID_TYPE_* */
+			qrnic_le32 index;	/* < gid_tbl_len */
+			qrnic_le32 type;	/* QRNIC_GID_TYPE_* */
 			uint8_t  gid[16];
 		} add_gid;
 		struct {
-			uint32_t index;
+			qrnic_le32 index;
 		} del_gid;
 		struct {
-			uint32_t uctx;
+			qrnic_le32 uctx;
 		} dealloc_uctx;
 		struct {
-			uint32_t uctx;		/* owning context, 0: kernel */
+			qrnic_le32 uctx;	/* owning context, 0: kernel */
 		} alloc_pd;			/* result0: pdn */
 		struct {
-			uint32_t pdn;
+			qrnic_le32 pdn;
 		} dealloc_pd;
 		struct {
-			uint64_t resp_addr;	/* DMA: struct qrnic_res_counts */
+			qrnic_le64 resp_addr;	/* DMA: struct qrnic_res_counts */
 		} query_res;
 		struct {
 			struct qrnic_pbl pbl;	/* the CQ buffer (ring + record) */
-			uint32_t uctx;		/* owner, 0: kernel */
-			uint32_t eqn;		/* completion events go here */
+			qrnic_le32 uctx;	/* owner, 0: kernel */
+			qrnic_le32 eqn;		/* completion events go here */
 			uint8_t  log_depth;	/* 1..QRNIC_CQ_MAX_LOG CQEs */
 			uint8_t  rsvd[3];
 		} create_cq;			/* result0: cqn */
 		struct {
-			uint32_t cqn;
+			qrnic_le32 cqn;
 		} destroy_cq;
 		struct {
 			struct qrnic_pbl pbl;	/* pages of the region */
-			uint64_t iova;		/* first byte's virtual address */
-			uint64_t length;	/* bytes */
-			uint32_t pdn;
-			uint32_t access;	/* QRNIC_ACCESS_* */
+			qrnic_le64 iova;	/* first byte's virtual address */
+			qrnic_le64 length;	/* bytes */
+			qrnic_le32 pdn;
+			qrnic_le32 access;	/* QRNIC_ACCESS_* */
 		} reg_mr;			/* result0: key (lkey == rkey) */
 		struct {
-			uint32_t key;		/* an ALLOC_MR region: any key
+			qrnic_le32 key;		/* an ALLOC_MR region: any key
 						 * byte (the index names it) */
 		} dereg_mr;			/* BAD_STATE while windows are
 						 * bound to the region */
 		struct {
-			uint32_t pdn;
+			qrnic_le32 pdn;
 			uint8_t  type;		/* QRNIC_MW_TYPE_1 or _2 */
 			uint8_t  rsvd[3];
 		} alloc_mw;			/* result0: key (window unbound) */
 		struct {
-			uint32_t key;		/* any key byte: the index names it */
+			qrnic_le32 key;		/* any key byte: the index names it */
 		} dealloc_mw;			/* invalidates a bound window */
 		struct {
-			uint32_t pdn;		/* a kernel PD */
-			uint32_t max_pages;	/* 1..max_fast_reg_pages */
+			qrnic_le32 pdn;		/* a kernel PD */
+			qrnic_le32 max_pages;	/* 1..max_fast_reg_pages */
 		} alloc_mr;			/* result0: key (region invalid
 						 * until a REG_MR WQE) */
 		struct {
 			struct qrnic_pbl pbl;	/* reg_mr's layout: the region */
-			uint64_t iova;		/* described anew, page list, */
-			uint64_t length;	/* range, PD and rights, */
-			uint32_t pdn;		/* each checked as by REG_MR */
-			uint32_t access;
-			uint32_t key;		/* a REG_MR region's key; it
+			qrnic_le64 iova;	/* described anew, page list, */
+			qrnic_le64 length;	/* range, PD and rights, */
+			qrnic_le32 pdn;		/* each checked as by REG_MR */
+			qrnic_le32 access;
+			qrnic_le32 key;		/* a REG_MR region's key; it
 						 * keeps it */
 		} rereg_mr;			/* BAD_STATE while windows are
 						 * bound to the region */
 		struct {
-			uint32_t pdn;
-			uint32_t send_cqn;
-			uint32_t recv_cqn;
-			uint32_t uctx;		/* owner, 0: kernel */
-			uint32_t sq_offset;	/* queue memory (BAR4) byte offsets, */
-			uint32_t rq_offset;	/* page aligned, see below */
+			qrnic_le32 pdn;
+			qrnic_le32 send_cqn;
+			qrnic_le32 recv_cqn;
+			qrnic_le32 uctx;	/* owner, 0: kernel */
+			qrnic_le32 sq_offset;	/* queue memory (BAR4) byte offsets, */
+			qrnic_le32 rq_offset;	/* page aligned, see below */
 			uint8_t  qp_type;	/* QRNIC_QPT_* */
 			uint8_t  flags;		/* QRNIC_QP_SIG_ALL */
 			uint8_t  log_sq_depth;	/* 0..QRNIC_QP_MAX_LOG WQEs */
@@ -322,58 +341,58 @@ struct qrnic_cmd {
 			uint8_t  log_rq_depth;	/* 0..QRNIC_QP_MAX_LOG WQEs */
 			uint8_t  log_rq_stride;	/* QRNIC_RQ_MIN/MAX_LOG_STRIDE */
 			uint8_t  rsvd[2];
-			uint32_t srqn;		/* receives from this SRQ, 0: own RQ
+			qrnic_le32 srqn;	/* receives from this SRQ, 0: own RQ
 						 * (rq_offset, log_rq_* then 0) */
 		} create_qp;			/* result0: qpn */
 		struct {
-			uint32_t qpn;
-			uint32_t attr_mask;	/* QRNIC_QP_ATTR_* to apply */
-			uint64_t attr_addr;	/* DMA: struct qrnic_qp_attr */
+			qrnic_le32 qpn;
+			qrnic_le32 attr_mask;	/* QRNIC_QP_ATTR_* to apply */
+			qrnic_le64 attr_addr;	/* DMA: struct qrnic_qp_attr */
 		} modify_qp;
 		struct {
-			uint32_t qpn;
-			uint32_t rsvd;
-			uint64_t attr_addr;	/* DMA: struct qrnic_qp_attr, written */
+			qrnic_le32 qpn;
+			qrnic_le32 rsvd;
+			qrnic_le64 attr_addr;	/* DMA: struct qrnic_qp_attr, written */
 		} query_qp;
 		struct {
-			uint32_t qpn;
+			qrnic_le32 qpn;
 		} destroy_qp;
 		struct {
-			uint64_t resp_addr;	/* DMA: struct qrnic_stats_resp */
+			qrnic_le64 resp_addr;	/* DMA: struct qrnic_stats_resp */
 		} query_stats;
 		struct {
-			uint32_t pdn;
-			uint32_t uctx;		/* owner, 0: kernel */
-			uint32_t offset;	/* queue memory (BAR4), page aligned */
+			qrnic_le32 pdn;
+			qrnic_le32 uctx;	/* owner, 0: kernel */
+			qrnic_le32 offset;	/* queue memory (BAR4), page aligned */
 			uint8_t  log_depth;	/* 0..QRNIC_QP_MAX_LOG WQEs */
 			uint8_t  log_stride;	/* QRNIC_RQ_MIN/MAX_LOG_STRIDE */
-			uint16_t rsvd;
-			uint32_t limit;		/* 0 or < depth: armed limit */
+			qrnic_le16 rsvd;
+			qrnic_le32 limit;	/* 0 or < depth: armed limit */
 		} create_srq;			/* result0: srqn */
 		struct {
-			uint32_t srqn;
-			uint32_t limit;		/* MOD_LIMIT: arm at this (< depth) */
-			uint32_t mask;		/* QRNIC_SRQ_MOD_* */
-			uint32_t offset;	/* MOD_RESIZE: the new ring in queue
+			qrnic_le32 srqn;
+			qrnic_le32 limit;	/* MOD_LIMIT: arm at this (< depth) */
+			qrnic_le32 mask;	/* QRNIC_SRQ_MOD_* */
+			qrnic_le32 offset;	/* MOD_RESIZE: the new ring in queue
 						 * memory, page aligned */
 			uint8_t  log_depth;	/* MOD_RESIZE: 0..QRNIC_QP_MAX_LOG */
 			uint8_t  rsvd[3];
 		} modify_srq;			/* see the QP section */
 		struct {
-			uint32_t srqn;
+			qrnic_le32 srqn;
 		} query_srq;			/* result0: armed limit (0: none),
 						 * result1: WQEs posted, not taken */
 		struct {
-			uint32_t srqn;
+			qrnic_le32 srqn;
 		} destroy_srq;			/* BAD_STATE while a QP uses it */
 		struct {
-			uint32_t qpn;		/* a UD QP */
-			uint32_t rsvd;
+			qrnic_le32 qpn;		/* a UD QP */
+			qrnic_le32 rsvd;
 			uint8_t  gid[16];	/* multicast: ff00::/8 or ::ffff:224/4 */
 		} mcast;			/* ATTACH_MCAST, DETACH_MCAST */
 		struct {
 			struct qrnic_pbl pbl;	/* the new CQ buffer */
-			uint32_t cqn;
+			qrnic_le32 cqn;
 			uint8_t  log_depth;	/* 1..QRNIC_CQ_MAX_LOG */
 			uint8_t  rsvd[3];
 		} resize_cq;			/* result0: producer index at the
@@ -385,13 +404,13 @@ QRNIC_HW_SIZE(qrnic_cmd, QRNIC_CMD_SIZE);
 
 /* 32-byte completion entry, written by the device. */
 struct qrnic_cqe_admin {
-	uint16_t cookie;
+	qrnic_le16 cookie;
 	uint8_t  status;	/* enum qrnic_cmd_status */
 	uint8_t  opcode;
-	uint32_t result0;	/* opcode specific (new handle) */
-	uint32_t result1;	/* opcode specific */
-	uint32_t rsvd[4];
-	uint32_t flags;		/* QRNIC_ADMIN_CQE_PHASE */
+	qrnic_le32 result0;	/* opcode specific (new handle) */
+	qrnic_le32 result1;	/* opcode specific */
+	qrnic_le32 rsvd[4];
+	qrnic_le32 flags;	/* QRNIC_ADMIN_CQE_PHASE */
 };
 #define QRNIC_ACQE_SIZE		32
 QRNIC_HW_SIZE(qrnic_cqe_admin, QRNIC_ACQE_SIZE);
@@ -423,46 +442,46 @@ enum qrnic_ctx_res {
 };
 
 struct qrnic_dev_attr {
-	uint64_t max_mr_size;
-	uint64_t page_size_cap;	/* page sizes page lists may use (bit n: 2^n) */
-	uint32_t fw_version;
-	uint32_t max_qp;
-	uint32_t max_qp_wr;
-	uint32_t max_sge;
-	uint32_t max_cq;
-	uint32_t max_cqe;
-	uint32_t max_mr;
-	uint32_t max_pd;
-	uint32_t max_qp_rd_atom;
-	uint32_t max_qp_init_rd_atom;
-	uint32_t max_inline;
-	uint32_t gid_tbl_len;
-	uint32_t max_uctx;
-	uint32_t max_mtu;
-	uint32_t num_eq;
-	uint32_t max_mr_pages;	/* page addresses one MR may have */
-	uint32_t max_recv_sge;
-	uint32_t max_qp_qmem;	/* queue memory bytes one QP may use */
-	uint32_t max_mw;
-	uint32_t max_fast_reg_pages;	/* page list of one REG_MR WQE */
-	uint32_t ctx_max[QRNIC_CTX_RES_COUNT];	/* one user context's limits */
-	uint32_t rsvd[12 - QRNIC_CTX_RES_COUNT];
+	qrnic_le64 max_mr_size;
+	qrnic_le64 page_size_cap;	/* page sizes page lists may use (bit n: 2^n) */
+	qrnic_le32 fw_version;
+	qrnic_le32 max_qp;
+	qrnic_le32 max_qp_wr;
+	qrnic_le32 max_sge;
+	qrnic_le32 max_cq;
+	qrnic_le32 max_cqe;
+	qrnic_le32 max_mr;
+	qrnic_le32 max_pd;
+	qrnic_le32 max_qp_rd_atom;
+	qrnic_le32 max_qp_init_rd_atom;
+	qrnic_le32 max_inline;
+	qrnic_le32 gid_tbl_len;
+	qrnic_le32 max_uctx;
+	qrnic_le32 max_mtu;
+	qrnic_le32 num_eq;
+	qrnic_le32 max_mr_pages;	/* page addresses one MR may have */
+	qrnic_le32 max_recv_sge;
+	qrnic_le32 max_qp_qmem;	/* queue memory bytes one QP may use */
+	qrnic_le32 max_mw;
+	qrnic_le32 max_fast_reg_pages;	/* page list of one REG_MR WQE */
+	qrnic_le32 ctx_max[QRNIC_CTX_RES_COUNT];	/* one user context's limits */
+	qrnic_le32 rsvd[12 - QRNIC_CTX_RES_COUNT];
 };
 #define QRNIC_DEV_ATTR_SIZE	144
 QRNIC_HW_SIZE(qrnic_dev_attr, QRNIC_DEV_ATTR_SIZE);
 
 struct qrnic_res_counts {
-	uint32_t uctx;
-	uint32_t pd;
-	uint32_t eq;
-	uint32_t gid;
-	uint32_t qp;
-	uint32_t cq;
-	uint32_t mr;
-	uint32_t mr_pages;	/* page addresses held for all MRs */
-	uint32_t srq;
-	uint32_t mw;
-	uint32_t rsvd[6];
+	qrnic_le32 uctx;
+	qrnic_le32 pd;
+	qrnic_le32 eq;
+	qrnic_le32 gid;
+	qrnic_le32 qp;
+	qrnic_le32 cq;
+	qrnic_le32 mr;
+	qrnic_le32 mr_pages;	/* page addresses held for all MRs */
+	qrnic_le32 srq;
+	qrnic_le32 mw;
+	qrnic_le32 rsvd[6];
 };
 #define QRNIC_RES_COUNTS_SIZE	64
 QRNIC_HW_SIZE(qrnic_res_counts, QRNIC_RES_COUNTS_SIZE);
@@ -501,7 +520,7 @@ enum qrnic_stat {
 };
 
 struct qrnic_stats_resp {
-	uint64_t v[QRNIC_STAT_COUNT];
+	qrnic_le64 v[QRNIC_STAT_COUNT];
 };
 #define QRNIC_STATS_RESP_SIZE	192
 QRNIC_HW_SIZE(qrnic_stats_resp, QRNIC_STATS_RESP_SIZE);
@@ -514,9 +533,9 @@ QRNIC_HW_SIZE(qrnic_stats_resp, QRNIC_STATS_RESP_SIZE);
 struct qrnic_eqe {
 	uint8_t  type;		/* QRNIC_EVENT_* */
 	uint8_t  rsvd[3];
-	uint32_t data0;		/* link: 1 up / 0 down; cq: cqn; qp: qpn */
-	uint32_t data1;
-	uint32_t flags;		/* QRNIC_EQE_PHASE */
+	qrnic_le32 data0;	/* link: 1 up / 0 down; cq: cqn; qp: qpn */
+	qrnic_le32 data1;
+	qrnic_le32 flags;	/* QRNIC_EQE_PHASE */
 };
 #define QRNIC_EQE_SIZE		16
 QRNIC_HW_SIZE(qrnic_eqe, QRNIC_EQE_SIZE);
@@ -545,10 +564,10 @@ enum qrnic_event_type {
  * received length), then raises the ring's vector.
  */
 struct qrnic_eth_desc {
-	uint64_t addr;
-	uint16_t len;		/* TX: frame length; RX: buffer size, then length */
-	uint16_t flags;		/* QRNIC_ETH_* */
-	uint32_t rsvd;
+	qrnic_le64 addr;
+	qrnic_le16 len;		/* TX: frame length; RX: buffer size, then length */
+	qrnic_le16 flags;	/* QRNIC_ETH_* */
+	qrnic_le32 rsvd;
 };
 #define QRNIC_ETH_DESC_SIZE	16
 QRNIC_HW_SIZE(qrnic_eth_desc, QRNIC_ETH_DESC_SIZE);
@@ -593,17 +612,20 @@ QRNIC_HW_SIZE(qrnic_eth_desc, QRNIC_ETH_DESC_SIZE);
 #define QRNIC_CQ_REC_SIZE		64
 
 struct qrnic_cqe {
-	uint64_t wr_id;
-	uint32_t byte_len;
-	uint32_t imm_data;	/* as on the wire (network order) */
-	uint32_t qpn;		/* the QP it belongs to */
-	uint16_t wqe_idx;	/* free running index of the WQE it completes */
+	qrnic_le64 wr_id;
+	qrnic_le32 byte_len;
+	union {
+		qrnic_be32 imm_data;	/* F_IMM: as on the wire (network order) */
+		qrnic_le32 invalidate_rkey;	/* F_INV: the key invalidated */
+	};
+	qrnic_le32 qpn;		/* the QP it belongs to */
+	qrnic_le16 wqe_idx;	/* free running index of the WQE it completes */
 	uint8_t  opcode;	/* QRNIC_CQE_OP_* */
 	uint8_t  status;	/* QRNIC_WC_* */
 	uint8_t  flags;		/* QRNIC_CQE_F_* */
 	uint8_t  vendor_err;	/* QRNIC_VERR_* for error statuses */
-	uint16_t rsvd;
-	uint32_t owner;		/* QRNIC_CQE_PHASE | src_qp << SRC_QP_SHIFT */
+	qrnic_le16 rsvd;
+	qrnic_le32 owner;	/* QRNIC_CQE_PHASE | src_qp << SRC_QP_SHIFT */
 };
 QRNIC_HW_SIZE(qrnic_cqe, QRNIC_CQE_SIZE);
 
@@ -614,8 +636,8 @@ QRNIC_HW_SIZE(qrnic_cqe, QRNIC_CQE_SIZE);
 #define QRNIC_CQE_SRC_QP_SHIFT		8
 
 struct qrnic_cq_rec {
-	uint32_t ci;		/* software's free running consumer index */
-	uint32_t rsvd[15];
+	qrnic_le32 ci;		/* software's free running consumer index */
+	qrnic_le32 rsvd[15];
 };
 QRNIC_HW_SIZE(qrnic_cq_rec, QRNIC_CQ_REC_SIZE);
 
@@ -629,7 +651,8 @@ QRNIC_HW_SIZE(qrnic_cq_rec, QRNIC_CQ_REC_SIZE);
 #define QRNIC_CQE_F_INV			(1u << 6)	/* SEND_WITH_INV received:
 							 * imm_data is the key it
 							 * invalidated (little
-							 * endian, not network) */
+							 * endian, not network:
+							 * invalidate_rkey) */
 
 /* CQE opcodes: the values of enum ibv_wc_opcode / ib_wc_opcode. */
 enum qrnic_cqe_opcode {
@@ -832,9 +855,9 @@ enum qrnic_guest_err {
 #define QRNIC_MAX_MSG_SIZE		0x80000000u	/* 2 GiB */
 
 struct qrnic_sge {
-	uint64_t addr;
-	uint32_t length;
-	uint32_t lkey;
+	qrnic_le64 addr;
+	qrnic_le32 length;
+	qrnic_le32 lkey;
 };
 #define QRNIC_SGE_SIZE		16
 QRNIC_HW_SIZE(qrnic_sge, QRNIC_SGE_SIZE);
@@ -864,13 +887,13 @@ QRNIC_HW_SIZE(qrnic_sge, QRNIC_SGE_SIZE);
  * region; persistence is not offered (remote access error).
  */
 struct qrnic_ud_av {
-	uint32_t dest_qpn;	/* 24 bit */
-	uint32_t qkey;		/* QRNIC_UD_QKEY_USE_QP: the QP's Q_Key */
+	qrnic_le32 dest_qpn;	/* 24 bit */
+	qrnic_le32 qkey;	/* QRNIC_UD_QKEY_USE_QP: the QP's Q_Key */
 	uint8_t  dgid[16];
 	uint8_t  dmac[6];
 	uint8_t  sgid_index;	/* < gid_tbl_len, same IP version as dgid */
 	uint8_t  hop_limit;
-	uint32_t flow_label;	/* 20 bit */
+	qrnic_le32 flow_label;	/* 20 bit */
 	uint8_t  traffic_class;
 	uint8_t  rsvd[3];
 };
@@ -879,52 +902,55 @@ struct qrnic_ud_av {
 QRNIC_HW_SIZE(qrnic_ud_av, QRNIC_UD_AV_SIZE);
 
 struct qrnic_sq_wqe {
-	uint64_t wr_id;
+	qrnic_le64 wr_id;
 	uint8_t  opcode;	/* QRNIC_WR_* */
 	uint8_t  flags;		/* QRNIC_WQE_F_* */
 	uint8_t  num_sge;
 	uint8_t  rsvd0;
-	uint32_t imm_data;	/* network order, as verbs gives it */
-	uint32_t inline_len;	/* with QRNIC_WQE_F_INLINE */
-	uint32_t rsvd1;
+	union {
+		qrnic_be32 imm_data;	/* network order, as verbs gives it */
+		qrnic_le32 invalidate_rkey;	/* LOCAL_INV, SEND_WITH_INV */
+	};
+	qrnic_le32 inline_len;	/* with QRNIC_WQE_F_INLINE */
+	qrnic_le32 rsvd1;
 	union {
 		struct {		/* RC */
-			uint64_t remote_addr;	/* RDMA and atomic */
-			uint32_t rkey;
-			uint32_t rsvd2;
-			uint64_t compare_add;	/* CMP_AND_SWP: compare;
+			qrnic_le64 remote_addr;	/* RDMA and atomic */
+			qrnic_le32 rkey;
+			qrnic_le32 rsvd2;
+			qrnic_le64 compare_add;	/* CMP_AND_SWP: compare;
 						 * FETCH_AND_ADD: add */
-			uint64_t swap;		/* CMP_AND_SWP */
-			uint64_t rsvd3;
+			qrnic_le64 swap;	/* CMP_AND_SWP */
+			qrnic_le64 rsvd3;
 		};
 		struct qrnic_ud_av ud;	/* UD, GSI: SEND and SEND_IMM only */
 		struct {
-			uint32_t mw_key;	/* the window's current key */
-			uint32_t new_key;	/* same index, new key byte */
-			uint64_t addr;		/* in the region's iova space */
-			uint64_t length;	/* type 1: 0 unbinds */
-			uint32_t mr_key;	/* the region it lies in */
-			uint32_t access;	/* QRNIC_ACCESS_REMOTE bits */
-			uint64_t rsvd;
+			qrnic_le32 mw_key;	/* the window's current key */
+			qrnic_le32 new_key;	/* same index, new key byte */
+			qrnic_le64 addr;	/* in the region's iova space */
+			qrnic_le64 length;	/* type 1: 0 unbinds */
+			qrnic_le32 mr_key;	/* the region it lies in */
+			qrnic_le32 access;	/* QRNIC_ACCESS_REMOTE bits */
+			qrnic_le64 rsvd;
 		} bind_mw;			/* QRNIC_WR_BIND_MW, RC and UC */
 		struct {
-			uint32_t key;		/* the ALLOC_MR region, new byte */
-			uint32_t access;	/* QRNIC_ACCESS_* but MW_BIND */
-			uint64_t iova;
-			uint64_t length;
-			uint64_t pbl_addr;	/* DMA: npages u64 page addresses */
-			uint32_t npages;	/* 1..the region's max_pages */
+			qrnic_le32 key;		/* the ALLOC_MR region, new byte */
+			qrnic_le32 access;	/* QRNIC_ACCESS_* but MW_BIND */
+			qrnic_le64 iova;
+			qrnic_le64 length;
+			qrnic_le64 pbl_addr;	/* DMA: npages u64 page addresses */
+			qrnic_le32 npages;	/* 1..the region's max_pages */
 			uint8_t  page_shift;	/* QRNIC_MIN/MAX_PAGE_SHIFT */
 			uint8_t  rsvd[3];
 		} reg_mr;			/* QRNIC_WR_REG_MR, kernel QPs */
 		struct {
-			uint64_t remote_addr;
-			uint32_t rkey;
+			qrnic_le64 remote_addr;
+			qrnic_le32 rkey;
 			uint8_t  type;		/* QRNIC_FLUSH_GLOBAL, _PERSISTENT */
 			uint8_t  level;		/* QRNIC_FLUSH_RANGE, _MR */
-			uint16_t rsvd;
-			uint64_t length;	/* RANGE only */
-			uint64_t rsvd2[2];
+			qrnic_le16 rsvd;
+			qrnic_le64 length;	/* RANGE only */
+			qrnic_le64 rsvd2[2];
 		} flush;			/* QRNIC_WR_FLUSH, RC */
 	};
 };
@@ -933,7 +959,7 @@ QRNIC_HW_SIZE(qrnic_sq_wqe, QRNIC_SQ_WQE_SIZE);
 
 /* Receive WQE: this 16-byte header, then num_sge SGEs. */
 struct qrnic_rq_wqe {
-	uint64_t wr_id;
+	qrnic_le64 wr_id;
 	uint8_t  num_sge;
 	uint8_t  rsvd[7];
 };
@@ -1098,19 +1124,19 @@ struct qrnic_qp_attr {
 	uint8_t  sgid_index;		/* < gid_tbl_len */
 	uint8_t  hop_limit;
 	uint8_t  traffic_class;
-	uint32_t access_flags;		/* QRNIC_ACCESS_REMOTE_* */
-	uint32_t dest_qpn;		/* 24 bit */
-	uint32_t rq_psn;		/* 24 bit */
-	uint32_t sq_psn;		/* 24 bit */
-	uint32_t flow_label;		/* 20 bit */
-	uint16_t pkey_index;		/* 0 */
+	qrnic_le32 access_flags;	/* QRNIC_ACCESS_REMOTE_* */
+	qrnic_le32 dest_qpn;		/* 24 bit */
+	qrnic_le32 rq_psn;		/* 24 bit */
+	qrnic_le32 sq_psn;		/* 24 bit */
+	qrnic_le32 flow_label;		/* 20 bit */
+	qrnic_le16 pkey_index;		/* 0 */
 	uint8_t  port_num;		/* 1 */
 	uint8_t  sq_draining;		/* QUERY_QP only */
 	uint8_t  dgid[16];
 	uint8_t  dmac[6];
-	uint16_t rsvd0;
-	uint32_t qkey;			/* UD, GSI */
-	uint32_t rsvd[16];
+	qrnic_le16 rsvd0;
+	qrnic_le32 qkey;		/* UD, GSI */
+	qrnic_le32 rsvd[16];
 };
 #define QRNIC_QP_ATTR_SIZE	128
 QRNIC_HW_SIZE(qrnic_qp_attr, QRNIC_QP_ATTR_SIZE);
