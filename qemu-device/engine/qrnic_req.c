@@ -76,13 +76,17 @@ static uint64_t probe_ns(const struct qrnic_engine *e,
 /*
  * (Re)start the retransmission timer from now, with a tail loss probe
  * before it when that comes sooner.  Timeout 0 is an infinite timeout:
- * no retransmission timer, but the probes run (they spend no retry).
+ * no retransmission timer, but the probes run (they spend no retry).  UC
+ * resends nothing, so it has neither.
  */
 static void arm_timers(struct qrnic_engine *e, struct qrnic_qpc *qp)
 {
     uint64_t now = e->ops->now_ns(e->opaque), rto = rto_ns(qp);
     uint64_t pto = probe_ns(e, qp);
 
+    if (qp->type == QRNIC_QPT_UC) {
+        return;
+    }
     qp->req.wait_since = now;
     qp->req.rto_deadline = qp->timeout ? now + rto : 0;
     qp->req.probe_deadline = !qp->timeout || rto > 2 * pto ? now + pto : 0;
