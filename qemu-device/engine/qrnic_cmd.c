@@ -72,7 +72,6 @@ static enum qrnic_cmd_status dma_out(struct qrnic_engine *e, uint64_t addr,
                                      const void *buf, size_t len)
 {
     if (qrnic_dma_write(e, addr, buf, len)) {
-        e->stats.dma_err++;
         return QRNIC_ST_DMA_ERROR;
     }
     return QRNIC_ST_OK;

@@ -163,7 +163,6 @@ enum qrnic_cmd_status qrnic_cmd_resize_cq(struct qrnic_engine *e,
     rec = (QRNIC_CQE_SIZE << log) / PAGE;
     rec = pages[rec] + (QRNIC_CQE_SIZE << log) % PAGE;
     if (qrnic_dma_read(e, rec, ci, sizeof(ci))) {
-        e->stats.dma_err++;
         free(pages);
         return QRNIC_ST_DMA_ERROR;
     }
@@ -213,7 +212,6 @@ static bool cq_full(struct qrnic_engine *e, struct qrnic_cqc *cq)
     }
     if (qrnic_dma_read(e, cq_addr(cq, depth * QRNIC_CQE_SIZE),
                        rec, sizeof(rec))) {
-        e->stats.dma_err++;
         return true;
     }
     cq_set_ci(cq, (uint16_t)qrnic_ld32(rec));
@@ -285,9 +283,8 @@ bool qrnic_cq_post(struct qrnic_engine *e, struct qrnic_cqc *cq,
     qrnic_st32(cqe + owner, phase | (wc->src_qp & QRNIC_QPN_MASK) <<
                             QRNIC_CQE_SRC_QP_SHIFT);
     /* The body first, then the word with the phase bit. */
-    if (qrnic_dma_write(e, addr, cqe, owner) ||
-        qrnic_dma_write(e, addr + owner, cqe + owner, 4)) {
-        e->stats.dma_err++;
+    if (!qrnic_dma_write(e, addr, cqe, owner)) {
+        qrnic_dma_write(e, addr + owner, cqe + owner, 4);
     }
     cq->pi++;
     qrnic_event(e, &(struct qrnic_event){

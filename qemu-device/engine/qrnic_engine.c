@@ -124,7 +124,6 @@ bool qrnic_eq_post(struct qrnic_engine *e, uint32_t eqn, uint8_t type,
                ((eq->ring.pi >> eq->ring.log_depth) & 1) ? 0 : QRNIC_EQE_PHASE);
     addr = eq->ring.base + (uint64_t)slot * QRNIC_EQE_SIZE;
     if (qrnic_dma_write(e, addr, eqe, sizeof(eqe))) {
-        e->stats.dma_err++;
         return false;
     }
     eq->ring.pi++;

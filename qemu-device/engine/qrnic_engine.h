@@ -225,7 +225,6 @@ struct qrnic_stats {
     uint64_t rx_too_big;
     uint64_t tx_frames;
     uint64_t tx_err;
-    uint64_t dma_err;
     uint64_t guest_err[QRNIC_GUEST_ERR_MAX];    /* by cause */
     uint64_t eq_overflow;
     uint64_t admin_cmds;

@@ -26,9 +26,7 @@ static void desc_done(struct qrnic_engine *e, uint64_t addr, uint16_t len,
     qrnic_st16(wb, len);
     qrnic_st16(wb + 2, flags);
     addr += offsetof(struct qrnic_eth_desc, len);
-    if (qrnic_dma_write(e, addr, wb, sizeof(wb))) {
-        e->stats.dma_err++;
-    }
+    qrnic_dma_write(e, addr, wb, sizeof(wb));
 }
 
 void qrnic_eth_tx_process(struct qrnic_engine *e)
@@ -46,7 +44,6 @@ void qrnic_eth_tx_process(struct qrnic_engine *e)
         done = true;
         if (qrnic_dma_read(e, addr, d, sizeof(d))) {
             /* Unreadable descriptor: nothing to write back to either. */
-            e->stats.dma_err++;
             e->stats.tx_err++;
             continue;
         }
@@ -55,7 +52,6 @@ void qrnic_eth_tx_process(struct qrnic_engine *e)
         if (len < ETH_HDR_LEN || len > QRNIC_ETH_MAX_FRAME) {
             flags |= QRNIC_ETH_ERR;
         } else if (qrnic_dma_read(e, buf, e->frame, len)) {
-            e->stats.dma_err++;
             flags |= QRNIC_ETH_ERR;
         } else if (e->link_up) {
             if (qrnic_roce_is_roce_frame(e->frame, len)) {
@@ -123,7 +119,6 @@ size_t qrnic_eth_rx(struct qrnic_engine *e, const uint8_t *frame, size_t len)
     }
     addr = desc_addr(r, r->ci);
     if (qrnic_dma_read(e, addr, d, sizeof(d))) {
-        e->stats.dma_err++;
         r->ci++;                /* unusable descriptor: skip it */
         return len;
     }
@@ -136,7 +131,6 @@ size_t qrnic_eth_rx(struct qrnic_engine *e, const uint8_t *frame, size_t len)
     }
     r->ci++;
     if (qrnic_dma_write(e, buf, frame, len)) {
-        e->stats.dma_err++;
         desc_done(e, addr, 0, QRNIC_ETH_DONE | QRNIC_ETH_ERR);
     } else {
         e->stats.rx_frames++;

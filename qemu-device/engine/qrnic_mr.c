@@ -112,7 +112,6 @@ static bool mr_rw(struct qrnic_engine *e, const struct qrnic_mrc *mr,
         ret = write ? qrnic_dma_write(e, addr, buf, n) :
                       qrnic_dma_read(e, addr, buf, n);
         if (ret) {
-            e->stats.dma_err++;
             return false;
         }
         off += n;

@@ -22,7 +22,6 @@ static enum qrnic_cmd_status read_entries(struct qrnic_engine *e, uint64_t addr,
 
         if (addr + (uint64_t)k * 8 < addr ||
             qrnic_dma_read(e, addr, buf, (size_t)k * 8)) {
-            e->stats.dma_err++;
             return QRNIC_ST_DMA_ERROR;
         }
         for (i = 0; i < k; i++) {

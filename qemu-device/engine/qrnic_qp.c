@@ -733,7 +733,6 @@ enum qrnic_cmd_status qrnic_cmd_modify_qp(struct qrnic_engine *e,
     }
     if (qrnic_dma_read(e, qrnic_cmd64(cmd, modify_qp.attr_addr),
                        a, sizeof(a))) {
-        e->stats.dma_err++;
         return QRNIC_ST_DMA_ERROR;
     }
     return modify(e, qp, qrnic_cmd32(cmd, modify_qp.attr_mask), a);
@@ -781,7 +780,6 @@ enum qrnic_cmd_status qrnic_cmd_query_qp(struct qrnic_engine *e,
     memcpy(ATTR(dmac), qp->dmac, 6);
     if (qrnic_dma_write(e, qrnic_cmd64(cmd, query_qp.attr_addr),
                         a, sizeof(a))) {
-        e->stats.dma_err++;
         return QRNIC_ST_DMA_ERROR;
     }
     return QRNIC_ST_OK;
