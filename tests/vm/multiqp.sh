@@ -4,8 +4,12 @@
 # must exit 0 and the client print its result row.  Then the goodput with
 # one QP and with 8 (ib_write_bw -D 4, guest 0 sending), and the transport
 # counters of a qrnic sender (three rounds, medians compared).  With -g
-# the 8 QPs together must carry at least 90% of what one does (three more
-# rounds if three fall short); without it the figures are printed only.
+# the 8 QPs together must carry at least half of what one does (three more
+# rounds if three fall short): a guard against QPs starving each other, as
+# 8 QPs once carried a sixth of one QP's goodput.  The figures themselves
+# vary by a quarter from host load, so they are printed, not judged
+# (make bench measures; tests/unit/test_load checks the sharing in
+# simulated time).  Without -g the figures are printed only.
 #   multiqp.sh [-g] [QPS...]   default 8 32 64
 . "$(dirname "$0")/lib.sh"
 
@@ -104,15 +108,15 @@ rounds() {
 		if goodput 8 "$round"; then eights="$eights $bw"; else ok=; return; fi
 	done
 }
-# enough: do the medians of 8 QPs carry at least 90% of one's?
+# enough: do the medians of 8 QPs carry at least half of one's?
 enough() {
-	awk -v a="$(median $eights)" -v b="$(median $ones)" 'BEGIN { exit !(a >= 0.9 * b) }'
+	awk -v a="$(median $eights)" -v b="$(median $ones)" 'BEGIN { exit !(a >= 0.5 * b) }'
 }
 before=$(counters retrans_pkts ack_timeouts)
 # Three rounds of one QP then 8, compared by their medians: a single pair
 # of 4-second runs on a 2-core TCG host varies by a quarter from load, and
 # a median of three still lands up to a sixth either side
-# (docs/performance.md).  Short of 90%, three more rounds follow and the
+# (docs/performance.md).  Short of half, three more rounds follow and the
 # medians of all six decide; guest 0 tells guest 1 whether they run.
 ones= eights= ok=1
 rounds 1 3
@@ -129,7 +133,7 @@ if [ -n "$ok" ]; then
 	bw1=$(median $ones) bw8=$(median $eights)
 	what="goodput, median of $n: 8 QPs $bw8 MiB/s ($eights ), 1 QP $bw1 MiB/s ($ones )"
 	if [ "$QRNIC_IDX" = 0 ] && [ -n "$gate" ]; then
-		check "$what: 8 QPs at least 90% of 1" enough
+		check "$what: 8 QPs at least half of 1 (no starvation)" enough
 	elif [ "$QRNIC_IDX" = 0 ]; then
 		echo "# $what (not checked: no -g)"
 	fi
