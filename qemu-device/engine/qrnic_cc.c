@@ -108,6 +108,7 @@ static uint32_t ctx_cwnd(const struct qrnic_engine *e,
 /* The QP no longer waits: when none does, its context's others may send. */
 void qrnic_cc_unstarve(struct qrnic_engine *e, struct qrnic_qpc *qp)
 {
+    struct qrnic_qpc *q;
     uint32_t i;
 
     if (!qp->starved) {
@@ -117,10 +118,8 @@ void qrnic_cc_unstarve(struct qrnic_engine *e, struct qrnic_qpc *qp)
     if (--cc_ctx(e, qp)->cc_starved) {
         return;
     }
-    for (i = 0; i < QRNIC_ENG_MAX_QP; i++) {
-        struct qrnic_qpc *q = e->qp[i];
-
-        if (q && q->uctx == qp->uctx && q->type == QRNIC_QPT_RC &&
+    QRNIC_TABLE_FOR_EACH(&e->obj[QRNIC_OBJ_QP], i, q) {
+        if (q->uctx == qp->uctx && q->type == QRNIC_QPT_RC &&
             (q->state == QRNIC_QPS_RTS || q->state == QRNIC_QPS_SQD)) {
             qrnic_sched_qp(e, q);
         }
@@ -203,11 +202,15 @@ static void cc_count(struct qrnic_engine *e, struct qrnic_qpc *qp, uint32_t n)
          * the peer has answered all of theirs, holding them longer gains
          * nothing.  The starved ones probe at their next expiry.
          */
+        struct qrnic_qpc *q;
         uint32_t i;
 
-        for (i = 0; i < QRNIC_ENG_MAX_QP && u->cc_starved; i++) {
-            if (e->qp[i] && e->qp[i]->uctx == qp->uctx) {
-                qrnic_cc_unstarve(e, e->qp[i]);
+        QRNIC_TABLE_FOR_EACH(&e->obj[QRNIC_OBJ_QP], i, q) {
+            if (!u->cc_starved) {
+                break;
+            }
+            if (q->uctx == qp->uctx) {
+                qrnic_cc_unstarve(e, q);
             }
         }
     }

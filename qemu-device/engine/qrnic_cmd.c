@@ -13,28 +13,14 @@
 
 void qrnic_cmd_reset_objects(struct qrnic_engine *e)
 {
-    /* QPs first: they hold CQs and PDs. */
-    qrnic_qp_free_all(e);
-    qrnic_srq_free_all(e);
+    qrnic_objects_free(e);
     memset(e->mcast, 0, sizeof(e->mcast));
-    qrnic_cq_free_all(e);
-    qrnic_mr_free_all(e);
     qrnic_sched_reset(e);
     qrnic_fault_reset(e);
     qrnic_uctx_reset(e);
     memset(e->eq, 0, sizeof(e->eq));
     e->async_eqn = -1;
     memset(e->gid, 0, sizeof(e->gid));
-}
-
-static uint32_t count_true(const bool *v, uint32_t n)
-{
-    uint32_t i, c = 0;
-
-    for (i = 0; i < n; i++) {
-        c += v[i] ? 1 : 0;
-    }
-    return c;
 }
 
 static uint32_t count_uctx(const struct qrnic_engine *e)
@@ -50,20 +36,11 @@ static uint32_t count_uctx(const struct qrnic_engine *e)
 /* Entries of the key table that are windows (mw) or regions (!mw). */
 static uint32_t count_keys(const struct qrnic_engine *e, bool mw)
 {
+    const struct qrnic_mrc *mr;
     uint32_t i, c = 0;
 
-    for (i = 0; i < QRNIC_ENG_MAX_MR; i++) {
-        c += e->mr[i] && qrnic_key_is_mw(e->mr[i]) == mw ? 1 : 0;
-    }
-    return c;
-}
-
-static uint32_t count_ptrs(void **v, uint32_t n)
-{
-    uint32_t i, c = 0;
-
-    for (i = 0; i < n; i++) {
-        c += v[i] ? 1 : 0;
+    QRNIC_TABLE_FOR_EACH(&e->obj[QRNIC_OBJ_KEY], i, mr) {
+        c += qrnic_key_is_mw(mr) == mw ? 1 : 0;
     }
     return c;
 }
@@ -95,17 +72,21 @@ enum qrnic_cmd_status qrnic_cmd_query_device(struct qrnic_engine *e,
                ~((1ull << QRNIC_MIN_PAGE_SHIFT) - 1));
     PUT32(a, struct qrnic_dev_attr, fw_version,
           QRNIC_VERSION_MAJOR << 16 | QRNIC_VERSION_MINOR);
-    PUT32(a, struct qrnic_dev_attr, max_qp, e->qmem ? QRNIC_ENG_MAX_QP - 2 : 0);
+    PUT32(a, struct qrnic_dev_attr, max_qp,
+          e->qmem ? qrnic_obj_capacity(e, QRNIC_OBJ_QP) : 0);
     PUT32(a, struct qrnic_dev_attr, max_qp_wr, 1u << QRNIC_QP_MAX_LOG);
     PUT32(a, struct qrnic_dev_attr, max_sge, QRNIC_MAX_SGE);
     PUT32(a, struct qrnic_dev_attr, max_recv_sge,
           ((1u << QRNIC_RQ_MAX_LOG_STRIDE) - sizeof(struct qrnic_rq_wqe)) /
           sizeof(struct qrnic_sge));
-    PUT32(a, struct qrnic_dev_attr, max_cq, QRNIC_ENG_MAX_CQ - 1);
+    PUT32(a, struct qrnic_dev_attr, max_cq,
+          qrnic_obj_capacity(e, QRNIC_OBJ_CQ));
     PUT32(a, struct qrnic_dev_attr, max_cqe, 1u << QRNIC_CQ_MAX_LOG);
-    PUT32(a, struct qrnic_dev_attr, max_mr, QRNIC_ENG_MAX_MR - 1);
+    PUT32(a, struct qrnic_dev_attr, max_mr,
+          qrnic_obj_capacity(e, QRNIC_OBJ_KEY));
     PUT32(a, struct qrnic_dev_attr, max_mr_pages, QRNIC_ENG_MAX_MTT);
-    PUT32(a, struct qrnic_dev_attr, max_pd, QRNIC_ENG_MAX_PD);
+    PUT32(a, struct qrnic_dev_attr, max_pd,
+          qrnic_obj_capacity(e, QRNIC_OBJ_PD));
     PUT32(a, struct qrnic_dev_attr, max_qp_rd_atom, QRNIC_MAX_RD_ATOMIC);
     PUT32(a, struct qrnic_dev_attr, max_qp_init_rd_atom, QRNIC_MAX_RD_ATOMIC);
     PUT32(a, struct qrnic_dev_attr, max_inline, QRNIC_MAX_INLINE);
@@ -115,7 +96,8 @@ enum qrnic_cmd_status qrnic_cmd_query_device(struct qrnic_engine *e,
     PUT32(a, struct qrnic_dev_attr, max_mtu, QRNIC_MAX_MTU);
     PUT32(a, struct qrnic_dev_attr, num_eq, QRNIC_ENG_MAX_EQ);
     /* Windows and regions share one table. */
-    PUT32(a, struct qrnic_dev_attr, max_mw, QRNIC_ENG_MAX_MR - 1);
+    PUT32(a, struct qrnic_dev_attr, max_mw,
+          qrnic_obj_capacity(e, QRNIC_OBJ_KEY));
     PUT32(a, struct qrnic_dev_attr, max_fast_reg_pages,
           QRNIC_MAX_FAST_REG_PAGES);
     for (k = 0; k < QRNIC_CTX_RES_COUNT; k++) {
@@ -140,19 +122,15 @@ enum qrnic_cmd_status qrnic_cmd_query_res(struct qrnic_engine *e,
     }
     memset(r, 0, sizeof(r));
     PUT32(r, struct qrnic_res_counts, uctx, count_uctx(e));
-    PUT32(r, struct qrnic_res_counts, pd,
-          count_true(e->pd_valid, QRNIC_ENG_MAX_PD));
+    PUT32(r, struct qrnic_res_counts, pd, e->obj[QRNIC_OBJ_PD].used);
     PUT32(r, struct qrnic_res_counts, eq, eqs);
     PUT32(r, struct qrnic_res_counts, gid, gids);
-    PUT32(r, struct qrnic_res_counts, qp, count_ptrs((void **)e->qp,
-                                                     QRNIC_ENG_MAX_QP));
-    PUT32(r, struct qrnic_res_counts, cq, count_ptrs((void **)e->cq,
-                                                     QRNIC_ENG_MAX_CQ));
+    PUT32(r, struct qrnic_res_counts, qp, e->obj[QRNIC_OBJ_QP].used);
+    PUT32(r, struct qrnic_res_counts, cq, e->obj[QRNIC_OBJ_CQ].used);
     PUT32(r, struct qrnic_res_counts, mr, count_keys(e, false));
     PUT32(r, struct qrnic_res_counts, mw, count_keys(e, true));
     PUT32(r, struct qrnic_res_counts, mr_pages, e->mtt_used);
-    PUT32(r, struct qrnic_res_counts, srq, count_ptrs((void **)e->srq,
-                                                      QRNIC_ENG_MAX_SRQ));
+    PUT32(r, struct qrnic_res_counts, srq, e->obj[QRNIC_OBJ_SRQ].used);
     return dma_out(e, qrnic_cmd64(cmd, query_res.resp_addr), r, sizeof(r));
 }
 

@@ -20,7 +20,7 @@ static uint32_t cq_bytes(uint8_t log_depth)
 
 struct qrnic_cqc *qrnic_cq_get(struct qrnic_engine *e, uint32_t cqn)
 {
-    return cqn >= 1 && cqn < QRNIC_ENG_MAX_CQ ? e->cq[cqn] : NULL;
+    return qrnic_table_get(&e->obj[QRNIC_OBJ_CQ], cqn);
 }
 
 static uint64_t cq_addr(const struct qrnic_cqc *cq, uint32_t off)
@@ -73,7 +73,6 @@ enum qrnic_cmd_status qrnic_cmd_create_cq(struct qrnic_engine *e,
     uint8_t log = qrnic_cmd8(cmd, create_cq.log_depth);
     uint64_t *pages = NULL;
     struct qrnic_cqc *cq;
-    uint32_t i;
     uint8_t st;
 
     if (uctx != 0 && !qrnic_uctx_exists(e, uctx)) {
@@ -85,39 +84,37 @@ enum qrnic_cmd_status qrnic_cmd_create_cq(struct qrnic_engine *e,
     if (!cq_pbl_ok(qrnic_cmd_at(cmd, create_cq.pbl), log)) {
         return QRNIC_ST_BAD_PARAM;
     }
-    for (i = 1; i < QRNIC_ENG_MAX_CQ && e->cq[i]; i++) {
-        continue;
-    }
-    if (i == QRNIC_ENG_MAX_CQ) {
-        return QRNIC_ST_NO_RESOURCES;
-    }
     st = qrnic_ctx_charge(e, uctx, QRNIC_CTX_CQ, 1);
     if (st != QRNIC_ST_OK) {
         return st;
     }
     st = cq_pages(e, qrnic_cmd_at(cmd, create_cq.pbl), &pages);
     cq = st == QRNIC_ST_OK ? calloc(1, sizeof(*cq)) : NULL;
-    if (!cq) {
+    if (cq) {
+        cq->cqn = qrnic_table_insert(&e->obj[QRNIC_OBJ_CQ], cq);
+    }
+    if (!cq || !cq->cqn) {
+        free(cq);
         free(pages);
         qrnic_ctx_uncharge(e, uctx, QRNIC_CTX_CQ, 1);
         return st == QRNIC_ST_OK ? QRNIC_ST_NO_RESOURCES : st;
     }
     cq->pages = pages;
-    cq->cqn = i;
     cq->uctx = uctx;
     cq->eqn = eqn;
     cq->log_depth = log;
-    e->cq[i] = cq;
     e->eq[eqn].ncq++;
-    req->result0 = i;
+    req->result0 = cq->cqn;
     return QRNIC_ST_OK;
 }
 
-static void cq_free(struct qrnic_engine *e, struct qrnic_cqc *cq)
+void qrnic_cq_release(struct qrnic_engine *e, void *obj)
 {
+    struct qrnic_cqc *cq = obj;
+
     e->eq[cq->eqn].ncq--;
     qrnic_ctx_uncharge(e, cq->uctx, QRNIC_CTX_CQ, 1);
-    e->cq[cq->cqn] = NULL;
+    qrnic_table_remove(&e->obj[QRNIC_OBJ_CQ], cq->cqn);
     free(cq->pages);
     free(cq);
 }
@@ -134,7 +131,7 @@ enum qrnic_cmd_status qrnic_cmd_destroy_cq(struct qrnic_engine *e,
     if (cq->nqp) {
         return QRNIC_ST_BAD_STATE;
     }
-    cq_free(e, cq);
+    qrnic_cq_release(e, cq);
     return QRNIC_ST_OK;
 }
 
@@ -179,17 +176,6 @@ enum qrnic_cmd_status qrnic_cmd_resize_cq(struct qrnic_engine *e,
     cq->overflowed = false;
     req->result0 = cq->pi;
     return QRNIC_ST_OK;
-}
-
-void qrnic_cq_free_all(struct qrnic_engine *e)
-{
-    uint32_t i;
-
-    for (i = 1; i < QRNIC_ENG_MAX_CQ; i++) {
-        if (e->cq[i]) {
-            cq_free(e, e->cq[i]);
-        }
-    }
 }
 
 /* Take a consumer index from software if it is one the ring allows. */

@@ -25,6 +25,7 @@ void qrnic_engine_init(struct qrnic_engine *e,
     e->db_work = QRNIC_DB_WORK_DEFAULT;
     e->win_bytes = QRNIC_ENG_WINDOW_BYTES;
     e->win_pkts = QRNIC_ENG_WINDOW_PKTS;
+    qrnic_objects_setup(e);
     qrnic_engine_clear(e);
 }
 
@@ -50,6 +51,7 @@ int qrnic_engine_set_qmem(struct qrnic_engine *e, uint8_t *qmem,
 void qrnic_engine_fini(struct qrnic_engine *e)
 {
     qrnic_cmd_reset_objects(e);
+    qrnic_objects_fini(e);
     free(e->qmem_owner);
     free(e->backlog);
     e->qmem_owner = NULL;

@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include "qrnic_hw.h"
 #include "qrnic_fault.h"
+#include "qrnic_table.h"
 
 #define QRNIC_ENG_MAX_EQ            QRNIC_NUM_MSIX
 #define QRNIC_ENG_GID_TBL_LEN       128
@@ -162,6 +163,28 @@ struct qrnic_eq {
     uint16_t vector;
     uint32_t ncq;               /* CQs delivering events here */
     struct qrnic_ring ring;     /* pi: device, ci: driver */
+};
+
+/*
+ * The kinds of object the device keeps in handle tables (qrnic_objects.c
+ * describes each: its handles, how many, how one is freed), in the order
+ * a reset frees them: QPs hold CQs, SRQs, PDs and type 2 windows; keys
+ * and SRQs hold PDs.
+ */
+enum qrnic_obj_kind {
+    QRNIC_OBJ_QP,
+    QRNIC_OBJ_SRQ,
+    QRNIC_OBJ_KEY,      /* regions and windows: one key space */
+    QRNIC_OBJ_CQ,
+    QRNIC_OBJ_PD,
+    QRNIC_OBJ_COUNT
+};
+
+/* A protection domain: its context, and the keys, QPs and SRQs in it. */
+struct qrnic_pdc {
+    uint32_t pdn;
+    uint32_t uctx;
+    uint32_t users;
 };
 
 /*
@@ -321,24 +344,13 @@ struct qrnic_engine {
     struct qrnic_uctx uctx[QRNIC_ENG_MAX_DB_PAGES];    /* qrnic_uctx.c */
     /* One context's limits (enum qrnic_ctx_res); 0: qrnic_ctx_limit's. */
     uint32_t ctx_max[QRNIC_CTX_RES_COUNT];
-    bool pd_valid[QRNIC_ENG_MAX_PD];
-    uint32_t pd_uctx[QRNIC_ENG_MAX_PD];
-    uint32_t pd_users[QRNIC_ENG_MAX_PD];    /* keys, QPs, SRQs in the PD */
     struct qrnic_eth_state eth;
     struct qrnic_stats stats;
 
-    /* RDMA objects; the handle's index selects the slot. */
-    struct qrnic_cqc *cq[QRNIC_ENG_MAX_CQ];
-    struct qrnic_mrc *mr[QRNIC_ENG_MAX_MR];  /* regions and windows */
-    uint8_t mr_tag[QRNIC_ENG_MAX_MR];
-    uint32_t mr_next;                       /* where the key search starts */
-    uint32_t mr_top;                        /* no live key's index above */
+    /* RDMA objects (qrnic_objects.c); the handle's index selects the slot. */
+    struct qrnic_table obj[QRNIC_OBJ_COUNT];
     uint32_t mtt_used;                      /* page addresses held */
-    struct qrnic_qpc *qp[QRNIC_ENG_MAX_QP];
-    struct qrnic_srqc *srq[QRNIC_ENG_MAX_SRQ];
     struct qrnic_mcast_group mcast[QRNIC_MAX_MCAST_GROUPS];
-    uint16_t qp_gen[QRNIC_ENG_MAX_QP];
-    uint32_t qp_next;
 
     /* Queue memory (BAR4): the device reads WQEs straight from it. */
     uint8_t *qmem;
@@ -474,10 +486,44 @@ static inline bool qrnic_uctx_exists(const struct qrnic_engine *e,
     return uctx >= 1 && uctx < e->db_pages && e->uctx[uctx].valid;
 }
 
+static inline struct qrnic_pdc *qrnic_pd_get(const struct qrnic_engine *e,
+                                             uint32_t pdn)
+{
+    return qrnic_table_get(&e->obj[QRNIC_OBJ_PD], pdn);
+}
+
 static inline bool qrnic_pd_exists(const struct qrnic_engine *e, uint32_t pdn)
 {
-    return pdn >= 1 && pdn <= QRNIC_ENG_MAX_PD && e->pd_valid[pdn - 1];
+    return qrnic_pd_get(e, pdn) != NULL;
 }
+
+/* The PD, if it exists and belongs to the context. */
+static inline struct qrnic_pdc *qrnic_pd_of(const struct qrnic_engine *e,
+                                            uint32_t pdn, uint32_t uctx)
+{
+    struct qrnic_pdc *pd = qrnic_pd_get(e, pdn);
+
+    return pd && pd->uctx == uctx ? pd : NULL;
+}
+
+/*
+ * The context a PD belongs to; the PD must exist (its user, a key, QP or
+ * SRQ, keeps it).
+ */
+static inline uint32_t qrnic_pd_uctx(const struct qrnic_engine *e,
+                                     uint32_t pdn)
+{
+    return qrnic_pd_get(e, pdn)->uctx;
+}
+
+/* qrnic_objects.c: the handle tables of every kind */
+void qrnic_objects_setup(struct qrnic_engine *e);
+/* Frees every object, kind by kind in enum qrnic_obj_kind's order. */
+void qrnic_objects_free(struct qrnic_engine *e);
+void qrnic_objects_fini(struct qrnic_engine *e);
+/* How many objects of the kind the device can hold. */
+uint32_t qrnic_obj_capacity(const struct qrnic_engine *e,
+                            enum qrnic_obj_kind kind);
 
 /* qrnic_aq.c: admin queue ring */
 bool qrnic_aq_doorbell(struct qrnic_engine *e, uint32_t pi);

@@ -28,7 +28,7 @@ enum qrnic_cmd_status qrnic_cmd_alloc_mr(struct qrnic_engine *e,
     if (!qrnic_pd_exists(e, pdn)) {
         return QRNIC_ST_BAD_HANDLE;
     }
-    if (e->pd_uctx[pdn - 1] || max_pages == 0 ||
+    if (qrnic_pd_uctx(e, pdn) || max_pages == 0 ||
         max_pages > QRNIC_MAX_FAST_REG_PAGES) {
         return QRNIC_ST_BAD_PARAM;
     }

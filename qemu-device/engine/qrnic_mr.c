@@ -15,9 +15,7 @@
 
 struct qrnic_mrc *qrnic_key_slot(struct qrnic_engine *e, uint32_t key)
 {
-    uint32_t idx = QRNIC_KEY_INDEX(key);
-
-    return idx == 0 || idx >= QRNIC_ENG_MAX_MR ? NULL : e->mr[idx];
+    return qrnic_table_get(&e->obj[QRNIC_OBJ_KEY], QRNIC_KEY_INDEX(key));
 }
 
 static struct qrnic_mrc *mr_lookup(struct qrnic_engine *e, uint32_t key)
@@ -78,7 +76,7 @@ qrnic_rkey_check(struct qrnic_engine *e, const struct qrnic_qpc *qp,
         return QRNIC_VERR_LKEY_BOUNDS;
     }
     /* The window's rights stand for the region's; it must still be valid. */
-    mw = e->mr[mw->mr_idx];
+    mw = qrnic_table_get(&e->obj[QRNIC_OBJ_KEY], mw->mr_idx);
     if (region_check(mw, qp->pdn, 0, va, len)) {
         return QRNIC_VERR_BAD_LKEY;
     }
@@ -256,7 +254,7 @@ reg_mr_args(struct qrnic_engine *e, const uint8_t *cmd,
     }
     if (levels == QRNIC_PBL_PHYS) {
         /* The DMA address space itself: for the kernel's PDs only. */
-        return e->pd_uctx[pdn - 1] == 0 && *npages == 0 ?
+        return qrnic_pd_uctx(e, pdn) == 0 && *npages == 0 ?
                QRNIC_ST_OK : QRNIC_ST_BAD_PARAM;
     }
     if (shift < QRNIC_MIN_PAGE_SHIFT || shift > QRNIC_MAX_PAGE_SHIFT ||
@@ -281,20 +279,20 @@ static enum qrnic_ctx_res key_res(const struct qrnic_mrc *mr)
 static enum qrnic_cmd_status
 key_charge(struct qrnic_engine *e, const struct qrnic_mrc *mr)
 {
-    return qrnic_ctx_charge_obj(e, e->pd_uctx[mr->pdn - 1], key_res(mr),
+    return qrnic_ctx_charge_obj(e, qrnic_pd_uctx(e, mr->pdn), key_res(mr),
                                 QRNIC_CTX_MR_PAGES, mr->mtt);
 }
 
 static void key_uncharge(struct qrnic_engine *e, const struct qrnic_mrc *mr)
 {
-    qrnic_ctx_uncharge_obj(e, e->pd_uctx[mr->pdn - 1], key_res(mr),
+    qrnic_ctx_uncharge_obj(e, qrnic_pd_uctx(e, mr->pdn), key_res(mr),
                            QRNIC_CTX_MR_PAGES, mr->mtt);
 }
 
 /* What key_uncharge() took, back (a limit lowered since may not fit). */
 static void key_restore(struct qrnic_engine *e, const struct qrnic_mrc *mr)
 {
-    uint32_t uctx = e->pd_uctx[mr->pdn - 1];
+    uint32_t uctx = qrnic_pd_uctx(e, mr->pdn);
 
     qrnic_ctx_restore(e, uctx, key_res(mr), 1);
     qrnic_ctx_restore(e, uctx, QRNIC_CTX_MR_PAGES, mr->mtt);
@@ -303,45 +301,41 @@ static void key_restore(struct qrnic_engine *e, const struct qrnic_mrc *mr)
 enum qrnic_cmd_status
 qrnic_key_insert(struct qrnic_engine *e, struct qrnic_mrc *mr)
 {
-    uint32_t i;
+    struct qrnic_table *t = &e->obj[QRNIC_OBJ_KEY];
+    uint32_t n;
     uint8_t st;
 
-    for (i = 0; i < QRNIC_ENG_MAX_MR - 1; i++) {
-        uint32_t n = 1 + (e->mr_next + i) % (QRNIC_ENG_MAX_MR - 1);
-
-        if (e->mr[n]) {
-            continue;
-        }
-        st = key_charge(e, mr);
-        if (st != QRNIC_ST_OK) {
-            return st;
-        }
-        /* A key byte the index did not have last time. */
-        e->mr_tag[n]++;
-        mr->key = n << 8 | e->mr_tag[n];
-        e->mr[n] = mr;
-        e->mr_next = n;
-        e->mr_top = n > e->mr_top ? n : e->mr_top;
-        e->mtt_used += mr->mtt;
-        e->pd_users[mr->pdn - 1]++;
-        return QRNIC_ST_OK;
+    st = key_charge(e, mr);
+    if (st != QRNIC_ST_OK) {
+        return st;
     }
-    return QRNIC_ST_NO_RESOURCES;
+    n = qrnic_table_insert(t, mr);
+    if (!n) {
+        key_uncharge(e, mr);
+        return QRNIC_ST_NO_RESOURCES;
+    }
+    /* A key byte the index did not have last time. */
+    mr->key = n << 8 | (uint8_t)qrnic_table_gen(t, n);
+    e->mtt_used += mr->mtt;
+    qrnic_pd_get(e, mr->pdn)->users++;
+    return QRNIC_ST_OK;
 }
 
-void qrnic_key_free(struct qrnic_engine *e, uint32_t idx)
+void qrnic_key_release(struct qrnic_engine *e, void *obj)
 {
-    struct qrnic_mrc *mr = e->mr[idx];
+    struct qrnic_mrc *mr = obj;
+    uint32_t idx = QRNIC_KEY_INDEX(mr->key);
 
     if (qrnic_key_is_mw(mr) && mr->valid) {
         qrnic_mw_unbind(e, mr);
     }
     /* The next key of this index differs from every one software saw. */
-    e->mr_tag[idx] = (uint8_t)QRNIC_KEY_BYTE(mr->key);
+    qrnic_table_set_gen(&e->obj[QRNIC_OBJ_KEY], idx,
+                        (uint8_t)QRNIC_KEY_BYTE(mr->key));
     key_uncharge(e, mr);
-    e->pd_users[mr->pdn - 1]--;
+    qrnic_pd_get(e, mr->pdn)->users--;
     e->mtt_used -= mr->mtt;
-    e->mr[idx] = NULL;
+    qrnic_table_remove(&e->obj[QRNIC_OBJ_KEY], idx);
     free(mr);
 }
 
@@ -429,8 +423,8 @@ enum qrnic_cmd_status qrnic_cmd_rereg_mr(struct qrnic_engine *e,
         return st;
     }
     /* A region stays its context's: the new PD must be of it too. */
-    if (e->pd_uctx[qrnic_cmd32(cmd, reg_mr.pdn) - 1] !=
-        e->pd_uctx[old->pdn - 1]) {
+    if (qrnic_pd_uctx(e, qrnic_cmd32(cmd, reg_mr.pdn)) !=
+        qrnic_pd_uctx(e, old->pdn)) {
         return QRNIC_ST_BAD_HANDLE;
     }
     mr = mr_new(e, cmd, npages, &st);
@@ -445,10 +439,10 @@ enum qrnic_cmd_status qrnic_cmd_rereg_mr(struct qrnic_engine *e,
         return st;
     }
     mr->key = key;
-    e->pd_users[old->pdn - 1]--;
-    e->pd_users[mr->pdn - 1]++;
+    qrnic_pd_get(e, old->pdn)->users--;
+    qrnic_pd_get(e, mr->pdn)->users++;
     e->mtt_used = e->mtt_used - old->mtt + mr->mtt;
-    e->mr[QRNIC_KEY_INDEX(key)] = mr;
+    qrnic_table_replace(&e->obj[QRNIC_OBJ_KEY], QRNIC_KEY_INDEX(key), mr);
     free(old);
     return QRNIC_ST_OK;
 }
@@ -472,21 +466,6 @@ enum qrnic_cmd_status qrnic_cmd_dereg_mr(struct qrnic_engine *e,
     if (mr->nmw) {
         return QRNIC_ST_BAD_STATE;
     }
-    qrnic_key_free(e, QRNIC_KEY_INDEX(key));
+    qrnic_key_release(e, mr);
     return QRNIC_ST_OK;
-}
-
-/* Device reset: windows first, so no region is freed under one. */
-void qrnic_mr_free_all(struct qrnic_engine *e)
-{
-    uint32_t i, pass;
-
-    for (pass = 0; pass < 2; pass++) {
-        for (i = 1; i < QRNIC_ENG_MAX_MR; i++) {
-            if (e->mr[i] && qrnic_key_is_mw(e->mr[i]) == !pass) {
-                qrnic_key_free(e, i);
-            }
-        }
-    }
-    e->mtt_used = 0;
 }

@@ -57,16 +57,22 @@ enum qrnic_cmd_status qrnic_cmd_dealloc_mw(struct qrnic_engine *e,
     if (!mw || !qrnic_key_is_mw(mw)) {
         return QRNIC_ST_BAD_HANDLE;
     }
-    qrnic_key_free(e, QRNIC_KEY_INDEX(key));     /* unbinds it first */
+    qrnic_key_release(e, mw);     /* unbinds it first */
     return QRNIC_ST_OK;
 }
 
 void qrnic_mw_unbind(struct qrnic_engine *e, struct qrnic_mrc *mw)
 {
+    struct qrnic_mrc *mr;
+
     if (!mw->valid) {
         return;
     }
-    e->mr[mw->mr_idx]->nmw--;
+    /* Only a reset frees a region before the windows bound to it. */
+    mr = qrnic_table_get(&e->obj[QRNIC_OBJ_KEY], mw->mr_idx);
+    if (mr) {
+        mr->nmw--;
+    }
     if (mw->kind == QRNIC_KEY_MW2) {
         struct qrnic_qpc *qp = qrnic_qp_get(e, mw->qpn);
 
@@ -84,13 +90,14 @@ void qrnic_mw_unbind(struct qrnic_engine *e, struct qrnic_mrc *mw)
 
 void qrnic_mw_qp_gone(struct qrnic_engine *e, struct qrnic_qpc *qp)
 {
+    struct qrnic_mrc *mw;
     uint32_t i;
 
-    for (i = 1; i < QRNIC_ENG_MAX_MR && qp->nmw2; i++) {
-        struct qrnic_mrc *mw = e->mr[i];
-
-        if (mw && mw->kind == QRNIC_KEY_MW2 && mw->valid &&
-            mw->qpn == qp->qpn) {
+    if (!qp->nmw2) {
+        return;
+    }
+    QRNIC_TABLE_FOR_EACH(&e->obj[QRNIC_OBJ_KEY], i, mw) {
+        if (mw->kind == QRNIC_KEY_MW2 && mw->valid && mw->qpn == qp->qpn) {
             qrnic_mw_unbind(e, mw);
         }
     }

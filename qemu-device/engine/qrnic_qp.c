@@ -108,7 +108,8 @@ static bool find_transition(const struct qrnic_qpc *qp, uint8_t to,
 
 struct qrnic_qpc *qrnic_qp_get(struct qrnic_engine *e, uint32_t qpn)
 {
-    struct qrnic_qpc *qp = e->qp[qpn & (QRNIC_ENG_MAX_QP - 1)];
+    uint32_t idx = qpn & ((1u << QRNIC_ENG_QPN_IDX_BITS) - 1);
+    struct qrnic_qpc *qp = qrnic_table_get(&e->obj[QRNIC_OBJ_QP], idx);
 
     return qp && qp->qpn == qpn ? qp : NULL;
 }
@@ -244,8 +245,7 @@ create_qp_args(struct qrnic_engine *e, const uint8_t *cmd)
     if (uctx != 0 && !qrnic_uctx_exists(e, uctx)) {
         return QRNIC_ST_BAD_HANDLE;
     }
-    if (!qrnic_pd_exists(e, pdn) ||
-        e->pd_uctx[pdn - 1] != uctx || !scq || !rcq ||
+    if (!qrnic_pd_of(e, pdn, uctx) || !scq || !rcq ||
         scq->uctx != uctx || rcq->uctx != uctx ||
         (srqn && (!srq || srq->uctx != uctx))) {
         return QRNIC_ST_BAD_HANDLE;
@@ -274,29 +274,24 @@ create_qp_args(struct qrnic_engine *e, const uint8_t *cmd)
          rq_off < sq_off + sq_pages * QPAGE)) {
         return QRNIC_ST_BAD_PARAM;
     }
-    if (type == QRNIC_QPT_GSI && e->qp[QRNIC_GSI_QPN]) {
+    if (type == QRNIC_QPT_GSI &&
+        qrnic_table_get(&e->obj[QRNIC_OBJ_QP], QRNIC_GSI_QPN)) {
         return QRNIC_ST_BAD_STATE;      /* one GSI QP per port */
     }
     return QRNIC_ST_OK;
 }
 
-/* A free table index for a new QP; 0 if the table is full. */
-static uint32_t qp_alloc_index(struct qrnic_engine *e, uint8_t type)
+/* Puts a new QP in the table (the GSI QP at its index); 0 if full. */
+static uint32_t qp_insert(struct qrnic_engine *e, struct qrnic_qpc *qp,
+                          uint8_t type)
 {
-    uint32_t i;
+    struct qrnic_table *t = &e->obj[QRNIC_OBJ_QP];
 
     if (type == QRNIC_QPT_GSI) {
-        return QRNIC_GSI_QPN;   /* free: create_qp_args checked */
+        /* Free: create_qp_args checked. */
+        return qrnic_table_insert_at(t, QRNIC_GSI_QPN, qp) ? QRNIC_GSI_QPN : 0;
     }
-    /* Indices 0 and 1 are QP 0 and QP 1 (GSI), never others'. */
-    for (i = 0; i < QRNIC_ENG_MAX_QP - 2; i++) {
-        uint32_t n = 2 + (e->qp_next + i) % (QRNIC_ENG_MAX_QP - 2);
-
-        if (!e->qp[n]) {
-            return n;
-        }
-    }
-    return 0;
+    return qrnic_table_insert(t, qp);
 }
 
 static void qp_reset_state(struct qrnic_qpc *qp);
@@ -322,10 +317,6 @@ enum qrnic_cmd_status qrnic_cmd_create_qp(struct qrnic_engine *e,
         pages += qrnic_qmem_pages(qrnic_cmd8(cmd, create_qp.log_rq_depth),
                                   qrnic_cmd8(cmd, create_qp.log_rq_stride));
     }
-    idx = qp_alloc_index(e, type);
-    if (!idx) {
-        return QRNIC_ST_NO_RESOURCES;
-    }
     st = qrnic_ctx_charge_obj(e, uctx, QRNIC_CTX_QP, QRNIC_CTX_QMEM_PAGES,
                               pages);
     if (st != QRNIC_ST_OK) {
@@ -337,7 +328,8 @@ enum qrnic_cmd_status qrnic_cmd_create_qp(struct qrnic_engine *e,
         qp->req.swq = calloc(1u << qp->log_sq, sizeof(*qp->req.swq));
         qp->resp.rd_res = calloc(QRNIC_MAX_RD_ATOMIC, sizeof(*qp->resp.rd_res));
     }
-    if (!qp || !qp->req.swq || !qp->resp.rd_res) {
+    idx = qp && qp->req.swq && qp->resp.rd_res ? qp_insert(e, qp, type) : 0;
+    if (!idx) {
         if (qp) {
             free(qp->req.swq);
             free(qp->resp.rd_res);
@@ -350,9 +342,10 @@ enum qrnic_cmd_status qrnic_cmd_create_qp(struct qrnic_engine *e,
     if (type == QRNIC_QPT_GSI) {
         qp->qpn = QRNIC_GSI_QPN;
     } else {
-        e->qp_gen[idx] = (e->qp_gen[idx] + 1) &
-                         ((1u << (24 - QRNIC_ENG_QPN_IDX_BITS)) - 1);
-        qp->qpn = (uint32_t)e->qp_gen[idx] << QRNIC_ENG_QPN_IDX_BITS | idx;
+        uint32_t gen = qrnic_table_gen(&e->obj[QRNIC_OBJ_QP], idx) &
+                       ((1u << (24 - QRNIC_ENG_QPN_IDX_BITS)) - 1);
+
+        qp->qpn = gen << QRNIC_ENG_QPN_IDX_BITS | idx;
     }
     qp->idx = idx;
     qp->type = type;
@@ -375,17 +368,15 @@ enum qrnic_cmd_status qrnic_cmd_create_qp(struct qrnic_engine *e,
     if (qp->srq) {
         qp->srq->nqp++;
     }
-    e->pd_users[qp->pdn - 1]++;
-    e->qp[idx] = qp;
-    if (type != QRNIC_QPT_GSI) {
-        e->qp_next = idx;
-    }
+    qrnic_pd_get(e, qp->pdn)->users++;
     req->result0 = qp->qpn;
     return QRNIC_ST_OK;
 }
 
-static void qp_free(struct qrnic_engine *e, struct qrnic_qpc *qp)
+void qrnic_qp_release(struct qrnic_engine *e, void *obj)
 {
+    struct qrnic_qpc *qp = obj;
+
     qrnic_mw_qp_gone(e, qp);
     qrnic_sched_unlink(e, qp);
     qrnic_mcast_detach_qp(e, qp->qpn);
@@ -398,8 +389,8 @@ static void qp_free(struct qrnic_engine *e, struct qrnic_qpc *qp)
     if (qp->srq) {
         qp->srq->nqp--;
     }
-    e->pd_users[qp->pdn - 1]--;
-    e->qp[qp->idx] = NULL;
+    qrnic_pd_get(e, qp->pdn)->users--;
+    qrnic_table_remove(&e->obj[QRNIC_OBJ_QP], qp->idx);
     free(qp->req.swq);
     free(qp->resp.rd_res);
     free(qp);
@@ -422,19 +413,8 @@ enum qrnic_cmd_status qrnic_cmd_destroy_qp(struct qrnic_engine *e,
          */
         qrnic_ud_work(e, qp, 1u << QRNIC_QP_MAX_LOG);
     }
-    qp_free(e, qp);
+    qrnic_qp_release(e, qp);
     return QRNIC_ST_OK;
-}
-
-void qrnic_qp_free_all(struct qrnic_engine *e)
-{
-    uint32_t i;
-
-    for (i = 0; i < QRNIC_ENG_MAX_QP; i++) {
-        if (e->qp[i]) {
-            qp_free(e, e->qp[i]);
-        }
-    }
 }
 
 /* ---- state --------------------------------------------------------------- */

@@ -65,6 +65,8 @@ void qrnic_ctx_uncharge_obj(struct qrnic_engine *e, uint32_t uctx,
                             enum qrnic_ctx_res kind,
                             enum qrnic_ctx_res pages_kind, uint32_t pages);
 void qrnic_uctx_reset(struct qrnic_engine *e);
+/* Release functions of the object kinds (qrnic_objects.c). */
+void qrnic_pd_release(struct qrnic_engine *e, void *obj);
 
 /* ---- completion queues --------------------------------------------------- */
 
@@ -102,7 +104,7 @@ bool qrnic_cq_post(struct qrnic_engine *e, struct qrnic_cqc *cq,
                    const struct qrnic_wc *wc);
 enum qrnic_guest_err qrnic_cq_doorbell(struct qrnic_engine *e, uint32_t page,
                                        uint64_t val);
-void qrnic_cq_free_all(struct qrnic_engine *e);
+void qrnic_cq_release(struct qrnic_engine *e, void *obj);
 
 /* ---- page lists ---------------------------------------------------------- */
 
@@ -116,8 +118,8 @@ enum qrnic_cmd_status qrnic_pbl_read(struct qrnic_engine *e, const uint8_t *pbl,
 /* ---- memory regions and windows ------------------------------------------ */
 
 /*
- * One table (e->mr[], indexed by the key's upper 24 bits) holds regions
- * and windows; QRNIC_KEY_* says which an entry is.
+ * One table (e->obj[QRNIC_OBJ_KEY], indexed by the key's upper 24 bits)
+ * holds regions and windows; QRNIC_KEY_* says which an entry is.
  */
 enum qrnic_key_kind {
     QRNIC_KEY_MR,               /* REG_MR command: always valid */
@@ -178,16 +180,15 @@ bool qrnic_mr_read(struct qrnic_engine *e, const struct qrnic_mrc *mr,
                    uint64_t va, void *buf, uint64_t len);
 bool qrnic_mr_write(struct qrnic_engine *e, const struct qrnic_mrc *mr,
                     uint64_t va, const void *buf, uint64_t len);
-void qrnic_mr_free_all(struct qrnic_engine *e);
 /*
  * The key table: put mr (pdn set, its pages reserved in mr->mtt) at a
  * free index with a new key byte, charged to its PD's context; else
  * NO_RESOURCES (table full) or OVER_QUOTA, and mr is not freed.
- * qrnic_key_free() releases an entry (a bound window first unbinds).
+ * qrnic_key_release() frees an entry (a bound window first unbinds).
  */
 enum qrnic_cmd_status
 qrnic_key_insert(struct qrnic_engine *e, struct qrnic_mrc *mr);
-void qrnic_key_free(struct qrnic_engine *e, uint32_t idx);
+void qrnic_key_release(struct qrnic_engine *e, void *obj);
 /* The entry the key's index names, whatever its key byte; or NULL. */
 struct qrnic_mrc *qrnic_key_slot(struct qrnic_engine *e, uint32_t key);
 /* Check a region's bounds; it must cover [va, va + len). */
@@ -439,7 +440,7 @@ struct qrnic_qpc {
 };
 
 struct qrnic_qpc *qrnic_qp_get(struct qrnic_engine *e, uint32_t qpn);
-void qrnic_qp_free_all(struct qrnic_engine *e);
+void qrnic_qp_release(struct qrnic_engine *e, void *obj);
 /* Queue doorbells: QRNIC_GUEST_OK, or why the value was refused. */
 enum qrnic_guest_err qrnic_qp_doorbell(struct qrnic_engine *e, uint32_t page,
                                        bool sq, uint64_t val);
@@ -499,7 +500,7 @@ struct qrnic_srqc {
 struct qrnic_srqc *qrnic_srq_get(struct qrnic_engine *e, uint32_t srqn);
 enum qrnic_guest_err qrnic_srq_doorbell(struct qrnic_engine *e, uint32_t page,
                                         uint64_t val);
-void qrnic_srq_free_all(struct qrnic_engine *e);
+void qrnic_srq_release(struct qrnic_engine *e, void *obj);
 
 /*
  * Receive WQEs for a QP, from its RQ or its SRQ.  qrnic_recv_take() makes

@@ -14,7 +14,7 @@
 
 struct qrnic_srqc *qrnic_srq_get(struct qrnic_engine *e, uint32_t srqn)
 {
-    return srqn && srqn < QRNIC_ENG_MAX_SRQ ? e->srq[srqn] : NULL;
+    return qrnic_table_get(&e->obj[QRNIC_OBJ_SRQ], srqn);
 }
 
 static uint16_t srq_owner(uint32_t srqn)
@@ -33,11 +33,10 @@ enum qrnic_cmd_status qrnic_cmd_create_srq(struct qrnic_engine *e,
     uint8_t ld = qrnic_cmd8(cmd, create_srq.log_depth);
     uint8_t ls = qrnic_cmd8(cmd, create_srq.log_stride);
     struct qrnic_srqc *srq;
-    uint32_t n;
     uint8_t st;
 
     if ((uctx != 0 && !qrnic_uctx_exists(e, uctx)) ||
-        !qrnic_pd_exists(e, pdn) || e->pd_uctx[pdn - 1] != uctx) {
+        !qrnic_pd_of(e, pdn, uctx)) {
         return QRNIC_ST_BAD_HANDLE;
     }
     if (ld > QRNIC_QP_MAX_LOG || ls < QRNIC_RQ_MIN_LOG_STRIDE ||
@@ -50,12 +49,6 @@ enum qrnic_cmd_status qrnic_cmd_create_srq(struct qrnic_engine *e,
     if (!e->qmem) {
         return QRNIC_ST_NO_RESOURCES;
     }
-    for (n = 1; n < QRNIC_ENG_MAX_SRQ && e->srq[n]; n++) {
-        continue;
-    }
-    if (n == QRNIC_ENG_MAX_SRQ) {
-        return QRNIC_ST_NO_RESOURCES;
-    }
     if (!qrnic_qmem_free_range(e, off, qrnic_qmem_pages(ld, ls))) {
         return QRNIC_ST_BAD_PARAM;
     }
@@ -65,22 +58,24 @@ enum qrnic_cmd_status qrnic_cmd_create_srq(struct qrnic_engine *e,
         return st;
     }
     srq = calloc(1, sizeof(*srq));
-    if (!srq) {
+    if (srq) {
+        srq->srqn = qrnic_table_insert(&e->obj[QRNIC_OBJ_SRQ], srq);
+    }
+    if (!srq || !srq->srqn) {
+        free(srq);
         qrnic_ctx_uncharge_obj(e, uctx, QRNIC_CTX_SRQ, QRNIC_CTX_QMEM_PAGES,
                                qrnic_qmem_pages(ld, ls));
         return QRNIC_ST_NO_RESOURCES;
     }
-    qrnic_qmem_claim(e, off, qrnic_qmem_pages(ld, ls), srq_owner(n));
-    srq->srqn = n;
+    qrnic_qmem_claim(e, off, qrnic_qmem_pages(ld, ls), srq_owner(srq->srqn));
     srq->uctx = uctx;
     srq->pdn = pdn;
     srq->off = off;
     srq->log_depth = ld;
     srq->log_stride = ls;
     srq->limit = limit;
-    e->pd_users[pdn - 1]++;
-    e->srq[n] = srq;
-    req->result0 = n;
+    qrnic_pd_get(e, pdn)->users++;
+    req->result0 = srq->srqn;
     return QRNIC_ST_OK;
 }
 
@@ -182,14 +177,16 @@ enum qrnic_cmd_status qrnic_cmd_query_srq(struct qrnic_engine *e,
     return QRNIC_ST_OK;
 }
 
-static void srq_free(struct qrnic_engine *e, struct qrnic_srqc *srq)
+void qrnic_srq_release(struct qrnic_engine *e, void *obj)
 {
+    struct qrnic_srqc *srq = obj;
+
     qrnic_qmem_release(e, srq->off,
                        qrnic_qmem_pages(srq->log_depth, srq->log_stride));
-    e->pd_users[srq->pdn - 1]--;
+    qrnic_pd_get(e, srq->pdn)->users--;
     qrnic_ctx_uncharge_obj(e, srq->uctx, QRNIC_CTX_SRQ, QRNIC_CTX_QMEM_PAGES,
                            qrnic_qmem_pages(srq->log_depth, srq->log_stride));
-    e->srq[srq->srqn] = NULL;
+    qrnic_table_remove(&e->obj[QRNIC_OBJ_SRQ], srq->srqn);
     free(srq);
 }
 
@@ -206,19 +203,8 @@ enum qrnic_cmd_status qrnic_cmd_destroy_srq(struct qrnic_engine *e,
     if (srq->nqp) {
         return QRNIC_ST_BAD_STATE;
     }
-    srq_free(e, srq);
+    qrnic_srq_release(e, srq);
     return QRNIC_ST_OK;
-}
-
-void qrnic_srq_free_all(struct qrnic_engine *e)
-{
-    uint32_t i;
-
-    for (i = 1; i < QRNIC_ENG_MAX_SRQ; i++) {
-        if (e->srq[i]) {
-            srq_free(e, e->srq[i]);
-        }
-    }
 }
 
 enum qrnic_guest_err qrnic_srq_doorbell(struct qrnic_engine *e, uint32_t page,

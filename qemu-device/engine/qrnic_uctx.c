@@ -10,6 +10,7 @@
  * table).  The limits are the platform's (ctx_max[], 0: the default, a
  * quarter of the device's table).
  */
+#include <stdlib.h>
 #include <string.h>
 #include "qrnic_rdma.h"
 #include "qrnic_le.h"
@@ -20,16 +21,16 @@ static uint32_t ctx_res_total(const struct qrnic_engine *e,
 {
     switch (kind) {
     case QRNIC_CTX_PD:
-        return QRNIC_ENG_MAX_PD;
+        return qrnic_obj_capacity(e, QRNIC_OBJ_PD);
     case QRNIC_CTX_CQ:
-        return QRNIC_ENG_MAX_CQ - 1;
+        return qrnic_obj_capacity(e, QRNIC_OBJ_CQ);
     case QRNIC_CTX_QP:
-        return QRNIC_ENG_MAX_QP - 2;
+        return qrnic_obj_capacity(e, QRNIC_OBJ_QP);
     case QRNIC_CTX_SRQ:
-        return QRNIC_ENG_MAX_SRQ - 1;
+        return qrnic_obj_capacity(e, QRNIC_OBJ_SRQ);
     case QRNIC_CTX_MR:
     case QRNIC_CTX_MW:
-        return QRNIC_ENG_MAX_MR - 1;
+        return qrnic_obj_capacity(e, QRNIC_OBJ_KEY);
     case QRNIC_CTX_QMEM_PAGES:
         return (uint32_t)(e->qmem_size / QRNIC_QMEM_PAGE_SIZE);
     case QRNIC_CTX_MR_PAGES:
@@ -168,53 +169,58 @@ enum qrnic_cmd_status qrnic_cmd_alloc_pd(struct qrnic_engine *e,
 {
     const uint8_t *cmd = req->cmd;
     uint32_t uctx = qrnic_cmd32(cmd, alloc_pd.uctx);
-    uint32_t i;
+    struct qrnic_pdc *pd;
     uint8_t st;
 
     if (uctx != 0 && !qrnic_uctx_exists(e, uctx)) {
         return QRNIC_ST_BAD_HANDLE;
     }
-    for (i = 0; i < QRNIC_ENG_MAX_PD && e->pd_valid[i]; i++) {
-        continue;
-    }
-    if (i == QRNIC_ENG_MAX_PD) {
-        return QRNIC_ST_NO_RESOURCES;
-    }
     st = qrnic_ctx_charge(e, uctx, QRNIC_CTX_PD, 1);
     if (st != QRNIC_ST_OK) {
         return st;
     }
-    e->pd_valid[i] = true;
-    e->pd_uctx[i] = uctx;
-    req->result0 = i + 1;
+    pd = calloc(1, sizeof(*pd));
+    if (pd) {
+        pd->uctx = uctx;
+        pd->pdn = qrnic_table_insert(&e->obj[QRNIC_OBJ_PD], pd);
+    }
+    if (!pd || !pd->pdn) {
+        free(pd);
+        qrnic_ctx_uncharge(e, uctx, QRNIC_CTX_PD, 1);
+        return QRNIC_ST_NO_RESOURCES;
+    }
+    req->result0 = pd->pdn;
     return QRNIC_ST_OK;
+}
+
+void qrnic_pd_release(struct qrnic_engine *e, void *obj)
+{
+    struct qrnic_pdc *pd = obj;
+
+    qrnic_ctx_uncharge(e, pd->uctx, QRNIC_CTX_PD, 1);
+    qrnic_table_remove(&e->obj[QRNIC_OBJ_PD], pd->pdn);
+    free(pd);
 }
 
 enum qrnic_cmd_status qrnic_cmd_dealloc_pd(struct qrnic_engine *e,
                                            struct qrnic_cmd_req *req)
 {
     const uint8_t *cmd = req->cmd;
-    uint32_t pdn = qrnic_cmd32(cmd, dealloc_pd.pdn);
-    uint32_t i = pdn - 1;
+    struct qrnic_pdc *pd = qrnic_pd_get(e, qrnic_cmd32(cmd, dealloc_pd.pdn));
 
-    if (!qrnic_pd_exists(e, pdn)) {
+    if (!pd) {
         return QRNIC_ST_BAD_HANDLE;
     }
-    if (e->pd_users[i]) {
+    if (pd->users) {
         return QRNIC_ST_BAD_STATE;      /* MRs, windows, QPs, SRQs use it */
     }
-    qrnic_ctx_uncharge(e, e->pd_uctx[i], QRNIC_CTX_PD, 1);
-    e->pd_valid[i] = false;
-    e->pd_uctx[i] = 0;
+    qrnic_pd_release(e, pd);
     return QRNIC_ST_OK;
 }
 
-/* Every QP is gone (qrnic_sched_unlink took its packets off the count). */
+/* Every object is gone (qrnic_sched_unlink took QPs' packets off the count). */
 void qrnic_uctx_reset(struct qrnic_engine *e)
 {
     memset(e->uctx, 0, sizeof(e->uctx));
     memset(e->ctx_users_used, 0, sizeof(e->ctx_users_used));
-    memset(e->pd_valid, 0, sizeof(e->pd_valid));
-    memset(e->pd_uctx, 0, sizeof(e->pd_uctx));
-    memset(e->pd_users, 0, sizeof(e->pd_users));
 }

@@ -18,7 +18,14 @@ static bool ring_ok(uint16_t pi, uint16_t ci, uint8_t log_depth)
 /* A live object's PD: allocated, and counting at least one user. */
 static bool pd_used(const struct qrnic_engine *e, uint32_t pdn)
 {
-    return qrnic_pd_exists(e, pdn) && e->pd_users[pdn - 1] > 0;
+    const struct qrnic_pdc *pd = qrnic_pd_get(e, pdn);
+
+    return pd && pd->users > 0;
+}
+
+static bool qp_live(const struct qrnic_engine *e, const struct qrnic_qpc *qp)
+{
+    return qrnic_table_get(&e->obj[QRNIC_OBJ_QP], qp->idx) == qp;
 }
 
 static const char *check_sq(const struct qrnic_qpc *qp)
@@ -56,13 +63,9 @@ static const char *check_qps(const struct qrnic_engine *e, uint32_t *nmw2)
     uint32_t i, ready = 0, inflight = 0;
     const struct qrnic_qpc *qp;
 
-    for (i = 0; i < QRNIC_ENG_MAX_QP; i++) {
+    QRNIC_TABLE_FOR_EACH(&e->obj[QRNIC_OBJ_QP], i, qp) {
         const char *why;
 
-        qp = e->qp[i];
-        if (!qp) {
-            continue;
-        }
         if (qp->idx != i || !qrnic_qp_get((struct qrnic_engine *)e, qp->qpn)) {
             return "QP: table slot and QPN disagree";
         }
@@ -74,7 +77,8 @@ static const char *check_qps(const struct qrnic_engine *e, uint32_t *nmw2)
         if (!ring_ok(qp->resp.rq_pi, qp->resp.rq_ci, qp->log_rq)) {
             return "QP: RQ consumer passed its producer";
         }
-        if (qp->srq && (e->srq[qp->srq->srqn] != qp->srq ||
+        if (qp->srq && (qrnic_srq_get((struct qrnic_engine *)e,
+                                      qp->srq->srqn) != qp->srq ||
                         !qp->srq->nqp || qp->resp.rq_pi)) {
             return "QP: its SRQ is not live, or it has an RQ as well";
         }
@@ -109,19 +113,19 @@ static const char *check_qps(const struct qrnic_engine *e, uint32_t *nmw2)
     }
     for (qp = e->ready_qps.head; qp; qp = qp->ready_next) {
         if (!qp->ready_queued || ++ready > QRNIC_ENG_MAX_QP ||
-            e->qp[qp->idx] != qp) {
+            !qp_live(e, qp)) {
             return "ready list holds a QP that is not queued or not live";
         }
     }
     for (qp = e->timed_qps.head, ready = 0; qp; qp = qp->timed_next) {
         if (!qp->timed_queued || ++ready > QRNIC_ENG_MAX_QP ||
-            e->qp[qp->idx] != qp) {
+            !qp_live(e, qp)) {
             return "timer list holds a QP that is not queued or not live";
         }
     }
     for (qp = e->cc.waiting.head, ready = 0; qp; qp = qp->cc_next) {
         if (!qp->cc_waiting || ++ready > QRNIC_ENG_MAX_QP ||
-            e->qp[qp->idx] != qp || qp->type != QRNIC_QPT_RC) {
+            !qp_live(e, qp) || qp->type != QRNIC_QPT_RC) {
             return "window wait list holds a QP not waiting or not live";
         }
     }
@@ -139,8 +143,7 @@ static const char *check_window(const struct qrnic_engine *e,
         return mw->mr_idx || mw->access || mw->qpn ?
                "key table: an unbound window holds a binding" : NULL;
     }
-    mr = mw->mr_idx && mw->mr_idx < QRNIC_ENG_MAX_MR ? e->mr[mw->mr_idx] :
-         NULL;
+    mr = qrnic_table_get(&e->obj[QRNIC_OBJ_KEY], mw->mr_idx);
     if (!mr || qrnic_key_is_mw(mr) || !mr->valid || !mr->nmw ||
         mr->pdn != mw->pdn ||
         !mw->length || !qrnic_mr_covers(mr, mw->iova, mw->length) ||
@@ -167,21 +170,15 @@ static const char *check_window(const struct qrnic_engine *e,
  */
 static const char *check_keys(const struct qrnic_engine *e, uint32_t *nmw2)
 {
-    uint32_t top = e->mr_top < QRNIC_ENG_MAX_MR ? e->mr_top : 0;
     uint32_t mtt = 0, bound = 0, i;
+    const struct qrnic_mrc *mr;
     const char *why;
 
-    /* No key was ever handed out above mr_top. */
-    for (i = 1; i <= top; i++) {
-        const struct qrnic_mrc *mr = e->mr[i];
-
-        if (!mr) {
-            continue;
-        }
+    QRNIC_TABLE_FOR_EACH(&e->obj[QRNIC_OBJ_KEY], i, mr) {
         if (QRNIC_KEY_INDEX(mr->key) != i || mr->kind > QRNIC_KEY_MW2 ||
             !pd_used(e, mr->pdn) || mr->npages > mr->mtt ||
             (mr->kind == QRNIC_KEY_MR && !mr->valid) ||
-            (mr->kind == QRNIC_KEY_FRMR && e->pd_uctx[mr->pdn - 1])) {
+            (mr->kind == QRNIC_KEY_FRMR && qrnic_pd_uctx(e, mr->pdn))) {
             return "key table: an entry's key, kind, PD or pages are wrong";
         }
         mtt += mr->mtt;
@@ -208,7 +205,7 @@ static const char *check_keys(const struct qrnic_engine *e, uint32_t *nmw2)
 static void count_key(const struct qrnic_engine *e, const struct qrnic_mrc *mr,
                       uint32_t (*used)[QRNIC_CTX_RES_COUNT])
 {
-    uint32_t u = e->pd_uctx[mr->pdn - 1];
+    uint32_t u = qrnic_pd_uctx(e, mr->pdn);
 
     used[u][qrnic_key_is_mw(mr) ? QRNIC_CTX_MW : QRNIC_CTX_MR]++;
     used[u][QRNIC_CTX_MR_PAGES] += mr->mtt;
@@ -221,46 +218,38 @@ static const char *check_uctx(const struct qrnic_engine *e)
     uint32_t users[QRNIC_CTX_RES_COUNT] = { 0 };
     struct qrnic_uctx cc[QRNIC_ENG_MAX_DB_PAGES];
     uint32_t i, k, active = 0, n = e->db_pages;
+    const struct qrnic_srqc *srq;
+    const struct qrnic_qpc *qp;
+    const struct qrnic_cqc *cq;
+    const struct qrnic_mrc *mr;
+    const struct qrnic_pdc *pd;
 
     /* Objects name contexts below db_pages (checked when made). */
     memset(used, 0, n * sizeof(used[0]));
     memset(cc, 0, n * sizeof(cc[0]));
 
-    for (i = 0; i < QRNIC_ENG_MAX_PD; i++) {
-        used[e->pd_uctx[i]][QRNIC_CTX_PD] += e->pd_valid[i];
+    QRNIC_TABLE_FOR_EACH(&e->obj[QRNIC_OBJ_PD], i, pd) {
+        used[pd->uctx][QRNIC_CTX_PD]++;
     }
-    for (i = 0; i < QRNIC_ENG_MAX_CQ; i++) {
-        if (e->cq[i]) {
-            used[e->cq[i]->uctx][QRNIC_CTX_CQ]++;
-        }
+    QRNIC_TABLE_FOR_EACH(&e->obj[QRNIC_OBJ_CQ], i, cq) {
+        used[cq->uctx][QRNIC_CTX_CQ]++;
     }
-    for (i = 0; i < QRNIC_ENG_MAX_QP; i++) {
-        const struct qrnic_qpc *qp = e->qp[i];
-
-        if (qp) {
-            cc[qp->uctx].cc_inflight += qp->cc_counted;
-            cc[qp->uctx].cc_active += qp->cc_counted != 0;
-            cc[qp->uctx].cc_starved += qp->starved;
-            used[qp->uctx][QRNIC_CTX_QP]++;
-            used[qp->uctx][QRNIC_CTX_QMEM_PAGES] +=
-                qrnic_qmem_pages(qp->log_sq, qp->log_sq_stride) +
-                (qp->srq ? 0 : qrnic_qmem_pages(qp->log_rq, qp->log_rq_stride));
-        }
+    QRNIC_TABLE_FOR_EACH(&e->obj[QRNIC_OBJ_QP], i, qp) {
+        cc[qp->uctx].cc_inflight += qp->cc_counted;
+        cc[qp->uctx].cc_active += qp->cc_counted != 0;
+        cc[qp->uctx].cc_starved += qp->starved;
+        used[qp->uctx][QRNIC_CTX_QP]++;
+        used[qp->uctx][QRNIC_CTX_QMEM_PAGES] +=
+            qrnic_qmem_pages(qp->log_sq, qp->log_sq_stride) +
+            (qp->srq ? 0 : qrnic_qmem_pages(qp->log_rq, qp->log_rq_stride));
     }
-    for (i = 0; i < QRNIC_ENG_MAX_SRQ; i++) {
-        const struct qrnic_srqc *srq = e->srq[i];
-
-        if (srq) {
-            used[srq->uctx][QRNIC_CTX_SRQ]++;
-            used[srq->uctx][QRNIC_CTX_QMEM_PAGES] +=
-                qrnic_qmem_pages(srq->log_depth, srq->log_stride);
-        }
+    QRNIC_TABLE_FOR_EACH(&e->obj[QRNIC_OBJ_SRQ], i, srq) {
+        used[srq->uctx][QRNIC_CTX_SRQ]++;
+        used[srq->uctx][QRNIC_CTX_QMEM_PAGES] +=
+            qrnic_qmem_pages(srq->log_depth, srq->log_stride);
     }
-    /* No key lives above mr_top (check_keys). */
-    for (i = 1; i <= e->mr_top && i < QRNIC_ENG_MAX_MR; i++) {
-        if (e->mr[i]) {
-            count_key(e, e->mr[i], used);
-        }
+    QRNIC_TABLE_FOR_EACH(&e->obj[QRNIC_OBJ_KEY], i, mr) {
+        count_key(e, mr, used);
     }
     for (i = 0; i < n; i++) {
         if (cc[i].cc_inflight != e->uctx[i].cc_inflight ||
@@ -291,8 +280,44 @@ static const char *check_uctx(const struct qrnic_engine *e)
     return NULL;
 }
 
+/*
+ * Each handle table: its count of objects right, none outside its index
+ * range (the GSI QP aside), and in a table that hands out the lowest free
+ * index, every index below the search start taken.
+ */
+static const char *check_tables(const struct qrnic_engine *e)
+{
+    uint32_t k, i, n, below;
+
+    for (k = 0; k < QRNIC_OBJ_COUNT; k++) {
+        const struct qrnic_table *t = &e->obj[k];
+
+        n = below = 0;
+        if (t->next < t->first || t->next > t->size) {
+            return "handle table: search start out of range";
+        }
+        for (i = qrnic_table_next(t, 0); i < t->size;
+             i = qrnic_table_next(t, i + 1)) {
+            if (i < t->first && !(k == QRNIC_OBJ_QP && i == QRNIC_GSI_QPN)) {
+                return "handle table: an object below the first index";
+            }
+            below += i >= t->first && i < t->next;
+            n++;
+        }
+        if (n != t->used) {
+            return "handle table: objects miscounted";
+        }
+        if (!t->rotate && below != t->next - t->first) {
+            return "handle table: a free index below the search start";
+        }
+    }
+    return NULL;
+}
+
 const char *qrnic_engine_check(const struct qrnic_engine *e)
 {
+    const struct qrnic_srqc *srq;
+    const struct qrnic_cqc *cq;
     uint32_t i, nmw2 = 0;
     const char *why;
 
@@ -334,10 +359,8 @@ const char *qrnic_engine_check(const struct qrnic_engine *e)
             return "a free EQ slot holds ring state";
         }
     }
-    for (i = 0; i < QRNIC_ENG_MAX_CQ; i++) {
-        const struct qrnic_cqc *cq = e->cq[i];
-
-        if (cq && (cq->cqn != i || !ring_ok(cq->pi, cq->ci, cq->log_depth))) {
+    QRNIC_TABLE_FOR_EACH(&e->obj[QRNIC_OBJ_CQ], i, cq) {
+        if (cq->cqn != i || !ring_ok(cq->pi, cq->ci, cq->log_depth)) {
             return "CQ slot or index out of range";
         }
     }
@@ -357,19 +380,17 @@ const char *qrnic_engine_check(const struct qrnic_engine *e)
             }
         }
     }
-    for (i = 0; i < QRNIC_ENG_MAX_SRQ; i++) {
-        const struct qrnic_srqc *srq = e->srq[i];
-
-        if (srq && (srq->srqn != i ||
-                    !ring_ok(srq->pi, srq->ci, srq->log_depth) ||
-                    srq->limit >= (1u << srq->log_depth))) {
+    QRNIC_TABLE_FOR_EACH(&e->obj[QRNIC_OBJ_SRQ], i, srq) {
+        if (srq->srqn != i || !ring_ok(srq->pi, srq->ci, srq->log_depth) ||
+            srq->limit >= (1u << srq->log_depth)) {
             return "SRQ slot, index or limit out of range";
         }
-        if (srq && !pd_used(e, srq->pdn)) {
+        if (!pd_used(e, srq->pdn)) {
             return "SRQ: its PD is gone or does not count it";
         }
     }
-    why = check_keys(e, &nmw2);
+    why = check_tables(e);
+    why = why ? why : check_keys(e, &nmw2);
     why = why ? why : check_uctx(e);
     return why ? why : check_qps(e, &nmw2);
 }

@@ -185,7 +185,7 @@ static void test_srq(void)
           "a context's 2nd SRQ of 1: OVER_QUOTA (%u)", st);
     eng()->ctx_max[QRNIC_CTX_SRQ] = 0;
 
-    s = eng()->srq[srq[0]->srqn];
+    s = qrnic_srq_get(eng(), srq[0]->srqn);
     off = s->off;
     eng()->ctx_max[QRNIC_CTX_QMEM_PAGES] =
         eng()->uctx[n->uctx].used[QRNIC_CTX_QMEM_PAGES] + 3;

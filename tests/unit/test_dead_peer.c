@@ -251,7 +251,9 @@ static void loss_is_the_contexts_own(void)
           "victim pair set up");
     a = attack(14, false);
     for (i = 0; i < QRNIC_ENG_MAX_QP && !aq; i++) {
-        aq = eng()->qp[i] && eng()->qp[i]->uctx == a ? eng()->qp[i] : NULL;
+        struct qrnic_qpc *q = qrnic_table_get(&eng()->obj[QRNIC_OBJ_QP], i);
+
+        aq = q && q->uctx == a ? q : NULL;
     }
     victim = eng()->uctx[0].cwnd;
     attacker = eng()->uctx[a].cwnd;

@@ -322,7 +322,7 @@ static void disrupt(struct hqp *const *sq, int nqp, struct result *res)
     uint32_t i;
 
     for (i = 0; i < QRNIC_ENG_MAX_QP && res->destroyed < 0; i++) {
-        struct qrnic_qpc *q = e->qp[i];
+        struct qrnic_qpc *q = qrnic_table_get(&e->obj[QRNIC_OBJ_QP], i);
 
         if (q && q->starved) {
             struct qrnic_cmd c = harness_cmd(QRNIC_CMD_DESTROY_QP);

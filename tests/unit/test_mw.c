@@ -575,7 +575,8 @@ static void test_dealloc_teardown(void)
     CHECK(r.mw == 3 && r.mr == 1, "QUERY_RES: mw 3, mr 1 (got %u, %u)",
           r.mw, r.mr);
     for (i = 1; i < QRNIC_ENG_MAX_MR; i++) {
-        const struct qrnic_mrc *m = nodes[1].d.e.mr[i];
+        const struct qrnic_mrc *m =
+            qrnic_table_get(&nodes[1].d.e.obj[QRNIC_OBJ_KEY], i);
 
         if (m && qrnic_key_is_mw(m)) {
             key_dealloc_mw(&nodes[1], m->key);
@@ -597,7 +598,8 @@ static void test_dealloc_teardown(void)
     key_alloc_mw(&nodes[1], nodes[1].pd, QRNIC_MW_TYPE_2, &mw2);
     bind(&k, mw2, mw2, reg->iova, 64, reg->key, RW);
     qf_reset(&nodes[1].d);
-    CHECK(nodes[1].d.e.mtt_used == 0 && !nodes[1].d.e.mr[QRNIC_KEY_INDEX(mw2)],
+    CHECK(nodes[1].d.e.mtt_used == 0 &&
+          !nodes[1].d.e.obj[QRNIC_OBJ_KEY].used,
           "reset: no keys, no page addresses held");
 }
 

@@ -67,7 +67,7 @@ static void test_srq(const char *whose)
     for (i = 0; i < 3; i++) {
         srq_post_recv(srq, 0x900 + i, &sge, 1, i == 2);
     }
-    s = srq ? n->d.e.srq[srq->srqn] : NULL;
+    s = srq ? qrnic_srq_get(&n->d.e, srq->srqn) : NULL;
 
     /* The new ring: past everything the harness handed out, dirty. */
     off = (n->qmem_brk + 3 * QRNIC_QMEM_PAGE_SIZE) & ~4095u;

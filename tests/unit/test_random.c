@@ -296,9 +296,7 @@ int main(void)
         }
     }
     aq_run(&q);
-    for (i = 0; i < QRNIC_ENG_MAX_PD; i++) {
-        pds += q.d.e.pd_valid[i];
-    }
+    pds = q.d.e.obj[QRNIC_OBJ_PD].used;
     for (i = 0; i < QRNIC_ENG_MAX_EQ; i++) {
         eqs += q.d.e.eq[i].valid;
     }

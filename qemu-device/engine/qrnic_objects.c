@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * qrnic engine: the object kinds, one row each: the handles a kind's table
+ * hands out and how one of its objects is freed.  Every kind's objects are
+ * created through qrnic_table_insert and freed by its release function,
+ * on a destroy command and on a reset alike.
+ *
+ * Handles: QP indices 2.. (0 and 1 are the special QPs; the GSI QP takes
+ * index 1), the others 1..; a PD's handle is its index.  QPs and keys
+ * rotate through their indices, so a handle software has just released
+ * is not the next one handed out.
+ */
+#include "qrnic_rdma.h"
+
+struct qrnic_obj_type {
+    const char *name;
+    uint32_t first;
+    uint32_t size;
+    bool rotate;
+    /* Frees one object, taking it out of its table. */
+    void (*release)(struct qrnic_engine *e, void *obj);
+};
+
+static const struct qrnic_obj_type obj_types[QRNIC_OBJ_COUNT] = {
+    [QRNIC_OBJ_QP] = { "qp", 2, QRNIC_ENG_MAX_QP, true, qrnic_qp_release },
+    [QRNIC_OBJ_SRQ] = { "srq", 1, QRNIC_ENG_MAX_SRQ, false,
+                        qrnic_srq_release },
+    [QRNIC_OBJ_KEY] = { "key", 1, QRNIC_ENG_MAX_MR, true, qrnic_key_release },
+    [QRNIC_OBJ_CQ] = { "cq", 1, QRNIC_ENG_MAX_CQ, false, qrnic_cq_release },
+    [QRNIC_OBJ_PD] = { "pd", 1, QRNIC_ENG_MAX_PD + 1, false,
+                       qrnic_pd_release },
+};
+
+void qrnic_objects_setup(struct qrnic_engine *e)
+{
+    uint32_t k;
+
+    for (k = 0; k < QRNIC_OBJ_COUNT; k++) {
+        const struct qrnic_obj_type *t = &obj_types[k];
+
+        qrnic_table_setup(&e->obj[k], t->name, t->first, t->size, t->rotate);
+    }
+}
+
+void qrnic_objects_free(struct qrnic_engine *e)
+{
+    uint32_t k, i;
+    void *obj;
+
+    for (k = 0; k < QRNIC_OBJ_COUNT; k++) {
+        QRNIC_TABLE_FOR_EACH(&e->obj[k], i, obj) {
+            obj_types[k].release(e, obj);
+        }
+    }
+}
+
+void qrnic_objects_fini(struct qrnic_engine *e)
+{
+    uint32_t k;
+
+    qrnic_objects_free(e);
+    for (k = 0; k < QRNIC_OBJ_COUNT; k++) {
+        qrnic_table_fini(&e->obj[k]);
+    }
+}
+
+uint32_t qrnic_obj_capacity(const struct qrnic_engine *e,
+                            enum qrnic_obj_kind kind)
+{
+    return e->obj[kind].size - e->obj[kind].first;
+}
