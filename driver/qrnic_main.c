@@ -186,26 +186,18 @@ static int qrnic_alloc_vectors(struct qrnic_dev *qdev)
 	return 0;
 }
 
-static int qrnic_probe(struct pci_dev *pdev, const struct pci_device_id *id)
+/*
+ * Each step below has its undo; probe unwinds through them and remove
+ * calls them all, in reverse order.
+ */
+static int qrnic_pci_enable(struct pci_dev *pdev)
 {
-	struct qrnic_dev *qdev;
 	int ret;
-
-	qdev = ib_alloc_device(qrnic_dev, ibdev);
-	if (!qdev)
-		return -ENOMEM;
-	qdev->pdev = pdev;
-	pci_set_drvdata(pdev, qdev);
-	spin_lock_init(&qdev->intr_lock);
-	mutex_init(&qdev->link_lock);
-	xa_init_flags(&qdev->cq_xa, XA_FLAGS_LOCK_IRQ);
-	xa_init_flags(&qdev->qp_xa, XA_FLAGS_LOCK_IRQ);
-	xa_init_flags(&qdev->srq_xa, XA_FLAGS_LOCK_IRQ);
 
 	ret = pci_enable_device(pdev);
 	if (ret) {
 		dev_err(&pdev->dev, "cannot enable PCI device: %d\n", ret);
-		goto err_dealloc;
+		return ret;
 	}
 	ret = pci_request_regions(pdev, DRV_NAME);
 	if (ret) {
@@ -218,17 +210,42 @@ static int qrnic_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		dev_err(&pdev->dev, "no usable 64-bit DMA: %d\n", ret);
 		goto err_release;
 	}
+	return 0;
 
-	ret = qrnic_map_bars(qdev);
-	if (ret)
-		goto err_release;
-	ret = qrnic_check_id(qdev);
-	if (ret)
-		goto err_unmap;
+err_release:
+	pci_clear_master(pdev);
+	pci_release_regions(pdev);
+err_disable:
+	pci_disable_device(pdev);
+	return ret;
+}
+
+static void qrnic_pci_disable(struct pci_dev *pdev)
+{
+	pci_clear_master(pdev);
+	pci_release_regions(pdev);
+	pci_disable_device(pdev);
+}
+
+static void qrnic_hw_uninit(struct qrnic_dev *qdev)
+{
+	/* After the reset the device no longer touches our memory. */
+	qrnic_reset(qdev);
+	qrnic_ceqs_free(qdev);
+	qrnic_async_eq_free(qdev);
+	qrnic_aq_free(qdev);
+	qrnic_qmem_uninit(qdev);
+}
+
+/* Queue memory, the admin queue and the handshake up to READY. */
+static int qrnic_hw_init(struct qrnic_dev *qdev)
+{
+	int ret;
+
 	if (qdev->cap0 & QRNIC_CAP0_RC) {
 		ret = qrnic_qmem_init(qdev);
 		if (ret)
-			goto err_unmap;
+			return ret;
 	}
 
 	ret = qrnic_aq_alloc(qdev);
@@ -249,10 +266,34 @@ static int qrnic_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	ret = qrnic_query_device(qdev);
 	if (ret)
 		goto err_reset;
+	return 0;
+
+err_reset:
+	qrnic_hw_uninit(qdev);
+	return ret;
+err_aq:
+	qrnic_aq_free(qdev);
+err_qmem:
+	qrnic_qmem_uninit(qdev);
+	return ret;
+}
+
+static void qrnic_eqs_destroy(struct qrnic_dev *qdev)
+{
+	qrnic_ceqs_destroy(qdev);
+	qrnic_async_eq_destroy(qdev);
+	qrnic_async_irq_free(qdev);
+	pci_free_irq_vectors(qdev->pdev);
+}
+
+/* The vectors, the async EQ and the completion EQs. */
+static int qrnic_eqs_create(struct qrnic_dev *qdev)
+{
+	int ret;
 
 	ret = qrnic_alloc_vectors(qdev);
 	if (ret)
-		goto err_reset;
+		return ret;
 
 	ret = qrnic_async_irq_request(qdev);
 	if (ret)
@@ -262,11 +303,61 @@ static int qrnic_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		goto err_irq;
 	ret = qrnic_ceqs_create(qdev);
 	if (ret)
-		goto err_ceqs;
+		qrnic_eqs_destroy(qdev);
+	return ret;
+
+err_irq:
+	qrnic_async_irq_free(qdev);
+err_vectors:
+	pci_free_irq_vectors(qdev->pdev);
+	return ret;
+}
+
+static void qrnic_dev_free(struct qrnic_dev *qdev)
+{
+	pci_set_drvdata(qdev->pdev, NULL);
+	xa_destroy(&qdev->srq_xa);
+	xa_destroy(&qdev->qp_xa);
+	xa_destroy(&qdev->cq_xa);
+	mutex_destroy(&qdev->link_lock);
+	ib_dealloc_device(&qdev->ibdev);
+}
+
+static int qrnic_probe(struct pci_dev *pdev, const struct pci_device_id *id)
+{
+	struct qrnic_dev *qdev;
+	int ret;
+
+	qdev = ib_alloc_device(qrnic_dev, ibdev);
+	if (!qdev)
+		return -ENOMEM;
+	qdev->pdev = pdev;
+	pci_set_drvdata(pdev, qdev);
+	spin_lock_init(&qdev->intr_lock);
+	mutex_init(&qdev->link_lock);
+	xa_init_flags(&qdev->cq_xa, XA_FLAGS_LOCK_IRQ);
+	xa_init_flags(&qdev->qp_xa, XA_FLAGS_LOCK_IRQ);
+	xa_init_flags(&qdev->srq_xa, XA_FLAGS_LOCK_IRQ);
+
+	ret = qrnic_pci_enable(pdev);
+	if (ret)
+		goto err_free;
+	ret = qrnic_map_bars(qdev);
+	if (ret)
+		goto err_pci;
+	ret = qrnic_check_id(qdev);
+	if (ret)
+		goto err_unmap;
+	ret = qrnic_hw_init(qdev);
+	if (ret)
+		goto err_unmap;
+	ret = qrnic_eqs_create(qdev);
+	if (ret)
+		goto err_hw;
 
 	ret = qrnic_netdev_init(qdev);
 	if (ret)
-		goto err_ceqs;
+		goto err_eqs;
 	ret = qrnic_ib_register(qdev);
 	if (ret)
 		goto err_netdev;
@@ -280,35 +371,16 @@ static int qrnic_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 
 err_netdev:
 	qrnic_netdev_uninit(qdev);
-err_ceqs:
-	qrnic_ceqs_destroy(qdev);
-	qrnic_async_eq_destroy(qdev);
-err_irq:
-	qrnic_async_irq_free(qdev);
-err_vectors:
-	pci_free_irq_vectors(pdev);
-err_reset:
-	qrnic_reset(qdev);
-	qrnic_ceqs_free(qdev);
-	qrnic_async_eq_free(qdev);
-err_aq:
-	qrnic_aq_free(qdev);
-err_qmem:
-	qrnic_qmem_uninit(qdev);
+err_eqs:
+	qrnic_eqs_destroy(qdev);
+err_hw:
+	qrnic_hw_uninit(qdev);
 err_unmap:
 	qrnic_unmap_bars(qdev);
-err_release:
-	pci_clear_master(pdev);
-	pci_release_regions(pdev);
-err_disable:
-	pci_disable_device(pdev);
-err_dealloc:
-	pci_set_drvdata(pdev, NULL);
-	xa_destroy(&qdev->srq_xa);
-	xa_destroy(&qdev->qp_xa);
-	xa_destroy(&qdev->cq_xa);
-	mutex_destroy(&qdev->link_lock);
-	ib_dealloc_device(&qdev->ibdev);
+err_pci:
+	qrnic_pci_disable(pdev);
+err_free:
+	qrnic_dev_free(qdev);
 	return ret;
 }
 
@@ -319,26 +391,11 @@ static void qrnic_remove(struct pci_dev *pdev)
 	/* Destroys every RDMA object, user space's included. */
 	qrnic_ib_unregister(qdev);
 	qrnic_netdev_uninit(qdev);
-	qrnic_ceqs_destroy(qdev);
-	qrnic_async_eq_destroy(qdev);
-	qrnic_async_irq_free(qdev);
-	pci_free_irq_vectors(pdev);
-	/* After the reset the device no longer touches our memory. */
-	qrnic_reset(qdev);
-	qrnic_ceqs_free(qdev);
-	qrnic_async_eq_free(qdev);
-	qrnic_aq_free(qdev);
-	qrnic_qmem_uninit(qdev);
+	qrnic_eqs_destroy(qdev);
+	qrnic_hw_uninit(qdev);
 	qrnic_unmap_bars(qdev);
-	pci_clear_master(pdev);
-	pci_release_regions(pdev);
-	pci_disable_device(pdev);
-	pci_set_drvdata(pdev, NULL);
-	xa_destroy(&qdev->srq_xa);
-	xa_destroy(&qdev->qp_xa);
-	xa_destroy(&qdev->cq_xa);
-	mutex_destroy(&qdev->link_lock);
-	ib_dealloc_device(&qdev->ibdev);
+	qrnic_pci_disable(pdev);
+	qrnic_dev_free(qdev);
 }
 
 static const struct pci_device_id qrnic_pci_ids[] = {
