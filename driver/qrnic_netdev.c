@@ -98,6 +98,22 @@ static void qrnic_ring_drain(struct qrnic_dev *qdev,
 	}
 }
 
+/*
+ * A ring slot's skb and its mapping, in the driver's books and the
+ * descriptor; the caller writes the descriptor's flags.
+ */
+static void qrnic_eth_slot_set(struct qrnic_eth_buf *buf,
+			       struct qrnic_eth_desc *desc,
+			       struct sk_buff *skb, dma_addr_t dma, u32 len)
+{
+	buf->skb = skb;
+	buf->dma = dma;
+	buf->len = len;
+	desc->addr = cpu_to_le64(dma);
+	desc->len = cpu_to_le16(len);
+	desc->rsvd = 0;
+}
+
 static int qrnic_rx_post_one(struct qrnic_dev *qdev)
 {
 	struct qrnic_eth_ring *rx = &qdev->rx;
@@ -116,13 +132,7 @@ static int qrnic_rx_post_one(struct qrnic_dev *qdev)
 		dev_kfree_skb_any(skb);
 		return -ENOMEM;
 	}
-	buf->skb = skb;
-	buf->dma = dma;
-	buf->len = qdev->rx_buf_len;
-
-	desc->addr = cpu_to_le64(dma);
-	desc->len = cpu_to_le16(qdev->rx_buf_len);
-	desc->rsvd = 0;
+	qrnic_eth_slot_set(buf, desc, skb, dma, qdev->rx_buf_len);
 	/* the device must see a complete descriptor without DONE */
 	dma_wmb();
 	desc->flags = 0;
@@ -411,13 +421,8 @@ static netdev_tx_t qrnic_start_xmit(struct sk_buff *skb,
 	idx = tx->pi & (tx->depth - 1);
 	buf = &tx->bufs[idx];
 	desc = &tx->desc[idx];
-	buf->skb = skb;
-	buf->dma = dma;
-	buf->len = skb->len;
-	desc->addr = cpu_to_le64(dma);
-	desc->len = cpu_to_le16(skb->len);
+	qrnic_eth_slot_set(buf, desc, skb, dma, skb->len);
 	desc->flags = 0;
-	desc->rsvd = 0;
 	skb_tx_timestamp(skb);
 	/* publish the slot to qrnic_tx_complete() only once it is filled */
 	smp_wmb();
@@ -501,30 +506,31 @@ static int qrnic_change_mtu(struct net_device *netdev, int new_mtu)
 	return ret;
 }
 
+static void qrnic_ring_stats_read(struct qrnic_ring_stats *s, u64 *packets,
+				  u64 *bytes, u64 *errors, u64 *dropped)
+{
+	unsigned int start;
+
+	do {
+		start = u64_stats_fetch_begin(&s->syncp);
+		*packets = s->packets;
+		*bytes = s->bytes;
+		*errors = s->errors;
+		*dropped = s->dropped;
+	} while (u64_stats_fetch_retry(&s->syncp, start));
+}
+
 static void qrnic_get_stats64(struct net_device *netdev,
 			      struct rtnl_link_stats64 *stats)
 {
 	struct qrnic_dev *qdev = qrnic_from_netdev(netdev);
-	struct qrnic_ring_stats *s;
-	unsigned int start;
 
-	s = &qdev->rx.stats;
-	do {
-		start = u64_stats_fetch_begin(&s->syncp);
-		stats->rx_packets = s->packets;
-		stats->rx_bytes = s->bytes;
-		stats->rx_errors = s->errors;
-		stats->rx_dropped = s->dropped;
-	} while (u64_stats_fetch_retry(&s->syncp, start));
-
-	s = &qdev->tx.stats;
-	do {
-		start = u64_stats_fetch_begin(&s->syncp);
-		stats->tx_packets = s->packets;
-		stats->tx_bytes = s->bytes;
-		stats->tx_errors = s->errors;
-		stats->tx_dropped = s->dropped;
-	} while (u64_stats_fetch_retry(&s->syncp, start));
+	qrnic_ring_stats_read(&qdev->rx.stats, &stats->rx_packets,
+			      &stats->rx_bytes, &stats->rx_errors,
+			      &stats->rx_dropped);
+	qrnic_ring_stats_read(&qdev->tx.stats, &stats->tx_packets,
+			      &stats->tx_bytes, &stats->tx_errors,
+			      &stats->tx_dropped);
 }
 
 static const struct net_device_ops qrnic_netdev_ops = {
