@@ -13,30 +13,29 @@
 #include "engine/qrnic_roce.h"
 #include "trace.h"
 
-static int qrnic_pci_dma_read(void *opaque, uint64_t addr, void *buf,
-                              size_t len)
+static int qrnic_pci_dma(QrnicState *s, uint64_t addr, void *buf, size_t len,
+                         DMADirection dir)
 {
-    QrnicState *s = opaque;
-
     if (addr + len < addr ||
-        pci_dma_read(PCI_DEVICE(s), addr, buf, len) != MEMTX_OK) {
-        trace_qrnic_dma_error(0, addr, len);
+        pci_dma_rw(PCI_DEVICE(s), addr, buf, len, dir,
+                   MEMTXATTRS_UNSPECIFIED) != MEMTX_OK) {
+        trace_qrnic_dma_error(dir == DMA_DIRECTION_FROM_DEVICE, addr, len);
         return -1;
     }
     return 0;
 }
 
+static int qrnic_pci_dma_read(void *opaque, uint64_t addr, void *buf,
+                              size_t len)
+{
+    return qrnic_pci_dma(opaque, addr, buf, len, DMA_DIRECTION_TO_DEVICE);
+}
+
 static int qrnic_pci_dma_write(void *opaque, uint64_t addr, const void *buf,
                                size_t len)
 {
-    QrnicState *s = opaque;
-
-    if (addr + len < addr ||
-        pci_dma_write(PCI_DEVICE(s), addr, buf, len) != MEMTX_OK) {
-        trace_qrnic_dma_error(1, addr, len);
-        return -1;
-    }
-    return 0;
+    return qrnic_pci_dma(opaque, addr, (void *)buf, len,
+                         DMA_DIRECTION_FROM_DEVICE);
 }
 
 static void qrnic_raise_irq(void *opaque, unsigned int vector)

@@ -122,17 +122,8 @@ void qrnic_cq_release(struct qrnic_engine *e, void *obj)
 enum qrnic_cmd_status qrnic_cmd_destroy_cq(struct qrnic_engine *e,
                                            struct qrnic_cmd_req *req)
 {
-    const uint8_t *cmd = req->cmd;
-    struct qrnic_cqc *cq = qrnic_cq_get(e, qrnic_cmd32(cmd, destroy_cq.cqn));
-
-    if (!cq) {
-        return QRNIC_ST_BAD_HANDLE;
-    }
-    if (cq->nqp) {
-        return QRNIC_ST_BAD_STATE;
-    }
-    qrnic_cq_release(e, cq);
-    return QRNIC_ST_OK;
+    return qrnic_obj_destroy(e, QRNIC_OBJ_CQ,
+                             qrnic_cmd32(req->cmd, destroy_cq.cqn));
 }
 
 enum qrnic_cmd_status qrnic_cmd_resize_cq(struct qrnic_engine *e,

@@ -521,6 +521,13 @@ void qrnic_objects_setup(struct qrnic_engine *e);
 /* Frees every object, kind by kind in enum qrnic_obj_kind's order. */
 void qrnic_objects_free(struct qrnic_engine *e);
 void qrnic_objects_fini(struct qrnic_engine *e);
+/*
+ * A destroy command for a kind whose handle is its index: BAD_HANDLE if
+ * there is no such object, BAD_STATE while other objects use it.
+ */
+enum qrnic_cmd_status qrnic_obj_destroy(struct qrnic_engine *e,
+                                        enum qrnic_obj_kind kind,
+                                        uint32_t idx);
 /* How many objects of the kind the device can hold. */
 uint32_t qrnic_obj_capacity(const struct qrnic_engine *e,
                             enum qrnic_obj_kind kind);

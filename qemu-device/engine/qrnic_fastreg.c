@@ -23,7 +23,6 @@ enum qrnic_cmd_status qrnic_cmd_alloc_mr(struct qrnic_engine *e,
     uint32_t pdn = qrnic_cmd32(cmd, alloc_mr.pdn);
     uint32_t max_pages = qrnic_cmd32(cmd, alloc_mr.max_pages);
     struct qrnic_mrc *mr;
-    uint8_t st;
 
     if (!qrnic_pd_exists(e, pdn)) {
         return QRNIC_ST_BAD_HANDLE;
@@ -36,20 +35,13 @@ enum qrnic_cmd_status qrnic_cmd_alloc_mr(struct qrnic_engine *e,
         return QRNIC_ST_NO_RESOURCES;
     }
     mr = calloc(1, sizeof(*mr) + (size_t)max_pages * sizeof(uint64_t));
-    if (!mr) {
-        return QRNIC_ST_NO_RESOURCES;
+    if (mr) {
+        mr->kind = QRNIC_KEY_FRMR;
+        mr->pdn = pdn;
+        mr->page_shift = QRNIC_MIN_PAGE_SHIFT;
+        mr->mtt = max_pages;
     }
-    mr->kind = QRNIC_KEY_FRMR;
-    mr->pdn = pdn;
-    mr->page_shift = QRNIC_MIN_PAGE_SHIFT;
-    mr->mtt = max_pages;
-    st = qrnic_key_insert(e, mr);
-    if (st != QRNIC_ST_OK) {
-        free(mr);
-        return st;
-    }
-    req->result0 = mr->key;
-    return QRNIC_ST_OK;
+    return qrnic_key_add(e, mr, req);
 }
 
 /* REG_MR's arguments against the region; the page count in *npages. */

@@ -298,26 +298,32 @@ static void key_restore(struct qrnic_engine *e, const struct qrnic_mrc *mr)
     qrnic_ctx_restore(e, uctx, QRNIC_CTX_MR_PAGES, mr->mtt);
 }
 
-enum qrnic_cmd_status
-qrnic_key_insert(struct qrnic_engine *e, struct qrnic_mrc *mr)
+enum qrnic_cmd_status qrnic_key_add(struct qrnic_engine *e,
+                                    struct qrnic_mrc *mr,
+                                    struct qrnic_cmd_req *req)
 {
     struct qrnic_table *t = &e->obj[QRNIC_OBJ_KEY];
     uint32_t n;
     uint8_t st;
 
-    st = key_charge(e, mr);
-    if (st != QRNIC_ST_OK) {
-        return st;
-    }
-    n = qrnic_table_insert(t, mr);
-    if (!n) {
-        key_uncharge(e, mr);
+    if (!mr) {
         return QRNIC_ST_NO_RESOURCES;
+    }
+    st = key_charge(e, mr);
+    n = st == QRNIC_ST_OK ? qrnic_table_insert(t, mr) : 0;
+    if (!n) {
+        if (st == QRNIC_ST_OK) {
+            key_uncharge(e, mr);
+            st = QRNIC_ST_NO_RESOURCES;
+        }
+        free(mr);
+        return st;
     }
     /* A key byte the index did not have last time. */
     mr->key = n << 8 | (uint8_t)qrnic_table_gen(t, n);
     e->mtt_used += mr->mtt;
     qrnic_pd_get(e, mr->pdn)->users++;
+    req->result0 = mr->key;
     return QRNIC_ST_OK;
 }
 
@@ -384,16 +390,7 @@ enum qrnic_cmd_status qrnic_cmd_reg_mr(struct qrnic_engine *e,
         return st;
     }
     mr = mr_new(e, cmd, npages, &st);
-    if (!mr) {
-        return st;
-    }
-    st = qrnic_key_insert(e, mr);
-    if (st != QRNIC_ST_OK) {
-        free(mr);
-        return st;
-    }
-    req->result0 = mr->key;
-    return QRNIC_ST_OK;
+    return mr ? qrnic_key_add(e, mr, req) : st;
 }
 
 /*

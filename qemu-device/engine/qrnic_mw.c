@@ -24,7 +24,6 @@ enum qrnic_cmd_status qrnic_cmd_alloc_mw(struct qrnic_engine *e,
     uint32_t pdn = qrnic_cmd32(cmd, alloc_mw.pdn);
     uint8_t type = qrnic_cmd8(cmd, alloc_mw.type);
     struct qrnic_mrc *mw;
-    uint8_t st;
 
     if (!qrnic_pd_exists(e, pdn)) {
         return QRNIC_ST_BAD_HANDLE;
@@ -33,18 +32,11 @@ enum qrnic_cmd_status qrnic_cmd_alloc_mw(struct qrnic_engine *e,
         return QRNIC_ST_BAD_PARAM;
     }
     mw = calloc(1, sizeof(*mw));
-    if (!mw) {
-        return QRNIC_ST_NO_RESOURCES;
+    if (mw) {
+        mw->kind = type == QRNIC_MW_TYPE_1 ? QRNIC_KEY_MW1 : QRNIC_KEY_MW2;
+        mw->pdn = pdn;
     }
-    mw->kind = type == QRNIC_MW_TYPE_1 ? QRNIC_KEY_MW1 : QRNIC_KEY_MW2;
-    mw->pdn = pdn;
-    st = qrnic_key_insert(e, mw);
-    if (st != QRNIC_ST_OK) {
-        free(mw);
-        return st;
-    }
-    req->result0 = mw->key;
-    return QRNIC_ST_OK;
+    return qrnic_key_add(e, mw, req);
 }
 
 enum qrnic_cmd_status qrnic_cmd_dealloc_mw(struct qrnic_engine *e,

@@ -19,16 +19,37 @@ struct qrnic_obj_type {
     bool rotate;
     /* Frees one object, taking it out of its table. */
     void (*release)(struct qrnic_engine *e, void *obj);
+    /* Whether other objects still use it (NULL: never refused). */
+    bool (*busy)(const void *obj);
 };
 
+static bool cq_busy(const void *obj)
+{
+    return ((const struct qrnic_cqc *)obj)->nqp != 0;
+}
+
+static bool srq_busy(const void *obj)
+{
+    return ((const struct qrnic_srqc *)obj)->nqp != 0;
+}
+
+/* Keys, QPs and SRQs in the PD. */
+static bool pd_busy(const void *obj)
+{
+    return ((const struct qrnic_pdc *)obj)->users != 0;
+}
+
 static const struct qrnic_obj_type obj_types[QRNIC_OBJ_COUNT] = {
-    [QRNIC_OBJ_QP] = { "qp", 2, QRNIC_ENG_MAX_QP, true, qrnic_qp_release },
+    [QRNIC_OBJ_QP] = { "qp", 2, QRNIC_ENG_MAX_QP, true, qrnic_qp_release,
+                       NULL },
     [QRNIC_OBJ_SRQ] = { "srq", 1, QRNIC_ENG_MAX_SRQ, false,
-                        qrnic_srq_release },
-    [QRNIC_OBJ_KEY] = { "key", 1, QRNIC_ENG_MAX_MR, true, qrnic_key_release },
-    [QRNIC_OBJ_CQ] = { "cq", 1, QRNIC_ENG_MAX_CQ, false, qrnic_cq_release },
+                        qrnic_srq_release, srq_busy },
+    [QRNIC_OBJ_KEY] = { "key", 1, QRNIC_ENG_MAX_MR, true, qrnic_key_release,
+                        NULL },
+    [QRNIC_OBJ_CQ] = { "cq", 1, QRNIC_ENG_MAX_CQ, false, qrnic_cq_release,
+                       cq_busy },
     [QRNIC_OBJ_PD] = { "pd", 1, QRNIC_ENG_MAX_PD + 1, false,
-                       qrnic_pd_release },
+                       qrnic_pd_release, pd_busy },
 };
 
 void qrnic_objects_setup(struct qrnic_engine *e)
@@ -62,6 +83,23 @@ void qrnic_objects_fini(struct qrnic_engine *e)
     for (k = 0; k < QRNIC_OBJ_COUNT; k++) {
         qrnic_table_fini(&e->obj[k]);
     }
+}
+
+enum qrnic_cmd_status qrnic_obj_destroy(struct qrnic_engine *e,
+                                        enum qrnic_obj_kind kind,
+                                        uint32_t idx)
+{
+    const struct qrnic_obj_type *t = &obj_types[kind];
+    void *obj = qrnic_table_get(&e->obj[kind], idx);
+
+    if (!obj) {
+        return QRNIC_ST_BAD_HANDLE;
+    }
+    if (t->busy && t->busy(obj)) {
+        return QRNIC_ST_BAD_STATE;
+    }
+    t->release(e, obj);
+    return QRNIC_ST_OK;
 }
 
 uint32_t qrnic_obj_capacity(const struct qrnic_engine *e,

@@ -182,12 +182,14 @@ bool qrnic_mr_write(struct qrnic_engine *e, const struct qrnic_mrc *mr,
                     uint64_t va, const void *buf, uint64_t len);
 /*
  * The key table: put mr (pdn set, its pages reserved in mr->mtt) at a
- * free index with a new key byte, charged to its PD's context; else
- * NO_RESOURCES (table full) or OVER_QUOTA, and mr is not freed.
- * qrnic_key_release() frees an entry (a bound window first unbinds).
+ * free index with a new key byte, charged to its PD's context, and answer
+ * the command with its key; else NO_RESOURCES (no mr, table full) or
+ * OVER_QUOTA, and mr is freed.  qrnic_key_release() frees an entry (a
+ * bound window first unbinds).
  */
-enum qrnic_cmd_status
-qrnic_key_insert(struct qrnic_engine *e, struct qrnic_mrc *mr);
+enum qrnic_cmd_status qrnic_key_add(struct qrnic_engine *e,
+                                    struct qrnic_mrc *mr,
+                                    struct qrnic_cmd_req *req);
 void qrnic_key_release(struct qrnic_engine *e, void *obj);
 /* The entry the key's index names, whatever its key byte; or NULL. */
 struct qrnic_mrc *qrnic_key_slot(struct qrnic_engine *e, uint32_t key);

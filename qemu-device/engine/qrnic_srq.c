@@ -193,18 +193,8 @@ void qrnic_srq_release(struct qrnic_engine *e, void *obj)
 enum qrnic_cmd_status qrnic_cmd_destroy_srq(struct qrnic_engine *e,
                                             struct qrnic_cmd_req *req)
 {
-    const uint8_t *cmd = req->cmd;
-    struct qrnic_srqc *srq = qrnic_srq_get(e,
-                                          qrnic_cmd32(cmd, destroy_srq.srqn));
-
-    if (!srq) {
-        return QRNIC_ST_BAD_HANDLE;
-    }
-    if (srq->nqp) {
-        return QRNIC_ST_BAD_STATE;
-    }
-    qrnic_srq_release(e, srq);
-    return QRNIC_ST_OK;
+    return qrnic_obj_destroy(e, QRNIC_OBJ_SRQ,
+                             qrnic_cmd32(req->cmd, destroy_srq.srqn));
 }
 
 enum qrnic_guest_err qrnic_srq_doorbell(struct qrnic_engine *e, uint32_t page,

@@ -205,17 +205,8 @@ void qrnic_pd_release(struct qrnic_engine *e, void *obj)
 enum qrnic_cmd_status qrnic_cmd_dealloc_pd(struct qrnic_engine *e,
                                            struct qrnic_cmd_req *req)
 {
-    const uint8_t *cmd = req->cmd;
-    struct qrnic_pdc *pd = qrnic_pd_get(e, qrnic_cmd32(cmd, dealloc_pd.pdn));
-
-    if (!pd) {
-        return QRNIC_ST_BAD_HANDLE;
-    }
-    if (pd->users) {
-        return QRNIC_ST_BAD_STATE;      /* MRs, windows, QPs, SRQs use it */
-    }
-    qrnic_pd_release(e, pd);
-    return QRNIC_ST_OK;
+    return qrnic_obj_destroy(e, QRNIC_OBJ_PD,
+                             qrnic_cmd32(req->cmd, dealloc_pd.pdn));
 }
 
 /* Every object is gone (qrnic_sched_unlink took QPs' packets off the count). */
