@@ -261,14 +261,33 @@ static int qrnic_write_recv(struct qrnic_wq *wq, u32 max_sge,
 	return 0;
 }
 
+/*
+ * Write the receive WRs from *wr on into the ring and ring the doorbell for
+ * those written; on an error *wr is the WR that failed.  Queue lock held.
+ */
+static int qrnic_write_recvs(struct qrnic_dev *qdev, u32 qn,
+			     struct qrnic_wq *wq, u32 db, u32 max_sge,
+			     const struct ib_recv_wr **wr)
+{
+	u16 start = wq->pi;
+	int ret = 0;
+
+	for (; *wr; *wr = (*wr)->next) {
+		ret = qrnic_write_recv(wq, max_sge, *wr);
+		if (ret)
+			break;
+	}
+	qrnic_wq_doorbell(qdev, qn, wq, start, db);
+	return ret;
+}
+
 int qrnic_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		    const struct ib_recv_wr **bad_wr)
 {
 	struct qrnic_dev *qdev = to_qdev(ibqp->device);
 	struct qrnic_qp *qp = to_qqp(ibqp);
 	unsigned long flags;
-	int ret = 0;
-	u16 start;
+	int ret;
 
 	/* A QP with an SRQ has no RQ of its own. */
 	if (qp->srq) {
@@ -277,18 +296,11 @@ int qrnic_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	}
 
 	spin_lock_irqsave(&qp->lock, flags);
-	start = qp->rq.pi;
-	if (qp->state == IB_QPS_RESET) {
+	if (qp->state == IB_QPS_RESET)
 		ret = -EINVAL;
-		goto out;
-	}
-	for (; wr; wr = wr->next) {
-		ret = qrnic_write_recv(&qp->rq, qp->max_recv_sge, wr);
-		if (ret)
-			break;
-	}
-	qrnic_wq_doorbell(qdev, qp->qpn, &qp->rq, start, QRNIC_DB_RQ);
-out:
+	else
+		ret = qrnic_write_recvs(qdev, qp->qpn, &qp->rq, QRNIC_DB_RQ,
+					qp->max_recv_sge, &wr);
 	spin_unlock_irqrestore(&qp->lock, flags);
 	if (ret)
 		*bad_wr = wr;
@@ -301,8 +313,7 @@ int qrnic_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 	struct qrnic_dev *qdev = to_qdev(ibsrq->device);
 	struct qrnic_srq *srq = to_qsrq(ibsrq);
 	unsigned long flags;
-	int ret = 0;
-	u16 start;
+	int ret;
 
 	if (!srq->done) {	/* a user SRQ */
 		*bad_wr = wr;
@@ -310,13 +321,8 @@ int qrnic_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 	}
 
 	spin_lock_irqsave(&srq->lock, flags);
-	start = srq->wq.pi;
-	for (; wr; wr = wr->next) {
-		ret = qrnic_write_recv(&srq->wq, srq->max_sge, wr);
-		if (ret)
-			break;
-	}
-	qrnic_wq_doorbell(qdev, srq->srqn, &srq->wq, start, QRNIC_DB_SRQ);
+	ret = qrnic_write_recvs(qdev, srq->srqn, &srq->wq, QRNIC_DB_SRQ,
+				srq->max_sge, &wr);
 	spin_unlock_irqrestore(&srq->lock, flags);
 	if (ret)
 		*bad_wr = wr;
