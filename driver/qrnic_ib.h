@@ -360,6 +360,8 @@ void qrnic_cq_comp_event(struct qrnic_dev *qdev, u32 cqn);
 void qrnic_cq_async_event(struct qrnic_dev *qdev, u32 cqn);
 
 /* qrnic_mr.c */
+int qrnic_mr_key_cmd(struct qrnic_dev *qdev, struct qrnic_cmd *cmd,
+		     struct qrnic_mr *mr);
 struct ib_mr *qrnic_get_dma_mr(struct ib_pd *ibpd, int access);
 struct ib_mr *qrnic_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 				u64 virt_addr, int access,

@@ -35,24 +35,32 @@ static int qrnic_mr_access(struct qrnic_dev *qdev, int access, u32 *out)
 	return 0;
 }
 
+/* REG_MR or ALLOC_MR: the key the device allocates is lkey and rkey. */
+int qrnic_mr_key_cmd(struct qrnic_dev *qdev, struct qrnic_cmd *cmd,
+		     struct qrnic_mr *mr)
+{
+	int ret;
+
+	ret = qrnic_aq_exec(qdev, cmd, &mr->key, NULL);
+	if (ret)
+		return ret;
+	mr->ibmr.lkey = mr->key;
+	mr->ibmr.rkey = mr->key;
+	return 0;
+}
+
 static int qrnic_reg_mr_cmd(struct qrnic_dev *qdev, struct qrnic_mr *mr,
 			    const struct qrnic_pbl *pbl, u64 iova, u64 length,
 			    u32 pdn, u32 access)
 {
 	struct qrnic_cmd cmd = { .opcode = QRNIC_CMD_REG_MR };
-	int ret;
 
 	cmd.reg_mr.pbl = *pbl;
 	cmd.reg_mr.iova = cpu_to_le64(iova);
 	cmd.reg_mr.length = cpu_to_le64(length);
 	cmd.reg_mr.pdn = cpu_to_le32(pdn);
 	cmd.reg_mr.access = cpu_to_le32(access);
-	ret = qrnic_aq_exec(qdev, &cmd, &mr->key, NULL);
-	if (ret)
-		return ret;
-	mr->ibmr.lkey = mr->key;
-	mr->ibmr.rkey = mr->key;
-	return 0;
+	return qrnic_mr_key_cmd(qdev, &cmd, mr);
 }
 
 /* The DMA address space itself, for kernel PDs (ib_alloc_pd). */

@@ -72,11 +72,9 @@ struct ib_mr *qrnic_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type mr_type,
 	}
 	cmd.alloc_mr.pdn = cpu_to_le32(to_qpd(ibpd)->pdn);
 	cmd.alloc_mr.max_pages = cpu_to_le32(max_num_sg);
-	ret = qrnic_aq_exec(qdev, &cmd, &mr->key, NULL);
+	ret = qrnic_mr_key_cmd(qdev, &cmd, mr);
 	if (ret)
 		goto err_pages;
-	mr->ibmr.lkey = mr->key;
-	mr->ibmr.rkey = mr->key;
 	return &mr->ibmr;
 
 err_pages:
