@@ -82,9 +82,8 @@ static uint32_t min_u32(uint32_t a, uint32_t b)
 	return a < b ? a : b;
 }
 
-static int qrnic_wq_init(struct qrnic_wq *wq, uint8_t *qmem,
-			 uint32_t offset, uint32_t log_depth,
-			 uint32_t log_stride)
+int qrnic_wq_init(struct qrnic_wq *wq, uint8_t *qmem, uint32_t offset,
+		  uint32_t log_depth, uint32_t log_stride)
 {
 	wq->buf = qmem + offset;
 	wq->log_depth = log_depth;
@@ -93,6 +92,36 @@ static int qrnic_wq_init(struct qrnic_wq *wq, uint8_t *qmem,
 	wq->pi = 0;
 	atomic_init(&wq->tail, 0);
 	return pthread_spin_init(&wq->lock, PTHREAD_PROCESS_PRIVATE);
+}
+
+/* The SGEs a receive WQE of 2^log_stride bytes holds, at most max. */
+uint32_t qrnic_rq_max_sge(uint32_t log_stride, uint32_t max)
+{
+	return min_u32(min_u32(max, QRNIC_MAX_SGE),
+		       ((1u << log_stride) - sizeof(struct qrnic_rq_wqe)) /
+			       sizeof(struct qrnic_sge));
+}
+
+/*
+ * Map a QP's or SRQ's queue memory (what and qn name it in the error
+ * message); NULL with errno set if that fails.
+ */
+void *qrnic_mmap_qmem(struct ibv_context *ibctx, size_t len, uint64_t key,
+		      const char *what, uint32_t qn)
+{
+	void *qmem;
+	int err;
+
+	qmem = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		    ibctx->cmd_fd, key);
+	if (qmem == MAP_FAILED) {
+		err = errno;
+		verbs_err(verbs_get_ctx(ibctx),
+			  "qrnic: mapping %s %#x failed: %d\n", what, qn, err);
+		errno = err;
+		return NULL;
+	}
+	return qmem;
 }
 
 /* Does [offset, offset + 2^(log_depth + log_stride)) fit in len bytes? */
@@ -127,7 +156,7 @@ static int qrnic_qp_setup(struct ibv_context *ibctx, struct qrnic_qp *qp,
 			  const struct qrnic_create_qp_resp *resp)
 {
 	bool has_srq = qp->srq;
-	uint32_t sq_stride, rq_stride;
+	uint32_t sq_stride;
 	int ret;
 
 	if (resp->log_sq_depth > QRNIC_QP_MAX_LOG ||
@@ -152,16 +181,10 @@ static int qrnic_qp_setup(struct ibv_context *ibctx, struct qrnic_qp *qp,
 
 	qp->qpn = resp->qpn;
 	qp->qmem_len = resp->qmem_len;
-	qp->qmem = mmap(NULL, qp->qmem_len, PROT_READ | PROT_WRITE,
-			MAP_SHARED, ibctx->cmd_fd, resp->qmem_mmap_key);
-	if (qp->qmem == MAP_FAILED) {
-		ret = errno;
-		verbs_err(verbs_get_ctx(ibctx),
-			  "qrnic: mapping queue memory of QP %#x failed: %d\n",
-			  qp->qpn, ret);
-		qp->qmem = NULL;
-		return ret;
-	}
+	qp->qmem = qrnic_mmap_qmem(ibctx, qp->qmem_len, resp->qmem_mmap_key,
+				   "queue memory of QP", qp->qpn);
+	if (!qp->qmem)
+		return errno;
 
 	ret = qrnic_wq_init(&qp->sq, qp->qmem, resp->sq_offset,
 			    resp->log_sq_depth, resp->log_sq_stride);
@@ -181,13 +204,9 @@ static int qrnic_qp_setup(struct ibv_context *ibctx, struct qrnic_qp *qp,
 	qp->sq.max_sge = min_u32(min_u32(resp->max_send_sge, QRNIC_MAX_SGE),
 				 (sq_stride - sizeof(struct qrnic_sq_wqe)) /
 					 sizeof(struct qrnic_sge));
-	if (!has_srq) {
-		rq_stride = 1u << resp->log_rq_stride;
-		qp->rq.max_sge =
-			min_u32(min_u32(resp->max_recv_sge, QRNIC_MAX_SGE),
-				(rq_stride - sizeof(struct qrnic_rq_wqe)) /
-					sizeof(struct qrnic_sge));
-	}
+	if (!has_srq)
+		qp->rq.max_sge = qrnic_rq_max_sge(resp->log_rq_stride,
+						  resp->max_recv_sge);
 	qp->max_inline = min_u32(min_u32(resp->max_inline, QRNIC_MAX_INLINE),
 				 sq_stride - sizeof(struct qrnic_sq_wqe));
 	return 0;

@@ -434,6 +434,11 @@ void qrnic_cq_unlock_pair(struct qrnic_cq *a, struct qrnic_cq *b);
 void qrnic_cq_clean(struct qrnic_cq *cq, uint32_t qpn, struct qrnic_srq *srq);
 
 /* qp.c */
+int qrnic_wq_init(struct qrnic_wq *wq, uint8_t *qmem, uint32_t offset,
+		  uint32_t log_depth, uint32_t log_stride);
+uint32_t qrnic_rq_max_sge(uint32_t log_stride, uint32_t max);
+void *qrnic_mmap_qmem(struct ibv_context *ibctx, size_t len, uint64_t key,
+		      const char *what, uint32_t qn);
 struct ibv_qp *qrnic_create_qp(struct ibv_pd *pd,
 			       struct ibv_qp_init_attr *attr);
 struct ibv_qp *qrnic_create_qp_ex(struct ibv_context *ibctx,

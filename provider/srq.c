@@ -76,42 +76,29 @@ static int qrnic_srq_init(struct qrnic_srq *srq, uint8_t *qmem,
 			  const struct qrnic_create_srq_resp *resp)
 {
 	struct qrnic_wq *wq = &srq->wq;
-	uint32_t stride = 1u << resp->log_stride;
-	uint32_t max_sge;
 	int ret;
 
 	srq->srqn = resp->srqn;
-	wq->buf = qmem;
-	wq->log_depth = resp->log_depth;
-	wq->depth = 1u << resp->log_depth;
-	wq->log_stride = resp->log_stride;
-	wq->pi = 0;
-	atomic_init(&wq->tail, 0);
-
-	max_sge = (stride - sizeof(struct qrnic_rq_wqe)) /
-		  sizeof(struct qrnic_sge);
-	if (max_sge > QRNIC_MAX_SGE)
-		max_sge = QRNIC_MAX_SGE;
-	if (max_sge > resp->max_sge)
-		max_sge = resp->max_sge;
-	wq->max_sge = max_sge;
+	ret = qrnic_wq_init(wq, qmem, 0, resp->log_depth, resp->log_stride);
+	if (ret)
+		return ret;
+	wq->max_sge = qrnic_rq_max_sge(resp->log_stride, resp->max_sge);
 
 	srq->done = calloc((wq->depth + 63) / 64, sizeof(*srq->done));
-	if (!srq->done)
-		return ENOMEM;
-	ret = pthread_spin_init(&wq->lock, PTHREAD_PROCESS_PRIVATE);
-	if (ret)
-		goto err_done;
+	if (!srq->done) {
+		ret = ENOMEM;
+		goto err_lock;
+	}
 	ret = pthread_spin_init(&srq->done_lock, PTHREAD_PROCESS_PRIVATE);
 	if (ret)
-		goto err_lock;
+		goto err_done;
 	return 0;
 
-err_lock:
-	pthread_spin_destroy(&wq->lock);
 err_done:
 	free(srq->done);
 	srq->done = NULL;
+err_lock:
+	pthread_spin_destroy(&wq->lock);
 	return ret;
 }
 
@@ -137,16 +124,10 @@ static int qrnic_srq_setup(struct ibv_context *ibctx, struct qrnic_srq *srq,
 	}
 
 	srq->qmem_len = resp->qmem_len;
-	srq->qmem = mmap(NULL, srq->qmem_len, PROT_READ | PROT_WRITE,
-			 MAP_SHARED, ibctx->cmd_fd, resp->qmem_mmap_key);
-	if (srq->qmem == MAP_FAILED) {
-		ret = errno;
-		verbs_err(verbs_get_ctx(ibctx),
-			  "qrnic: mapping queue memory of SRQ %u failed: %d\n",
-			  resp->srqn, ret);
-		srq->qmem = NULL;
-		return ret;
-	}
+	srq->qmem = qrnic_mmap_qmem(ibctx, srq->qmem_len, resp->qmem_mmap_key,
+				    "queue memory of SRQ", resp->srqn);
+	if (!srq->qmem)
+		return errno;
 
 	ret = qrnic_srq_init(srq, srq->qmem, resp);
 	if (ret) {
@@ -301,14 +282,11 @@ static int qrnic_srq_resize(struct qrnic_srq *srq, struct ibv_srq_attr *attr,
 		goto out;
 	}
 	depth = 1u << resp.log_depth;
-	qmem = mmap(NULL, resp.qmem_len, PROT_READ | PROT_WRITE, MAP_SHARED,
-		    ibctx->cmd_fd, resp.qmem_mmap_key);
-	if (qmem == MAP_FAILED) {
+	qmem = qrnic_mmap_qmem(ibctx, resp.qmem_len, resp.qmem_mmap_key,
+			       "the resized SRQ", srq->srqn);
+	if (!qmem) {
 		/* The device took the new ring: this SRQ cannot post now. */
 		ret = errno;
-		verbs_err(verbs_get_ctx(ibctx),
-			  "qrnic: mapping the resized SRQ %u failed: %d\n",
-			  srq->srqn, ret);
 		goto out;
 	}
 
