@@ -46,12 +46,12 @@ bool qrnic_qp_can_send(struct qrnic_qp *qp)
 }
 
 /*
- * Copy a built send WQE of len bytes into slot pi and advance pi; sq.lock
- * held, slot free.  The copy is whole 64-byte chunks (a SQ stride is at
- * least 64 and a power of two, so they stay inside the slot).
+ * Copy a built WQE of len bytes into a slot of a stride of at least 64
+ * bytes, in whole 64-byte chunks (a stride is a power of two, so they stay
+ * inside the slot).
  */
-void qrnic_sq_write(struct qrnic_qp *qp, union qrnic_sq_buf *wqe,
-		    uint32_t len)
+static void qrnic_wqe_copy64(void *slot, union qrnic_wqe_buf *wqe,
+			     uint32_t len)
 {
 	uint32_t n = align(len, 64);
 
@@ -59,7 +59,14 @@ void qrnic_sq_write(struct qrnic_qp *qp, union qrnic_sq_buf *wqe,
 		memset(wqe->bytes + len, 0, n - len);
 	/* The WQE was written through other types than the copy reads. */
 	asm volatile("" ::: "memory");
-	mmio_memcpy_x64(qrnic_wq_slot(&qp->sq, qp->sq.pi), wqe->words, n);
+	mmio_memcpy_x64(slot, wqe->words, n);
+}
+
+/* A built send WQE into slot pi, then pi advances; sq.lock held, slot free. */
+void qrnic_sq_write(struct qrnic_qp *qp, union qrnic_wqe_buf *wqe,
+		    uint32_t len)
+{
+	qrnic_wqe_copy64(qrnic_wq_slot(&qp->sq, qp->sq.pi), wqe, len);
 	qp->sq.pi++;
 }
 
@@ -73,7 +80,7 @@ void qrnic_sq_ring(struct qrnic_qp *qp)
 
 /* Inline data: the SGEs' bytes right after the header. */
 static int qrnic_build_inline(struct qrnic_qp *qp, const struct ibv_send_wr *wr,
-			      union qrnic_sq_buf *wqe, uint32_t *len)
+			      union qrnic_wqe_buf *wqe, uint32_t *len)
 {
 	uint8_t *dst = wqe->bytes + sizeof(struct qrnic_sq_wqe);
 	uint64_t total = 0;
@@ -118,8 +125,6 @@ static int qrnic_build_rc(const struct ibv_send_wr *wr,
 		*can_inline = true;
 		break;
 	case IBV_WR_RDMA_WRITE_WITH_IMM:
-		hdr->imm_data = (__force uint32_t)wr->imm_data;
-		SWITCH_FALLTHROUGH;
 	case IBV_WR_RDMA_WRITE:
 		*can_inline = true;
 		SWITCH_FALLTHROUGH;
@@ -128,8 +133,6 @@ static int qrnic_build_rc(const struct ibv_send_wr *wr,
 		hdr->rkey = htole32(wr->wr.rdma.rkey);
 		break;
 	case IBV_WR_SEND_WITH_IMM:
-		hdr->imm_data = (__force uint32_t)wr->imm_data;
-		SWITCH_FALLTHROUGH;
 	case IBV_WR_SEND:
 		*can_inline = true;
 		break;
@@ -151,16 +154,8 @@ static int qrnic_build_rc(const struct ibv_send_wr *wr,
 static int qrnic_build_ud(const struct ibv_send_wr *wr,
 			  struct qrnic_sq_wqe *hdr)
 {
-	switch (wr->opcode) {
-	case IBV_WR_SEND_WITH_IMM:
-		hdr->imm_data = (__force uint32_t)wr->imm_data;
-		SWITCH_FALLTHROUGH;
-	case IBV_WR_SEND:
-		break;
-	default:
-		return EINVAL;
-	}
-	if (!wr->wr.ud.ah)
+	if ((wr->opcode != IBV_WR_SEND && wr->opcode != IBV_WR_SEND_WITH_IMM) ||
+	    !wr->wr.ud.ah)
 		return EINVAL;
 	qrnic_set_ud_av(hdr, wr->wr.ud.ah, wr->wr.ud.remote_qpn,
 			wr->wr.ud.remote_qkey);
@@ -168,7 +163,7 @@ static int qrnic_build_ud(const struct ibv_send_wr *wr,
 }
 
 static int qrnic_build_send(struct qrnic_qp *qp, const struct ibv_send_wr *wr,
-			    union qrnic_sq_buf *wqe, uint32_t *len,
+			    union qrnic_wqe_buf *wqe, uint32_t *len,
 			    bool type1_bind)
 {
 	struct qrnic_sq_wqe *hdr = &wqe->hdr;
@@ -182,6 +177,9 @@ static int qrnic_build_send(struct qrnic_qp *qp, const struct ibv_send_wr *wr,
 		return EINVAL;
 
 	memset(hdr, 0, sizeof(*hdr));
+	if (wr->opcode == IBV_WR_SEND_WITH_IMM ||
+	    wr->opcode == IBV_WR_RDMA_WRITE_WITH_IMM)
+		hdr->imm_data = (__force uint32_t)wr->imm_data;
 	if (qrnic_qp_is_ud(qp)) {
 		ret = qrnic_build_ud(wr, hdr);
 		can_inline = true;
@@ -214,7 +212,7 @@ int qrnic_post_send_mw(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		       struct ibv_send_wr **bad_wr, bool type1_bind)
 {
 	struct qrnic_qp *qp = to_qqp(ibqp);
-	union qrnic_sq_buf wqe;
+	union qrnic_wqe_buf wqe;
 	uint32_t start, len;
 	int ret = 0;
 
@@ -258,18 +256,14 @@ int qrnic_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
  * bytes and more take 64-byte chunks; 16- and 32-byte slots take 8-byte
  * stores.
  */
-static void qrnic_rq_write(struct qrnic_wq *wq, union qrnic_rq_buf *wqe,
+static void qrnic_rq_write(struct qrnic_wq *wq, union qrnic_wqe_buf *wqe,
 			   uint32_t len)
 {
 	uint8_t *slot = qrnic_wq_slot(wq, wq->pi);
-	uint32_t i, n;
+	uint32_t i;
 
 	if (wq->log_stride >= 6) {
-		n = align(len, 64);
-		if (n > len)
-			memset(wqe->bytes + len, 0, n - len);
-		asm volatile("" ::: "memory");
-		mmio_memcpy_x64(slot, wqe->words, n);
+		qrnic_wqe_copy64(slot, wqe, len);
 	} else {
 		asm volatile("" ::: "memory");
 		for (i = 0; i < len / 8; i++)
@@ -280,13 +274,17 @@ static void qrnic_rq_write(struct qrnic_wq *wq, union qrnic_rq_buf *wqe,
 }
 
 /*
- * Write the receive WRs of a list into wq (its lock held) until one fails;
- * returns 0 or the error, with *bad_wr set.
+ * Write the receive WRs of a list into wq (its lock held) until one fails,
+ * then ring doorbell db of queue qn for those written; returns 0 or the
+ * error, with *bad_wr set.
  */
-static int qrnic_rq_post_list(struct qrnic_wq *wq, struct ibv_recv_wr *wr,
+static int qrnic_rq_post_list(struct ibv_context *ibctx, uint32_t db,
+			      uint32_t qn, struct qrnic_wq *wq,
+			      struct ibv_recv_wr *wr,
 			      struct ibv_recv_wr **bad_wr)
 {
-	union qrnic_rq_buf wqe;
+	uint32_t start = wq->pi;
+	union qrnic_wqe_buf wqe;
 	int ret = 0;
 
 	for (; wr; wr = wr->next) {
@@ -298,16 +296,20 @@ static int qrnic_rq_post_list(struct qrnic_wq *wq, struct ibv_recv_wr *wr,
 			ret = EINVAL;
 			break;
 		}
-		memset(&wqe.hdr, 0, sizeof(wqe.hdr));
-		wqe.hdr.wr_id = htole64(wr->wr_id);
-		wqe.hdr.num_sge = wr->num_sge;
-		qrnic_copy_sge((struct qrnic_sge *)(&wqe.hdr + 1), wr->sg_list,
+		memset(&wqe.rq, 0, sizeof(wqe.rq));
+		wqe.rq.wr_id = htole64(wr->wr_id);
+		wqe.rq.num_sge = wr->num_sge;
+		qrnic_copy_sge((struct qrnic_sge *)(&wqe.rq + 1), wr->sg_list,
 			       wr->num_sge);
-		qrnic_rq_write(wq, &wqe, sizeof(wqe.hdr) +
+		qrnic_rq_write(wq, &wqe, sizeof(wqe.rq) +
 				wr->num_sge * sizeof(struct qrnic_sge));
 	}
 	if (ret)
 		*bad_wr = wr;
+	if (wq->pi != start) {
+		mmio_flush_writes();
+		qrnic_ring_db(to_qctx(ibctx), db, qrnic_db_val(qn, 0, wq->pi));
+	}
 	return ret;
 }
 
@@ -315,7 +317,6 @@ int qrnic_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		    struct ibv_recv_wr **bad_wr)
 {
 	struct qrnic_qp *qp = to_qqp(ibqp);
-	uint32_t start;
 	int ret = 0;
 
 	/* Its receives come from the SRQ: ibv_post_srq_recv. */
@@ -332,13 +333,8 @@ int qrnic_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		goto out;
 	}
 
-	start = qp->rq.pi;
-	ret = qrnic_rq_post_list(&qp->rq, wr, bad_wr);
-	if (qp->rq.pi != start) {
-		mmio_flush_writes();
-		qrnic_ring_db(to_qctx(ibqp->context), QRNIC_DB_RQ,
-			      qrnic_db_val(qp->qpn, 0, qp->rq.pi));
-	}
+	ret = qrnic_rq_post_list(ibqp->context, QRNIC_DB_RQ, qp->qpn, &qp->rq,
+				 wr, bad_wr);
 out:
 	pthread_spin_unlock(&qp->rq.lock);
 	return ret;
@@ -354,17 +350,11 @@ int qrnic_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
 			struct ibv_recv_wr **bad_wr)
 {
 	struct qrnic_srq *srq = to_qsrq(ibsrq);
-	uint32_t start;
 	int ret;
 
 	pthread_spin_lock(&srq->wq.lock);
-	start = srq->wq.pi;
-	ret = qrnic_rq_post_list(&srq->wq, wr, bad_wr);
-	if (srq->wq.pi != start) {
-		mmio_flush_writes();
-		qrnic_ring_db(to_qctx(ibsrq->context), QRNIC_DB_SRQ,
-			      qrnic_db_val(srq->srqn, 0, srq->wq.pi));
-	}
+	ret = qrnic_rq_post_list(ibsrq->context, QRNIC_DB_SRQ, srq->srqn,
+				 &srq->wq, wr, bad_wr);
 	pthread_spin_unlock(&srq->wq.lock);
 	return ret;
 }

@@ -168,9 +168,13 @@ struct qrnic_wq {
 	pthread_spinlock_t lock;
 };
 
-/* A send WQE as built before it is copied into its slot. */
-union qrnic_sq_buf {
+/*
+ * A send (hdr) or receive (rq) WQE as built before it is copied into its
+ * slot; SQ strides are the larger.
+ */
+union qrnic_wqe_buf {
 	struct qrnic_sq_wqe hdr;
+	struct qrnic_rq_wqe rq;
 	uint8_t bytes[1u << QRNIC_SQ_MAX_LOG_STRIDE];
 	uint64_t words[(1u << QRNIC_SQ_MAX_LOG_STRIDE) / 8];
 } __attribute__((aligned(64)));
@@ -196,12 +200,6 @@ struct qrnic_srq {
 
 	struct qrnic_pd *parent_domain;	/* created through it, or NULL */
 };
-
-union qrnic_rq_buf {
-	struct qrnic_rq_wqe hdr;
-	uint8_t bytes[1u << QRNIC_RQ_MAX_LOG_STRIDE];
-	uint64_t words[(1u << QRNIC_RQ_MAX_LOG_STRIDE) / 8];
-} __attribute__((aligned(64)));
 
 struct qrnic_qp {
 	struct verbs_qp vqp;
@@ -230,7 +228,7 @@ struct qrnic_qp {
 	uint32_t wr_len;		/* bytes of wr_buf in use, 0: none */
 	int wr_err;
 	bool wr_need_av;		/* UD WQE without wr_set_ud_addr yet */
-	union qrnic_sq_buf wr_buf;
+	union qrnic_wqe_buf wr_buf;
 };
 
 static inline struct qrnic_context *to_qctx(struct ibv_context *ibctx)
@@ -464,7 +462,7 @@ int qrnic_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 int qrnic_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
 			struct ibv_recv_wr **bad_wr);
 bool qrnic_qp_can_send(struct qrnic_qp *qp);
-void qrnic_sq_write(struct qrnic_qp *qp, union qrnic_sq_buf *wqe,
+void qrnic_sq_write(struct qrnic_qp *qp, union qrnic_wqe_buf *wqe,
 		    uint32_t len);
 void qrnic_sq_ring(struct qrnic_qp *qp);
 
