@@ -84,7 +84,7 @@ QRNIC_QP_LIST_FNS(waiter, cc_waiting, cc_prev, cc_next)
 static uint32_t cc_cap(const struct qrnic_engine *e,
                        const struct qrnic_qpc *qp)
 {
-    uint32_t cap = e->win_bytes / qrnic_pkt_cost(qp->mtu);
+    uint32_t cap = e->win_bytes / qrnic_pkt_cost(qp->attr.mtu);
 
     cap = cap < e->win_pkts ? cap : e->win_pkts;
     return cap ? cap : 1;
@@ -246,7 +246,8 @@ void qrnic_cc_update(struct qrnic_engine *e, struct qrnic_qpc *qp)
             cc_ctx(e, qp)->cwnd = e->cc.cwnd;
         }
         /* An ACK may name a PSN started but not yet sent. */
-        n = qp->cc_recovering ? 0 : psn_diff(qp->req.sent_psn, qp->req.una_psn);
+        n = qp->cc_recovering ? 0 :
+            psn_diff(qp->req.sent_psn, qp->comp.una_psn);
     } else if (qp->cc_waiting) {
         waiter_del(&e->cc.waiting, qp);
     }
@@ -259,9 +260,9 @@ void qrnic_cc_update(struct qrnic_engine *e, struct qrnic_qpc *qp)
  */
 bool qrnic_cc_starved(struct qrnic_engine *e, struct qrnic_qpc *qp)
 {
-    if (qp->req.probe_next) {
+    if (qp->comp.probe_next) {
         /* Held the others for a probe time (or they ran dry): now probe. */
-        qp->req.probe_next = false;
+        qp->comp.probe_next = false;
         qrnic_cc_unstarve(e, qp);
         return false;
     }
@@ -269,8 +270,8 @@ bool qrnic_cc_starved(struct qrnic_engine *e, struct qrnic_qpc *qp)
         return false;           /* nobody progressed: a loss, probe for it */
     }
     qp->starved = true;
-    qp->req.probe_next = true;
-    qp->req.rtt_timing = false;     /* its round trip is the others' doing */
+    qp->comp.probe_next = true;
+    qp->comp.rtt_timing = false;     /* its round trip is the others' doing */
     cc_ctx(e, qp)->cc_starved++;
     /* No cut: a verdict is no loss (see above). */
     return true;
@@ -279,7 +280,7 @@ bool qrnic_cc_starved(struct qrnic_engine *e, struct qrnic_qpc *qp)
 bool qrnic_cc_others_progressed(const struct qrnic_engine *e,
                                 const struct qrnic_qpc *qp)
 {
-    return e->uctx[qp->uctx].progress_ns > qp->req.wait_since;
+    return e->uctx[qp->uctx].progress_ns > qp->comp.wait_since;
 }
 
 uint32_t qrnic_cc_window(const struct qrnic_engine *e,

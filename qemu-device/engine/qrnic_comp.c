@@ -23,11 +23,11 @@ static uint32_t last_psn(const struct qrnic_swqe *s)
 static void resend_gap(struct qrnic_engine *e, struct qrnic_qpc *qp,
                        uint32_t psn)
 {
-    if (qp->req.gap_resent && qp->req.gap_psn == psn) {
+    if (qp->comp.gap_resent && qp->comp.gap_psn == psn) {
         return;
     }
-    qp->req.gap_resent = true;
-    qp->req.gap_psn = psn;
+    qp->comp.gap_resent = true;
+    qp->comp.gap_psn = psn;
     qrnic_req_loss(e, qp, false);
     qrnic_req_rewind(e, qp, psn);
 }
@@ -55,14 +55,14 @@ static void settle(struct qrnic_engine *e, struct qrnic_qpc *qp)
         }
         if (!s->done) {
             if (!qrnic_wr_is_rd_atomic(s->opcode)) {
-                s->done = psn_diff(last_psn(s), qp->req.ack_next) < 0;
-            } else if (psn_diff(last_psn(s), qp->req.ack_next) < 0 && !found) {
+                s->done = psn_diff(last_psn(s), qp->comp.ack_next) < 0;
+            } else if (psn_diff(last_psn(s), qp->comp.ack_next) < 0 && !found) {
                 resend_gap(e, qp, s->resp_psn);
             }
         }
         if (!s->done && !found) {
             found = true;
-            uint32_t acked = qp->req.ack_next;
+            uint32_t acked = qp->comp.ack_next;
 
             una = qrnic_wr_is_rd_atomic(s->opcode) ? s->resp_psn :
                   psn_diff(acked, s->first_psn) > 0 ? acked : s->first_psn;
@@ -78,8 +78,8 @@ static void ack_upto(struct qrnic_engine *e, struct qrnic_qpc *qp,
 {
     uint32_t next = psn_add(psn, 1);
 
-    if (psn_diff(next, qp->req.ack_next) > 0) {
-        qp->req.ack_next = next;
+    if (psn_diff(next, qp->comp.ack_next) > 0) {
+        qp->comp.ack_next = next;
     }
     settle(e, qp);
 }
@@ -123,7 +123,7 @@ static void nak(struct qrnic_engine *e, struct qrnic_qpc *qp,
     }
     if (kind == QRNIC_AETH_RNR_NAK) {
         qrnic_stat(e, QRNIC_STAT_RNR_NAKS_RX);
-        if (idx == qp->req.sq_tail && !qp->req.rnr_wait) {
+        if (idx == qp->req.sq_tail && !qp->comp.rnr_wait) {
             qrnic_req_rnr(e, qp, rx->psn, code);
         }
         return;
@@ -211,8 +211,8 @@ static void read_response(struct qrnic_engine *e, struct qrnic_qpc *qp,
         }
         return;
     }
-    off = (uint32_t)psn_diff(rx->psn, s->first_psn) * qp->mtu;
-    want = s->length - off < qp->mtu ? s->length - off : qp->mtu;
+    off = (uint32_t)psn_diff(rx->psn, s->first_psn) * qp->attr.mtu;
+    want = s->length - off < qp->attr.mtu ? s->length - off : qp->attr.mtu;
     if (rx->paylen != want) {
         qrnic_req_fail(e, qp, idx, QRNIC_WC_BAD_RESP_ERR, QRNIC_VERR_NAK);
         return;

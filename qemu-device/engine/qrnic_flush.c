@@ -104,7 +104,7 @@ static bool do_flush(struct qrnic_engine *e, struct qrnic_qpc *qp,
     verr = qrnic_mr_check(e, rx->rkey, qp->pdn, QRNIC_ACCESS_FLUSH_GLOBAL,
                           rx->va, level == QRNIC_FLUSH_MR ? 0 : rx->dma_len,
                           &mr);
-    if (!(qp->access & QRNIC_ACCESS_FLUSH_GLOBAL) ||
+    if (!(qp->attr.access & QRNIC_ACCESS_FLUSH_GLOBAL) ||
         (verr && !(level == QRNIC_FLUSH_MR &&
                    verr == QRNIC_VERR_LKEY_BOUNDS))) {
         qrnic_resp_fatal_nak(e, qp, rx->psn, QRNIC_NAK_REM_ACCESS);
@@ -117,7 +117,7 @@ static bool do_flush(struct qrnic_engine *e, struct qrnic_qpc *qp,
 static bool do_atomic_write(struct qrnic_engine *e, struct qrnic_qpc *qp,
                             const struct qrnic_rx *rx, struct qrnic_mrc **mr)
 {
-    if (!(qp->access & QRNIC_ACCESS_REMOTE_WRITE)) {
+    if (!(qp->attr.access & QRNIC_ACCESS_REMOTE_WRITE)) {
         qrnic_resp_fatal_nak(e, qp, rx->psn, QRNIC_NAK_REM_ACCESS);
         return false;
     }

@@ -443,10 +443,10 @@ static void qp_reset_state(struct qrnic_qpc *qp)
     qp->log_rq_stride = lrs;
     qp->sig_all = sig_all;
     qp->state = QRNIC_QPS_RESET;
-    qp->port = 1;
-    qp->path_mtu = 1;
-    qp->mtu = 256;
-    qp->hop_limit = 64;
+    qp->attr.port = 1;
+    qp->attr.path_mtu = 1;
+    qp->attr.mtu = 256;
+    qp->attr.hop_limit = 64;
     memset(swq, 0, sizeof(*swq) << lsq);
 }
 
@@ -458,10 +458,10 @@ void qrnic_qp_error(struct qrnic_engine *e, struct qrnic_qpc *qp,
     }
     qp->state = QRNIC_QPS_ERR;
     qrnic_cc_update(e, qp);     /* its packets no longer count */
-    qp->req.rto_deadline = 0;
-    qp->req.probe_deadline = 0;
-    qp->req.rnr_deadline = 0;
-    qp->req.rnr_wait = false;
+    qp->comp.rto_deadline = 0;
+    qp->comp.probe_deadline = 0;
+    qp->comp.rnr_deadline = 0;
+    qp->comp.rnr_wait = false;
     qrnic_sched_timer(e, qp);
     if (async_event && e->async_eqn >= 0) {
         qrnic_eq_post(e, (uint32_t)e->async_eqn, QRNIC_EVENT_QP_FATAL,
@@ -591,68 +591,71 @@ static void apply_attrs(struct qrnic_engine *e, struct qrnic_qpc *qp,
                         uint32_t mask, const uint8_t *a)
 {
     if (mask & M(ACCESS_FLAGS)) {
-        qp->access = qrnic_ld32(ATTR(access_flags));
+        qp->attr.access = qrnic_ld32(ATTR(access_flags));
     }
     if (mask & M(QKEY)) {
-        qp->qkey = qrnic_ld32(ATTR(qkey));
+        qp->attr.qkey = qrnic_ld32(ATTR(qkey));
     }
     if (mask & M(PKEY_INDEX)) {
-        qp->pkey_index = 0;
+        qp->attr.pkey_index = 0;
     }
     if (mask & M(AV)) {
-        qp->sgid_index = *ATTR(sgid_index);
-        memcpy(qp->sgid, e->gid[qp->sgid_index].gid, 16);
-        memcpy(qp->dgid, ATTR(dgid), 16);
-        memcpy(qp->dmac, ATTR(dmac), 6);
-        qp->hop_limit = *ATTR(hop_limit);
-        qp->tclass = *ATTR(traffic_class);
-        qp->flow_label = qrnic_ld32(ATTR(flow_label));
-        qp->ipv4 = qrnic_gid_is_v4(qp->dgid);
+        qp->attr.sgid_index = *ATTR(sgid_index);
+        memcpy(qp->attr.sgid, e->gid[qp->attr.sgid_index].gid, 16);
+        memcpy(qp->attr.dgid, ATTR(dgid), 16);
+        memcpy(qp->attr.dmac, ATTR(dmac), 6);
+        qp->attr.hop_limit = *ATTR(hop_limit);
+        qp->attr.tclass = *ATTR(traffic_class);
+        qp->attr.flow_label = qrnic_ld32(ATTR(flow_label));
+        qp->attr.ipv4 = qrnic_gid_is_v4(qp->attr.dgid);
     }
     if (mask & M(PATH_MTU)) {
-        qp->path_mtu = *ATTR(path_mtu);
-        qp->mtu = 128u << qp->path_mtu;
+        qp->attr.path_mtu = *ATTR(path_mtu);
+        qp->attr.mtu = 128u << qp->attr.path_mtu;
     }
     if (mask & M(TIMEOUT)) {
-        qp->timeout = *ATTR(timeout);
+        qp->attr.timeout = *ATTR(timeout);
     }
     if (mask & M(RETRY_CNT)) {
-        qp->retry_cnt = *ATTR(retry_cnt);
-        qp->req.retry_left = qp->retry_cnt;
+        qp->attr.retry_cnt = *ATTR(retry_cnt);
+        qp->comp.retry_left = qp->attr.retry_cnt;
     }
     if (mask & M(RNR_RETRY)) {
-        qp->rnr_retry = *ATTR(rnr_retry);
-        qp->req.rnr_left = qp->rnr_retry;
+        qp->attr.rnr_retry = *ATTR(rnr_retry);
+        qp->comp.rnr_left = qp->attr.rnr_retry;
     }
     if (mask & M(MIN_RNR_TIMER)) {
-        qp->min_rnr_timer = *ATTR(min_rnr_timer);
+        qp->attr.min_rnr_timer = *ATTR(min_rnr_timer);
     }
     if (mask & M(MAX_QP_RD_ATOMIC)) {
-        qp->max_rd_atomic = *ATTR(max_rd_atomic);
+        qp->attr.max_rd_atomic = *ATTR(max_rd_atomic);
     }
     if (mask & M(MAX_DEST_RD_ATOMIC)) {
-        qp->max_dest_rd_atomic = *ATTR(max_dest_rd_atomic);
+        qp->attr.max_dest_rd_atomic = *ATTR(max_dest_rd_atomic);
     }
     if (mask & M(DEST_QPN)) {
-        qp->dest_qpn = qrnic_ld32(ATTR(dest_qpn));
+        qp->attr.dest_qpn = qrnic_ld32(ATTR(dest_qpn));
     }
     if (mask & M(RQ_PSN)) {
-        qp->rq_psn = qrnic_ld32(ATTR(rq_psn));
-        qp->resp.epsn = qp->rq_psn;
+        qp->attr.rq_psn = qrnic_ld32(ATTR(rq_psn));
+        qp->resp.epsn = qp->attr.rq_psn;
     }
     if (mask & M(SQ_PSN)) {
-        qp->sq_psn = qrnic_ld32(ATTR(sq_psn));
-        qp->req.next_psn = qp->req.tx_psn = qp->sq_psn;
-        qp->req.una_psn = qp->req.sent_psn = qp->req.ack_next = qp->sq_psn;
-        qp->req.ackreq_psn = psn_add(qp->sq_psn, QRNIC_PSN_MASK);
-        qp->req.rtt_timing = false;
-        qp->req.probe_stage = 0;
+        qp->attr.sq_psn = qrnic_ld32(ATTR(sq_psn));
+        qp->req.next_psn = qp->req.tx_psn = qp->attr.sq_psn;
+        qp->comp.una_psn = qp->attr.sq_psn;
+        qp->req.sent_psn = qp->attr.sq_psn;
+        qp->comp.ack_next = qp->attr.sq_psn;
+        qp->req.ackreq_psn = psn_add(qp->attr.sq_psn, QRNIC_PSN_MASK);
+        qp->comp.rtt_timing = false;
+        qp->comp.probe_stage = 0;
     }
     if (mask & M(EN_SQD_ASYNC)) {
         qp->sqd_notify = true;
     }
     if (mask & (M(AV) | M(DEST_QPN))) {
-        qp->sport = qrnic_wire_sport(qp->flow_label, qp->qpn, qp->dest_qpn);
+        qp->attr.sport = qrnic_wire_sport(qp->attr.flow_label, qp->qpn,
+                                          qp->attr.dest_qpn);
     }
 }
 
@@ -737,27 +740,27 @@ enum qrnic_cmd_status qrnic_cmd_query_qp(struct qrnic_engine *e,
     memset(a, 0, sizeof(a));
     *ATTR(qp_state) = qp->state;
     *ATTR(cur_state) = qp->state;
-    *ATTR(path_mtu) = qp->path_mtu;
-    *ATTR(timeout) = qp->timeout;
-    *ATTR(retry_cnt) = qp->retry_cnt;
-    *ATTR(rnr_retry) = qp->rnr_retry;
-    *ATTR(min_rnr_timer) = qp->min_rnr_timer;
-    *ATTR(max_rd_atomic) = qp->max_rd_atomic;
-    *ATTR(max_dest_rd_atomic) = qp->max_dest_rd_atomic;
-    *ATTR(sgid_index) = qp->sgid_index;
-    *ATTR(hop_limit) = qp->hop_limit;
-    *ATTR(traffic_class) = qp->tclass;
-    qrnic_st32(ATTR(access_flags), qp->access);
-    qrnic_st32(ATTR(qkey), qp->qkey);
-    qrnic_st32(ATTR(dest_qpn), qp->dest_qpn);
+    *ATTR(path_mtu) = qp->attr.path_mtu;
+    *ATTR(timeout) = qp->attr.timeout;
+    *ATTR(retry_cnt) = qp->attr.retry_cnt;
+    *ATTR(rnr_retry) = qp->attr.rnr_retry;
+    *ATTR(min_rnr_timer) = qp->attr.min_rnr_timer;
+    *ATTR(max_rd_atomic) = qp->attr.max_rd_atomic;
+    *ATTR(max_dest_rd_atomic) = qp->attr.max_dest_rd_atomic;
+    *ATTR(sgid_index) = qp->attr.sgid_index;
+    *ATTR(hop_limit) = qp->attr.hop_limit;
+    *ATTR(traffic_class) = qp->attr.tclass;
+    qrnic_st32(ATTR(access_flags), qp->attr.access);
+    qrnic_st32(ATTR(qkey), qp->attr.qkey);
+    qrnic_st32(ATTR(dest_qpn), qp->attr.dest_qpn);
     qrnic_st32(ATTR(rq_psn), qp->resp.epsn);
     qrnic_st32(ATTR(sq_psn), qp->req.next_psn);
-    qrnic_st32(ATTR(flow_label), qp->flow_label);
-    qrnic_st16(ATTR(pkey_index), qp->pkey_index);
-    *ATTR(port_num) = qp->port;
+    qrnic_st32(ATTR(flow_label), qp->attr.flow_label);
+    qrnic_st16(ATTR(pkey_index), qp->attr.pkey_index);
+    *ATTR(port_num) = qp->attr.port;
     *ATTR(sq_draining) = sq_draining(qp);
-    memcpy(ATTR(dgid), qp->dgid, 16);
-    memcpy(ATTR(dmac), qp->dmac, 6);
+    memcpy(ATTR(dgid), qp->attr.dgid, 16);
+    memcpy(ATTR(dmac), qp->attr.dmac, 6);
     if (qrnic_dma_write(e, qrnic_cmd64(cmd, query_qp.attr_addr),
                         a, sizeof(a))) {
         return QRNIC_ST_DMA_ERROR;

@@ -302,7 +302,7 @@ enum qrnic_resp_msg {
     QRNIC_RESP_WRITE,           /* in a multi-packet RDMA WRITE */
 };
 
-/* The requester's (and completer's) part of a QP's context. */
+/* The requester's part of a QP's context: the SQ, the PSNs it sends. */
 struct qrnic_qp_req {
     uint16_t sq_pi;             /* software's producer index */
     uint16_t sq_tail;           /* oldest WQE not completed */
@@ -310,33 +310,12 @@ struct qrnic_qp_req {
     uint16_t sq_cur;            /* WQE holding tx_psn (tail..head) */
     uint32_t next_psn;          /* first PSN of the next new WQE */
     uint32_t tx_psn;            /* next PSN to (re)transmit */
-    uint32_t una_psn;           /* oldest PSN not acknowledged/answered */
-    uint32_t ack_next;          /* one past the highest PSN ACKed */
     uint32_t sent_psn;          /* one past the highest PSN ever sent */
-    uint32_t rnr_psn;           /* resend from here when the RNR wait ends */
     bool req_error;             /* a failed WQE waits: start nothing new */
-    bool gap_resent;            /* a READ gap at gap_psn was asked again */
-    uint64_t wait_since;        /* timers (re)armed: sent or progressed */
-    bool rtt_timing;            /* rtt_psn's round trip is being timed */
-    uint32_t rtt_psn;
-    uint64_t rtt_sent;
-    uint32_t gap_psn;
     uint32_t pkts_since_ackreq;
     uint32_t ackreq_psn;        /* the last PSN sent that draws an answer */
     bool ack_now;               /* the next packet asks for an ACK */
     uint32_t rd_inflight;       /* READ/atomic WQEs started, not done */
-    uint8_t retry_left;
-    uint8_t rnr_left;
-    bool rnr_wait;
-    uint64_t rto_deadline;      /* 0: no retransmission timer */
-    uint64_t probe_deadline;    /* 0: no tail loss probe pending */
-    /*
-     * since progress: 1 last packet resent, 2.. all unacknowledged ones
-     * (again)
-     */
-    uint8_t probe_stage;
-    bool probe_next;            /* was starved: the next expiry probes */
-    uint64_t rnr_deadline;      /* 0: not waiting */
     struct qrnic_swqe *swq;     /* one per SQ slot */
     bool cur_valid;             /* cur caches WQE sq_cur */
     struct qrnic_wqe cur;
@@ -369,6 +348,63 @@ struct qrnic_qp_resp {
     uint32_t ack_psn;
 };
 
+/* A QP's attributes, as MODIFY_QP sets them and QUERY_QP reports them. */
+struct qrnic_qp_attrs {
+    uint32_t access;
+    uint32_t qkey;              /* UD, GSI */
+    uint8_t path_mtu;
+    uint32_t mtu;
+    uint8_t timeout;
+    uint8_t retry_cnt;
+    uint8_t rnr_retry;
+    uint8_t min_rnr_timer;
+    uint8_t max_rd_atomic;
+    uint8_t max_dest_rd_atomic;
+    uint32_t dest_qpn;
+    uint32_t rq_psn;
+    uint32_t sq_psn;
+    uint16_t pkey_index;
+    uint8_t port;
+    uint8_t sgid_index;
+    uint8_t hop_limit;
+    uint8_t tclass;
+    uint32_t flow_label;
+    uint8_t dgid[16];
+    uint8_t sgid[16];
+    uint8_t dmac[6];
+    bool ipv4;
+    uint16_t sport;
+};
+
+/*
+ * A QP's completer: what the peer has acknowledged or answered, and the
+ * retransmission, RNR and tail-loss-probe timers and retry counts that
+ * act when it has not.
+ */
+struct qrnic_qp_comp {
+    uint32_t una_psn;           /* oldest PSN not acknowledged/answered */
+    uint32_t ack_next;          /* one past the highest PSN ACKed */
+    uint32_t rnr_psn;           /* resend from here when the RNR wait ends */
+    bool gap_resent;            /* a READ gap at gap_psn was asked again */
+    uint64_t wait_since;        /* timers (re)armed: sent or progressed */
+    bool rtt_timing;            /* rtt_psn's round trip is being timed */
+    uint32_t rtt_psn;
+    uint64_t rtt_sent;
+    uint32_t gap_psn;
+    uint8_t retry_left;
+    uint8_t rnr_left;
+    bool rnr_wait;
+    uint64_t rto_deadline;      /* 0: no retransmission timer */
+    uint64_t probe_deadline;    /* 0: no tail loss probe pending */
+    /*
+     * since progress: 1 last packet resent, 2.. all unacknowledged ones
+     * (again)
+     */
+    uint8_t probe_stage;
+    bool probe_next;            /* was starved: the next expiry probes */
+    uint64_t rnr_deadline;      /* 0: not waiting */
+};
+
 /*
  * A QP's context: what the device keeps of a queue pair (the driver's and
  * the provider's struct qrnic_qp are their own views of it).
@@ -397,33 +433,9 @@ struct qrnic_qpc {
     uint8_t log_rq;
     uint8_t log_rq_stride;
 
-    /* Attributes. */
-    uint32_t access;
-    uint32_t qkey;              /* UD, GSI */
-    uint8_t path_mtu;
-    uint32_t mtu;
-    uint8_t timeout;
-    uint8_t retry_cnt;
-    uint8_t rnr_retry;
-    uint8_t min_rnr_timer;
-    uint8_t max_rd_atomic;
-    uint8_t max_dest_rd_atomic;
-    uint32_t dest_qpn;
-    uint32_t rq_psn;
-    uint32_t sq_psn;
-    uint16_t pkey_index;
-    uint8_t port;
-    uint8_t sgid_index;
-    uint8_t hop_limit;
-    uint8_t tclass;
-    uint32_t flow_label;
-    uint8_t dgid[16];
-    uint8_t sgid[16];
-    uint8_t dmac[6];
-    bool ipv4;
-    uint16_t sport;
-
+    struct qrnic_qp_attrs attr;
     struct qrnic_qp_req req;
+    struct qrnic_qp_comp comp;
     struct qrnic_qp_resp resp;
 
     /* Lists, and what the device's congestion control counts for it. */

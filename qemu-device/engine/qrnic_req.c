@@ -48,12 +48,12 @@ void qrnic_req_loss(struct qrnic_engine *e, struct qrnic_qpc *qp,
  */
 static bool in_flight(const struct qrnic_qpc *qp)
 {
-    return psn_diff(qp->req.sent_psn, qp->req.una_psn) > 0;
+    return psn_diff(qp->req.sent_psn, qp->comp.una_psn) > 0;
 }
 
 static uint64_t rto_ns(const struct qrnic_qpc *qp)
 {
-    uint64_t t = 4096ull << qp->timeout;
+    uint64_t t = 4096ull << qp->attr.timeout;
 
     return t > QRNIC_MIN_RTO_NS ? t : QRNIC_MIN_RTO_NS;
 }
@@ -67,7 +67,7 @@ static uint64_t probe_ns(const struct qrnic_engine *e,
                          const struct qrnic_qpc *qp)
 {
     uint64_t pto = qrnic_cc_probe_ns(e, qp);
-    uint64_t cap = qp->timeout ? rto_ns(qp) / 4 : UINT64_MAX;
+    uint64_t cap = qp->attr.timeout ? rto_ns(qp) / 4 : UINT64_MAX;
 
     cap = cap > QRNIC_PROBE_NS ? cap : QRNIC_PROBE_NS;
     return pto < cap ? pto : cap;
@@ -87,16 +87,17 @@ static void arm_timers(struct qrnic_engine *e, struct qrnic_qpc *qp)
     if (qp->type == QRNIC_QPT_UC) {
         return;
     }
-    qp->req.wait_since = now;
-    qp->req.rto_deadline = qp->timeout ? now + rto : 0;
-    qp->req.probe_deadline = !qp->timeout || rto > 2 * pto ? now + pto : 0;
+    qp->comp.wait_since = now;
+    qp->comp.rto_deadline = qp->attr.timeout ? now + rto : 0;
+    qp->comp.probe_deadline = !qp->attr.timeout || rto > 2 * pto ?
+                              now + pto : 0;
     qrnic_sched_timer(e, qp);
 }
 
 /* Nothing is outstanding: no retransmission timer, no probe. */
 static void disarm_timers(struct qrnic_engine *e, struct qrnic_qpc *qp)
 {
-    qp->req.rto_deadline = qp->req.probe_deadline = 0;
+    qp->comp.rto_deadline = qp->comp.probe_deadline = 0;
     qrnic_sched_timer(e, qp);
 }
 
@@ -123,10 +124,10 @@ static void probe_expired(struct qrnic_engine *e, struct qrnic_qpc *qp,
 
     if (qrnic_cc_starved(e, qp)) {
         /* not lost, only waiting */
-    } else if (!qp->req.probe_stage && !qp->req.rd_inflight) {
-        bool timing = qp->req.rtt_timing;
+    } else if (!qp->comp.probe_stage && !qp->req.rd_inflight) {
+        bool timing = qp->comp.rtt_timing;
 
-        qp->req.probe_stage = 1;
+        qp->comp.probe_stage = 1;
         qp->req.ack_now = true;     /* the copy must draw an answer */
         qrnic_req_rewind(e, qp, psn_add(qp->req.sent_psn, QRNIC_PSN_MASK));
         /*
@@ -135,28 +136,28 @@ static void probe_expired(struct qrnic_engine *e, struct qrnic_qpc *qp,
          * it dropped, the estimate would keep only the quick answers and
          * miss exactly the slow ones that let the probe fire.
          */
-        qp->req.rtt_timing = timing;
+        qp->comp.rtt_timing = timing;
     } else {
-        uint8_t stage = qp->req.probe_stage;
+        uint8_t stage = qp->comp.probe_stage;
 
-        qp->req.probe_stage = stage < 2 ? 2 : stage < 18 ? stage + 1 : 18;
+        qp->comp.probe_stage = stage < 2 ? 2 : stage < 18 ? stage + 1 : 18;
         qrnic_req_loss(e, qp, false);
-        qrnic_req_rewind(e, qp, qp->req.una_psn);
+        qrnic_req_rewind(e, qp, qp->comp.una_psn);
         qrnic_cc_lost(e, qp);
-        qp->req.gap_resent = false;     /* a gap in its answer asks again */
+        qp->comp.gap_resent = false;     /* a gap in its answer asks again */
     }
     /* Each further resend waits twice as long, until the timeout. */
-    if (qp->req.probe_stage > 2) {
-        pto <<= qp->req.probe_stage - 2 < 16 ? qp->req.probe_stage - 2 : 16;
+    if (qp->comp.probe_stage > 2) {
+        pto <<= qp->comp.probe_stage - 2 < 16 ? qp->comp.probe_stage - 2 : 16;
     }
-    if (!qp->req.rto_deadline || qp->req.rto_deadline > now + pto) {
-        qp->req.probe_deadline = now + pto;
+    if (!qp->comp.rto_deadline || qp->comp.rto_deadline > now + pto) {
+        qp->comp.probe_deadline = now + pto;
     }
 }
 
 static uint32_t msg_pkts(const struct qrnic_qpc *qp, uint32_t length)
 {
-    return length ? (length + qp->mtu - 1) / qp->mtu : 1;
+    return length ? (length + qp->attr.mtu - 1) / qp->attr.mtu : 1;
 }
 
 /* Opcodes a connected QP of this type (and owner) takes. */
@@ -330,25 +331,25 @@ void qrnic_req_fail(struct qrnic_engine *e, struct qrnic_qpc *qp,
 void qrnic_req_advanced(struct qrnic_engine *e, struct qrnic_qpc *qp,
                         uint32_t una)
 {
-    int32_t acked = psn_diff(una, qp->req.una_psn);
+    int32_t acked = psn_diff(una, qp->comp.una_psn);
     uint64_t rtt = 0;
 
     if (acked <= 0) {
         return;
     }
-    qp->req.una_psn = una;
-    qp->req.probe_stage = 0;
-    qp->req.probe_next = false;
+    qp->comp.una_psn = una;
+    qp->comp.probe_stage = 0;
+    qp->comp.probe_next = false;
     qp->cc_recovering = false;      /* answered: what it resends counts */
-    if (qp->req.rtt_timing && psn_diff(una, qp->req.rtt_psn) > 0) {
-        qp->req.rtt_timing = false;
-        rtt = e->ops->now_ns(e->opaque) - qp->req.rtt_sent;
+    if (qp->comp.rtt_timing && psn_diff(una, qp->comp.rtt_psn) > 0) {
+        qp->comp.rtt_timing = false;
+        rtt = e->ops->now_ns(e->opaque) - qp->comp.rtt_sent;
     }
     qrnic_cc_update(e, qp);
     qrnic_cc_acked(e, qp, (uint32_t)acked, rtt);
-    qp->req.gap_resent = false;
-    qp->req.retry_left = qp->retry_cnt;
-    qp->req.rnr_left = qp->rnr_retry;
+    qp->comp.gap_resent = false;
+    qp->comp.retry_left = qp->attr.retry_cnt;
+    qp->comp.rnr_left = qp->attr.rnr_retry;
     if (!in_flight(qp)) {
         disarm_timers(e, qp);
     } else {
@@ -368,7 +369,7 @@ void qrnic_req_rewind(struct qrnic_engine *e, struct qrnic_qpc *qp,
 {
     uint16_t i;
 
-    qp->req.rtt_timing = false;     /* an answer may be to either copy */
+    qp->comp.rtt_timing = false;     /* an answer may be to either copy */
     /*
      * With a failed WQE waiting, WQEs before it are still resent (they
      * must complete first); the walk stops at the failed one.
@@ -414,36 +415,36 @@ static uint64_t rnr_ns(uint8_t code)
 void qrnic_req_rnr(struct qrnic_engine *e, struct qrnic_qpc *qp,
                    uint32_t psn, uint8_t code)
 {
-    if (qp->rnr_retry != 7) {
-        if (!qp->req.rnr_left) {
+    if (qp->attr.rnr_retry != 7) {
+        if (!qp->comp.rnr_left) {
             qrnic_req_fail(e, qp, qp->req.sq_tail, QRNIC_WC_RNR_RETRY_EXC_ERR,
                            QRNIC_VERR_RETRIES);
             return;
         }
-        qp->req.rnr_left--;
+        qp->comp.rnr_left--;
     }
-    qp->req.rnr_wait = true;
-    qp->req.rnr_psn = psn;
-    qp->req.rnr_deadline = e->ops->now_ns(e->opaque) + rnr_ns(code);
+    qp->comp.rnr_wait = true;
+    qp->comp.rnr_psn = psn;
+    qp->comp.rnr_deadline = e->ops->now_ns(e->opaque) + rnr_ns(code);
     qrnic_sched_timer(e, qp);
 }
 
 void qrnic_req_timer(struct qrnic_engine *e, struct qrnic_qpc *qp,
                      uint64_t now)
 {
-    if (qp->req.rnr_deadline && now >= qp->req.rnr_deadline) {
-        qp->req.rnr_deadline = 0;
-        qp->req.rnr_wait = false;
-        qrnic_req_rewind(e, qp, qp->req.rnr_psn);
+    if (qp->comp.rnr_deadline && now >= qp->comp.rnr_deadline) {
+        qp->comp.rnr_deadline = 0;
+        qp->comp.rnr_wait = false;
+        qrnic_req_rewind(e, qp, qp->comp.rnr_psn);
     }
-    if (qp->req.probe_deadline && now >= qp->req.probe_deadline) {
-        qp->req.probe_deadline = 0;
-        if (in_flight(qp) && !qp->req.req_error && !qp->req.rnr_wait) {
+    if (qp->comp.probe_deadline && now >= qp->comp.probe_deadline) {
+        qp->comp.probe_deadline = 0;
+        if (in_flight(qp) && !qp->req.req_error && !qp->comp.rnr_wait) {
             probe_expired(e, qp, now);
         }
     }
-    if (qp->req.rto_deadline && now >= qp->req.rto_deadline) {
-        qp->req.rto_deadline = 0;
+    if (qp->comp.rto_deadline && now >= qp->comp.rto_deadline) {
+        qp->comp.rto_deadline = 0;
         if (in_flight(qp)) {
             qrnic_stat(e, QRNIC_STAT_ACK_TIMEOUTS);
             qrnic_cc_unstarve(e, qp);
@@ -454,17 +455,17 @@ void qrnic_req_timer(struct qrnic_engine *e, struct qrnic_qpc *qp,
              * for a loss.
              */
             qrnic_req_loss(e, qp, !qrnic_cc_others_progressed(e, qp));
-            if (!qp->req.retry_left) {
+            if (!qp->comp.retry_left) {
                 qrnic_req_fail(e, qp, qp->req.sq_tail, QRNIC_WC_RETRY_EXC_ERR,
                                QRNIC_VERR_RETRIES);
             } else {
-                qp->req.retry_left--;
-                qp->req.rnr_wait = false;
-                qp->req.rnr_deadline = 0;
-                qrnic_req_rewind(e, qp, qp->req.una_psn);
+                qp->comp.retry_left--;
+                qp->comp.rnr_wait = false;
+                qp->comp.rnr_deadline = 0;
+                qrnic_req_rewind(e, qp, qp->comp.una_psn);
                 qrnic_cc_lost(e, qp);
-                qp->req.gap_resent = false;
-                qp->req.probe_stage = 2;    /* the probes start over */
+                qp->comp.gap_resent = false;
+                qp->comp.probe_stage = 2;    /* the probes start over */
                 arm_timers(e, qp);
             }
         }
@@ -500,7 +501,7 @@ static bool send_packet(struct qrnic_engine *e, struct qrnic_qpc *qp,
     struct qrnic_wqe *w = &qp->req.cur;
     uint8_t *f = e->roce_frame;
     uint32_t k = (uint32_t)psn_diff(qp->req.tx_psn, s->first_psn);
-    uint32_t off = k * qp->mtu;
+    uint32_t off = k * qp->attr.mtu;
     uint32_t window = qrnic_req_window(e, qp);
     uint32_t n = 0, pkts = 1;
     bool last = true, ackreq;
@@ -525,7 +526,7 @@ static bool send_packet(struct qrnic_engine *e, struct qrnic_qpc *qp,
         if (pkts > s->npkts - k) {
             pkts = s->npkts - k;
         }
-        n = pkts * qp->mtu < w->length - off ? pkts * qp->mtu :
+        n = pkts * qp->attr.mtu < w->length - off ? pkts * qp->attr.mtu :
             w->length - off;
         pos = qrnic_wire_begin(e, qp, f, QRNIC_OP_READ_REQ, qp->req.tx_psn,
                                false, false);
@@ -549,11 +550,11 @@ static bool send_packet(struct qrnic_engine *e, struct qrnic_qpc *qp,
         pos = qrnic_flush_request(e, qp, w, f, qp->req.tx_psn);
         break;
     default:
-        n = w->length - off < qp->mtu ? w->length - off : qp->mtu;
+        n = w->length - off < qp->attr.mtu ? w->length - off : qp->attr.mtu;
         last = k + 1 == s->npkts;
         ackreq = last || qp->req.ack_now ||
                  ++qp->req.pkts_since_ackreq >= window ||
-                 psn_diff(psn_add(qp->req.tx_psn, 1), qp->req.una_psn) >=
+                 psn_diff(psn_add(qp->req.tx_psn, 1), qp->comp.una_psn) >=
                  (int32_t)window;
         opcode = send_opcode(w->opcode, k == 0, last);
         if (qp->type == QRNIC_QPT_UC) {
@@ -602,11 +603,11 @@ static bool send_packet(struct qrnic_engine *e, struct qrnic_qpc *qp,
     if (psn_diff(qp->req.tx_psn, qp->req.sent_psn) < 0) {
         qrnic_stat(e, QRNIC_STAT_RETRANS_PKTS);
     }
-    if (!qp->req.rtt_timing && qp->req.tx_psn == qp->req.sent_psn &&
+    if (!qp->comp.rtt_timing && qp->req.tx_psn == qp->req.sent_psn &&
         qp->type == QRNIC_QPT_RC) {
-        qp->req.rtt_timing = true;  /* time this one's answer (first copy) */
-        qp->req.rtt_psn = qp->req.tx_psn;
-        qp->req.rtt_sent = e->ops->now_ns(e->opaque);
+        qp->comp.rtt_timing = true;  /* time this one's answer (first copy) */
+        qp->comp.rtt_psn = qp->req.tx_psn;
+        qp->comp.rtt_sent = e->ops->now_ns(e->opaque);
     }
     qrnic_tx(e, f, pos);
     qp->req.tx_psn = psn_add(qp->req.tx_psn, pkts);
@@ -614,7 +615,7 @@ static bool send_packet(struct qrnic_engine *e, struct qrnic_qpc *qp,
         qp->req.sent_psn = qp->req.tx_psn;
         qrnic_cc_update(e, qp);
     }
-    if (!qp->req.rto_deadline && !qp->req.probe_deadline) {
+    if (!qp->comp.rto_deadline && !qp->comp.probe_deadline) {
         arm_timers(e, qp);
     }
     return true;
@@ -662,7 +663,7 @@ static enum start_result start_local(struct qrnic_engine *e,
 static enum start_result start_next(struct qrnic_engine *e,
                                     struct qrnic_qpc *qp)
 {
-    uint32_t max_rd = qp->max_rd_atomic ? qp->max_rd_atomic : 1;
+    uint32_t max_rd = qp->attr.max_rd_atomic ? qp->attr.max_rd_atomic : 1;
     struct qrnic_swqe *s = qrnic_swqe(qp, qp->req.sq_head);
     struct qrnic_wqe *w = &qp->req.cur;
     enum qrnic_wc_status status;
@@ -671,7 +672,7 @@ static enum start_result start_next(struct qrnic_engine *e,
 
     if (qp->req.sq_head == qp->req.sq_pi || qp->state != QRNIC_QPS_RTS ||
         qp->req.req_error ||
-        psn_diff(qp->req.next_psn, qp->req.una_psn) >=
+        psn_diff(qp->req.next_psn, qp->comp.una_psn) >=
         (int32_t)qrnic_req_window(e, qp)) {
         return BLOCKED;
     }
@@ -762,12 +763,12 @@ static bool may_send(struct qrnic_engine *e, struct qrnic_qpc *qp,
 {
     bool fresh = psn_diff(qp->req.tx_psn, qp->req.sent_psn) >= 0;
 
-    if (psn_diff(qp->req.tx_psn, qp->req.una_psn) < (int32_t)window &&
+    if (psn_diff(qp->req.tx_psn, qp->comp.una_psn) < (int32_t)window &&
         (!fresh || qrnic_cc_may_send(e, qp))) {
         return true;
     }
     if (!fresh || !in_flight(qp) ||
-        psn_diff(qp->req.ackreq_psn, qp->req.una_psn) >= 0) {
+        psn_diff(qp->req.ackreq_psn, qp->comp.una_psn) >= 0) {
         return false;
     }
     qp->req.ack_now = true;
@@ -856,7 +857,7 @@ bool qrnic_req_work(struct qrnic_engine *e, struct qrnic_qpc *qp,
     uint32_t window = qrnic_req_window(e, qp);
 
     if ((qp->state != QRNIC_QPS_RTS && qp->state != QRNIC_QPS_SQD) ||
-        qp->req.rnr_wait) {
+        qp->comp.rnr_wait) {
         return false;
     }
     while (budget) {
@@ -894,7 +895,7 @@ bool qrnic_req_work(struct qrnic_engine *e, struct qrnic_qpc *qp,
         budget--;
         if (qp->type == QRNIC_QPT_UC) {
             /* Nothing is acknowledged: no window to wait for. */
-            qp->req.una_psn = qp->req.tx_psn;
+            qp->comp.una_psn = qp->req.tx_psn;
         }
         if (psn_diff(qp->req.tx_psn, psn_add(s->first_psn, s->npkts)) >= 0) {
             cursor_next(qp);

@@ -17,7 +17,7 @@
 /* max_dest_rd_atomic 0 grants none: every READ/atomic is then refused. */
 static uint32_t rd_slots(const struct qrnic_qpc *qp)
 {
-    return qp->max_dest_rd_atomic;
+    return qp->attr.max_dest_rd_atomic;
 }
 
 static void send_ack(struct qrnic_engine *e, struct qrnic_qpc *qp);
@@ -98,7 +98,7 @@ static bool rnr(struct qrnic_engine *e, struct qrnic_qpc *qp,
     }
     qrnic_stat(e, QRNIC_STAT_RNR_NAKS_TX);
     qp->resp.nak_sent = true;
-    queue_ack(e, qp, QRNIC_AETH_RNR_NAK | qp->min_rnr_timer, rx->psn);
+    queue_ack(e, qp, QRNIC_AETH_RNR_NAK | qp->attr.min_rnr_timer, rx->psn);
     return true;
 }
 
@@ -161,7 +161,7 @@ static bool do_write(struct qrnic_engine *e, struct qrnic_qpc *qp,
     struct qrnic_mrc *mr;
 
     /* Every packet: an RTS->RTS modify may have revoked the right. */
-    if (!(qp->access & QRNIC_ACCESS_REMOTE_WRITE)) {
+    if (!(qp->attr.access & QRNIC_ACCESS_REMOTE_WRITE)) {
         fatal_nak(e, qp, rx->psn, QRNIC_NAK_REM_ACCESS);
         return false;
     }
@@ -245,7 +245,7 @@ static bool do_read(struct qrnic_engine *e, struct qrnic_qpc *qp,
     struct qrnic_rd_res *r;
     struct qrnic_mrc *mr;
 
-    if (!(qp->access & QRNIC_ACCESS_REMOTE_READ) ||
+    if (!(qp->attr.access & QRNIC_ACCESS_REMOTE_READ) ||
         (rx->dma_len &&
          qrnic_rkey_check(e, qp, rx->rkey, QRNIC_ACCESS_REMOTE_READ,
                           rx->va, rx->dma_len, &mr))) {
@@ -260,7 +260,8 @@ static bool do_read(struct qrnic_engine *e, struct qrnic_qpc *qp,
     r->valid = true;
     r->pending = true;
     r->psn = rx->psn;
-    r->npkts = rx->dma_len ? (rx->dma_len + qp->mtu - 1) / qp->mtu : 1;
+    r->npkts = rx->dma_len ?
+               (rx->dma_len + qp->attr.mtu - 1) / qp->attr.mtu : 1;
     r->rkey = rx->rkey;
     r->out_psn = rx->psn;
     r->out_va = rx->va;
@@ -280,7 +281,7 @@ static bool do_atomic(struct qrnic_engine *e, struct qrnic_qpc *qp,
     uint8_t v[8];
     uint64_t orig;
 
-    if (!(qp->access & QRNIC_ACCESS_REMOTE_ATOMIC) ||
+    if (!(qp->attr.access & QRNIC_ACCESS_REMOTE_ATOMIC) ||
         qrnic_rkey_check(e, qp, rx->rkey, QRNIC_ACCESS_REMOTE_ATOMIC,
                          rx->va, 8, &mr)) {
         fatal_nak(e, qp, rx->psn, QRNIC_NAK_REM_ACCESS);
@@ -355,7 +356,7 @@ static void duplicate(struct qrnic_engine *e, struct qrnic_qpc *qp,
             r->pending = true;      /* replay the saved result */
         } else {
             /* Executed again, so checked again, QP rights included. */
-            if (!(qp->access & QRNIC_ACCESS_REMOTE_READ) ||
+            if (!(qp->attr.access & QRNIC_ACCESS_REMOTE_READ) ||
                 (rx->dma_len &&
                  qrnic_rkey_check(e, qp, rx->rkey,
                                   QRNIC_ACCESS_REMOTE_READ, rx->va,
@@ -367,7 +368,7 @@ static void duplicate(struct qrnic_engine *e, struct qrnic_qpc *qp,
              * never past the PSNs the original request covered.
              */
             uint64_t room = (uint64_t)psn_diff(psn_add(r->psn, r->npkts),
-                                               rx->psn) * qp->mtu;
+                                               rx->psn) * qp->attr.mtu;
 
             r->pending = true;
             r->rkey = rx->rkey;
@@ -407,9 +408,9 @@ static bool in_sequence(const struct qrnic_qpc *qp, const struct qrnic_rx *rx)
         return true;
     }
     if (!(opf & QRNIC_OPF_LAST)) {
-        return rx->paylen == qp->mtu;
+        return rx->paylen == qp->attr.mtu;
     }
-    return rx->paylen <= qp->mtu &&
+    return rx->paylen <= qp->attr.mtu &&
            (rx->paylen > 0 || (opf & QRNIC_OPF_FIRST));
 }
 
@@ -534,7 +535,7 @@ static void send_atomic_ack(struct qrnic_engine *e, struct qrnic_qpc *qp,
 static bool send_read_response(struct qrnic_engine *e, struct qrnic_qpc *qp,
                                struct qrnic_rd_res *r)
 {
-    uint32_t n = r->out_left < qp->mtu ? r->out_left : qp->mtu;
+    uint32_t n = r->out_left < qp->attr.mtu ? r->out_left : qp->attr.mtu;
     bool first = r->out_first, last = n == r->out_left;
     uint8_t *f = e->roce_frame;
     struct qrnic_mrc *mr;
@@ -553,7 +554,7 @@ static bool send_read_response(struct qrnic_engine *e, struct qrnic_qpc *qp,
         pos += qrnic_put_aeth(f + pos, QRNIC_AETH_ACK |
                               QRNIC_AETH_CREDITS_INVALID, qp->resp.msn);
     }
-    if (!(qp->access & QRNIC_ACCESS_REMOTE_READ) ||
+    if (!(qp->attr.access & QRNIC_ACCESS_REMOTE_READ) ||
         (n && (qrnic_rkey_check(e, qp, r->rkey, QRNIC_ACCESS_REMOTE_READ,
                                 r->out_va, n, &mr) ||
                !qrnic_mr_read(e, mr, r->out_va, f + pos, n)))) {

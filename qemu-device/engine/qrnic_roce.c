@@ -219,7 +219,8 @@ void qrnic_roce_rx(struct qrnic_engine *e, const uint8_t *frame, size_t len)
         !!(rx.opf & QRNIC_OPF_UC) != (qp->type == QRNIC_QPT_UC) ||
         qp->state < QRNIC_QPS_RTR ||
         qp->state == QRNIC_QPS_ERR ||
-        memcmp(rx.sgid, qp->dgid, 16) || memcmp(rx.dgid, qp->sgid, 16)) {
+        memcmp(rx.sgid, qp->attr.dgid, 16) ||
+        memcmp(rx.dgid, qp->attr.sgid, 16)) {
         drop(e, QRNIC_STAT_RX_BAD_PKT);
         return;
     }

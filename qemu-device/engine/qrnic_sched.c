@@ -29,14 +29,14 @@ static uint64_t qp_deadline(const struct qrnic_qpc *qp)
 {
     uint64_t d = UINT64_MAX;
 
-    if (qp->req.rto_deadline && qp->req.rto_deadline < d) {
-        d = qp->req.rto_deadline;
+    if (qp->comp.rto_deadline && qp->comp.rto_deadline < d) {
+        d = qp->comp.rto_deadline;
     }
-    if (qp->req.rnr_deadline && qp->req.rnr_deadline < d) {
-        d = qp->req.rnr_deadline;
+    if (qp->comp.rnr_deadline && qp->comp.rnr_deadline < d) {
+        d = qp->comp.rnr_deadline;
     }
-    if (qp->req.probe_deadline && qp->req.probe_deadline < d) {
-        d = qp->req.probe_deadline;
+    if (qp->comp.probe_deadline && qp->comp.probe_deadline < d) {
+        d = qp->comp.probe_deadline;
     }
     return d;
 }

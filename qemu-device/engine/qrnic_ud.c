@@ -53,7 +53,7 @@ static bool read_av(struct qrnic_engine *e, const struct qrnic_qpc *qp,
     av->tclass = *AV(traffic_class);
     *qkey = qrnic_ld32(AV(qkey));
     if (*qkey & QRNIC_UD_QKEY_USE_QP) {
-        *qkey = qp->qkey;       /* a controlled Q_Key: the QP's own */
+        *qkey = qp->attr.qkey;       /* a controlled Q_Key: the QP's own */
     }
     if (sgi >= QRNIC_ENG_GID_TBL_LEN || !e->gid[sgi].valid ||
         av->dest_qpn > QRNIC_PSN_MASK || av->flow_label > 0xfffff ||
@@ -228,7 +228,7 @@ void qrnic_ud_rx(struct qrnic_engine *e, struct qrnic_qpc *qp,
         e->stats.rx_drop++;
         return;
     }
-    if (rx->qkey != qp->qkey) {
+    if (rx->qkey != qp->attr.qkey) {
         qrnic_stat(e, QRNIC_STAT_RX_QKEY_ERR);
         e->stats.rx_drop++;
         return;

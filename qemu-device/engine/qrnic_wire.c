@@ -222,15 +222,15 @@ size_t qrnic_wire_begin(struct qrnic_engine *e, const struct qrnic_qpc *qp,
 {
     struct qrnic_av av;
 
-    memcpy(av.dmac, qp->dmac, 6);
-    memcpy(av.sgid, qp->sgid, 16);
-    memcpy(av.dgid, qp->dgid, 16);
-    av.ipv4 = qp->ipv4;
-    av.tclass = qp->tclass;
-    av.hop_limit = qp->hop_limit;
-    av.flow_label = qp->flow_label;
-    av.sport = qp->sport;
-    av.dest_qpn = qp->dest_qpn;
+    memcpy(av.dmac, qp->attr.dmac, 6);
+    memcpy(av.sgid, qp->attr.sgid, 16);
+    memcpy(av.dgid, qp->attr.dgid, 16);
+    av.ipv4 = qp->attr.ipv4;
+    av.tclass = qp->attr.tclass;
+    av.hop_limit = qp->attr.hop_limit;
+    av.flow_label = qp->attr.flow_label;
+    av.sport = qp->attr.sport;
+    av.dest_qpn = qp->attr.dest_qpn;
     return qrnic_wire_begin_av(e, &av, f, opcode, psn, se, ackreq);
 }
 
@@ -279,7 +279,7 @@ size_t qrnic_wire_begin_av(struct qrnic_engine *e, const struct qrnic_av *av,
 
 size_t qrnic_wire_finish(const struct qrnic_qpc *qp, uint8_t *f, size_t len)
 {
-    return qrnic_wire_finish_ip(qp->ipv4, f, len);
+    return qrnic_wire_finish_ip(qp->attr.ipv4, f, len);
 }
 
 size_t qrnic_wire_finish_ip(bool ipv4, uint8_t *f, size_t len)

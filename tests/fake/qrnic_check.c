@@ -44,7 +44,7 @@ static const char *check_sq(const struct qrnic_qpc *qp)
         qp->req.rd_inflight > QRNIC_MAX_RD_ATOMIC) {
         return "QP: more READ/atomic in flight than started";
     }
-    if (psn_diff(qp->req.next_psn, qp->req.una_psn) < 0) {
+    if (psn_diff(qp->req.next_psn, qp->comp.una_psn) < 0) {
         return "QP: oldest unacknowledged PSN past the next new one";
     }
     if (qp->req.sq_cur == qp->req.sq_head || qp->req.req_error) {
@@ -90,7 +90,7 @@ static const char *check_qps(const struct qrnic_engine *e, uint32_t *nmw2)
             (qp->type != QRNIC_QPT_RC || qp->cc_recovering ||
              (qp->state != QRNIC_QPS_RTS && qp->state != QRNIC_QPS_SQD) ||
              qp->cc_counted != (uint32_t)psn_diff(qp->req.sent_psn,
-                                                  qp->req.una_psn))) {
+                                                  qp->comp.una_psn))) {
             return "QP: congestion window counts PSNs it has not in flight";
         }
         if (qp->type == QRNIC_QPT_RC &&

@@ -1175,14 +1175,14 @@ static void check_uc(int node)
         const struct qrnic_qpc *q = qrnic_qp_get(&nodes[node].d.e,
                                                 fx.s[node].x[k].qp->qpn);
 
-        if (q->req.rto_deadline || q->req.probe_deadline ||
-            q->req.rnr_deadline || q->req.rnr_wait ||
+        if (q->comp.rto_deadline || q->comp.probe_deadline ||
+            q->comp.rnr_deadline || q->comp.rnr_wait ||
             psn_diff(q->req.tx_psn, q->req.sent_psn) < 0) {
             fz_fail("node %d UC QP 0x%x resends: timers %llu %llu %llu, "
                     "RNR wait %d, transmit PSN %06x, sent up to %06x", node,
-                    q->qpn, (unsigned long long)q->req.rto_deadline,
-                    (unsigned long long)q->req.probe_deadline,
-                    (unsigned long long)q->req.rnr_deadline, q->req.rnr_wait,
+                    q->qpn, (unsigned long long)q->comp.rto_deadline,
+                    (unsigned long long)q->comp.probe_deadline,
+                    (unsigned long long)q->comp.rnr_deadline, q->comp.rnr_wait,
                     q->req.tx_psn, q->req.sent_psn);
         }
     }
@@ -1360,7 +1360,7 @@ static void check_x(int node, const struct xq *x)
         fz_fail("node %d: %s QP 0x%x in state %u is idle with send WQEs "
                 "%u..%u not completed (head %u, PSN una %06x next %06x)",
                 node, x->uc ? "UC" : "RC", q->qpn, q->state, q->req.sq_tail,
-                q->req.sq_pi, q->req.sq_head, q->req.una_psn, q->req.next_psn);
+                q->req.sq_pi, q->req.sq_head, q->comp.una_psn, q->req.next_psn);
     }
     if (q->state == QRNIC_QPS_ERR &&
         (q->resp.rq_ci != q->resp.rq_pi || x->recv_next != q->resp.rq_pi)) {
@@ -1798,12 +1798,12 @@ static void drain_and_check(void)
                     "completed (req_error %d, rnr_wait %d, timers %s, peer "
                     "QP in state %u) -- node %d, WQEs %u..%u, head %u, PSN "
                     "una %06x next %06x", q->state, q->req.req_error,
-                    q->req.rnr_wait,
-                    q->req.rto_deadline || q->req.probe_deadline ||
-                    q->req.rnr_deadline ? "armed" : "none",
+                    q->comp.rnr_wait,
+                    q->comp.rto_deadline || q->comp.probe_deadline ||
+                    q->comp.rnr_deadline ? "armed" : "none",
                     qrnic_qp_get(&nodes[!i].d.e, fx.s[!i].qp->qpn)->state,
                     i, q->req.sq_tail, q->req.sq_pi, q->req.sq_head,
-                    q->req.una_psn, q->req.next_psn);
+                    q->comp.una_psn, q->req.next_psn);
         }
         if (q->state == QRNIC_QPS_ERR && q->resp.rq_ci != q->resp.rq_pi) {
             fz_fail("node %d: QP in ERR with receive WQEs %u..%u not "
