@@ -115,7 +115,7 @@ static void qrnic_realize(PCIDevice *pdev, Error **errp)
                           object_get_typename(OBJECT(s)), dev->id,
                           &dev->mem_reentrancy_guard, s);
     qemu_format_nic_info_str(qemu_get_queue(s->nic), s->conf.macaddr.a);
-    qrnic_window_update(s);
+    s->eng.win_bytes = s->win_kib * KiB;
     qrnic_engine_set_link(&s->eng, !qemu_get_queue(s->nic)->link_down);
 
     s->work_bh = qemu_bh_new_guarded(qrnic_work_bh, s,
@@ -184,8 +184,9 @@ static const Property qrnic_properties[] = {
                          QRNIC_DB_WORK_DEFAULT, qrnic_prop_db_work, uint32_t),
     DEFINE_PROP_UNSIGNED("x-linger-us", QrnicState, linger_us,
                          QRNIC_LINGER_DEFAULT_US, qrnic_prop_linger, uint32_t),
-    DEFINE_PROP_UNSIGNED("x-window-kib", QrnicState, win_kib, 0,
-                         qrnic_prop_win_kib, uint32_t),
+    DEFINE_PROP_UNSIGNED("window-kib", QrnicState, win_kib,
+                         QRNIC_WINDOW_DEFAULT_KIB, qrnic_prop_win_kib,
+                         uint32_t),
     DEFINE_PROP_UNSIGNED("x-window-pkts", QrnicState, win_pkts,
                          QRNIC_ENG_WINDOW_PKTS, qrnic_prop_win_pkts, uint32_t),
     DEFINE_PROP_UNSIGNED("x-drop-ppm", QrnicState, fault.drop_ppm, 0,

@@ -37,7 +37,7 @@ struct QrnicState {
     uint32_t ctx_max[QRNIC_CTX_RES_COUNT];
     uint64_t ctx_max_qmem;      /* bytes, for ctx_max[QMEM_PAGES] */
     uint32_t db_work;           /* x-db-work: SQ doorbell work at once */
-    uint32_t win_kib;           /* x-window-kib (0: by the netdev), */
+    uint32_t win_kib;           /* window-kib, */
     uint32_t win_pkts;          /* x-window-pkts: the window's caps */
     uint32_t linger_us;         /* x-linger-us: qrnic_linger.c */
     struct qrnic_fault_cfg fault;   /* x-*-ppm, x-fault-seed */
@@ -84,7 +84,6 @@ extern PropertyInfo qrnic_prop_linger;
 extern PropertyInfo qrnic_prop_win_kib;
 extern PropertyInfo qrnic_prop_win_pkts;
 void qrnic_fault_props_init(void);
-void qrnic_window_update(QrnicState *s);
 bool qrnic_fault_realize(QrnicState *s, Error **errp);
 
 /* qrnic_net.c */
@@ -92,6 +91,9 @@ extern NetClientInfo qrnic_net_info;
 void qrnic_link_bh(void *opaque);
 
 /* qrnic_linger.c */
+/* window-kib: the congestion window's byte cap (docs/hardware.md). */
+#define QRNIC_WINDOW_DEFAULT_KIB (QRNIC_ENG_WINDOW_BYTES / 1024)
+#define QRNIC_WINDOW_MIN_KIB    16
 #define QRNIC_LINGER_DEFAULT_US 50
 #define QRNIC_LINGER_MAX_US     1000
 void qrnic_linger_init(QrnicState *s);

@@ -3,11 +3,10 @@
  * x-reorder-ppm, x-corrupt-ppm, x-fault-seed), x-db-work (an SQ
  * doorbell whose new work is at most this many packets sends them at
  * once, in the doorbell write; 0: the work bottom half always does) and
- * x-window-kib, x-window-pkts (the caps of the congestion window;
- * x-window-kib 0 picks one by the netdev).
- * Experimental, for tests and measurements: they may be set at run time
- * too (qom-set), which takes effect at once; the engine does the
- * injecting (engine/qrnic_fault.c).
+ * window-kib, x-window-pkts (the caps of the congestion window).  The
+ * x- ones are experimental, for tests and measurements; all of them may
+ * be set at run time too (qom-set), which takes effect at once; the
+ * engine does the injecting (engine/qrnic_fault.c).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -74,7 +73,7 @@ static void qrnic_set_seed(Object *obj, Visitor *v, const char *name,
 }
 
 /*
- * x-db-work, x-window-kib, x-window-pkts: a count in a range, copied into
+ * x-db-work, window-kib, x-window-pkts: a count in a range, copied into
  * the engine at once (under the BQL: the engine is between two calls).
  */
 static bool qrnic_set_count(Object *obj, Visitor *v, const char *name,
@@ -115,44 +114,14 @@ static void qrnic_set_linger(Object *obj, Visitor *v, const char *name,
     }
 }
 
-/*
- * The congestion window's byte cap: x-window-kib, or with 0 (the default)
- * one by the backend: a stream netdev loses nothing (a full socket makes
- * the sender wait), so only the packet cap need bound it; any other may
- * drop what overflows a host socket.
- */
-void qrnic_window_update(QrnicState *s)
-{
-    NetClientState *peer = s->nic ? qemu_get_queue(s->nic)->peer : NULL;
-
-    if (s->win_kib) {
-        s->eng.win_bytes = s->win_kib * KiB;
-    } else if (peer && peer->info->type == NET_CLIENT_DRIVER_STREAM) {
-        s->eng.win_bytes = QRNIC_ENG_WINDOW_LOSSLESS_BYTES;
-    } else {
-        s->eng.win_bytes = QRNIC_ENG_WINDOW_BYTES;
-    }
-}
-
 static void qrnic_set_win_kib(Object *obj, Visitor *v, const char *name,
                               void *opaque, Error **errp)
 {
     QrnicState *s = QRNIC(obj);
-    uint32_t *ptr = object_field_prop_ptr(obj, opaque);
-    uint32_t val;
 
-    if (!visit_type_uint32(v, name, &val, errp)) {
-        return;
-    }
-    if (val && (val < 16 || val > QRNIC_ENG_WINDOW_MAX_BYTES / 1024)) {
-        error_setg(errp, "qrnic: property '%s' is 0 (by the netdev) or "
-                   "16..%u; got %" PRIu32, name,
-                   QRNIC_ENG_WINDOW_MAX_BYTES / 1024, val);
-        return;
-    }
-    *ptr = val;
-    if (DEVICE(obj)->realized) {
-        qrnic_window_update(s);
+    if (qrnic_set_count(obj, v, name, opaque, QRNIC_WINDOW_MIN_KIB,
+                        QRNIC_ENG_WINDOW_MAX_BYTES / KiB, errp)) {
+        s->eng.win_bytes = s->win_kib * KiB;
     }
 }
 
@@ -207,7 +176,7 @@ void qrnic_fault_props_init(void)
                   qrnic_get_u32, qrnic_set_linger);
     run_time_prop(&qrnic_prop_win_kib, &qdev_prop_uint32,
                   "congestion window cap, KiB as the host socket counts "
-                  "(16..4096; 0: by the netdev)",
+                  "(16..4096)",
                   qrnic_get_u32, qrnic_set_win_kib);
     run_time_prop(&qrnic_prop_win_pkts, &qdev_prop_uint32,
                   "congestion window cap, packets (2..1024)",

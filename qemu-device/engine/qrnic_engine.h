@@ -47,6 +47,11 @@
  */
 #define QRNIC_DB_WORK_DEFAULT       4
 #define QRNIC_DB_WORK_MAX           16
+/*
+ * The byte cap unless the platform sets another: what a host socket under
+ * a lossy link (a dgram netdev) takes without dropping; a link that drops
+ * nothing can allow more (docs/performance.md).
+ */
 #define QRNIC_ENG_WINDOW_BYTES      (256 * 1024)
 /*
  * The packet cap binds only where the byte cap allows more: at MTU 1024
@@ -54,12 +59,6 @@
  * rdma_rxe in a TCG guest (docs/performance.md).
  */
 #define QRNIC_ENG_WINDOW_PKTS       256
-/*
- * A link that loses nothing (QEMU's stream netdev: a full socket makes
- * the sender wait, it drops nothing) needs no byte cap below the packet
- * cap (docs/performance.md).  The platform chooses it by its backend.
- */
-#define QRNIC_ENG_WINDOW_LOSSLESS_BYTES (1024 * 1024)
 #define QRNIC_ENG_WINDOW_MAX_BYTES  (4096 * 1024)
 #define QRNIC_ENG_WINDOW_MAX_PKTS   1024
 

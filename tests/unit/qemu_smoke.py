@@ -266,7 +266,7 @@ def run_time_props(m):
     dev = b'/machine/peripheral/nic0 '
     for prop, bad, good, words in (('x-db-work', 17, 4, ['0..16']),
                                    ('x-linger-us', 1001, 50, ['0..1000']),
-                                   ('x-window-kib', 8, 0, ['16..4096']),
+                                   ('window-kib', 8, 256, ['16..4096']),
                                    ('x-window-pkts', 1025, 256,
                                     ['2..1024'])):
         name = prop.encode()
@@ -578,8 +578,8 @@ def main():
     bad_property('x-drop-ppm=1000001', ['x-drop-ppm', '1000000'])
     bad_property('x-db-work=17', ['x-db-work', '0..16'])
     bad_property('x-linger-us=1001', ['x-linger-us', '0..1000'])
-    bad_property('x-window-kib=8', ['x-window-kib', '16..4096'])
-    bad_property('x-window-kib=4097', ['x-window-kib', '16..4096'])
+    bad_property('window-kib=0', ['window-kib', '16..4096'])
+    bad_property('window-kib=4097', ['window-kib', '16..4096'])
     bad_property('x-window-pkts=1', ['x-window-pkts', '2..1024'])
     bad_property('x-window-pkts=1025', ['x-window-pkts', '2..1024'])
     bad_property('qmem-size=1M,ctx-max-qmem=2M', ['ctx-max-qmem',

@@ -28,6 +28,7 @@ prop_default() {
 }
 db_default=$(prop_default x-db-work)
 wpkts_default=$(prop_default x-window-pkts)
+wkib_default=$(prop_default window-kib)
 linger_default=$(prop_default x-linger-us)
 
 pids=
@@ -64,17 +65,17 @@ for ph in $phases; do
 		esac
 		taskset -a -p -c "$cpus" "${!p}" > /dev/null
 	done
-	# .wK, .pK: the congestion window's caps, x-window-kib, x-window-pkts
-	# (else their defaults: 0, by the netdev, and the device's own; left
-	# alone if it could not be read, as x-db-work is).
+	# .wK, .pK: the congestion window's caps, window-kib, x-window-pkts
+	# (else what the run started with; left alone if it could not be
+	# read, as x-db-work is).
 	part() { echo ".$ph." | sed -n "s/.*\.$1\([0-9][0-9]*\)\..*/\1/p"; }
 	wkib=$(part w) wpkts=$(part p)
-	wkib=${wkib:-0} wpkts=${wpkts:-$wpkts_default}	# 0: by the netdev
+	wkib=${wkib:-$wkib_default} wpkts=${wpkts:-$wpkts_default}
 	linger=$(part lg)	# .lgK: x-linger-us K
 	linger=${linger:-$linger_default}
 	for ((i = 0; i < QRNIC_NGUESTS; i++)); do
-		cmds=("logfile $out/trace-$ph-g$i.log"
-			"qom-set /machine/peripheral/nic0 x-window-kib $wkib")
+		cmds=("logfile $out/trace-$ph-g$i.log")
+		[ -z "$wkib" ] || cmds+=("qom-set /machine/peripheral/nic0 window-kib $wkib")
 		[ -z "$wpkts" ] || cmds+=("qom-set /machine/peripheral/nic0 x-window-pkts $wpkts")
 		[ -z "$linger" ] || cmds+=("qom-set /machine/peripheral/nic0 x-linger-us $linger")
 		[ "$dbw" = default ] || cmds+=("qom-set /machine/peripheral/nic0 x-db-work $dbw")
