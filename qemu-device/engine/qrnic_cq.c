@@ -44,8 +44,7 @@ static bool cq_pbl_ok(const uint8_t *pbl, uint8_t log)
 
 /* The page addresses of a checked list; *out is malloc'ed.  QRNIC_ST_*. */
 static enum qrnic_cmd_status
-cq_pages(struct qrnic_engine *e, const uint8_t *pbl,
-         uint64_t **out)
+cq_pages(struct qrnic_engine *e, const uint8_t *pbl, uint64_t **out)
 {
     uint32_t npages = qrnic_ld32(pbl + offsetof(struct qrnic_pbl, npages));
     uint64_t *pages;

@@ -263,6 +263,7 @@ struct qrnic_swqe {
 struct qrnic_wqe {
     uint64_t wr_id;
     uint8_t opcode;
+    uint16_t props;             /* the opcode's QRNIC_WR_P_* */
     uint8_t flags;
     uint32_t imm;
     uint64_t remote_addr;
@@ -603,12 +604,15 @@ static inline bool qrnic_wr_is_rd_atomic(uint8_t opcode)
 }
 
 /* One answered by a response with no SGEs (FLUSH, ATOMIC WRITE). */
-static inline bool qrnic_wr_is_flush_aw(uint8_t opcode)
+static inline bool qrnic_wr_props_flush_aw(uint16_t props)
 {
-    uint16_t props = qrnic_wr_info(opcode).props;
-
     return (props & (QRNIC_WR_P_RESPONSE | QRNIC_WR_P_SGL)) ==
            QRNIC_WR_P_RESPONSE;
+}
+
+static inline bool qrnic_wr_is_flush_aw(uint8_t opcode)
+{
+    return qrnic_wr_props_flush_aw(qrnic_wr_info(opcode).props);
 }
 
 void qrnic_comp_rx(struct qrnic_engine *e, struct qrnic_qpc *qp,

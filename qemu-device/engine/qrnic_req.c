@@ -161,12 +161,11 @@ static uint32_t msg_pkts(const struct qrnic_qpc *qp, uint32_t length)
 }
 
 /* Opcodes a connected QP of this type (and owner) takes. */
-static bool opcode_ok(const struct qrnic_qpc *qp, uint8_t opcode)
+static bool opcode_ok(const struct qrnic_qpc *qp,
+                      const struct qrnic_wr_info *info)
 {
-    struct qrnic_wr_info info = qrnic_wr_info(opcode);
-
-    return (info.qp_types & QRNIC_WR_QPT(qp->type)) &&
-           !(qp->uctx && (info.props & QRNIC_WR_P_KERNEL));
+    return (info->qp_types & QRNIC_WR_QPT(qp->type)) &&
+           !(qp->uctx && (info->props & QRNIC_WR_P_KERNEL));
 }
 
 /*
@@ -181,11 +180,14 @@ fetch_wqe(struct qrnic_engine *e, struct qrnic_qpc *qp,
     uint32_t stride = 1u << qp->log_sq_stride;
     uint32_t room = stride - sizeof(struct qrnic_sq_wqe);
     uint32_t max_sge = room / sizeof(struct qrnic_sge);
+    struct qrnic_wr_info info;
     uint8_t num_sge, verr;
 
     qrnic_qp_sq_read(e, qp, idx, w, stride);
     q->wr_id = qrnic_ld64(qrnic_wqe_at(w, wr_id));
     q->opcode = *qrnic_wqe_at(w, opcode);
+    info = qrnic_wr_info(q->opcode);
+    q->props = info.props;
     q->flags = *qrnic_wqe_at(w, flags);
     memcpy(&q->imm, qrnic_wqe_at(w, imm_data), 4);
     q->remote_addr = qrnic_ld64(qrnic_wqe_at(w, remote_addr));
@@ -198,15 +200,15 @@ fetch_wqe(struct qrnic_engine *e, struct qrnic_qpc *qp,
     num_sge = *qrnic_wqe_at(w, num_sge);
 
     *status = QRNIC_WC_LOC_QP_OP_ERR;
-    if (!opcode_ok(qp, q->opcode) ||
+    if (!opcode_ok(qp, &info) ||
         (q->flags & ~(QRNIC_WQE_F_SIGNALED | QRNIC_WQE_F_SOLICITED |
                       QRNIC_WQE_F_INLINE | QRNIC_WQE_F_FENCE))) {
         return QRNIC_VERR_BAD_OPCODE;
     }
-    if (qrnic_wr_is_flush_aw(q->opcode)) {
+    if (qrnic_wr_props_flush_aw(q->props)) {
         return qrnic_flush_wqe(w, q, status);
     }
-    if (qrnic_wr_is_local(q->opcode)) {
+    if (q->props & QRNIC_WR_P_LOCAL) {
         /* No data: their own fields, no SGEs. */
         memcpy(q->args, w + QRNIC_WQE_ARGS_OFF, QRNIC_WQE_ARGS);
         q->length = 0;
@@ -215,7 +217,7 @@ fetch_wqe(struct qrnic_engine *e, struct qrnic_qpc *qp,
     *status = QRNIC_WC_LOC_LEN_ERR;
     if (q->flags & QRNIC_WQE_F_INLINE) {
         q->inline_len = qrnic_ld32(qrnic_wqe_at(w, inline_len));
-        if (qrnic_wr_is_rd_atomic(q->opcode) || q->inline_len > room ||
+        if ((q->props & QRNIC_WR_P_RESPONSE) || q->inline_len > room ||
             q->inline_len > QRNIC_MAX_INLINE) {
             return QRNIC_VERR_BAD_SGE;
         }
@@ -232,13 +234,12 @@ fetch_wqe(struct qrnic_engine *e, struct qrnic_qpc *qp,
         return QRNIC_VERR_MSG_TOO_LONG;
     }
     q->length = (uint32_t)q->sgl.total;
-    if ((qrnic_wr_info(q->opcode).props & QRNIC_WR_P_ATOMIC) &&
-        q->length != 8) {
+    if ((q->props & QRNIC_WR_P_ATOMIC) && q->length != 8) {
         return QRNIC_VERR_BAD_SGE;
     }
     /* Data the device writes locally (READ, atomic result) needs it. */
     verr = qrnic_sgl_check(e, qp->pdn, &q->sgl,
-                           qrnic_wr_is_rd_atomic(q->opcode) ?
+                           q->props & QRNIC_WR_P_RESPONSE ?
                            QRNIC_ACCESS_LOCAL_WRITE : 0);
     *status = QRNIC_WC_LOC_PROT_ERR;
     return verr;
@@ -681,13 +682,13 @@ static enum start_result start_next(struct qrnic_engine *e,
      * rewrite queue memory at any time.
      */
     verr = fetch_wqe(e, qp, qp->req.sq_head, w, &status);
-    rd = !verr && qrnic_wr_is_rd_atomic(w->opcode);
+    rd = !verr && (w->props & QRNIC_WR_P_RESPONSE);
     if (!verr && ((rd && qp->req.rd_inflight >= max_rd) ||
                   ((w->flags & QRNIC_WQE_F_FENCE) && qp->req.rd_inflight))) {
         qp->req.cur_valid = false;
         return BLOCKED;
     }
-    if (!verr && qrnic_wr_is_local(w->opcode)) {
+    if (!verr && (w->props & QRNIC_WR_P_LOCAL)) {
         return start_local(e, qp);
     }
     memset(s, 0, sizeof(*s));
