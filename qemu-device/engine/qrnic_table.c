@@ -64,18 +64,6 @@ static struct qrnic_table_slot *slot_alloc(struct qrnic_table *t,
     return &(*c)[idx % QRNIC_TABLE_CHUNK];
 }
 
-static struct qrnic_table_slot *slot_of(const struct qrnic_table *t,
-                                        uint32_t idx)
-{
-    struct qrnic_table_slot *c;
-
-    if (idx >= t->size || !t->chunk) {
-        return NULL;
-    }
-    c = t->chunk[idx / QRNIC_TABLE_CHUNK];
-    return c ? &c[idx % QRNIC_TABLE_CHUNK] : NULL;
-}
-
 static uint32_t find_free(const struct qrnic_table *t)
 {
     uint32_t span = t->size - t->first;
@@ -132,7 +120,7 @@ bool qrnic_table_insert_at(struct qrnic_table *t, uint32_t idx, void *obj)
 
 void qrnic_table_replace(struct qrnic_table *t, uint32_t idx, void *obj)
 {
-    struct qrnic_table_slot *s = slot_of(t, idx);
+    struct qrnic_table_slot *s = qrnic_table_slot(t, idx);
 
     if (s && s->obj) {
         s->obj = obj;
@@ -141,7 +129,7 @@ void qrnic_table_replace(struct qrnic_table *t, uint32_t idx, void *obj)
 
 void qrnic_table_remove(struct qrnic_table *t, uint32_t idx)
 {
-    struct qrnic_table_slot *s = slot_of(t, idx);
+    struct qrnic_table_slot *s = qrnic_table_slot(t, idx);
 
     if (!s || !s->obj) {
         return;
@@ -155,14 +143,14 @@ void qrnic_table_remove(struct qrnic_table *t, uint32_t idx)
 
 uint16_t qrnic_table_gen(const struct qrnic_table *t, uint32_t idx)
 {
-    const struct qrnic_table_slot *s = slot_of(t, idx);
+    const struct qrnic_table_slot *s = qrnic_table_slot(t, idx);
 
     return s ? s->gen : 0;
 }
 
 void qrnic_table_set_gen(struct qrnic_table *t, uint32_t idx, uint16_t gen)
 {
-    struct qrnic_table_slot *s = slot_of(t, idx);
+    struct qrnic_table_slot *s = qrnic_table_slot(t, idx);
 
     if (s) {
         s->gen = gen;

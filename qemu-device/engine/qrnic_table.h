@@ -38,15 +38,24 @@ void qrnic_table_setup(struct qrnic_table *t, const char *kind,
 /* Frees the table's own memory; its objects must be gone. */
 void qrnic_table_fini(struct qrnic_table *t);
 
-static inline void *qrnic_table_get(const struct qrnic_table *t, uint32_t idx)
+/* The slot of idx; NULL if out of range or its chunk is not allocated. */
+static inline struct qrnic_table_slot *
+qrnic_table_slot(const struct qrnic_table *t, uint32_t idx)
 {
-    const struct qrnic_table_slot *c;
+    struct qrnic_table_slot *c;
 
     if (idx >= t->size || !t->chunk) {
         return NULL;
     }
     c = t->chunk[idx / QRNIC_TABLE_CHUNK];
-    return c ? c[idx % QRNIC_TABLE_CHUNK].obj : NULL;
+    return c ? &c[idx % QRNIC_TABLE_CHUNK] : NULL;
+}
+
+static inline void *qrnic_table_get(const struct qrnic_table *t, uint32_t idx)
+{
+    const struct qrnic_table_slot *s = qrnic_table_slot(t, idx);
+
+    return s ? s->obj : NULL;
 }
 
 /*
