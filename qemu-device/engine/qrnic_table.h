@@ -32,7 +32,10 @@ struct qrnic_table {
     struct qrnic_table_slot **chunk;    /* size / CHUNK, rounded up */
 };
 
-/* An empty table of indices first..size-1; allocates nothing yet. */
+/*
+ * An empty table of indices first..size-1 (first at least 1: insert
+ * answers 0 for a full table); allocates nothing yet.
+ */
 void qrnic_table_setup(struct qrnic_table *t, const char *kind,
                        uint32_t first, uint32_t size, bool rotate);
 /* Frees the table's own memory; its objects must be gone. */
