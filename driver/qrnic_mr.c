@@ -49,17 +49,25 @@ int qrnic_mr_key_cmd(struct qrnic_dev *qdev, struct qrnic_cmd *cmd,
 	return 0;
 }
 
+/* The region as REG_MR and REREG_MR describe it (same places: qrnic_hw.h) */
+static void qrnic_mr_cmd_describe(struct qrnic_cmd *cmd,
+				  const struct qrnic_pbl *pbl, u64 iova,
+				  u64 length, u32 pdn, u32 access)
+{
+	cmd->reg_mr.pbl = *pbl;
+	cmd->reg_mr.iova = cpu_to_le64(iova);
+	cmd->reg_mr.length = cpu_to_le64(length);
+	cmd->reg_mr.pdn = cpu_to_le32(pdn);
+	cmd->reg_mr.access = cpu_to_le32(access);
+}
+
 static int qrnic_reg_mr_cmd(struct qrnic_dev *qdev, struct qrnic_mr *mr,
 			    const struct qrnic_pbl *pbl, u64 iova, u64 length,
 			    u32 pdn, u32 access)
 {
 	struct qrnic_cmd cmd = { .opcode = QRNIC_CMD_REG_MR };
 
-	cmd.reg_mr.pbl = *pbl;
-	cmd.reg_mr.iova = cpu_to_le64(iova);
-	cmd.reg_mr.length = cpu_to_le64(length);
-	cmd.reg_mr.pdn = cpu_to_le32(pdn);
-	cmd.reg_mr.access = cpu_to_le32(access);
+	qrnic_mr_cmd_describe(&cmd, pbl, iova, length, pdn, access);
 	return qrnic_mr_key_cmd(qdev, &cmd, mr);
 }
 
@@ -175,11 +183,7 @@ static int qrnic_rereg_mr_cmd(struct qrnic_dev *qdev, u32 key,
 {
 	struct qrnic_cmd cmd = { .opcode = QRNIC_CMD_REREG_MR };
 
-	cmd.rereg_mr.pbl = *pbl;
-	cmd.rereg_mr.iova = cpu_to_le64(iova);
-	cmd.rereg_mr.length = cpu_to_le64(length);
-	cmd.rereg_mr.pdn = cpu_to_le32(pdn);
-	cmd.rereg_mr.access = cpu_to_le32(access);
+	qrnic_mr_cmd_describe(&cmd, pbl, iova, length, pdn, access);
 	cmd.rereg_mr.key = cpu_to_le32(key);
 	return qrnic_aq_exec(qdev, &cmd, NULL, NULL);
 }

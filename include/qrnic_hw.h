@@ -34,6 +34,10 @@ typedef uint32_t qrnic_be32;
 /* Every structure the device and software share has its size fixed here. */
 #define QRNIC_HW_SIZE(type, size) \
 	_Static_assert(sizeof(struct type) == (size), #type " size")
+/* Two fields at the same place, so one reader or writer serves both. */
+#define QRNIC_HW_SAME_PLACE(type, a, b) \
+	_Static_assert(__builtin_offsetof(struct type, a) == \
+		       __builtin_offsetof(struct type, b), #a " at " #b)
 
 /* ---- PCI identity -------------------------------------------------------- */
 #define QRNIC_PCI_VENDOR_ID		0x1b36	/* Red Hat, QEMU virtual devices */
@@ -401,6 +405,11 @@ struct qrnic_cmd {
 };
 #define QRNIC_CMD_SIZE		64
 QRNIC_HW_SIZE(qrnic_cmd, QRNIC_CMD_SIZE);
+QRNIC_HW_SAME_PLACE(qrnic_cmd, reg_mr.pbl, rereg_mr.pbl);
+QRNIC_HW_SAME_PLACE(qrnic_cmd, reg_mr.iova, rereg_mr.iova);
+QRNIC_HW_SAME_PLACE(qrnic_cmd, reg_mr.length, rereg_mr.length);
+QRNIC_HW_SAME_PLACE(qrnic_cmd, reg_mr.pdn, rereg_mr.pdn);
+QRNIC_HW_SAME_PLACE(qrnic_cmd, reg_mr.access, rereg_mr.access);
 
 /* 32-byte completion entry, written by the device. */
 struct qrnic_cqe_admin {

@@ -124,7 +124,6 @@ static void qrnic_realize(PCIDevice *pdev, Error **errp)
                                       &dev->mem_reentrancy_guard);
     s->link_bh = qemu_bh_new_guarded(qrnic_link_bh, s,
                                      &dev->mem_reentrancy_guard);
-    qrnic_linger_init(s);
     s->rdma_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, qrnic_timer_cb, s);
     return;
 
@@ -143,12 +142,10 @@ static void qrnic_exit(PCIDevice *pdev)
     qemu_bh_delete(s->work_bh);
     qemu_bh_delete(s->timer_bh);
     qemu_bh_delete(s->link_bh);
-    qemu_bh_delete(s->linger_bh);
     timer_free(s->rdma_timer);
     s->work_bh = NULL;
     s->timer_bh = NULL;
     s->link_bh = NULL;
-    s->linger_bh = NULL;
     s->rdma_timer = NULL;
     qrnic_engine_fini(&s->eng);
     qemu_del_nic(s->nic);
@@ -161,7 +158,6 @@ static void qrnic_exit(PCIDevice *pdev)
 static void qrnic_reset_hold(Object *obj, ResetType type)
 {
     qrnic_engine_reset(&QRNIC(obj)->eng);
-    qrnic_linger_reset(QRNIC(obj));
     trace_qrnic_reset("device reset");
 }
 
@@ -182,8 +178,6 @@ static const Property qrnic_properties[] = {
     DEFINE_PROP_SIZE("ctx-max-qmem", QrnicState, ctx_max_qmem, 0),
     DEFINE_PROP_UNSIGNED("x-db-work", QrnicState, db_work,
                          QRNIC_DB_WORK_DEFAULT, qrnic_prop_db_work, uint32_t),
-    DEFINE_PROP_UNSIGNED("x-linger-us", QrnicState, linger_us,
-                         QRNIC_LINGER_DEFAULT_US, qrnic_prop_linger, uint32_t),
     DEFINE_PROP_UNSIGNED("window-kib", QrnicState, win_kib,
                          QRNIC_WINDOW_DEFAULT_KIB, qrnic_prop_win_kib,
                          uint32_t),

@@ -39,7 +39,6 @@ struct QrnicState {
     uint32_t db_work;           /* x-db-work: SQ doorbell work at once */
     uint32_t win_kib;           /* window-kib, */
     uint32_t win_pkts;          /* x-window-pkts: the window's caps */
-    uint32_t linger_us;         /* x-linger-us: qrnic_linger.c */
     struct qrnic_fault_cfg fault;   /* x-*-ppm, x-fault-seed */
 
     /* All guarded by the device's re-entrancy guard. */
@@ -49,17 +48,6 @@ struct QrnicState {
     QEMUTimer *rdma_timer;      /* schedules timer_bh */
     uint64_t tx_count;          /* frames sent, received: for the traces */
     uint64_t rx_count;
-
-    /* qrnic_linger.c; its bottom half touches nothing else, unguarded. */
-    QEMUBH *linger_bh;          /* qrnic_linger_bh(): the main loop polls */
-    int64_t linger_ns;          /* how long the next poll may last */
-    int64_t linger_until;       /* QEMU_CLOCK_REALTIME; 0: not polling */
-    int64_t linger_tx_ns;       /* when a doorbell last sent frames */
-    int64_t linger_checked_ns;  /* when main_tid's CPUs were last read */
-    int main_tid;               /* the main loop's thread */
-    bool linger_bound;          /* ... and it has one CPU */
-    bool linger_any_frame;      /* the poll ends on any frame */
-    bool rx_answered;           /* this frame answered: qrnic_ops.c */
 
     struct qrnic_engine eng;
 };
@@ -80,7 +68,6 @@ void qrnic_trace_frame(bool rx, const uint8_t *frame, size_t len);
 extern PropertyInfo qrnic_prop_ppm;
 extern PropertyInfo qrnic_prop_fault_seed;
 extern PropertyInfo qrnic_prop_db_work;
-extern PropertyInfo qrnic_prop_linger;
 extern PropertyInfo qrnic_prop_win_kib;
 extern PropertyInfo qrnic_prop_win_pkts;
 void qrnic_fault_props_init(void);
@@ -90,17 +77,9 @@ bool qrnic_fault_realize(QrnicState *s, Error **errp);
 extern NetClientInfo qrnic_net_info;
 void qrnic_link_bh(void *opaque);
 
-/* qrnic_linger.c */
 /* window-kib: the congestion window's byte cap (docs/hardware.md). */
 #define QRNIC_WINDOW_DEFAULT_KIB (QRNIC_ENG_WINDOW_BYTES / 1024)
 #define QRNIC_WINDOW_MIN_KIB    16
-#define QRNIC_LINGER_DEFAULT_US 50
-#define QRNIC_LINGER_MAX_US     1000
-void qrnic_linger_init(QrnicState *s);
-void qrnic_linger_reset(QrnicState *s);
-void qrnic_linger_after_tx(QrnicState *s);
-void qrnic_linger_after_reply(QrnicState *s);
-void qrnic_linger_answered(QrnicState *s);
 void qrnic_rx_flush(QrnicState *s);
 
 #endif /* HW_NET_QRNIC_H */

@@ -36,45 +36,10 @@ static void qrnic_get_u32(Object *obj, Visitor *v, const char *name,
     visit_type_uint32(v, name, ptr, errp);
 }
 
-static void qrnic_set_ppm(Object *obj, Visitor *v, const char *name,
-                          void *opaque, Error **errp)
-{
-    uint32_t *ptr = object_field_prop_ptr(obj, opaque);
-    uint32_t val;
-
-    if (!visit_type_uint32(v, name, &val, errp)) {
-        return;
-    }
-    if (val > QRNIC_FAULT_PPM_MAX) {
-        error_setg(errp, "qrnic: property '%s' is in parts per million, "
-                   "0..%u; got %" PRIu32, name, QRNIC_FAULT_PPM_MAX, val);
-        return;
-    }
-    *ptr = val;
-    qrnic_fault_changed(obj);
-}
-
-static void qrnic_get_seed(Object *obj, Visitor *v, const char *name,
-                           void *opaque, Error **errp)
-{
-    uint64_t *ptr = object_field_prop_ptr(obj, opaque);
-
-    visit_type_uint64(v, name, ptr, errp);
-}
-
-static void qrnic_set_seed(Object *obj, Visitor *v, const char *name,
-                           void *opaque, Error **errp)
-{
-    uint64_t *ptr = object_field_prop_ptr(obj, opaque);
-
-    if (visit_type_uint64(v, name, ptr, errp)) {
-        qrnic_fault_changed(obj);
-    }
-}
-
 /*
- * x-db-work, window-kib, x-window-pkts: a count in a range, copied into
- * the engine at once (under the BQL: the engine is between two calls).
+ * A count in a range; true if the device is realized, so the caller
+ * copies it into the engine at once (under the BQL: the engine is between
+ * two calls).
  */
 static bool qrnic_set_count(Object *obj, Visitor *v, const char *name,
                             void *opaque, uint32_t lo, uint32_t hi,
@@ -95,6 +60,32 @@ static bool qrnic_set_count(Object *obj, Visitor *v, const char *name,
     return DEVICE(obj)->realized;
 }
 
+static void qrnic_set_ppm(Object *obj, Visitor *v, const char *name,
+                          void *opaque, Error **errp)
+{
+    if (qrnic_set_count(obj, v, name, opaque, 0, QRNIC_FAULT_PPM_MAX, errp)) {
+        qrnic_fault_changed(obj);
+    }
+}
+
+static void qrnic_get_seed(Object *obj, Visitor *v, const char *name,
+                           void *opaque, Error **errp)
+{
+    uint64_t *ptr = object_field_prop_ptr(obj, opaque);
+
+    visit_type_uint64(v, name, ptr, errp);
+}
+
+static void qrnic_set_seed(Object *obj, Visitor *v, const char *name,
+                           void *opaque, Error **errp)
+{
+    uint64_t *ptr = object_field_prop_ptr(obj, opaque);
+
+    if (visit_type_uint64(v, name, ptr, errp)) {
+        qrnic_fault_changed(obj);
+    }
+}
+
 static void qrnic_set_db_work(Object *obj, Visitor *v, const char *name,
                               void *opaque, Error **errp)
 {
@@ -102,15 +93,6 @@ static void qrnic_set_db_work(Object *obj, Visitor *v, const char *name,
 
     if (qrnic_set_count(obj, v, name, opaque, 0, QRNIC_DB_WORK_MAX, errp)) {
         s->eng.db_work = s->db_work;
-    }
-}
-
-static void qrnic_set_linger(Object *obj, Visitor *v, const char *name,
-                             void *opaque, Error **errp)
-{
-    if (qrnic_set_count(obj, v, name, opaque, 0, QRNIC_LINGER_MAX_US,
-                        errp)) {
-        qrnic_linger_reset(QRNIC(obj));
     }
 }
 
@@ -139,7 +121,6 @@ static void qrnic_set_win_pkts(Object *obj, Visitor *v, const char *name,
 PropertyInfo qrnic_prop_ppm;
 PropertyInfo qrnic_prop_fault_seed;
 PropertyInfo qrnic_prop_db_work;
-PropertyInfo qrnic_prop_linger;
 PropertyInfo qrnic_prop_win_kib;
 PropertyInfo qrnic_prop_win_pkts;
 
@@ -170,10 +151,6 @@ void qrnic_fault_props_init(void)
     run_time_prop(&qrnic_prop_db_work, &qdev_prop_uint32,
                   "packets an SQ doorbell sends at once (0..16)",
                   qrnic_get_u32, qrnic_set_db_work);
-    run_time_prop(&qrnic_prop_linger, &qdev_prop_uint32,
-                  "us the main loop polls the netdev after a doorbell's "
-                  "frames (0..1000; 0: never)",
-                  qrnic_get_u32, qrnic_set_linger);
     run_time_prop(&qrnic_prop_win_kib, &qdev_prop_uint32,
                   "congestion window cap, KiB as the host socket counts "
                   "(16..4096)",

@@ -25,11 +25,7 @@ static ssize_t qrnic_receive(NetClientState *nc, const uint8_t *buf,
     if (trace_event_get_state_backends(TRACE_QRNIC_RX_FRAME)) {
         qrnic_trace_frame(true, buf, size);
     }
-    s->rx_answered = false;
     ret = qrnic_engine_receive(&s->eng, buf, size);
-    if (s->rx_answered || s->linger_any_frame) {
-        qrnic_linger_answered(s);
-    }
     if (ret) {
         s->rx_count++;
     } else {

@@ -76,29 +76,7 @@ static void qrnic_tx_frame(void *opaque, const uint8_t *frame, size_t len)
     trace_qrnic_tx_done();
 }
 
-/*
- * Does this completion bring what a guest that rang a doorbell waits for
- * (qrnic_linger.c)?  A receive, a READ's or an atomic's data do; a SEND's
- * or WRITE's own completion only says that the peer has it.
- */
-static bool qrnic_cqe_answers(uint8_t opcode)
-{
-    switch (opcode) {
-    case QRNIC_CQE_OP_RDMA_READ:
-    case QRNIC_CQE_OP_COMP_SWAP:
-    case QRNIC_CQE_OP_FETCH_ADD:
-        return true;
-    default:
-        return opcode >= QRNIC_CQE_OP_RECV;
-    }
-}
-
-/*
- * The engine's events: trace events, LOG_GUEST_ERROR for refused guest
- * actions, and what tells qrnic_linger.c an answer came (a completion
- * with data, a WRITE placed: a guest waiting for it watches its memory)
- * or a reply went (the requester sends its next request once it is in).
- */
+/* The engine's events: trace events; LOG_GUEST_ERROR for refused actions. */
 static void qrnic_event_cb(void *opaque, const struct qrnic_event *ev)
 {
     QrnicState *s = opaque;
@@ -111,17 +89,12 @@ static void qrnic_event_cb(void *opaque, const struct qrnic_event *ev)
     case QRNIC_EV_CQE:
         trace_qrnic_cqe(ev->cqe.cqn, ev->cqe.qpn, ev->cqe.opcode,
                         ev->cqe.status, ev->cqe.flags);
-        if (qrnic_cqe_answers(ev->cqe.opcode)) {
-            s->rx_answered = true;
-        }
         break;
     case QRNIC_EV_WRITE_PLACED:
         trace_qrnic_write_placed(ev->qpn);
-        s->rx_answered = true;
         break;
     case QRNIC_EV_REPLY_SENT:
         trace_qrnic_reply_sent(ev->qpn);
-        qrnic_linger_after_reply(s);
         break;
     case QRNIC_EV_GUEST_ERROR:
         trace_qrnic_guest_error(ev->guest_error.name, ev->guest_error.a,

@@ -51,13 +51,9 @@ static void qrnic_db_write(void *opaque, hwaddr addr, uint64_t val,
                            unsigned size)
 {
     QrnicState *s = opaque;
-    uint64_t sent = s->tx_count;
 
     trace_qrnic_doorbell(addr, val, size);
     qrnic_engine_db_write(&s->eng, addr, val, size);
-    if (s->tx_count != sent) {
-        qrnic_linger_after_tx(s);
-    }
 }
 
 const MemoryRegionOps qrnic_db_ops = {

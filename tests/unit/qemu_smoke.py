@@ -265,7 +265,6 @@ def run_time_props(m):
     """Out-of-range values set at run time are refused, the old kept."""
     dev = b'/machine/peripheral/nic0 '
     for prop, bad, good, words in (('x-db-work', 17, 4, ['0..16']),
-                                   ('x-linger-us', 1001, 50, ['0..1000']),
                                    ('window-kib', 8, 256, ['16..4096']),
                                    ('x-window-pkts', 1025, 256,
                                     ['2..1024'])):
@@ -577,7 +576,6 @@ def main():
     bad_property('qmem-size=512M', ['qmem-size', '256 MiB'])
     bad_property('x-drop-ppm=1000001', ['x-drop-ppm', '1000000'])
     bad_property('x-db-work=17', ['x-db-work', '0..16'])
-    bad_property('x-linger-us=1001', ['x-linger-us', '0..1000'])
     bad_property('window-kib=0', ['window-kib', '16..4096'])
     bad_property('window-kib=4097', ['window-kib', '16..4096'])
     bad_property('x-window-pkts=1', ['x-window-pkts', '2..1024'])

@@ -2,8 +2,8 @@
 /*
  * The write_placed observer (qrnic_resp.c, do_write()): told once per
  * inbound RDMA WRITE without immediate, when its last packet is placed,
- * so that QEMU's netdev poll (qemu-device/qrnic_linger.c) ends on it as on
- * a receive completion: a guest waiting for such a WRITE watches memory.
+ * and traced (qrnic_write_placed), as a receive completion is: a guest
+ * waiting for such a WRITE watches memory.
  * Not told of a first or middle packet, of a WRITE with immediate (a CQE
  * tells of that one), of a resent packet already executed, or of a WRITE
  * the responder refused.

@@ -2,8 +2,8 @@
 /*
  * The reply_sent observer (qrnic_resp.c, qrnic_resp_work()): told once per
  * reply to a READ, atomic or FLUSH request, after its last packet went
- * out, so that QEMU's netdev poll (qemu-device/qrnic_linger.c) can wait
- * for the requester's next request.  Not told of a request the responder
+ * out, and traced (qrnic_reply_sent): the requester's next request
+ * follows it.  Not told of a request the responder
  * refused, nor of a SEND or WRITE (their ACKs are no replies).
  */
 #include <stdio.h>

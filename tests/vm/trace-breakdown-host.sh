@@ -9,7 +9,7 @@ set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 out=${QRNIC_TB_OUT:-$QRNIC_OUTDIR}
 phases=${QRNIC_TB_PHASES:?}
-all_events="qrnic_doorbell qrnic_work_sched qrnic_work_start qrnic_work_end qrnic_tx_frame qrnic_tx_done qrnic_rx_frame qrnic_rx_refused qrnic_cqe qrnic_irq qrnic_timer_fire qrnic_linger"
+all_events="qrnic_doorbell qrnic_work_sched qrnic_work_start qrnic_work_end qrnic_tx_frame qrnic_tx_done qrnic_rx_frame qrnic_rx_refused qrnic_cqe qrnic_irq qrnic_timer_fire"
 
 . "$top/tests/vm/host-lib.sh"
 
@@ -29,7 +29,6 @@ prop_default() {
 db_default=$(prop_default x-db-work)
 wpkts_default=$(prop_default x-window-pkts)
 wkib_default=$(prop_default window-kib)
-linger_default=$(prop_default x-linger-us)
 
 pids=
 for ((i = 0; i < QRNIC_NGUESTS; i++)); do
@@ -71,13 +70,10 @@ for ph in $phases; do
 	part() { echo ".$ph." | sed -n "s/.*\.$1\([0-9][0-9]*\)\..*/\1/p"; }
 	wkib=$(part w) wpkts=$(part p)
 	wkib=${wkib:-$wkib_default} wpkts=${wpkts:-$wpkts_default}
-	linger=$(part lg)	# .lgK: x-linger-us K
-	linger=${linger:-$linger_default}
 	for ((i = 0; i < QRNIC_NGUESTS; i++)); do
 		cmds=("logfile $out/trace-$ph-g$i.log")
 		[ -z "$wkib" ] || cmds+=("qom-set /machine/peripheral/nic0 window-kib $wkib")
 		[ -z "$wpkts" ] || cmds+=("qom-set /machine/peripheral/nic0 x-window-pkts $wpkts")
-		[ -z "$linger" ] || cmds+=("qom-set /machine/peripheral/nic0 x-linger-us $linger")
 		[ "$dbw" = default ] || cmds+=("qom-set /machine/peripheral/nic0 x-db-work $dbw")
 		for ev in $events; do cmds+=("trace-event $ev on"); done
 		mon "$i" "${cmds[@]}"
@@ -102,7 +98,7 @@ for ph in $phases; do
 	fi
 	sleep 0.1
 	touch "$QRNIC_SHARE/$ph.go"
-	echo "tb-host: $ph: x-db-work $dbw, linger ${linger:-?} us, window $wkib KiB $wpkts packets, CPUs $cpus, tracing ($events), sampling"
+	echo "tb-host: $ph: x-db-work $dbw, window $wkib KiB $wpkts packets, CPUs $cpus, tracing ($events), sampling"
 	for _ in $(seq 6000); do
 		[ -e "$QRNIC_SHARE/$ph.done-0" ] && [ -e "$QRNIC_SHARE/$ph.done-1" ] && break
 		sleep 0.05

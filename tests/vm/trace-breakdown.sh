@@ -11,7 +11,7 @@
 # MODE plain (only qrnic_admin_cmd traced: QP setup and teardown mark
 # the window) or trace (every
 # stage traced); NAME.MODE.bh and NAME.MODE.dbK run with the device's
-# x-db-work 0 or K, .lgK with x-linger-us K (the host sets them).
+# x-db-work 0 or K (the host sets it).
 . "$(dirname "$0")/lib.sh"
 
 iters=${1:-1000} secs=${2:-3} mtu=${3:-1500}
