@@ -104,7 +104,8 @@ typedef uint32_t qrnic_be32;
 #define QRNIC_CAP0_RESIZE_CQ		(1u << 8)	/* RESIZE_CQ */
 #define QRNIC_CAP0_MW			(1u << 9)	/* memory windows 1, 2B */
 #define QRNIC_CAP0_FAST_REG		(1u << 10)	/* ALLOC_MR, REG_MR WQE,
-							 * LOCAL_INV, SEND_INV */
+							 * LOCAL_INV, SEND_INV
+							 */
 #define QRNIC_CAP0_FLUSH		(1u << 11)	/* RDMA FLUSH (global) */
 #define QRNIC_CAP0_ATOMIC_WRITE		(1u << 12)	/* RDMA ATOMIC WRITE */
 #define QRNIC_CAP0_SRQ_RESIZE		(1u << 13)	/* MODIFY_SRQ RESIZE */
@@ -221,6 +222,7 @@ struct qrnic_pbl {
 	uint8_t  page_shift;	/* QRNIC_MIN/MAX_PAGE_SHIFT */
 	qrnic_le16 rsvd;
 };
+
 #define QRNIC_PBL_SIZE		16
 QRNIC_HW_SIZE(qrnic_pbl, QRNIC_PBL_SIZE);
 
@@ -305,9 +307,11 @@ struct qrnic_cmd {
 		} reg_mr;			/* result0: key (lkey == rkey) */
 		struct {
 			qrnic_le32 key;		/* an ALLOC_MR region: any key
-						 * byte (the index names it) */
+						 * byte (the index names it)
+						 */
 		} dereg_mr;			/* BAD_STATE while windows are
-						 * bound to the region */
+						 * bound to the region
+						 */
 		struct {
 			qrnic_le32 pdn;
 			uint8_t  type;		/* QRNIC_MW_TYPE_1 or _2 */
@@ -320,7 +324,8 @@ struct qrnic_cmd {
 			qrnic_le32 pdn;		/* a kernel PD */
 			qrnic_le32 max_pages;	/* 1..max_fast_reg_pages */
 		} alloc_mr;			/* result0: key (region invalid
-						 * until a REG_MR WQE) */
+						 * until a REG_MR WQE)
+						 */
 		struct {
 			struct qrnic_pbl pbl;	/* reg_mr's layout: the region */
 			qrnic_le64 iova;	/* described anew, page list, */
@@ -328,9 +333,11 @@ struct qrnic_cmd {
 			qrnic_le32 pdn;		/* each checked as by REG_MR */
 			qrnic_le32 access;
 			qrnic_le32 key;		/* a REG_MR region's key; it
-						 * keeps it */
+						 * keeps it
+						 */
 		} rereg_mr;			/* BAD_STATE while windows are
-						 * bound to the region */
+						 * bound to the region
+						 */
 		struct {
 			qrnic_le32 pdn;
 			qrnic_le32 send_cqn;
@@ -346,7 +353,8 @@ struct qrnic_cmd {
 			uint8_t  log_rq_stride;	/* QRNIC_RQ_MIN/MAX_LOG_STRIDE */
 			uint8_t  rsvd[2];
 			qrnic_le32 srqn;	/* receives from this SRQ, 0: own RQ
-						 * (rq_offset, log_rq_* then 0) */
+						 * (rq_offset, log_rq_* then 0)
+						 */
 		} create_qp;			/* result0: qpn */
 		struct {
 			qrnic_le32 qpn;
@@ -378,14 +386,16 @@ struct qrnic_cmd {
 			qrnic_le32 limit;	/* MOD_LIMIT: arm at this (< depth) */
 			qrnic_le32 mask;	/* QRNIC_SRQ_MOD_* */
 			qrnic_le32 offset;	/* MOD_RESIZE: the new ring in queue
-						 * memory, page aligned */
+						 * memory, page aligned
+						 */
 			uint8_t  log_depth;	/* MOD_RESIZE: 0..QRNIC_QP_MAX_LOG */
 			uint8_t  rsvd[3];
 		} modify_srq;			/* see the QP section */
 		struct {
 			qrnic_le32 srqn;
 		} query_srq;			/* result0: armed limit (0: none),
-						 * result1: WQEs posted, not taken */
+						 * result1: WQEs posted, not taken
+						 */
 		struct {
 			qrnic_le32 srqn;
 		} destroy_srq;			/* BAD_STATE while a QP uses it */
@@ -400,9 +410,11 @@ struct qrnic_cmd {
 			uint8_t  log_depth;	/* 1..QRNIC_CQ_MAX_LOG */
 			uint8_t  rsvd[3];
 		} resize_cq;			/* result0: producer index at the
-						 * switch, see the CQ section */
+						 * switch, see the CQ section
+						 */
 	};
 };
+
 #define QRNIC_CMD_SIZE		64
 QRNIC_HW_SIZE(qrnic_cmd, QRNIC_CMD_SIZE);
 QRNIC_HW_SAME_PLACE(qrnic_cmd, reg_mr.pbl, rereg_mr.pbl);
@@ -421,6 +433,7 @@ struct qrnic_cqe_admin {
 	qrnic_le32 rsvd[4];
 	qrnic_le32 flags;	/* QRNIC_ADMIN_CQE_PHASE */
 };
+
 #define QRNIC_ACQE_SIZE		32
 QRNIC_HW_SIZE(qrnic_cqe_admin, QRNIC_ACQE_SIZE);
 
@@ -476,6 +489,7 @@ struct qrnic_dev_attr {
 	qrnic_le32 ctx_max[QRNIC_CTX_RES_COUNT];	/* one user context's limits */
 	qrnic_le32 rsvd[12 - QRNIC_CTX_RES_COUNT];
 };
+
 #define QRNIC_DEV_ATTR_SIZE	144
 QRNIC_HW_SIZE(qrnic_dev_attr, QRNIC_DEV_ATTR_SIZE);
 
@@ -492,6 +506,7 @@ struct qrnic_res_counts {
 	qrnic_le32 mw;
 	qrnic_le32 rsvd[6];
 };
+
 #define QRNIC_RES_COUNTS_SIZE	64
 QRNIC_HW_SIZE(qrnic_res_counts, QRNIC_RES_COUNTS_SIZE);
 
@@ -531,6 +546,7 @@ enum qrnic_stat {
 struct qrnic_stats_resp {
 	qrnic_le64 v[QRNIC_STAT_COUNT];
 };
+
 #define QRNIC_STATS_RESP_SIZE	192
 QRNIC_HW_SIZE(qrnic_stats_resp, QRNIC_STATS_RESP_SIZE);
 
@@ -546,6 +562,7 @@ struct qrnic_eqe {
 	qrnic_le32 data1;
 	qrnic_le32 flags;	/* QRNIC_EQE_PHASE */
 };
+
 #define QRNIC_EQE_SIZE		16
 QRNIC_HW_SIZE(qrnic_eqe, QRNIC_EQE_SIZE);
 
@@ -557,11 +574,13 @@ enum qrnic_event_type {
 	QRNIC_EVENT_LINK		= 1,
 	QRNIC_EVENT_CQ			= 2,	/* completion event for data0 */
 	QRNIC_EVENT_QP_FATAL		= 3,	/* async: data0 qpn, data1 its
-						 * MODIFY_QP to RESETs so far */
+						 * MODIFY_QP to RESETs so far
+						 */
 	QRNIC_EVENT_CQ_ERR		= 4,	/* async: data0 cqn overflowed */
 	QRNIC_EVENT_SQ_DRAINED		= 5,	/* async: data0 qpn reached SQD */
 	QRNIC_EVENT_SRQ_LIMIT		= 6,	/* async: data0 srqn fell below
-						 * its armed limit (disarmed) */
+						 * its armed limit (disarmed)
+						 */
 };
 
 /* ---- Ethernet rings ------------------------------------------------------ */
@@ -578,6 +597,7 @@ struct qrnic_eth_desc {
 	qrnic_le16 flags;	/* QRNIC_ETH_* */
 	qrnic_le32 rsvd;
 };
+
 #define QRNIC_ETH_DESC_SIZE	16
 QRNIC_HW_SIZE(qrnic_eth_desc, QRNIC_ETH_DESC_SIZE);
 
@@ -636,6 +656,7 @@ struct qrnic_cqe {
 	qrnic_le16 rsvd;
 	qrnic_le32 owner;	/* QRNIC_CQE_PHASE | src_qp << SRC_QP_SHIFT */
 };
+
 QRNIC_HW_SIZE(qrnic_cqe, QRNIC_CQE_SIZE);
 
 /*
@@ -648,6 +669,7 @@ struct qrnic_cq_rec {
 	qrnic_le32 ci;		/* software's free running consumer index */
 	qrnic_le32 rsvd[15];
 };
+
 QRNIC_HW_SIZE(qrnic_cq_rec, QRNIC_CQ_REC_SIZE);
 
 #define QRNIC_CQE_PHASE			(1u << 0)
@@ -661,7 +683,8 @@ QRNIC_HW_SIZE(qrnic_cq_rec, QRNIC_CQ_REC_SIZE);
 							 * imm_data is the key it
 							 * invalidated (little
 							 * endian, not network:
-							 * invalidate_rkey) */
+							 * invalidate_rkey)
+							 */
 
 /* CQE opcodes: the values of enum ibv_wc_opcode / ib_wc_opcode. */
 enum qrnic_cqe_opcode {
@@ -675,7 +698,8 @@ enum qrnic_cqe_opcode {
 	QRNIC_CQE_OP_FLUSH		= 8,
 	QRNIC_CQE_OP_ATOMIC_WRITE	= 9,
 	QRNIC_CQE_OP_REG_MR		= 10,	/* IB_WC_REG_MR's value differs
-						 * between kernels: translated */
+						 * between kernels: translated
+						 */
 	QRNIC_CQE_OP_RECV		= 128,
 	QRNIC_CQE_OP_RECV_RDMA_IMM	= 129,
 };
@@ -716,7 +740,8 @@ enum qrnic_vendor_err {
 	QRNIC_VERR_BAD_AV		= 12,	/* UD: address vector invalid */
 	QRNIC_VERR_BAD_KEY_OP		= 13,	/* BIND_MW, REG_MR, LOCAL_INV:
 						 * key, state, PD, range or
-						 * rights do not allow it */
+						 * rights do not allow it
+						 */
 };
 
 /* ---- Refused guest actions (diagnostics) --------------------------------- */
@@ -755,7 +780,7 @@ enum qrnic_vendor_err {
 	X(QRNIC_GUEST_ERR_DMA,						\
 	  "guest memory not accessible", "address, length")
 
-#define QRNIC_GUEST_ERR_ENUM(id, what, values)	id,
+#define QRNIC_GUEST_ERR_ENUM(id, ...)	id,
 
 enum qrnic_guest_err {
 	QRNIC_GUEST_OK,
@@ -868,6 +893,7 @@ struct qrnic_sge {
 	qrnic_le32 length;
 	qrnic_le32 lkey;
 };
+
 #define QRNIC_SGE_SIZE		16
 QRNIC_HW_SIZE(qrnic_sge, QRNIC_SGE_SIZE);
 
@@ -906,6 +932,7 @@ struct qrnic_ud_av {
 	uint8_t  traffic_class;
 	uint8_t  rsvd[3];
 };
+
 #define QRNIC_UD_AV_SIZE	40
 #define QRNIC_UD_QKEY_USE_QP	(1u << 31)	/* a controlled Q_Key (IBTA) */
 QRNIC_HW_SIZE(qrnic_ud_av, QRNIC_UD_AV_SIZE);
@@ -928,7 +955,8 @@ struct qrnic_sq_wqe {
 			qrnic_le32 rkey;
 			qrnic_le32 rsvd2;
 			qrnic_le64 compare_add;	/* CMP_AND_SWP: compare;
-						 * FETCH_AND_ADD: add */
+						 * FETCH_AND_ADD: add
+						 */
 			qrnic_le64 swap;	/* CMP_AND_SWP */
 			qrnic_le64 rsvd3;
 		};
@@ -963,6 +991,7 @@ struct qrnic_sq_wqe {
 		} flush;			/* QRNIC_WR_FLUSH, RC */
 	};
 };
+
 #define QRNIC_SQ_WQE_SIZE	64
 QRNIC_HW_SIZE(qrnic_sq_wqe, QRNIC_SQ_WQE_SIZE);
 
@@ -972,6 +1001,7 @@ struct qrnic_rq_wqe {
 	uint8_t  num_sge;
 	uint8_t  rsvd[7];
 };
+
 #define QRNIC_RQ_WQE_SIZE	16
 QRNIC_HW_SIZE(qrnic_rq_wqe, QRNIC_RQ_WQE_SIZE);
 
@@ -1015,18 +1045,23 @@ enum qrnic_wr_opcode {
 /* Properties of a row. */
 #define QRNIC_WR_P_SGL			(1u << 0)	/* takes SGEs */
 #define QRNIC_WR_P_DATA			(1u << 1)	/* sends their data,
-							 * or inline data */
+							 * or inline data
+							 */
 #define QRNIC_WR_P_SEND			(1u << 2)	/* a SEND: consumes a
-							 * receive WQE */
+							 * receive WQE
+							 */
 #define QRNIC_WR_P_IMM			(1u << 3)	/* carries imm_data */
 #define QRNIC_WR_P_INV			(1u << 4)	/* invalidates the
-							 * peer's imm_data key */
+							 * peer's imm_data key
+							 */
 #define QRNIC_WR_P_RESPONSE		(1u << 5)	/* answered by a response
 							 * (holds a max_rd_atomic
-							 * slot), not an ACK */
+							 * slot), not an ACK
+							 */
 #define QRNIC_WR_P_ATOMIC		(1u << 6)	/* an 8-byte atomic */
 #define QRNIC_WR_P_LOCAL		(1u << 7)	/* runs in the device,
-							 * nothing on the wire */
+							 * nothing on the wire
+							 */
 #define QRNIC_WR_P_KERNEL		(1u << 8)	/* kernel QPs only */
 /* The row's words for them. */
 #define QRNIC_WR_P_PAYLOAD		(QRNIC_WR_P_SGL | QRNIC_WR_P_DATA)
@@ -1048,7 +1083,7 @@ struct qrnic_wr_info {
 #define QRNIC_WR_TYPES(...)	QRNIC_WR_OR3(QRNIC_WR_QPT_, __VA_ARGS__, NONE, NONE, NONE)
 #define QRNIC_WR_PROPS(...)	QRNIC_WR_OR3(QRNIC_WR_P_, __VA_ARGS__, NONE, NONE, NONE)
 #define QRNIC_WR_INFO_CASE(name, value, qpts, cqe, wr_props, cap)	\
-	case (value): {							\
+	case QRNIC_WR_##name: {						\
 		struct qrnic_wr_info i = {				\
 			.props = QRNIC_WR_PROPS wr_props,		\
 			.qp_types = QRNIC_WR_TYPES qpts,		\
@@ -1064,9 +1099,8 @@ static inline struct qrnic_wr_info qrnic_wr_info(unsigned int opcode)
 
 	switch (opcode) {
 	QRNIC_WR_LIST(QRNIC_WR_INFO_CASE)
-	default:
-		return unknown;
 	}
+	return unknown;
 }
 
 /* FLUSH placement types and selectivity levels (FETH, IBA A19). */
@@ -1147,6 +1181,7 @@ struct qrnic_qp_attr {
 	qrnic_le32 qkey;		/* UD, GSI */
 	qrnic_le32 rsvd[16];
 };
+
 #define QRNIC_QP_ATTR_SIZE	128
 QRNIC_HW_SIZE(qrnic_qp_attr, QRNIC_QP_ATTR_SIZE);
 

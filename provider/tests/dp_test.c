@@ -66,6 +66,19 @@ static void db_clear(struct qrnic_context *ctx)
 	memset(ctx->db, 0, QRNIC_DB_PAGE_SIZE);
 }
 
+/* A refused ibv_post_send: EINVAL at wr, nothing written, nothing rung. */
+static bool post_refused(struct qrnic_context *ctx, struct qrnic_qp *qp,
+			 struct ibv_send_wr *wr)
+{
+	uint32_t pi = qp->sq.pi;
+	struct ibv_send_wr *bad = NULL;
+	bool ok;
+
+	db_clear(ctx);
+	ok = qrnic_post_send(&qp->vqp.qp, wr, &bad) == EINVAL && bad == wr;
+	return ok && qp->sq.pi == pi && db_read(ctx, QRNIC_DB_SQ) == 0;
+}
+
 /* A completion; src_qp goes above the phase bit (UD receives). */
 static void dev_write_cqe_src(struct fake_cq *f, uint64_t wr_id, uint32_t qpn,
 			      uint16_t wqe_idx, uint8_t opcode, uint8_t status,
@@ -1087,14 +1100,11 @@ static void test_ud_send(struct qrnic_context *ctx)
 
 	/* Only messages on UD: every other opcode is EINVAL, nothing rung. */
 	wr[0].next = NULL;
+	CHECK(qp->sq.pi == 2);
 	for (i = 0; i < N_ELEMS(bad_ops); i++) {
 		wr[1].opcode = bad_ops[i];
 		wr[1].wr.ud.ah = ah2;
-		db_clear(ctx);
-		bad = NULL;
-		CHECK(qrnic_post_send(ibqp, &wr[1], &bad) == EINVAL &&
-		      bad == &wr[1]);
-		CHECK(qp->sq.pi == 2 && db_read(ctx, QRNIC_DB_SQ) == 0);
+		CHECK(post_refused(ctx, qp, &wr[1]));
 	}
 
 	/* A good WR before a bad one still goes. */
@@ -2401,14 +2411,11 @@ static void test_uc_send(struct qrnic_context *ctx)
 	/* No READ, no atomics, no invalidation: EINVAL, nothing rung. */
 	wr[4] = wr[2];
 	wr[4].next = NULL;
+	CHECK(qp->sq.pi == 4);
 	for (i = 0; i < N_ELEMS(bad_ops); i++) {
 		wr[4].opcode = bad_ops[i];
 		wr[4].wr.atomic.remote_addr = 0x8000;
-		db_clear(ctx);
-		bad = NULL;
-		CHECK(qrnic_post_send(ibqp, &wr[4], &bad) == EINVAL &&
-		      bad == &wr[4]);
-		CHECK(qp->sq.pi == 4 && db_read(ctx, QRNIC_DB_SQ) == 0);
+		CHECK(post_refused(ctx, qp, &wr[4]));
 	}
 	/* A good WR before a bad one still goes. */
 	wr[0].next = &wr[4];
@@ -2844,19 +2851,6 @@ static bool wqe_is(struct qrnic_qp *qp, uint32_t idx, const uint8_t *b,
 }
 
 #define CHECK_WQE(qp, idx, b, len) CHECK(wqe_is(qp, idx, b, len, __LINE__))
-
-/* A refused ibv_post_send: EINVAL at wr, nothing written, nothing rung. */
-static bool post_refused(struct qrnic_context *ctx, struct qrnic_qp *qp,
-			 struct ibv_send_wr *wr)
-{
-	uint32_t pi = qp->sq.pi;
-	struct ibv_send_wr *bad = NULL;
-	bool ok;
-
-	db_clear(ctx);
-	ok = qrnic_post_send(&qp->vqp.qp, wr, &bad) == EINVAL && bad == wr;
-	return ok && qp->sq.pi == pi && db_read(ctx, QRNIC_DB_SQ) == 0;
-}
 
 #define MW_MR_KEY 0x5507
 #define MW_REMOTE                                                              \

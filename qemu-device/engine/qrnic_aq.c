@@ -55,21 +55,21 @@ static void aq_complete(struct qrnic_engine *e, uint8_t opcode,
                         uint16_t cookie, enum qrnic_cmd_status status,
                         uint32_t r0, uint32_t r1)
 {
-    uint8_t cqe[QRNIC_ACQE_SIZE];
+    struct qrnic_cqe_admin cqe;
     uint32_t slot = e->aq.cq_pi & (aq_depth(e) - 1);
     uint32_t phase = ((e->aq.cq_pi >> e->aq.log_depth) & 1) ?
                      0 : QRNIC_ADMIN_CQE_PHASE;
 
-    memset(cqe, 0, sizeof(cqe));
-    qrnic_st16(cqe + offsetof(struct qrnic_cqe_admin, cookie), cookie);
-    cqe[offsetof(struct qrnic_cqe_admin, status)] = status;
-    cqe[offsetof(struct qrnic_cqe_admin, opcode)] = opcode;
-    qrnic_st32(cqe + offsetof(struct qrnic_cqe_admin, result0), r0);
-    qrnic_st32(cqe + offsetof(struct qrnic_cqe_admin, result1), r1);
-    qrnic_st32(cqe + offsetof(struct qrnic_cqe_admin, flags), phase);
+    memset(&cqe, 0, sizeof(cqe));
+    qrnic_put16(&cqe.cookie, cookie);
+    cqe.status = status;
+    cqe.opcode = opcode;
+    qrnic_put32(&cqe.result0, r0);
+    qrnic_put32(&cqe.result1, r1);
+    qrnic_put32(&cqe.flags, phase);
     /* A completion that cannot be written is lost; its slot is used up. */
     qrnic_dma_write(e, e->aq.cq_base + (uint64_t)slot * QRNIC_ACQE_SIZE,
-                    cqe, sizeof(cqe));
+                    &cqe, sizeof(cqe));
     e->aq.cq_pi++;
     qrnic_event(e, &(struct qrnic_event){
         .kind = QRNIC_EV_CMD_DONE,
@@ -81,7 +81,7 @@ static void aq_complete(struct qrnic_engine *e, uint8_t opcode,
 /* Execute every posted command that has a free completion slot. */
 void qrnic_aq_process(struct qrnic_engine *e)
 {
-    uint8_t cmd[QRNIC_CMD_SIZE];
+    struct qrnic_cmd cmd;
     bool done = false;
 
     while (qrnic_aq_pending(e)) {
@@ -92,19 +92,17 @@ void qrnic_aq_process(struct qrnic_engine *e)
         e->aq.sq_ci++;
         e->stats.admin_cmds++;
         if (qrnic_dma_read(e, e->aq.sq_base + (uint64_t)slot * QRNIC_CMD_SIZE,
-                           cmd, sizeof(cmd))) {
+                           &cmd, sizeof(cmd))) {
             aq_complete(e, 0, 0, QRNIC_ST_DMA_ERROR, 0, 0);
             done = true;
             continue;
         }
-        status = qrnic_cmd_exec(e, cmd, &r0, &r1);
+        status = qrnic_cmd_exec(e, &cmd, &r0, &r1);
         if (!e->ready) {
             /* Nothing the command does can reset us; defensive. */
             return;
         }
-        aq_complete(e, cmd[offsetof(struct qrnic_cmd, opcode)],
-                    qrnic_ld16(cmd + offsetof(struct qrnic_cmd, cookie)),
-                    status, r0, r1);
+        aq_complete(e, cmd.opcode, qrnic_get16(&cmd.cookie), status, r0, r1);
         done = true;
     }
     if (done) {

@@ -54,64 +54,53 @@ static enum qrnic_cmd_status dma_out(struct qrnic_engine *e, uint64_t addr,
     return QRNIC_ST_OK;
 }
 
-#define PUT32(buf, type, field, v) \
-    qrnic_st32((buf) + offsetof(type, field), (v))
-
 enum qrnic_cmd_status qrnic_cmd_query_device(struct qrnic_engine *e,
                                              struct qrnic_cmd_req *req)
 {
-    const uint8_t *cmd = req->cmd;
-    uint8_t a[sizeof(struct qrnic_dev_attr)];
+    const struct qrnic_cmd *cmd = req->cmd;
+    struct qrnic_dev_attr a;
     uint32_t k;
 
-    memset(a, 0, sizeof(a));
-    qrnic_st64(a + offsetof(struct qrnic_dev_attr, max_mr_size),
-               (uint64_t)QRNIC_ENG_MAX_MTT << QRNIC_MIN_PAGE_SHIFT);
-    qrnic_st64(a + offsetof(struct qrnic_dev_attr, page_size_cap),
-               ((2ull << QRNIC_MAX_PAGE_SHIFT) - 1) &
-               ~((1ull << QRNIC_MIN_PAGE_SHIFT) - 1));
-    PUT32(a, struct qrnic_dev_attr, fw_version,
-          QRNIC_VERSION_MAJOR << 16 | QRNIC_VERSION_MINOR);
-    PUT32(a, struct qrnic_dev_attr, max_qp,
-          e->qmem ? qrnic_obj_capacity(e, QRNIC_OBJ_QP) : 0);
-    PUT32(a, struct qrnic_dev_attr, max_qp_wr, 1u << QRNIC_QP_MAX_LOG);
-    PUT32(a, struct qrnic_dev_attr, max_sge, QRNIC_MAX_SGE);
-    PUT32(a, struct qrnic_dev_attr, max_recv_sge,
-          ((1u << QRNIC_RQ_MAX_LOG_STRIDE) - sizeof(struct qrnic_rq_wqe)) /
-          sizeof(struct qrnic_sge));
-    PUT32(a, struct qrnic_dev_attr, max_cq,
-          qrnic_obj_capacity(e, QRNIC_OBJ_CQ));
-    PUT32(a, struct qrnic_dev_attr, max_cqe, 1u << QRNIC_CQ_MAX_LOG);
-    PUT32(a, struct qrnic_dev_attr, max_mr,
-          qrnic_obj_capacity(e, QRNIC_OBJ_KEY));
-    PUT32(a, struct qrnic_dev_attr, max_mr_pages, QRNIC_ENG_MAX_MTT);
-    PUT32(a, struct qrnic_dev_attr, max_pd,
-          qrnic_obj_capacity(e, QRNIC_OBJ_PD));
-    PUT32(a, struct qrnic_dev_attr, max_qp_rd_atom, QRNIC_MAX_RD_ATOMIC);
-    PUT32(a, struct qrnic_dev_attr, max_qp_init_rd_atom, QRNIC_MAX_RD_ATOMIC);
-    PUT32(a, struct qrnic_dev_attr, max_inline, QRNIC_MAX_INLINE);
-    PUT32(a, struct qrnic_dev_attr, max_qp_qmem, QRNIC_ENG_MAX_QP_QMEM);
-    PUT32(a, struct qrnic_dev_attr, gid_tbl_len, QRNIC_ENG_GID_TBL_LEN);
-    PUT32(a, struct qrnic_dev_attr, max_uctx, e->db_pages - 1);
-    PUT32(a, struct qrnic_dev_attr, max_mtu, QRNIC_MAX_MTU);
-    PUT32(a, struct qrnic_dev_attr, num_eq, QRNIC_ENG_MAX_EQ);
+    memset(&a, 0, sizeof(a));
+    qrnic_put64(&a.max_mr_size,
+                (uint64_t)QRNIC_ENG_MAX_MTT << QRNIC_MIN_PAGE_SHIFT);
+    qrnic_put64(&a.page_size_cap, ((2ull << QRNIC_MAX_PAGE_SHIFT) - 1) &
+                                  ~((1ull << QRNIC_MIN_PAGE_SHIFT) - 1));
+    qrnic_put32(&a.fw_version, QRNIC_VERSION_MAJOR << 16 | QRNIC_VERSION_MINOR);
+    qrnic_put32(&a.max_qp, e->qmem ? qrnic_obj_capacity(e, QRNIC_OBJ_QP) : 0);
+    qrnic_put32(&a.max_qp_wr, 1u << QRNIC_QP_MAX_LOG);
+    qrnic_put32(&a.max_sge, QRNIC_MAX_SGE);
+    qrnic_put32(&a.max_recv_sge,
+                ((1u << QRNIC_RQ_MAX_LOG_STRIDE) -
+                 sizeof(struct qrnic_rq_wqe)) / sizeof(struct qrnic_sge));
+    qrnic_put32(&a.max_cq, qrnic_obj_capacity(e, QRNIC_OBJ_CQ));
+    qrnic_put32(&a.max_cqe, 1u << QRNIC_CQ_MAX_LOG);
+    qrnic_put32(&a.max_mr, qrnic_obj_capacity(e, QRNIC_OBJ_KEY));
+    qrnic_put32(&a.max_mr_pages, QRNIC_ENG_MAX_MTT);
+    qrnic_put32(&a.max_pd, qrnic_obj_capacity(e, QRNIC_OBJ_PD));
+    qrnic_put32(&a.max_qp_rd_atom, QRNIC_MAX_RD_ATOMIC);
+    qrnic_put32(&a.max_qp_init_rd_atom, QRNIC_MAX_RD_ATOMIC);
+    qrnic_put32(&a.max_inline, QRNIC_MAX_INLINE);
+    qrnic_put32(&a.max_qp_qmem, QRNIC_ENG_MAX_QP_QMEM);
+    qrnic_put32(&a.gid_tbl_len, QRNIC_ENG_GID_TBL_LEN);
+    qrnic_put32(&a.max_uctx, e->db_pages - 1);
+    qrnic_put32(&a.max_mtu, QRNIC_MAX_MTU);
+    qrnic_put32(&a.num_eq, QRNIC_ENG_MAX_EQ);
     /* Windows and regions share one table. */
-    PUT32(a, struct qrnic_dev_attr, max_mw,
-          qrnic_obj_capacity(e, QRNIC_OBJ_KEY));
-    PUT32(a, struct qrnic_dev_attr, max_fast_reg_pages,
-          QRNIC_MAX_FAST_REG_PAGES);
+    qrnic_put32(&a.max_mw, qrnic_obj_capacity(e, QRNIC_OBJ_KEY));
+    qrnic_put32(&a.max_fast_reg_pages, QRNIC_MAX_FAST_REG_PAGES);
     for (k = 0; k < QRNIC_CTX_RES_COUNT; k++) {
-        qrnic_st32(a + offsetof(struct qrnic_dev_attr, ctx_max) + 4 * k,
-                   qrnic_ctx_limit(e, (enum qrnic_ctx_res)k));
+        qrnic_put32(&a.ctx_max[k], qrnic_ctx_limit(e, (enum qrnic_ctx_res)k));
     }
-    return dma_out(e, qrnic_cmd64(cmd, query_device.resp_addr), a, sizeof(a));
+    return dma_out(e, qrnic_get64(&cmd->query_device.resp_addr), &a,
+                   sizeof(a));
 }
 
 enum qrnic_cmd_status qrnic_cmd_query_res(struct qrnic_engine *e,
                                           struct qrnic_cmd_req *req)
 {
-    const uint8_t *cmd = req->cmd;
-    uint8_t r[sizeof(struct qrnic_res_counts)];
+    const struct qrnic_cmd *cmd = req->cmd;
+    struct qrnic_res_counts r;
     uint32_t eqs = 0, gids = 0, i;
 
     for (i = 0; i < QRNIC_ENG_MAX_EQ; i++) {
@@ -120,41 +109,42 @@ enum qrnic_cmd_status qrnic_cmd_query_res(struct qrnic_engine *e,
     for (i = 0; i < QRNIC_ENG_GID_TBL_LEN; i++) {
         gids += e->gid[i].valid ? 1 : 0;
     }
-    memset(r, 0, sizeof(r));
-    PUT32(r, struct qrnic_res_counts, uctx, count_uctx(e));
-    PUT32(r, struct qrnic_res_counts, pd, e->obj[QRNIC_OBJ_PD].used);
-    PUT32(r, struct qrnic_res_counts, eq, eqs);
-    PUT32(r, struct qrnic_res_counts, gid, gids);
-    PUT32(r, struct qrnic_res_counts, qp, e->obj[QRNIC_OBJ_QP].used);
-    PUT32(r, struct qrnic_res_counts, cq, e->obj[QRNIC_OBJ_CQ].used);
-    PUT32(r, struct qrnic_res_counts, mr, count_keys(e, false));
-    PUT32(r, struct qrnic_res_counts, mw, count_keys(e, true));
-    PUT32(r, struct qrnic_res_counts, mr_pages, e->mtt_used);
-    PUT32(r, struct qrnic_res_counts, srq, e->obj[QRNIC_OBJ_SRQ].used);
-    return dma_out(e, qrnic_cmd64(cmd, query_res.resp_addr), r, sizeof(r));
+    memset(&r, 0, sizeof(r));
+    qrnic_put32(&r.uctx, count_uctx(e));
+    qrnic_put32(&r.pd, e->obj[QRNIC_OBJ_PD].used);
+    qrnic_put32(&r.eq, eqs);
+    qrnic_put32(&r.gid, gids);
+    qrnic_put32(&r.qp, e->obj[QRNIC_OBJ_QP].used);
+    qrnic_put32(&r.cq, e->obj[QRNIC_OBJ_CQ].used);
+    qrnic_put32(&r.mr, count_keys(e, false));
+    qrnic_put32(&r.mw, count_keys(e, true));
+    qrnic_put32(&r.mr_pages, e->mtt_used);
+    qrnic_put32(&r.srq, e->obj[QRNIC_OBJ_SRQ].used);
+    return dma_out(e, qrnic_get64(&cmd->query_res.resp_addr), &r, sizeof(r));
 }
 
 enum qrnic_cmd_status qrnic_cmd_query_stats(struct qrnic_engine *e,
                                             struct qrnic_cmd_req *req)
 {
-    const uint8_t *cmd = req->cmd;
-    uint8_t r[sizeof(struct qrnic_stats_resp)];
+    const struct qrnic_cmd *cmd = req->cmd;
+    struct qrnic_stats_resp r;
     uint32_t i;
 
     for (i = 0; i < QRNIC_STAT_COUNT; i++) {
-        qrnic_st64(r + i * 8, e->stats.v[i]);
+        qrnic_put64(&r.v[i], e->stats.v[i]);
     }
-    return dma_out(e, qrnic_cmd64(cmd, query_stats.resp_addr), r, sizeof(r));
+    return dma_out(e, qrnic_get64(&cmd->query_stats.resp_addr), &r,
+                   sizeof(r));
 }
 
 enum qrnic_cmd_status qrnic_cmd_create_eq(struct qrnic_engine *e,
                                           struct qrnic_cmd_req *req)
 {
-    const uint8_t *cmd = req->cmd;
-    uint64_t base = qrnic_cmd64(cmd, create_eq.base);
-    uint8_t log = qrnic_cmd8(cmd, create_eq.log_depth);
-    uint8_t flags = qrnic_cmd8(cmd, create_eq.flags);
-    uint16_t vector = qrnic_cmd16(cmd, create_eq.vector);
+    const struct qrnic_cmd *cmd = req->cmd;
+    uint64_t base = qrnic_get64(&cmd->create_eq.base);
+    uint8_t log = cmd->create_eq.log_depth;
+    uint8_t flags = cmd->create_eq.flags;
+    uint16_t vector = qrnic_get16(&cmd->create_eq.vector);
     uint32_t i;
 
     if (log < 1 || log > QRNIC_EQ_MAX_LOG || vector >= QRNIC_NUM_MSIX ||
@@ -189,8 +179,8 @@ enum qrnic_cmd_status qrnic_cmd_create_eq(struct qrnic_engine *e,
 enum qrnic_cmd_status qrnic_cmd_destroy_eq(struct qrnic_engine *e,
                                            struct qrnic_cmd_req *req)
 {
-    const uint8_t *cmd = req->cmd;
-    uint32_t eqn = qrnic_cmd32(cmd, destroy_eq.eqn);
+    const struct qrnic_cmd *cmd = req->cmd;
+    uint32_t eqn = qrnic_get32(&cmd->destroy_eq.eqn);
 
     if (eqn >= QRNIC_ENG_MAX_EQ || !e->eq[eqn].valid) {
         return QRNIC_ST_BAD_HANDLE;
@@ -215,15 +205,15 @@ static bool ring_args_ok(uint64_t base, uint8_t log)
 enum qrnic_cmd_status qrnic_cmd_eth_setup(struct qrnic_engine *e,
                                           struct qrnic_cmd_req *req)
 {
-    const uint8_t *cmd = req->cmd;
-    uint64_t tx = qrnic_cmd64(cmd, eth_setup.tx_base);
-    uint64_t rx = qrnic_cmd64(cmd, eth_setup.rx_base);
-    uint8_t tx_log = qrnic_cmd8(cmd, eth_setup.tx_log_depth);
-    uint8_t rx_log = qrnic_cmd8(cmd, eth_setup.rx_log_depth);
-    uint16_t vector = qrnic_cmd16(cmd, eth_setup.vector);
+    const struct qrnic_cmd *cmd = req->cmd;
+    uint64_t tx = qrnic_get64(&cmd->eth_setup.tx_base);
+    uint64_t rx = qrnic_get64(&cmd->eth_setup.rx_base);
+    uint8_t tx_log = cmd->eth_setup.tx_log_depth;
+    uint8_t rx_log = cmd->eth_setup.rx_log_depth;
+    uint16_t vector = qrnic_get16(&cmd->eth_setup.vector);
 
     if (!ring_args_ok(tx, tx_log) || !ring_args_ok(rx, rx_log) ||
-        vector >= QRNIC_NUM_MSIX || !qrnic_cmd_zero(cmd, eth_setup.rsvd)) {
+        vector >= QRNIC_NUM_MSIX || !qrnic_field_zero(cmd->eth_setup.rsvd)) {
         return QRNIC_ST_BAD_PARAM;
     }
     if (e->eth.active) {
@@ -253,8 +243,8 @@ enum qrnic_cmd_status qrnic_cmd_eth_teardown(struct qrnic_engine *e,
 enum qrnic_cmd_status qrnic_cmd_set_mac(struct qrnic_engine *e,
                                         struct qrnic_cmd_req *req)
 {
-    const uint8_t *cmd = req->cmd;
-    const uint8_t *mac = qrnic_cmd_at(cmd, set_mac.mac);
+    const struct qrnic_cmd *cmd = req->cmd;
+    const uint8_t *mac = cmd->set_mac.mac;
     static const uint8_t zero[6];
 
     /* A station address must be unicast and not all zeroes. */
@@ -271,8 +261,8 @@ enum qrnic_cmd_status qrnic_cmd_set_mac(struct qrnic_engine *e,
 enum qrnic_cmd_status qrnic_cmd_set_mtu(struct qrnic_engine *e,
                                         struct qrnic_cmd_req *req)
 {
-    const uint8_t *cmd = req->cmd;
-    uint32_t mtu = qrnic_cmd32(cmd, set_mtu.mtu);
+    const struct qrnic_cmd *cmd = req->cmd;
+    uint32_t mtu = qrnic_get32(&cmd->set_mtu.mtu);
 
     if (mtu < QRNIC_ENG_MIN_MTU || mtu > QRNIC_MAX_MTU) {
         return QRNIC_ST_BAD_PARAM;
@@ -284,9 +274,9 @@ enum qrnic_cmd_status qrnic_cmd_set_mtu(struct qrnic_engine *e,
 enum qrnic_cmd_status qrnic_cmd_add_gid(struct qrnic_engine *e,
                                         struct qrnic_cmd_req *req)
 {
-    const uint8_t *cmd = req->cmd;
-    uint32_t index = qrnic_cmd32(cmd, add_gid.index);
-    uint32_t type = qrnic_cmd32(cmd, add_gid.type);
+    const struct qrnic_cmd *cmd = req->cmd;
+    uint32_t index = qrnic_get32(&cmd->add_gid.index);
+    uint32_t type = qrnic_get32(&cmd->add_gid.type);
 
     if (index >= QRNIC_ENG_GID_TBL_LEN || type != QRNIC_GID_TYPE_ROCE_V2) {
         return QRNIC_ST_BAD_PARAM;
@@ -296,15 +286,15 @@ enum qrnic_cmd_status qrnic_cmd_add_gid(struct qrnic_engine *e,
     }
     e->gid[index].valid = true;
     e->gid[index].type = type;
-    memcpy(e->gid[index].gid, qrnic_cmd_at(cmd, add_gid.gid), 16);
+    memcpy(e->gid[index].gid, cmd->add_gid.gid, 16);
     return QRNIC_ST_OK;
 }
 
 enum qrnic_cmd_status qrnic_cmd_del_gid(struct qrnic_engine *e,
                                         struct qrnic_cmd_req *req)
 {
-    const uint8_t *cmd = req->cmd;
-    uint32_t index = qrnic_cmd32(cmd, del_gid.index);
+    const struct qrnic_cmd *cmd = req->cmd;
+    uint32_t index = qrnic_get32(&cmd->del_gid.index);
 
     if (index >= QRNIC_ENG_GID_TBL_LEN) {
         return QRNIC_ST_BAD_PARAM;
@@ -324,11 +314,12 @@ const struct qrnic_cmd_desc qrnic_cmds[QRNIC_CMD_MAX] = {
     QRNIC_CMD_LIST(CMD_DESC)
 };
 
-enum qrnic_cmd_status qrnic_cmd_exec(struct qrnic_engine *e, const uint8_t *cmd,
+enum qrnic_cmd_status qrnic_cmd_exec(struct qrnic_engine *e,
+                                     const struct qrnic_cmd *cmd,
                                      uint32_t *result0, uint32_t *result1)
 {
-    uint8_t opcode = cmd[offsetof(struct qrnic_cmd, opcode)];
     struct qrnic_cmd_req req = { .cmd = cmd };
+    uint8_t opcode = cmd->opcode;
     enum qrnic_cmd_status st = QRNIC_ST_BAD_OPCODE;
 
     if (opcode < QRNIC_CMD_MAX && qrnic_cmds[opcode].exec) {

@@ -29,13 +29,12 @@ static uint64_t cq_addr(const struct qrnic_cqc *cq, uint32_t off)
 }
 
 /* Does a command's page list describe a CQ buffer of 1 << log CQEs? */
-static bool cq_pbl_ok(const uint8_t *pbl, uint8_t log)
+static bool cq_pbl_ok(const struct qrnic_pbl *pbl, uint8_t log)
 {
-    uint32_t npages = qrnic_ld32(pbl + offsetof(struct qrnic_pbl, npages));
+    uint32_t npages = qrnic_get32(&pbl->npages);
     uint32_t need;
 
-    if (log < 1 || log > QRNIC_CQ_MAX_LOG ||
-        pbl[offsetof(struct qrnic_pbl, page_shift)] != 12) {
+    if (log < 1 || log > QRNIC_CQ_MAX_LOG || pbl->page_shift != 12) {
         return false;
     }
     need = (cq_bytes(log) + PAGE - 1) / PAGE;
@@ -44,9 +43,9 @@ static bool cq_pbl_ok(const uint8_t *pbl, uint8_t log)
 
 /* The page addresses of a checked list; *out is malloc'ed.  QRNIC_ST_*. */
 static enum qrnic_cmd_status
-cq_pages(struct qrnic_engine *e, const uint8_t *pbl, uint64_t **out)
+cq_pages(struct qrnic_engine *e, const struct qrnic_pbl *pbl, uint64_t **out)
 {
-    uint32_t npages = qrnic_ld32(pbl + offsetof(struct qrnic_pbl, npages));
+    uint32_t npages = qrnic_get32(&pbl->npages);
     uint64_t *pages;
     uint8_t st;
 
@@ -66,10 +65,10 @@ cq_pages(struct qrnic_engine *e, const uint8_t *pbl, uint64_t **out)
 enum qrnic_cmd_status qrnic_cmd_create_cq(struct qrnic_engine *e,
                                           struct qrnic_cmd_req *req)
 {
-    const uint8_t *cmd = req->cmd;
-    uint32_t uctx = qrnic_cmd32(cmd, create_cq.uctx);
-    uint32_t eqn = qrnic_cmd32(cmd, create_cq.eqn);
-    uint8_t log = qrnic_cmd8(cmd, create_cq.log_depth);
+    const struct qrnic_cmd *cmd = req->cmd;
+    uint32_t uctx = qrnic_get32(&cmd->create_cq.uctx);
+    uint32_t eqn = qrnic_get32(&cmd->create_cq.eqn);
+    uint8_t log = cmd->create_cq.log_depth;
     uint64_t *pages = NULL;
     struct qrnic_cqc *cq;
     uint8_t st;
@@ -80,14 +79,14 @@ enum qrnic_cmd_status qrnic_cmd_create_cq(struct qrnic_engine *e,
     if (eqn >= QRNIC_ENG_MAX_EQ || !e->eq[eqn].valid || e->eq[eqn].async) {
         return QRNIC_ST_BAD_HANDLE;
     }
-    if (!cq_pbl_ok(qrnic_cmd_at(cmd, create_cq.pbl), log)) {
+    if (!cq_pbl_ok(&cmd->create_cq.pbl, log)) {
         return QRNIC_ST_BAD_PARAM;
     }
     st = qrnic_ctx_charge(e, uctx, QRNIC_CTX_CQ, 1);
     if (st != QRNIC_ST_OK) {
         return st;
     }
-    st = cq_pages(e, qrnic_cmd_at(cmd, create_cq.pbl), &pages);
+    st = cq_pages(e, &cmd->create_cq.pbl, &pages);
     cq = st == QRNIC_ST_OK ? calloc(1, sizeof(*cq)) : NULL;
     if (cq) {
         cq->cqn = qrnic_table_insert(&e->obj[QRNIC_OBJ_CQ], cq);
@@ -122,15 +121,15 @@ enum qrnic_cmd_status qrnic_cmd_destroy_cq(struct qrnic_engine *e,
                                            struct qrnic_cmd_req *req)
 {
     return qrnic_obj_destroy(e, QRNIC_OBJ_CQ,
-                             qrnic_cmd32(req->cmd, destroy_cq.cqn));
+                             qrnic_get32(&req->cmd->destroy_cq.cqn));
 }
 
 enum qrnic_cmd_status qrnic_cmd_resize_cq(struct qrnic_engine *e,
                                           struct qrnic_cmd_req *req)
 {
-    const uint8_t *cmd = req->cmd;
-    struct qrnic_cqc *cq = qrnic_cq_get(e, qrnic_cmd32(cmd, resize_cq.cqn));
-    uint8_t log = qrnic_cmd8(cmd, resize_cq.log_depth);
+    const struct qrnic_cmd *cmd = req->cmd;
+    struct qrnic_cqc *cq = qrnic_cq_get(e, qrnic_get32(&cmd->resize_cq.cqn));
+    uint8_t log = cmd->resize_cq.log_depth;
     uint64_t *pages, rec;
     uint8_t ci[4], st;
     uint16_t new_ci;
@@ -138,11 +137,11 @@ enum qrnic_cmd_status qrnic_cmd_resize_cq(struct qrnic_engine *e,
     if (!cq) {
         return QRNIC_ST_BAD_HANDLE;
     }
-    if (!cq_pbl_ok(qrnic_cmd_at(cmd, resize_cq.pbl), log) ||
-        !qrnic_cmd_zero(cmd, resize_cq.rsvd)) {
+    if (!cq_pbl_ok(&cmd->resize_cq.pbl, log) ||
+        !qrnic_field_zero(cmd->resize_cq.rsvd)) {
         return QRNIC_ST_BAD_PARAM;
     }
-    st = cq_pages(e, qrnic_cmd_at(cmd, resize_cq.pbl), &pages);
+    st = cq_pages(e, &cmd->resize_cq.pbl, &pages);
     if (st != QRNIC_ST_OK) {
         return st;
     }

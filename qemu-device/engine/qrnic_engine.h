@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "qrnic_hw.h"
+#include "qrnic_le.h"
 #include "qrnic_fault.h"
 #include "qrnic_table.h"
 
@@ -540,29 +541,47 @@ void qrnic_aq_process(struct qrnic_engine *e);
 /*
  * qrnic_cmd.c: admin commands, qrnic_cmds[] built from QRNIC_CMD_LIST.  The
  * handler of the row (NAME, opcode, name, ...) is qrnic_cmd_<name>; it reads
- * the command at req->cmd and may set the completion's results.
+ * its arguments from req->cmd (the command as the device copied it from the
+ * admin queue) and may set the completion's results.
  */
 /*
- * A field of the admin command at cmd (its bytes, little endian), and the
- * field loaded with its own width: qrnic_cmd32(cmd, create_qp.uctx).  A
- * width other than the field's does not build.
+ * A little-endian field of a command or response, read or written with its
+ * own width: qrnic_get32(&cmd->create_qp.uctx).  A pointer to a field of
+ * another width does not build.
  */
-#define qrnic_cmd_at(cmd, field) ((cmd) + offsetof(struct qrnic_cmd, field))
-#define QRNIC_CMD_WIDTH_IS(field, bytes)                                \
-    ((void)sizeof(char[sizeof(((struct qrnic_cmd *)0)->field) == (bytes) \
-                       ? 1 : -1]))
-#define qrnic_cmd8(cmd, field)                                          \
-    (QRNIC_CMD_WIDTH_IS(field, 1), qrnic_ld8(qrnic_cmd_at(cmd, field)))
-#define qrnic_cmd16(cmd, field)                                         \
-    (QRNIC_CMD_WIDTH_IS(field, 2), qrnic_ld16(qrnic_cmd_at(cmd, field)))
-#define qrnic_cmd32(cmd, field)                                         \
-    (QRNIC_CMD_WIDTH_IS(field, 4), qrnic_ld32(qrnic_cmd_at(cmd, field)))
-#define qrnic_cmd64(cmd, field)                                         \
-    (QRNIC_CMD_WIDTH_IS(field, 8), qrnic_ld64(qrnic_cmd_at(cmd, field)))
-/* Is the field all zero bytes (reserved fields)? */
-#define qrnic_cmd_zero(cmd, field)                                      \
-    qrnic_bytes_zero(qrnic_cmd_at(cmd, field),                          \
-                     sizeof(((struct qrnic_cmd *)0)->field))
+static inline uint16_t qrnic_get16(const qrnic_le16 *field)
+{
+    return qrnic_ld16((const uint8_t *)field);
+}
+
+static inline uint32_t qrnic_get32(const qrnic_le32 *field)
+{
+    return qrnic_ld32((const uint8_t *)field);
+}
+
+static inline uint64_t qrnic_get64(const qrnic_le64 *field)
+{
+    return qrnic_ld64((const uint8_t *)field);
+}
+
+static inline void qrnic_put16(qrnic_le16 *field, uint16_t v)
+{
+    qrnic_st16((uint8_t *)field, v);
+}
+
+static inline void qrnic_put32(qrnic_le32 *field, uint32_t v)
+{
+    qrnic_st32((uint8_t *)field, v);
+}
+
+static inline void qrnic_put64(qrnic_le64 *field, uint64_t v)
+{
+    qrnic_st64((uint8_t *)field, v);
+}
+
+/* Is a field all zero bytes (reserved fields)? */
+#define qrnic_field_zero(field) \
+    qrnic_bytes_zero((const uint8_t *)&(field), sizeof(field))
 
 static inline bool qrnic_bytes_zero(const uint8_t *p, size_t n)
 {
@@ -575,7 +594,7 @@ static inline bool qrnic_bytes_zero(const uint8_t *p, size_t n)
 }
 
 struct qrnic_cmd_req {
-    const uint8_t *cmd;         /* QRNIC_CMD_SIZE bytes */
+    const struct qrnic_cmd *cmd;
     uint32_t result0;           /* 0 unless the handler sets it */
     uint32_t result1;
 };
@@ -592,7 +611,8 @@ QRNIC_CMD_LIST(QRNIC_CMD_HANDLER)
 #undef QRNIC_CMD_HANDLER
 /* Indexed by opcode; all NULL where QRNIC_CMD_LIST has no row. */
 extern const struct qrnic_cmd_desc qrnic_cmds[QRNIC_CMD_MAX];
-enum qrnic_cmd_status qrnic_cmd_exec(struct qrnic_engine *e, const uint8_t *cmd,
+enum qrnic_cmd_status qrnic_cmd_exec(struct qrnic_engine *e,
+                                     const struct qrnic_cmd *cmd,
                                      uint32_t *result0, uint32_t *result1);
 void qrnic_cmd_reset_objects(struct qrnic_engine *e);
 

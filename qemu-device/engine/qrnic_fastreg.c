@@ -19,9 +19,9 @@
 enum qrnic_cmd_status qrnic_cmd_alloc_mr(struct qrnic_engine *e,
                                          struct qrnic_cmd_req *req)
 {
-    const uint8_t *cmd = req->cmd;
-    uint32_t pdn = qrnic_cmd32(cmd, alloc_mr.pdn);
-    uint32_t max_pages = qrnic_cmd32(cmd, alloc_mr.max_pages);
+    const struct qrnic_cmd *cmd = req->cmd;
+    uint32_t pdn = qrnic_get32(&cmd->alloc_mr.pdn);
+    uint32_t max_pages = qrnic_get32(&cmd->alloc_mr.max_pages);
     struct qrnic_mrc *mr;
 
     if (!qrnic_pd_exists(e, pdn)) {
@@ -76,7 +76,7 @@ reg_mr(struct qrnic_engine *e, struct qrnic_qpc *qp,
 {
     uint32_t key = qrnic_ld32(REG(key));
     struct qrnic_mrc *mr = qrnic_key_slot(e, key);
-    uint8_t pbl[sizeof(struct qrnic_pbl)];
+    struct qrnic_pbl pbl;
     uint32_t npages;
     uint8_t st;
 
@@ -84,12 +84,12 @@ reg_mr(struct qrnic_engine *e, struct qrnic_qpc *qp,
     if (!reg_ok(qp, mr, w, &npages)) {
         return QRNIC_WC_LOC_QP_OP_ERR;
     }
-    memset(pbl, 0, sizeof(pbl));
-    memcpy(pbl + offsetof(struct qrnic_pbl, addr), REG(pbl_addr), 8);
-    qrnic_st32(pbl + offsetof(struct qrnic_pbl, npages), npages);
-    pbl[offsetof(struct qrnic_pbl, levels)] = QRNIC_PBL_LEVEL1;
-    pbl[offsetof(struct qrnic_pbl, page_shift)] = *REG(page_shift);
-    st = qrnic_pbl_read(e, pbl, mr->pages, npages);
+    memset(&pbl, 0, sizeof(pbl));
+    qrnic_put64(&pbl.addr, qrnic_ld64(REG(pbl_addr)));
+    qrnic_put32(&pbl.npages, npages);
+    pbl.levels = QRNIC_PBL_LEVEL1;
+    pbl.page_shift = *REG(page_shift);
+    st = qrnic_pbl_read(e, &pbl, mr->pages, npages);
     if (st != QRNIC_ST_OK) {
         *verr = st == QRNIC_ST_DMA_ERROR ? QRNIC_VERR_DMA :
                 QRNIC_VERR_BAD_KEY_OP;

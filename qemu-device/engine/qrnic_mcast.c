@@ -76,10 +76,11 @@ attach(struct qrnic_engine *e, uint32_t qpn, const uint8_t *gid)
 }
 
 static enum qrnic_cmd_status mcast_cmd(struct qrnic_engine *e,
-                                       const uint8_t *cmd, bool attach_it)
+                                       const struct qrnic_cmd *cmd,
+                                       bool attach_it)
 {
-    struct qrnic_qpc *qp = qrnic_qp_get(e, qrnic_cmd32(cmd, mcast.qpn));
-    const uint8_t *gid = qrnic_cmd_at(cmd, mcast.gid);
+    struct qrnic_qpc *qp = qrnic_qp_get(e, qrnic_get32(&cmd->mcast.qpn));
+    const uint8_t *gid = cmd->mcast.gid;
     struct qrnic_mcast_group *g;
     uint32_t i;
 
@@ -87,7 +88,7 @@ static enum qrnic_cmd_status mcast_cmd(struct qrnic_engine *e,
         return QRNIC_ST_BAD_HANDLE;
     }
     if (qp->type != QRNIC_QPT_UD || !qrnic_gid_is_mcast(gid) ||
-        !qrnic_cmd_zero(cmd, mcast.rsvd)) {
+        !qrnic_field_zero(cmd->mcast.rsvd)) {
         return QRNIC_ST_BAD_PARAM;
     }
     if (attach_it) {

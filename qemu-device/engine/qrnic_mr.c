@@ -222,21 +222,24 @@ bool qrnic_mr_pages_cover(uint64_t iova, uint64_t length, uint8_t shift,
            ((span + (1ull << shift) - 1) >> shift) == npages;
 }
 
-/* REREG_MR is read through reg_mr's fields (qrnic_hw.h: same places). */
-/* held: page addresses a region being replaced gives back (REREG_MR). */
+/*
+ * REG_MR's arguments, and REREG_MR's, read through reg_mr's fields (the
+ * same places: qrnic_hw.h).  held: page addresses a region being replaced
+ * gives back (REREG_MR).
+ */
 static enum qrnic_cmd_status
-reg_mr_args(struct qrnic_engine *e, const uint8_t *cmd,
+reg_mr_args(struct qrnic_engine *e, const struct qrnic_cmd *cmd,
             uint32_t held, uint32_t *npages)
 {
-    const uint8_t *pbl = qrnic_cmd_at(cmd, reg_mr.pbl);
-    uint32_t pdn = qrnic_cmd32(cmd, reg_mr.pdn);
-    uint32_t access = qrnic_cmd32(cmd, reg_mr.access);
-    uint64_t iova = qrnic_cmd64(cmd, reg_mr.iova);
-    uint64_t length = qrnic_cmd64(cmd, reg_mr.length);
-    uint8_t levels = pbl[offsetof(struct qrnic_pbl, levels)];
-    uint8_t shift = pbl[offsetof(struct qrnic_pbl, page_shift)];
+    const struct qrnic_pbl *pbl = &cmd->reg_mr.pbl;
+    uint32_t pdn = qrnic_get32(&cmd->reg_mr.pdn);
+    uint32_t access = qrnic_get32(&cmd->reg_mr.access);
+    uint64_t iova = qrnic_get64(&cmd->reg_mr.iova);
+    uint64_t length = qrnic_get64(&cmd->reg_mr.length);
+    uint8_t levels = pbl->levels;
+    uint8_t shift = pbl->page_shift;
 
-    *npages = qrnic_ld32(pbl + offsetof(struct qrnic_pbl, npages));
+    *npages = qrnic_get32(&pbl->npages);
     if (!qrnic_pd_exists(e, pdn)) {
         return QRNIC_ST_BAD_HANDLE;
     }
@@ -337,10 +340,11 @@ void qrnic_key_release(struct qrnic_engine *e, void *obj)
 }
 
 /* A REG_MR region as the command describes it (checked), not yet keyed. */
-static struct qrnic_mrc *mr_new(struct qrnic_engine *e, const uint8_t *cmd,
+static struct qrnic_mrc *mr_new(struct qrnic_engine *e,
+                                const struct qrnic_cmd *cmd,
                                uint32_t npages, uint8_t *st)
 {
-    const uint8_t *pbl = qrnic_cmd_at(cmd, reg_mr.pbl);
+    const struct qrnic_pbl *pbl = &cmd->reg_mr.pbl;
     struct qrnic_mrc *mr;
 
     mr = calloc(1, sizeof(*mr) + (size_t)npages * sizeof(uint64_t));
@@ -350,13 +354,12 @@ static struct qrnic_mrc *mr_new(struct qrnic_engine *e, const uint8_t *cmd,
     }
     mr->kind = QRNIC_KEY_MR;
     mr->valid = true;
-    mr->pdn = qrnic_cmd32(cmd, reg_mr.pdn);
-    mr->access = qrnic_cmd32(cmd, reg_mr.access);
-    mr->iova = qrnic_cmd64(cmd, reg_mr.iova);
-    mr->length = qrnic_cmd64(cmd, reg_mr.length);
-    mr->phys = pbl[offsetof(struct qrnic_pbl, levels)] == QRNIC_PBL_PHYS;
-    mr->page_shift = mr->phys ? QRNIC_MIN_PAGE_SHIFT :
-                     pbl[offsetof(struct qrnic_pbl, page_shift)];
+    mr->pdn = qrnic_get32(&cmd->reg_mr.pdn);
+    mr->access = qrnic_get32(&cmd->reg_mr.access);
+    mr->iova = qrnic_get64(&cmd->reg_mr.iova);
+    mr->length = qrnic_get64(&cmd->reg_mr.length);
+    mr->phys = pbl->levels == QRNIC_PBL_PHYS;
+    mr->page_shift = mr->phys ? QRNIC_MIN_PAGE_SHIFT : pbl->page_shift;
     mr->npages = mr->mtt = npages;
     if (!mr->phys) {
         *st = qrnic_pbl_read(e, pbl, mr->pages, npages);
@@ -371,7 +374,7 @@ static struct qrnic_mrc *mr_new(struct qrnic_engine *e, const uint8_t *cmd,
 enum qrnic_cmd_status qrnic_cmd_reg_mr(struct qrnic_engine *e,
                                        struct qrnic_cmd_req *req)
 {
-    const uint8_t *cmd = req->cmd;
+    const struct qrnic_cmd *cmd = req->cmd;
     uint32_t npages;
     struct qrnic_mrc *mr;
     uint8_t st;
@@ -394,8 +397,8 @@ enum qrnic_cmd_status qrnic_cmd_reg_mr(struct qrnic_engine *e,
 enum qrnic_cmd_status qrnic_cmd_rereg_mr(struct qrnic_engine *e,
                                          struct qrnic_cmd_req *req)
 {
-    const uint8_t *cmd = req->cmd;
-    uint32_t key = qrnic_cmd32(cmd, rereg_mr.key);
+    const struct qrnic_cmd *cmd = req->cmd;
+    uint32_t key = qrnic_get32(&cmd->rereg_mr.key);
     struct qrnic_mrc *old = qrnic_key_slot(e, key), *mr;
     uint32_t npages;
     uint8_t st;
@@ -411,7 +414,7 @@ enum qrnic_cmd_status qrnic_cmd_rereg_mr(struct qrnic_engine *e,
         return st;
     }
     /* A region stays its context's: the new PD must be of it too. */
-    if (qrnic_pd_uctx(e, qrnic_cmd32(cmd, reg_mr.pdn)) !=
+    if (qrnic_pd_uctx(e, qrnic_get32(&cmd->reg_mr.pdn)) !=
         qrnic_pd_uctx(e, old->pdn)) {
         return QRNIC_ST_BAD_HANDLE;
     }
@@ -443,8 +446,8 @@ enum qrnic_cmd_status qrnic_cmd_rereg_mr(struct qrnic_engine *e,
 enum qrnic_cmd_status qrnic_cmd_dereg_mr(struct qrnic_engine *e,
                                          struct qrnic_cmd_req *req)
 {
-    const uint8_t *cmd = req->cmd;
-    uint32_t key = qrnic_cmd32(cmd, dereg_mr.key);
+    const struct qrnic_cmd *cmd = req->cmd;
+    uint32_t key = qrnic_get32(&cmd->dereg_mr.key);
     struct qrnic_mrc *mr = qrnic_key_slot(e, key);
 
     if (!mr || qrnic_key_is_mw(mr) ||

@@ -20,9 +20,9 @@
 enum qrnic_cmd_status qrnic_cmd_alloc_mw(struct qrnic_engine *e,
                                          struct qrnic_cmd_req *req)
 {
-    const uint8_t *cmd = req->cmd;
-    uint32_t pdn = qrnic_cmd32(cmd, alloc_mw.pdn);
-    uint8_t type = qrnic_cmd8(cmd, alloc_mw.type);
+    const struct qrnic_cmd *cmd = req->cmd;
+    uint32_t pdn = qrnic_get32(&cmd->alloc_mw.pdn);
+    uint8_t type = cmd->alloc_mw.type;
     struct qrnic_mrc *mw;
 
     if (!qrnic_pd_exists(e, pdn)) {
@@ -42,8 +42,8 @@ enum qrnic_cmd_status qrnic_cmd_alloc_mw(struct qrnic_engine *e,
 enum qrnic_cmd_status qrnic_cmd_dealloc_mw(struct qrnic_engine *e,
                                            struct qrnic_cmd_req *req)
 {
-    const uint8_t *cmd = req->cmd;
-    uint32_t key = qrnic_cmd32(cmd, dealloc_mw.key);
+    const struct qrnic_cmd *cmd = req->cmd;
+    uint32_t key = qrnic_get32(&cmd->dealloc_mw.key);
     struct qrnic_mrc *mw = qrnic_key_slot(e, key);
 
     if (!mw || !qrnic_key_is_mw(mw)) {

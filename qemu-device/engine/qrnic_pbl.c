@@ -8,7 +8,6 @@
 #include "qrnic_rdma.h"
 #include "qrnic_le.h"
 
-#define PBL(field) (pbl + offsetof(struct qrnic_pbl, field))
 #define CHUNK 64                /* page addresses read per DMA */
 
 /* Read n little-endian u64 entries at addr into out[]. */
@@ -34,16 +33,17 @@ static enum qrnic_cmd_status read_entries(struct qrnic_engine *e, uint64_t addr,
     return QRNIC_ST_OK;
 }
 
-enum qrnic_cmd_status qrnic_pbl_read(struct qrnic_engine *e, const uint8_t *pbl,
+enum qrnic_cmd_status qrnic_pbl_read(struct qrnic_engine *e,
+                                     const struct qrnic_pbl *pbl,
                                      uint64_t *pages, uint32_t npages)
 {
-    uint64_t addr = qrnic_ld64(PBL(addr));
-    uint8_t shift = *PBL(page_shift);
+    uint64_t addr = qrnic_get64(&pbl->addr);
+    uint8_t shift = pbl->page_shift;
     uint64_t mask = (1ull << shift) - 1;
     uint32_t i, nleaf;
     uint8_t st;
 
-    switch (*PBL(levels)) {
+    switch (pbl->levels) {
     case QRNIC_PBL_CONTIG:
         if ((addr & mask) ||
             addr + ((uint64_t)npages << shift) < addr) {

@@ -10,7 +10,6 @@
 #include "qrnic_rdma.h"
 #include "qrnic_le.h"
 
-#define ATTR(field) (a + offsetof(struct qrnic_qp_attr, field))
 #define QPAGE QRNIC_QMEM_PAGE_SIZE
 
 #define M(x) QRNIC_QP_ATTR_##x
@@ -223,22 +222,22 @@ static uint32_t rq_pages_of(const struct qrnic_qpc *qp)
 /* ---- CREATE_QP / DESTROY_QP ---------------------------------------------- */
 
 static enum qrnic_cmd_status
-create_qp_args(struct qrnic_engine *e, const uint8_t *cmd)
+create_qp_args(struct qrnic_engine *e, const struct qrnic_cmd *cmd)
 {
-    uint32_t uctx = qrnic_cmd32(cmd, create_qp.uctx);
-    uint32_t pdn = qrnic_cmd32(cmd, create_qp.pdn);
-    uint32_t scqn = qrnic_cmd32(cmd, create_qp.send_cqn);
-    uint32_t rcqn = qrnic_cmd32(cmd, create_qp.recv_cqn);
+    uint32_t uctx = qrnic_get32(&cmd->create_qp.uctx);
+    uint32_t pdn = qrnic_get32(&cmd->create_qp.pdn);
+    uint32_t scqn = qrnic_get32(&cmd->create_qp.send_cqn);
+    uint32_t rcqn = qrnic_get32(&cmd->create_qp.recv_cqn);
     struct qrnic_cqc *scq = qrnic_cq_get(e, scqn);
     struct qrnic_cqc *rcq = qrnic_cq_get(e, rcqn);
-    uint8_t lsq = qrnic_cmd8(cmd, create_qp.log_sq_depth);
-    uint8_t lss = qrnic_cmd8(cmd, create_qp.log_sq_stride);
-    uint8_t lrq = qrnic_cmd8(cmd, create_qp.log_rq_depth);
-    uint8_t lrs = qrnic_cmd8(cmd, create_qp.log_rq_stride);
-    uint32_t sq_off = qrnic_cmd32(cmd, create_qp.sq_offset);
-    uint32_t rq_off = qrnic_cmd32(cmd, create_qp.rq_offset);
-    uint8_t type = qrnic_cmd8(cmd, create_qp.qp_type);
-    uint32_t srqn = qrnic_cmd32(cmd, create_qp.srqn);
+    uint8_t lsq = cmd->create_qp.log_sq_depth;
+    uint8_t lss = cmd->create_qp.log_sq_stride;
+    uint8_t lrq = cmd->create_qp.log_rq_depth;
+    uint8_t lrs = cmd->create_qp.log_rq_stride;
+    uint32_t sq_off = qrnic_get32(&cmd->create_qp.sq_offset);
+    uint32_t rq_off = qrnic_get32(&cmd->create_qp.rq_offset);
+    uint8_t type = cmd->create_qp.qp_type;
+    uint32_t srqn = qrnic_get32(&cmd->create_qp.srqn);
     struct qrnic_srqc *srq = qrnic_srq_get(e, srqn);
     uint32_t sq_pages, rq_pages;
 
@@ -256,7 +255,7 @@ create_qp_args(struct qrnic_engine *e, const uint8_t *cmd)
     if ((type != QRNIC_QPT_RC && type != QRNIC_QPT_UC &&
          type != QRNIC_QPT_UD && type != QRNIC_QPT_GSI) ||
         (type == QRNIC_QPT_GSI && uctx) ||
-        (qrnic_cmd8(cmd, create_qp.flags) & ~QRNIC_QP_SIG_ALL) ||
+        (cmd->create_qp.flags & ~QRNIC_QP_SIG_ALL) ||
         lsq > QRNIC_QP_MAX_LOG || lrq > QRNIC_QP_MAX_LOG ||
         lss < QRNIC_SQ_MIN_LOG_STRIDE || lss > QRNIC_SQ_MAX_LOG_STRIDE ||
         lrs < QRNIC_RQ_MIN_LOG_STRIDE || lrs > QRNIC_RQ_MAX_LOG_STRIDE) {
@@ -299,9 +298,9 @@ static void qp_reset_state(struct qrnic_qpc *qp);
 enum qrnic_cmd_status qrnic_cmd_create_qp(struct qrnic_engine *e,
                                           struct qrnic_cmd_req *req)
 {
-    const uint8_t *cmd = req->cmd;
-    uint8_t type = qrnic_cmd8(cmd, create_qp.qp_type);
-    uint32_t uctx = qrnic_cmd32(cmd, create_qp.uctx);
+    const struct qrnic_cmd *cmd = req->cmd;
+    uint8_t type = cmd->create_qp.qp_type;
+    uint32_t uctx = qrnic_get32(&cmd->create_qp.uctx);
     struct qrnic_qpc *qp;
     uint32_t idx, pages;
     uint8_t st;
@@ -311,11 +310,11 @@ enum qrnic_cmd_status qrnic_cmd_create_qp(struct qrnic_engine *e,
         return st;
     }
     /* Checked: the logs are in range. */
-    pages = qrnic_qmem_pages(qrnic_cmd8(cmd, create_qp.log_sq_depth),
-                             qrnic_cmd8(cmd, create_qp.log_sq_stride));
-    if (!qrnic_cmd32(cmd, create_qp.srqn)) {
-        pages += qrnic_qmem_pages(qrnic_cmd8(cmd, create_qp.log_rq_depth),
-                                  qrnic_cmd8(cmd, create_qp.log_rq_stride));
+    pages = qrnic_qmem_pages(cmd->create_qp.log_sq_depth,
+                             cmd->create_qp.log_sq_stride);
+    if (!qrnic_get32(&cmd->create_qp.srqn)) {
+        pages += qrnic_qmem_pages(cmd->create_qp.log_rq_depth,
+                                  cmd->create_qp.log_rq_stride);
     }
     st = qrnic_ctx_charge_obj(e, uctx, QRNIC_CTX_QP, QRNIC_CTX_QMEM_PAGES,
                               pages);
@@ -324,7 +323,7 @@ enum qrnic_cmd_status qrnic_cmd_create_qp(struct qrnic_engine *e,
     }
     qp = calloc(1, sizeof(*qp));
     if (qp) {
-        qp->log_sq = qrnic_cmd8(cmd, create_qp.log_sq_depth);
+        qp->log_sq = cmd->create_qp.log_sq_depth;
         qp->req.swq = calloc(1u << qp->log_sq, sizeof(*qp->req.swq));
         qp->resp.rd_res = calloc(QRNIC_MAX_RD_ATOMIC, sizeof(*qp->resp.rd_res));
     }
@@ -349,17 +348,17 @@ enum qrnic_cmd_status qrnic_cmd_create_qp(struct qrnic_engine *e,
     }
     qp->idx = idx;
     qp->type = type;
-    qp->uctx = qrnic_cmd32(cmd, create_qp.uctx);
-    qp->pdn = qrnic_cmd32(cmd, create_qp.pdn);
-    qp->scq = qrnic_cq_get(e, qrnic_cmd32(cmd, create_qp.send_cqn));
-    qp->rcq = qrnic_cq_get(e, qrnic_cmd32(cmd, create_qp.recv_cqn));
-    qp->srq = qrnic_srq_get(e, qrnic_cmd32(cmd, create_qp.srqn));
-    qp->sig_all = qrnic_cmd8(cmd, create_qp.flags) & QRNIC_QP_SIG_ALL;
-    qp->sq_off = qrnic_cmd32(cmd, create_qp.sq_offset);
-    qp->rq_off = qrnic_cmd32(cmd, create_qp.rq_offset);
-    qp->log_sq_stride = qrnic_cmd8(cmd, create_qp.log_sq_stride);
-    qp->log_rq = qrnic_cmd8(cmd, create_qp.log_rq_depth);
-    qp->log_rq_stride = qrnic_cmd8(cmd, create_qp.log_rq_stride);
+    qp->uctx = qrnic_get32(&cmd->create_qp.uctx);
+    qp->pdn = qrnic_get32(&cmd->create_qp.pdn);
+    qp->scq = qrnic_cq_get(e, qrnic_get32(&cmd->create_qp.send_cqn));
+    qp->rcq = qrnic_cq_get(e, qrnic_get32(&cmd->create_qp.recv_cqn));
+    qp->srq = qrnic_srq_get(e, qrnic_get32(&cmd->create_qp.srqn));
+    qp->sig_all = cmd->create_qp.flags & QRNIC_QP_SIG_ALL;
+    qp->sq_off = qrnic_get32(&cmd->create_qp.sq_offset);
+    qp->rq_off = qrnic_get32(&cmd->create_qp.rq_offset);
+    qp->log_sq_stride = cmd->create_qp.log_sq_stride;
+    qp->log_rq = cmd->create_qp.log_rq_depth;
+    qp->log_rq_stride = cmd->create_qp.log_rq_stride;
     qp_reset_state(qp);
     qrnic_qmem_claim(e, qp->sq_off, sq_pages_of(qp), idx);
     qrnic_qmem_claim(e, qp->rq_off, rq_pages_of(qp), idx);
@@ -399,8 +398,8 @@ void qrnic_qp_release(struct qrnic_engine *e, void *obj)
 enum qrnic_cmd_status qrnic_cmd_destroy_qp(struct qrnic_engine *e,
                                            struct qrnic_cmd_req *req)
 {
-    const uint8_t *cmd = req->cmd;
-    struct qrnic_qpc *qp = qrnic_qp_get(e, qrnic_cmd32(cmd, destroy_qp.qpn));
+    const struct qrnic_cmd *cmd = req->cmd;
+    struct qrnic_qpc *qp = qrnic_qp_get(e, qrnic_get32(&cmd->destroy_qp.qpn));
 
     if (!qp) {
         return QRNIC_ST_BAD_HANDLE;
@@ -545,103 +544,103 @@ void qrnic_qp_flush(struct qrnic_engine *e, struct qrnic_qpc *qp)
 /* ---- MODIFY_QP ----------------------------------------------------------- */
 
 static bool attr_values_ok(struct qrnic_engine *e, uint32_t mask,
-                           const uint8_t *a)
+                           const struct qrnic_qp_attr *a)
 {
-    if ((mask & M(PKEY_INDEX)) && qrnic_ld16(ATTR(pkey_index)) != 0) {
+    if ((mask & M(PKEY_INDEX)) && qrnic_get16(&a->pkey_index) != 0) {
         return false;
     }
-    if ((mask & M(PORT)) && *ATTR(port_num) != 1) {
+    if ((mask & M(PORT)) && a->port_num != 1) {
         return false;
     }
     if ((mask & M(ACCESS_FLAGS)) &&
-        (qrnic_ld32(ATTR(access_flags)) & ~QRNIC_ACCESS_ALL)) {
+        (qrnic_get32(&a->access_flags) & ~QRNIC_ACCESS_ALL)) {
         return false;
     }
     if (mask & M(AV)) {
-        uint8_t sgi = *ATTR(sgid_index);
+        uint8_t sgi = a->sgid_index;
 
         if (sgi >= QRNIC_ENG_GID_TBL_LEN || !e->gid[sgi].valid ||
-            qrnic_gid_is_v4(e->gid[sgi].gid) != qrnic_gid_is_v4(ATTR(dgid)) ||
-            qrnic_ld32(ATTR(flow_label)) > 0xfffff || (*ATTR(dmac) & 1)) {
+            qrnic_gid_is_v4(e->gid[sgi].gid) != qrnic_gid_is_v4(a->dgid) ||
+            qrnic_get32(&a->flow_label) > 0xfffff || (a->dmac[0] & 1)) {
             return false;
         }
     }
-    if ((mask & M(PATH_MTU)) && (*ATTR(path_mtu) < 1 || *ATTR(path_mtu) > 5)) {
+    if ((mask & M(PATH_MTU)) && (a->path_mtu < 1 || a->path_mtu > 5)) {
         return false;
     }
-    if (((mask & M(TIMEOUT)) && *ATTR(timeout) > 31) ||
-        ((mask & M(RETRY_CNT)) && *ATTR(retry_cnt) > 7) ||
-        ((mask & M(RNR_RETRY)) && *ATTR(rnr_retry) > 7) ||
-        ((mask & M(MIN_RNR_TIMER)) && *ATTR(min_rnr_timer) > 31) ||
+    if (((mask & M(TIMEOUT)) && a->timeout > 31) ||
+        ((mask & M(RETRY_CNT)) && a->retry_cnt > 7) ||
+        ((mask & M(RNR_RETRY)) && a->rnr_retry > 7) ||
+        ((mask & M(MIN_RNR_TIMER)) && a->min_rnr_timer > 31) ||
         ((mask & M(MAX_QP_RD_ATOMIC)) &&
-         *ATTR(max_rd_atomic) > QRNIC_MAX_RD_ATOMIC) ||
+         a->max_rd_atomic > QRNIC_MAX_RD_ATOMIC) ||
         ((mask & M(MAX_DEST_RD_ATOMIC)) &&
-         *ATTR(max_dest_rd_atomic) > QRNIC_MAX_RD_ATOMIC)) {
+         a->max_dest_rd_atomic > QRNIC_MAX_RD_ATOMIC)) {
         return false;
     }
-    if (((mask & M(DEST_QPN)) && qrnic_ld32(ATTR(dest_qpn)) > QRNIC_PSN_MASK) ||
-        ((mask & M(RQ_PSN)) && qrnic_ld32(ATTR(rq_psn)) > QRNIC_PSN_MASK) ||
-        ((mask & M(SQ_PSN)) && qrnic_ld32(ATTR(sq_psn)) > QRNIC_PSN_MASK)) {
+    if (((mask & M(DEST_QPN)) && qrnic_get32(&a->dest_qpn) > QRNIC_PSN_MASK) ||
+        ((mask & M(RQ_PSN)) && qrnic_get32(&a->rq_psn) > QRNIC_PSN_MASK) ||
+        ((mask & M(SQ_PSN)) && qrnic_get32(&a->sq_psn) > QRNIC_PSN_MASK)) {
         return false;
     }
     return true;
 }
 
 static void apply_attrs(struct qrnic_engine *e, struct qrnic_qpc *qp,
-                        uint32_t mask, const uint8_t *a)
+                        uint32_t mask, const struct qrnic_qp_attr *a)
 {
     if (mask & M(ACCESS_FLAGS)) {
-        qp->attr.access = qrnic_ld32(ATTR(access_flags));
+        qp->attr.access = qrnic_get32(&a->access_flags);
     }
     if (mask & M(QKEY)) {
-        qp->attr.qkey = qrnic_ld32(ATTR(qkey));
+        qp->attr.qkey = qrnic_get32(&a->qkey);
     }
     if (mask & M(PKEY_INDEX)) {
         qp->attr.pkey_index = 0;
     }
     if (mask & M(AV)) {
-        qp->attr.sgid_index = *ATTR(sgid_index);
+        qp->attr.sgid_index = a->sgid_index;
         memcpy(qp->attr.sgid, e->gid[qp->attr.sgid_index].gid, 16);
-        memcpy(qp->attr.dgid, ATTR(dgid), 16);
-        memcpy(qp->attr.dmac, ATTR(dmac), 6);
-        qp->attr.hop_limit = *ATTR(hop_limit);
-        qp->attr.tclass = *ATTR(traffic_class);
-        qp->attr.flow_label = qrnic_ld32(ATTR(flow_label));
+        memcpy(qp->attr.dgid, a->dgid, 16);
+        memcpy(qp->attr.dmac, a->dmac, 6);
+        qp->attr.hop_limit = a->hop_limit;
+        qp->attr.tclass = a->traffic_class;
+        qp->attr.flow_label = qrnic_get32(&a->flow_label);
         qp->attr.ipv4 = qrnic_gid_is_v4(qp->attr.dgid);
     }
     if (mask & M(PATH_MTU)) {
-        qp->attr.path_mtu = *ATTR(path_mtu);
+        qp->attr.path_mtu = a->path_mtu;
         qp->attr.mtu = 128u << qp->attr.path_mtu;
     }
     if (mask & M(TIMEOUT)) {
-        qp->attr.timeout = *ATTR(timeout);
+        qp->attr.timeout = a->timeout;
     }
     if (mask & M(RETRY_CNT)) {
-        qp->attr.retry_cnt = *ATTR(retry_cnt);
+        qp->attr.retry_cnt = a->retry_cnt;
         qp->comp.retry_left = qp->attr.retry_cnt;
     }
     if (mask & M(RNR_RETRY)) {
-        qp->attr.rnr_retry = *ATTR(rnr_retry);
+        qp->attr.rnr_retry = a->rnr_retry;
         qp->comp.rnr_left = qp->attr.rnr_retry;
     }
     if (mask & M(MIN_RNR_TIMER)) {
-        qp->attr.min_rnr_timer = *ATTR(min_rnr_timer);
+        qp->attr.min_rnr_timer = a->min_rnr_timer;
     }
     if (mask & M(MAX_QP_RD_ATOMIC)) {
-        qp->attr.max_rd_atomic = *ATTR(max_rd_atomic);
+        qp->attr.max_rd_atomic = a->max_rd_atomic;
     }
     if (mask & M(MAX_DEST_RD_ATOMIC)) {
-        qp->attr.max_dest_rd_atomic = *ATTR(max_dest_rd_atomic);
+        qp->attr.max_dest_rd_atomic = a->max_dest_rd_atomic;
     }
     if (mask & M(DEST_QPN)) {
-        qp->attr.dest_qpn = qrnic_ld32(ATTR(dest_qpn));
+        qp->attr.dest_qpn = qrnic_get32(&a->dest_qpn);
     }
     if (mask & M(RQ_PSN)) {
-        qp->attr.rq_psn = qrnic_ld32(ATTR(rq_psn));
+        qp->attr.rq_psn = qrnic_get32(&a->rq_psn);
         qp->resp.epsn = qp->attr.rq_psn;
     }
     if (mask & M(SQ_PSN)) {
-        qp->attr.sq_psn = qrnic_ld32(ATTR(sq_psn));
+        qp->attr.sq_psn = qrnic_get32(&a->sq_psn);
         qp->req.next_psn = qp->req.tx_psn = qp->attr.sq_psn;
         qp->comp.una_psn = qp->attr.sq_psn;
         qp->req.sent_psn = qp->attr.sq_psn;
@@ -661,14 +660,14 @@ static void apply_attrs(struct qrnic_engine *e, struct qrnic_qpc *qp,
 
 static enum qrnic_cmd_status
 modify(struct qrnic_engine *e, struct qrnic_qpc *qp,
-       uint32_t mask, const uint8_t *a)
+       uint32_t mask, const struct qrnic_qp_attr *a)
 {
-    uint8_t to = (mask & M(STATE)) ? *ATTR(qp_state) : qp->state;
+    uint8_t to = (mask & M(STATE)) ? a->qp_state : qp->state;
     uint32_t attrs = mask & ~(M(STATE) | M(CUR_STATE));
     struct qrnic_transition t;
 
     if (mask & ~QRNIC_QP_ATTR_SUPPORTED || to > QRNIC_QPS_ERR ||
-        ((mask & M(CUR_STATE)) && *ATTR(cur_state) != qp->state)) {
+        ((mask & M(CUR_STATE)) && a->cur_state != qp->state)) {
         return QRNIC_ST_BAD_PARAM;
     }
     if (to == QRNIC_QPS_RESET || to == QRNIC_QPS_ERR) {
@@ -707,18 +706,18 @@ modify(struct qrnic_engine *e, struct qrnic_qpc *qp,
 enum qrnic_cmd_status qrnic_cmd_modify_qp(struct qrnic_engine *e,
                                           struct qrnic_cmd_req *req)
 {
-    const uint8_t *cmd = req->cmd;
-    struct qrnic_qpc *qp = qrnic_qp_get(e, qrnic_cmd32(cmd, modify_qp.qpn));
-    uint8_t a[sizeof(struct qrnic_qp_attr)];
+    const struct qrnic_cmd *cmd = req->cmd;
+    struct qrnic_qpc *qp = qrnic_qp_get(e, qrnic_get32(&cmd->modify_qp.qpn));
+    struct qrnic_qp_attr a;
 
     if (!qp) {
         return QRNIC_ST_BAD_HANDLE;
     }
-    if (qrnic_dma_read(e, qrnic_cmd64(cmd, modify_qp.attr_addr),
-                       a, sizeof(a))) {
+    if (qrnic_dma_read(e, qrnic_get64(&cmd->modify_qp.attr_addr),
+                       &a, sizeof(a))) {
         return QRNIC_ST_DMA_ERROR;
     }
-    return modify(e, qp, qrnic_cmd32(cmd, modify_qp.attr_mask), a);
+    return modify(e, qp, qrnic_get32(&cmd->modify_qp.attr_mask), &a);
 }
 
 /* SQD: drained once every started WQE is acknowledged. */
@@ -730,39 +729,39 @@ static bool sq_draining(const struct qrnic_qpc *qp)
 enum qrnic_cmd_status qrnic_cmd_query_qp(struct qrnic_engine *e,
                                          struct qrnic_cmd_req *req)
 {
-    const uint8_t *cmd = req->cmd;
-    struct qrnic_qpc *qp = qrnic_qp_get(e, qrnic_cmd32(cmd, query_qp.qpn));
-    uint8_t a[sizeof(struct qrnic_qp_attr)];
+    const struct qrnic_cmd *cmd = req->cmd;
+    struct qrnic_qpc *qp = qrnic_qp_get(e, qrnic_get32(&cmd->query_qp.qpn));
+    struct qrnic_qp_attr attr, *a = &attr;
 
     if (!qp) {
         return QRNIC_ST_BAD_HANDLE;
     }
-    memset(a, 0, sizeof(a));
-    *ATTR(qp_state) = qp->state;
-    *ATTR(cur_state) = qp->state;
-    *ATTR(path_mtu) = qp->attr.path_mtu;
-    *ATTR(timeout) = qp->attr.timeout;
-    *ATTR(retry_cnt) = qp->attr.retry_cnt;
-    *ATTR(rnr_retry) = qp->attr.rnr_retry;
-    *ATTR(min_rnr_timer) = qp->attr.min_rnr_timer;
-    *ATTR(max_rd_atomic) = qp->attr.max_rd_atomic;
-    *ATTR(max_dest_rd_atomic) = qp->attr.max_dest_rd_atomic;
-    *ATTR(sgid_index) = qp->attr.sgid_index;
-    *ATTR(hop_limit) = qp->attr.hop_limit;
-    *ATTR(traffic_class) = qp->attr.tclass;
-    qrnic_st32(ATTR(access_flags), qp->attr.access);
-    qrnic_st32(ATTR(qkey), qp->attr.qkey);
-    qrnic_st32(ATTR(dest_qpn), qp->attr.dest_qpn);
-    qrnic_st32(ATTR(rq_psn), qp->resp.epsn);
-    qrnic_st32(ATTR(sq_psn), qp->req.next_psn);
-    qrnic_st32(ATTR(flow_label), qp->attr.flow_label);
-    qrnic_st16(ATTR(pkey_index), qp->attr.pkey_index);
-    *ATTR(port_num) = qp->attr.port;
-    *ATTR(sq_draining) = sq_draining(qp);
-    memcpy(ATTR(dgid), qp->attr.dgid, 16);
-    memcpy(ATTR(dmac), qp->attr.dmac, 6);
-    if (qrnic_dma_write(e, qrnic_cmd64(cmd, query_qp.attr_addr),
-                        a, sizeof(a))) {
+    memset(a, 0, sizeof(*a));
+    a->qp_state = qp->state;
+    a->cur_state = qp->state;
+    a->path_mtu = qp->attr.path_mtu;
+    a->timeout = qp->attr.timeout;
+    a->retry_cnt = qp->attr.retry_cnt;
+    a->rnr_retry = qp->attr.rnr_retry;
+    a->min_rnr_timer = qp->attr.min_rnr_timer;
+    a->max_rd_atomic = qp->attr.max_rd_atomic;
+    a->max_dest_rd_atomic = qp->attr.max_dest_rd_atomic;
+    a->sgid_index = qp->attr.sgid_index;
+    a->hop_limit = qp->attr.hop_limit;
+    a->traffic_class = qp->attr.tclass;
+    qrnic_put32(&a->access_flags, qp->attr.access);
+    qrnic_put32(&a->qkey, qp->attr.qkey);
+    qrnic_put32(&a->dest_qpn, qp->attr.dest_qpn);
+    qrnic_put32(&a->rq_psn, qp->resp.epsn);
+    qrnic_put32(&a->sq_psn, qp->req.next_psn);
+    qrnic_put32(&a->flow_label, qp->attr.flow_label);
+    qrnic_put16(&a->pkey_index, qp->attr.pkey_index);
+    a->port_num = qp->attr.port;
+    a->sq_draining = sq_draining(qp);
+    memcpy(a->dgid, qp->attr.dgid, 16);
+    memcpy(a->dmac, qp->attr.dmac, 6);
+    if (qrnic_dma_write(e, qrnic_get64(&cmd->query_qp.attr_addr),
+                        a, sizeof(*a))) {
         return QRNIC_ST_DMA_ERROR;
     }
     return QRNIC_ST_OK;

@@ -112,7 +112,8 @@ void qrnic_cq_release(struct qrnic_engine *e, void *obj);
  * Read a command's page list into pages[] (npages entries of 1 << shift
  * bytes).  QRNIC_ST_OK, DMA_ERROR or BAD_PARAM.
  */
-enum qrnic_cmd_status qrnic_pbl_read(struct qrnic_engine *e, const uint8_t *pbl,
+enum qrnic_cmd_status qrnic_pbl_read(struct qrnic_engine *e,
+                                     const struct qrnic_pbl *pbl,
                                      uint64_t *pages, uint32_t npages);
 
 /* ---- memory regions and windows ------------------------------------------ */

@@ -25,13 +25,13 @@ static uint16_t srq_owner(uint32_t srqn)
 enum qrnic_cmd_status qrnic_cmd_create_srq(struct qrnic_engine *e,
                                            struct qrnic_cmd_req *req)
 {
-    const uint8_t *cmd = req->cmd;
-    uint32_t uctx = qrnic_cmd32(cmd, create_srq.uctx);
-    uint32_t pdn = qrnic_cmd32(cmd, create_srq.pdn);
-    uint32_t off = qrnic_cmd32(cmd, create_srq.offset);
-    uint32_t limit = qrnic_cmd32(cmd, create_srq.limit);
-    uint8_t ld = qrnic_cmd8(cmd, create_srq.log_depth);
-    uint8_t ls = qrnic_cmd8(cmd, create_srq.log_stride);
+    const struct qrnic_cmd *cmd = req->cmd;
+    uint32_t uctx = qrnic_get32(&cmd->create_srq.uctx);
+    uint32_t pdn = qrnic_get32(&cmd->create_srq.pdn);
+    uint32_t off = qrnic_get32(&cmd->create_srq.offset);
+    uint32_t limit = qrnic_get32(&cmd->create_srq.limit);
+    uint8_t ld = cmd->create_srq.log_depth;
+    uint8_t ls = cmd->create_srq.log_stride;
     struct qrnic_srqc *srq;
     uint8_t st;
 
@@ -41,7 +41,7 @@ enum qrnic_cmd_status qrnic_cmd_create_srq(struct qrnic_engine *e,
     }
     if (ld > QRNIC_QP_MAX_LOG || ls < QRNIC_RQ_MIN_LOG_STRIDE ||
         ls > QRNIC_RQ_MAX_LOG_STRIDE || limit >= (1u << ld) ||
-        !qrnic_cmd_zero(cmd, create_srq.rsvd) ||
+        !qrnic_field_zero(cmd->create_srq.rsvd) ||
         (uint64_t)qrnic_qmem_pages(ld, ls) * QRNIC_QMEM_PAGE_SIZE >
         QRNIC_ENG_MAX_QP_QMEM) {
         return QRNIC_ST_BAD_PARAM;
@@ -124,11 +124,11 @@ srq_resize(struct qrnic_engine *e, struct qrnic_srqc *srq,
 enum qrnic_cmd_status qrnic_cmd_modify_srq(struct qrnic_engine *e,
                                            struct qrnic_cmd_req *req)
 {
-    const uint8_t *cmd = req->cmd;
-    uint32_t srqn = qrnic_cmd32(cmd, modify_srq.srqn);
+    const struct qrnic_cmd *cmd = req->cmd;
+    uint32_t srqn = qrnic_get32(&cmd->modify_srq.srqn);
     struct qrnic_srqc *srq = qrnic_srq_get(e, srqn);
-    uint32_t limit = qrnic_cmd32(cmd, modify_srq.limit);
-    uint32_t mask = qrnic_cmd32(cmd, modify_srq.mask);
+    uint32_t limit = qrnic_get32(&cmd->modify_srq.limit);
+    uint32_t mask = qrnic_get32(&cmd->modify_srq.mask);
     uint8_t ld = srq ? srq->log_depth : 0;
     uint8_t st;
 
@@ -136,11 +136,11 @@ enum qrnic_cmd_status qrnic_cmd_modify_srq(struct qrnic_engine *e,
         return QRNIC_ST_BAD_HANDLE;
     }
     if (!mask || (mask & ~(QRNIC_SRQ_MOD_LIMIT | QRNIC_SRQ_MOD_RESIZE)) ||
-        !qrnic_cmd_zero(cmd, modify_srq.rsvd)) {
+        !qrnic_field_zero(cmd->modify_srq.rsvd)) {
         return QRNIC_ST_BAD_PARAM;
     }
     if (mask & QRNIC_SRQ_MOD_RESIZE) {
-        ld = qrnic_cmd8(cmd, modify_srq.log_depth);
+        ld = cmd->modify_srq.log_depth;
         /* Every WQE not yet taken must fit. */
         if (ld > QRNIC_QP_MAX_LOG ||
             (uint16_t)(srq->pi - srq->ci) > (1u << ld)) {
@@ -152,7 +152,7 @@ enum qrnic_cmd_status qrnic_cmd_modify_srq(struct qrnic_engine *e,
         return QRNIC_ST_BAD_PARAM;
     }
     if (mask & QRNIC_SRQ_MOD_RESIZE) {
-        st = srq_resize(e, srq, qrnic_cmd32(cmd, modify_srq.offset), ld);
+        st = srq_resize(e, srq, qrnic_get32(&cmd->modify_srq.offset), ld);
         if (st != QRNIC_ST_OK) {
             return st;
         }
@@ -166,8 +166,9 @@ enum qrnic_cmd_status qrnic_cmd_modify_srq(struct qrnic_engine *e,
 enum qrnic_cmd_status qrnic_cmd_query_srq(struct qrnic_engine *e,
                                           struct qrnic_cmd_req *req)
 {
-    const uint8_t *cmd = req->cmd;
-    struct qrnic_srqc *srq = qrnic_srq_get(e, qrnic_cmd32(cmd, query_srq.srqn));
+    const struct qrnic_cmd *cmd = req->cmd;
+    struct qrnic_srqc *srq =
+        qrnic_srq_get(e, qrnic_get32(&cmd->query_srq.srqn));
 
     if (!srq) {
         return QRNIC_ST_BAD_HANDLE;
@@ -194,7 +195,7 @@ enum qrnic_cmd_status qrnic_cmd_destroy_srq(struct qrnic_engine *e,
                                             struct qrnic_cmd_req *req)
 {
     return qrnic_obj_destroy(e, QRNIC_OBJ_SRQ,
-                             qrnic_cmd32(req->cmd, destroy_srq.srqn));
+                             qrnic_get32(&req->cmd->destroy_srq.srqn));
 }
 
 enum qrnic_guest_err qrnic_srq_doorbell(struct qrnic_engine *e, uint32_t page,

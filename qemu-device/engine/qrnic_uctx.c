@@ -148,8 +148,8 @@ enum qrnic_cmd_status qrnic_cmd_alloc_uctx(struct qrnic_engine *e,
 enum qrnic_cmd_status qrnic_cmd_dealloc_uctx(struct qrnic_engine *e,
                                              struct qrnic_cmd_req *req)
 {
-    const uint8_t *cmd = req->cmd;
-    uint32_t uctx = qrnic_cmd32(cmd, dealloc_uctx.uctx);
+    const struct qrnic_cmd *cmd = req->cmd;
+    uint32_t uctx = qrnic_get32(&cmd->dealloc_uctx.uctx);
     uint32_t k;
 
     if (!qrnic_uctx_exists(e, uctx)) {
@@ -167,8 +167,8 @@ enum qrnic_cmd_status qrnic_cmd_dealloc_uctx(struct qrnic_engine *e,
 enum qrnic_cmd_status qrnic_cmd_alloc_pd(struct qrnic_engine *e,
                                          struct qrnic_cmd_req *req)
 {
-    const uint8_t *cmd = req->cmd;
-    uint32_t uctx = qrnic_cmd32(cmd, alloc_pd.uctx);
+    const struct qrnic_cmd *cmd = req->cmd;
+    uint32_t uctx = qrnic_get32(&cmd->alloc_pd.uctx);
     struct qrnic_pdc *pd;
     uint8_t st;
 
@@ -206,7 +206,7 @@ enum qrnic_cmd_status qrnic_cmd_dealloc_pd(struct qrnic_engine *e,
                                            struct qrnic_cmd_req *req)
 {
     return qrnic_obj_destroy(e, QRNIC_OBJ_PD,
-                             qrnic_cmd32(req->cmd, dealloc_pd.pdn));
+                             qrnic_get32(&req->cmd->dealloc_pd.pdn));
 }
 
 /* Every object is gone (qrnic_sched_unlink took QPs' packets off the count). */

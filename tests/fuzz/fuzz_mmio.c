@@ -65,6 +65,9 @@
 #include "qrnic_rdma.h"
 #include "qrnic_roce.h"
 
+/* A field of a command being built in bytes. */
+#define cmd_at(cmd, field) ((cmd) + offsetof(struct qrnic_cmd, field))
+
 const char fuzz_target_name[] = "fuzz_mmio";
 
 #define RAM_PAGES       256
@@ -609,10 +612,10 @@ static void resize_record(struct fz *f, const uint8_t *c)
 {
     uint8_t sel = fz_u8(f);
     uint16_t v = fz_u16(f);
-    const uint8_t *pl = qrnic_cmd_at(c, resize_cq.pbl);
-    uint8_t log = *qrnic_cmd_at(c, resize_cq.log_depth);
+    const uint8_t *pl = cmd_at(c, resize_cq.pbl);
+    uint8_t log = *cmd_at(c, resize_cq.log_depth);
     const struct qrnic_cqc *cq =
-        qrnic_cq_get(&dev.e, qrnic_ld32(qrnic_cmd_at(c, resize_cq.cqn)));
+        qrnic_cq_get(&dev.e, qrnic_ld32(cmd_at(c, resize_cq.cqn)));
     uint64_t addr = qrnic_ld64(pl), rec;
     uint32_t off, ci;
     uint8_t b[4];
@@ -655,53 +658,53 @@ static void resize_record(struct fz *f, const uint8_t *c)
 
 static void gen_query_device(struct fz *f, uint8_t *c)
 {
-    qrnic_st64(qrnic_cmd_at(c, query_device.resp_addr), f_gaddr(f));
+    qrnic_st64(cmd_at(c, query_device.resp_addr), f_gaddr(f));
 }
 
 static void gen_query_res(struct fz *f, uint8_t *c)
 {
-    qrnic_st64(qrnic_cmd_at(c, query_res.resp_addr), f_gaddr(f));
+    qrnic_st64(cmd_at(c, query_res.resp_addr), f_gaddr(f));
 }
 
 static void gen_query_stats(struct fz *f, uint8_t *c)
 {
-    qrnic_st64(qrnic_cmd_at(c, query_stats.resp_addr), f_gaddr(f));
+    qrnic_st64(cmd_at(c, query_stats.resp_addr), f_gaddr(f));
 }
 
 static void gen_create_eq(struct fz *f, uint8_t *c)
 {
     uint8_t v8;
 
-    qrnic_st64(qrnic_cmd_at(c, create_eq.base), f_gaddr(f));
+    qrnic_st64(cmd_at(c, create_eq.base), f_gaddr(f));
     v8 = fz_u8(f);
-    *qrnic_cmd_at(c, create_eq.log_depth) = v8 < FZ_RAW ? v8 % 14 : v8;
-    *qrnic_cmd_at(c, create_eq.flags) = fz_u8(f);
+    *cmd_at(c, create_eq.log_depth) = v8 < FZ_RAW ? v8 % 14 : v8;
+    *cmd_at(c, create_eq.flags) = fz_u8(f);
     v8 = fz_u8(f);
-    qrnic_st16(qrnic_cmd_at(c, create_eq.vector), v8 < FZ_RAW ? v8 % 17 : v8);
+    qrnic_st16(cmd_at(c, create_eq.vector), v8 < FZ_RAW ? v8 % 17 : v8);
 }
 
 static void gen_destroy_eq(struct fz *f, uint8_t *c)
 {
-    qrnic_st32(qrnic_cmd_at(c, destroy_eq.eqn), f_handle(f, H_EQ));
+    qrnic_st32(cmd_at(c, destroy_eq.eqn), f_handle(f, H_EQ));
 }
 
 static void gen_eth_setup(struct fz *f, uint8_t *c)
 {
     uint8_t v8;
 
-    qrnic_st64(qrnic_cmd_at(c, eth_setup.tx_base), f_gaddr(f));
-    qrnic_st64(qrnic_cmd_at(c, eth_setup.rx_base), f_gaddr(f));
+    qrnic_st64(cmd_at(c, eth_setup.tx_base), f_gaddr(f));
+    qrnic_st64(cmd_at(c, eth_setup.rx_base), f_gaddr(f));
     v8 = fz_u8(f);
-    *qrnic_cmd_at(c, eth_setup.tx_log_depth) = v8 < FZ_RAW ? v8 % 14 : v8;
+    *cmd_at(c, eth_setup.tx_log_depth) = v8 < FZ_RAW ? v8 % 14 : v8;
     v8 = fz_u8(f);
-    *qrnic_cmd_at(c, eth_setup.rx_log_depth) = v8 < FZ_RAW ? v8 % 14 : v8;
+    *cmd_at(c, eth_setup.rx_log_depth) = v8 < FZ_RAW ? v8 % 14 : v8;
     v8 = fz_u8(f);
-    qrnic_st16(qrnic_cmd_at(c, eth_setup.vector), v8 < FZ_RAW ? v8 % 17 : v8);
-    qrnic_st32(qrnic_cmd_at(c, eth_setup.rsvd), fz_u8(f) >= FZ_RAW);
-    st.eth_base[0] = qrnic_ld64(qrnic_cmd_at(c, eth_setup.tx_base));
-    st.eth_base[1] = qrnic_ld64(qrnic_cmd_at(c, eth_setup.rx_base));
-    st.eth_log[0] = *qrnic_cmd_at(c, eth_setup.tx_log_depth);
-    st.eth_log[1] = *qrnic_cmd_at(c, eth_setup.rx_log_depth);
+    qrnic_st16(cmd_at(c, eth_setup.vector), v8 < FZ_RAW ? v8 % 17 : v8);
+    qrnic_st32(cmd_at(c, eth_setup.rsvd), fz_u8(f) >= FZ_RAW);
+    st.eth_base[0] = qrnic_ld64(cmd_at(c, eth_setup.tx_base));
+    st.eth_base[1] = qrnic_ld64(cmd_at(c, eth_setup.rx_base));
+    st.eth_log[0] = *cmd_at(c, eth_setup.tx_log_depth);
+    st.eth_log[1] = *cmd_at(c, eth_setup.rx_log_depth);
 }
 
 /* No arguments. */
@@ -716,17 +719,17 @@ static void gen_set_mac(struct fz *f, uint8_t *c)
     uint8_t v8;
 
     v8 = fz_u8(f);
-    memcpy(qrnic_cmd_at(c, set_mac.mac), my_mac, 6);
+    memcpy(cmd_at(c, set_mac.mac), my_mac, 6);
     if (v8 >= FZ_RAW) {
-        memset(qrnic_cmd_at(c, set_mac.mac), v8 == 0xff ? 0 : v8, 6);
+        memset(cmd_at(c, set_mac.mac), v8 == 0xff ? 0 : v8, 6);
     } else {
-        qrnic_cmd_at(c, set_mac.mac)[5] = v8;
+        cmd_at(c, set_mac.mac)[5] = v8;
     }
 }
 
 static void gen_set_mtu(struct fz *f, uint8_t *c)
 {
-    qrnic_st32(qrnic_cmd_at(c, set_mtu.mtu), fz_u16(f));
+    qrnic_st32(cmd_at(c, set_mtu.mtu), fz_u16(f));
 }
 
 static void gen_add_gid(struct fz *f, uint8_t *c)
@@ -734,17 +737,17 @@ static void gen_add_gid(struct fz *f, uint8_t *c)
     uint8_t v8;
 
     v8 = fz_u8(f);
-    qrnic_st32(qrnic_cmd_at(c, add_gid.index), v8 < FZ_RAW ? v8 % 130 : v8 * 7u);
+    qrnic_st32(cmd_at(c, add_gid.index), v8 < FZ_RAW ? v8 % 130 : v8 * 7u);
     v8 = fz_u8(f);
-    qrnic_st32(qrnic_cmd_at(c, add_gid.type), v8 < FZ_RAW ? QRNIC_GID_TYPE_ROCE_V2 :
+    qrnic_st32(cmd_at(c, add_gid.type), v8 < FZ_RAW ? QRNIC_GID_TYPE_ROCE_V2 :
                                                     v8);
     v8 = fz_u8(f);
-    memcpy(qrnic_cmd_at(c, add_gid.gid), my_gid, 16);
+    memcpy(cmd_at(c, add_gid.gid), my_gid, 16);
     if (v8 % 4 == 1) {
-        qrnic_cmd_at(c, add_gid.gid)[15] = 2;
+        cmd_at(c, add_gid.gid)[15] = 2;
     } else if (v8 % 4 >= 2) {
-        qrnic_cmd_at(c, add_gid.gid)[0] = 0xfe;
-        qrnic_cmd_at(c, add_gid.gid)[1] = 0x80;
+        cmd_at(c, add_gid.gid)[0] = 0xfe;
+        cmd_at(c, add_gid.gid)[1] = 0x80;
     }
 }
 
@@ -753,7 +756,7 @@ static void gen_del_gid(struct fz *f, uint8_t *c)
     uint8_t v8;
 
     v8 = fz_u8(f);
-    qrnic_st32(qrnic_cmd_at(c, del_gid.index), v8 < FZ_RAW ? v8 % 130 : v8 * 7u);
+    qrnic_st32(cmd_at(c, del_gid.index), v8 < FZ_RAW ? v8 % 130 : v8 * 7u);
 }
 
 /* No arguments. */
@@ -765,17 +768,17 @@ static void gen_alloc_uctx(struct fz *f, uint8_t *c)
 
 static void gen_dealloc_uctx(struct fz *f, uint8_t *c)
 {
-    qrnic_st32(qrnic_cmd_at(c, dealloc_uctx.uctx), f_handle(f, H_UCTX));
+    qrnic_st32(cmd_at(c, dealloc_uctx.uctx), f_handle(f, H_UCTX));
 }
 
 static void gen_alloc_pd(struct fz *f, uint8_t *c)
 {
-    qrnic_st32(qrnic_cmd_at(c, alloc_pd.uctx), f_uctx(f));
+    qrnic_st32(cmd_at(c, alloc_pd.uctx), f_uctx(f));
 }
 
 static void gen_dealloc_pd(struct fz *f, uint8_t *c)
 {
-    qrnic_st32(qrnic_cmd_at(c, dealloc_pd.pdn), f_handle(f, H_PD));
+    qrnic_st32(cmd_at(c, dealloc_pd.pdn), f_handle(f, H_PD));
 }
 
 static void gen_create_cq(struct fz *f, uint8_t *c)
@@ -784,16 +787,16 @@ static void gen_create_cq(struct fz *f, uint8_t *c)
 
     v8 = fz_u8(f);
     v8 = v8 < FZ_RAW ? v8 % 16 : v8;
-    *qrnic_cmd_at(c, create_cq.log_depth) = v8;
-    pbl(f, qrnic_cmd_at(c, create_cq.pbl), 0,
+    *cmd_at(c, create_cq.log_depth) = v8;
+    pbl(f, cmd_at(c, create_cq.pbl), 0,
         v8 <= QRNIC_CQ_MAX_LOG ? (32u << v8) + 64 : 64);
-    qrnic_st32(qrnic_cmd_at(c, create_cq.uctx), f_uctx(f));
-    qrnic_st32(qrnic_cmd_at(c, create_cq.eqn), f_handle(f, H_EQ));
+    qrnic_st32(cmd_at(c, create_cq.uctx), f_uctx(f));
+    qrnic_st32(cmd_at(c, create_cq.eqn), f_handle(f, H_EQ));
 }
 
 static void gen_destroy_cq(struct fz *f, uint8_t *c)
 {
-    qrnic_st32(qrnic_cmd_at(c, destroy_cq.cqn), f_handle(f, H_CQ));
+    qrnic_st32(cmd_at(c, destroy_cq.cqn), f_handle(f, H_CQ));
 }
 
 static void gen_reg_mr(struct fz *f, uint8_t *c)
@@ -811,12 +814,12 @@ static void gen_reg_mr(struct fz *f, uint8_t *c)
     v16 = fz_u16(f);
     s8 = fz_u8(f);
     len = s8 < FZ_RAW ? (uint64_t)v16 << (s8 % 24) : ~0ull - v16;
-    qrnic_st64(qrnic_cmd_at(c, reg_mr.iova), iova);
-    qrnic_st64(qrnic_cmd_at(c, reg_mr.length), len);
-    pbl(f, qrnic_cmd_at(c, reg_mr.pbl), iova, len);
-    qrnic_st32(qrnic_cmd_at(c, reg_mr.pdn), f_handle(f, H_PD));
+    qrnic_st64(cmd_at(c, reg_mr.iova), iova);
+    qrnic_st64(cmd_at(c, reg_mr.length), len);
+    pbl(f, cmd_at(c, reg_mr.pbl), iova, len);
+    qrnic_st32(cmd_at(c, reg_mr.pdn), f_handle(f, H_PD));
     v8 = fz_u8(f);              /* bit 7: FLUSH_GLOBAL (bit 8) */
-    qrnic_st32(qrnic_cmd_at(c, reg_mr.access), (v8 & 0x7fu) |
+    qrnic_st32(cmd_at(c, reg_mr.access), (v8 & 0x7fu) |
                (v8 & 0x80 ? QRNIC_ACCESS_FLUSH_GLOBAL : 0));
 }
 
@@ -824,35 +827,35 @@ static void gen_reg_mr(struct fz *f, uint8_t *c)
 static void gen_rereg_mr(struct fz *f, uint8_t *c)
 {
     gen_reg_mr(f, c);
-    qrnic_st32(qrnic_cmd_at(c, rereg_mr.key), f_handle(f, H_KEY));
+    qrnic_st32(cmd_at(c, rereg_mr.key), f_handle(f, H_KEY));
 }
 
 static void gen_dereg_mr(struct fz *f, uint8_t *c)
 {
-    qrnic_st32(qrnic_cmd_at(c, dereg_mr.key), f_handle(f, H_KEY));
+    qrnic_st32(cmd_at(c, dereg_mr.key), f_handle(f, H_KEY));
 }
 
 static void gen_dealloc_mw(struct fz *f, uint8_t *c)
 {
-    qrnic_st32(qrnic_cmd_at(c, dealloc_mw.key), f_handle(f, H_KEY));
+    qrnic_st32(cmd_at(c, dealloc_mw.key), f_handle(f, H_KEY));
 }
 
 static void gen_alloc_mw(struct fz *f, uint8_t *c)
 {
     uint8_t v8;
 
-    qrnic_st32(qrnic_cmd_at(c, alloc_mw.pdn), f_handle(f, H_PD));
+    qrnic_st32(cmd_at(c, alloc_mw.pdn), f_handle(f, H_PD));
     v8 = fz_u8(f);
-    *qrnic_cmd_at(c, alloc_mw.type) = v8 >= FZ_RAW ? v8 : mw_types[v8 % 4];
+    *cmd_at(c, alloc_mw.type) = v8 >= FZ_RAW ? v8 : mw_types[v8 % 4];
 }
 
 static void gen_alloc_mr(struct fz *f, uint8_t *c)
 {
     uint16_t v16;
 
-    qrnic_st32(qrnic_cmd_at(c, alloc_mr.pdn), f_handle(f, H_PD));
+    qrnic_st32(cmd_at(c, alloc_mr.pdn), f_handle(f, H_PD));
     v16 = fz_u16(f);
-    qrnic_st32(qrnic_cmd_at(c, alloc_mr.max_pages), v16 >= 0xff00 ?
+    qrnic_st32(cmd_at(c, alloc_mr.max_pages), v16 >= 0xff00 ?
                (uint32_t)v16 << 16 | v16 : v16 % 520u);
 }
 
@@ -860,33 +863,33 @@ static void gen_create_qp(struct fz *f, uint8_t *c)
 {
     uint8_t v8, s8;
 
-    qrnic_st32(qrnic_cmd_at(c, create_qp.pdn), f_handle(f, H_PD));
-    qrnic_st32(qrnic_cmd_at(c, create_qp.send_cqn), f_handle(f, H_CQ));
-    qrnic_st32(qrnic_cmd_at(c, create_qp.recv_cqn), f_handle(f, H_CQ));
-    qrnic_st32(qrnic_cmd_at(c, create_qp.uctx), f_uctx(f));
+    qrnic_st32(cmd_at(c, create_qp.pdn), f_handle(f, H_PD));
+    qrnic_st32(cmd_at(c, create_qp.send_cqn), f_handle(f, H_CQ));
+    qrnic_st32(cmd_at(c, create_qp.recv_cqn), f_handle(f, H_CQ));
+    qrnic_st32(cmd_at(c, create_qp.uctx), f_uctx(f));
     v8 = fz_u8(f);
-    qrnic_st32(qrnic_cmd_at(c, create_qp.sq_offset),
+    qrnic_st32(cmd_at(c, create_qp.sq_offset),
                v8 < FZ_RAW ? (v8 % (QMEM_PAGES + 1)) * 4096u : v8 * 65u);
     v8 = fz_u8(f);
-    qrnic_st32(qrnic_cmd_at(c, create_qp.rq_offset),
+    qrnic_st32(cmd_at(c, create_qp.rq_offset),
                v8 < FZ_RAW ? (v8 % (QMEM_PAGES + 1)) * 4096u : v8 * 65u);
     s8 = fz_u8(f);
-    *qrnic_cmd_at(c, create_qp.qp_type) = s8 >= FZ_RAW ? s8 : s8 >= 0x80 ?
+    *cmd_at(c, create_qp.qp_type) = s8 >= FZ_RAW ? s8 : s8 >= 0x80 ?
                                  s8 & 0x0f : qp_types[s8 % 4];
-    *qrnic_cmd_at(c, create_qp.flags) = fz_u8(f);
+    *cmd_at(c, create_qp.flags) = fz_u8(f);
     v8 = fz_u8(f);
-    *qrnic_cmd_at(c, create_qp.log_sq_depth) = v8 < FZ_RAW ? v8 % 15 : v8;
+    *cmd_at(c, create_qp.log_sq_depth) = v8 < FZ_RAW ? v8 % 15 : v8;
     v8 = fz_u8(f);
-    *qrnic_cmd_at(c, create_qp.log_sq_stride) = v8 < FZ_RAW ? 6 + v8 % 4 : v8;
+    *cmd_at(c, create_qp.log_sq_stride) = v8 < FZ_RAW ? 6 + v8 % 4 : v8;
     v8 = fz_u8(f);
-    *qrnic_cmd_at(c, create_qp.log_rq_depth) = v8 < FZ_RAW ? v8 % 15 : v8;
+    *cmd_at(c, create_qp.log_rq_depth) = v8 < FZ_RAW ? v8 % 15 : v8;
     v8 = fz_u8(f);
-    *qrnic_cmd_at(c, create_qp.log_rq_stride) = v8 < FZ_RAW ? 4 + v8 % 5 : v8;
+    *cmd_at(c, create_qp.log_rq_stride) = v8 < FZ_RAW ? 4 + v8 % 5 : v8;
     if (s8 < 0x80 && (s8 >> 2) % 4 != SQ_NONE) {
-        qrnic_st32(qrnic_cmd_at(c, create_qp.srqn), srq_pick(s8));
+        qrnic_st32(cmd_at(c, create_qp.srqn), srq_pick(s8));
         if ((s8 >> 2) % 4 == SQ_ONLY) {
-            qrnic_st32(qrnic_cmd_at(c, create_qp.rq_offset), 0);
-            *qrnic_cmd_at(c, create_qp.log_rq_depth) = 0;
+            qrnic_st32(cmd_at(c, create_qp.rq_offset), 0);
+            *cmd_at(c, create_qp.log_rq_depth) = 0;
         }
     }
 }
@@ -898,16 +901,16 @@ static void gen_modify_qp(struct fz *f, uint8_t *c)
     uint64_t at;
     uint16_t v16;
 
-    qrnic_st32(qrnic_cmd_at(c, modify_qp.qpn), f_handle(f, H_QP));
+    qrnic_st32(cmd_at(c, modify_qp.qpn), f_handle(f, H_QP));
     v8 = fz_u8(f);
-    qrnic_st32(qrnic_cmd_at(c, modify_qp.attr_mask),
+    qrnic_st32(cmd_at(c, modify_qp.attr_mask),
                v8 < FZ_RAW ? masks[v8 % NMASKS] : fz_u32(f));
     v8 = fz_u8(f);
     v16 = fz_u16(f);
     modify_attr(f, a);
     at = v8 < FZ_RAW && v8 % 8 < 3 ? scratch(sizeof(a)) : gaddr(v8, v16);
     ram_write(at, a, sizeof(a));
-    qrnic_st64(qrnic_cmd_at(c, modify_qp.attr_addr), at);
+    qrnic_st64(cmd_at(c, modify_qp.attr_addr), at);
 }
 
 static void gen_query_qp(struct fz *f, uint8_t *c)
@@ -915,17 +918,17 @@ static void gen_query_qp(struct fz *f, uint8_t *c)
     uint8_t v8;
     uint16_t v16;
 
-    qrnic_st32(qrnic_cmd_at(c, query_qp.qpn), f_handle(f, H_QP));
+    qrnic_st32(cmd_at(c, query_qp.qpn), f_handle(f, H_QP));
     v8 = fz_u8(f);
     v16 = fz_u16(f);
-    qrnic_st64(qrnic_cmd_at(c, query_qp.attr_addr),
+    qrnic_st64(cmd_at(c, query_qp.attr_addr),
                v8 < FZ_RAW && v8 % 8 < 3 ? scratch(QRNIC_QP_ATTR_SIZE) :
                gaddr(v8, v16));
 }
 
 static void gen_destroy_qp(struct fz *f, uint8_t *c)
 {
-    qrnic_st32(qrnic_cmd_at(c, destroy_qp.qpn), f_handle(f, H_QP));
+    qrnic_st32(cmd_at(c, destroy_qp.qpn), f_handle(f, H_QP));
 }
 
 static void gen_create_srq(struct fz *f, uint8_t *c)
@@ -933,20 +936,20 @@ static void gen_create_srq(struct fz *f, uint8_t *c)
     uint8_t v8, s8;
     uint16_t v16;
 
-    qrnic_st32(qrnic_cmd_at(c, create_srq.pdn), f_handle(f, H_PD));
-    qrnic_st32(qrnic_cmd_at(c, create_srq.uctx), f_uctx(f));
+    qrnic_st32(cmd_at(c, create_srq.pdn), f_handle(f, H_PD));
+    qrnic_st32(cmd_at(c, create_srq.uctx), f_uctx(f));
     v8 = fz_u8(f);
-    qrnic_st32(qrnic_cmd_at(c, create_srq.offset),
+    qrnic_st32(cmd_at(c, create_srq.offset),
                v8 < FZ_RAW ? (v8 % (QMEM_PAGES + 1)) * 4096u : v8 * 65u);
     s8 = fz_u8(f);
     s8 = s8 < FZ_RAW ? s8 % 16 : s8;
-    *qrnic_cmd_at(c, create_srq.log_depth) = s8;
+    *cmd_at(c, create_srq.log_depth) = s8;
     v8 = fz_u8(f);
-    *qrnic_cmd_at(c, create_srq.log_stride) = v8 < FZ_RAW ? 4 + v8 % 5 : v8;
+    *cmd_at(c, create_srq.log_stride) = v8 < FZ_RAW ? 4 + v8 % 5 : v8;
     v8 = fz_u8(f);
     v16 = fz_u16(f);
-    qrnic_st32(qrnic_cmd_at(c, create_srq.limit), srq_limit(v8, v16, s8));
-    qrnic_st16(qrnic_cmd_at(c, create_srq.rsvd), fz_u8(f) >= FZ_RAW);
+    qrnic_st32(cmd_at(c, create_srq.limit), srq_limit(v8, v16, s8));
+    qrnic_st16(cmd_at(c, create_srq.rsvd), fz_u8(f) >= FZ_RAW);
 }
 
 static void gen_modify_srq(struct fz *f, uint8_t *c)
@@ -959,42 +962,42 @@ static void gen_modify_srq(struct fz *f, uint8_t *c)
     uint8_t v8, s8;
     uint16_t v16;
 
-    qrnic_st32(qrnic_cmd_at(c, modify_srq.srqn), handle(f, H_SRQ, &slot));
+    qrnic_st32(cmd_at(c, modify_srq.srqn), handle(f, H_SRQ, &slot));
     v8 = fz_u8(f);
     v16 = fz_u16(f);
-    qrnic_st32(qrnic_cmd_at(c, modify_srq.limit),
+    qrnic_st32(cmd_at(c, modify_srq.limit),
                srq_limit(v8, v16, slot < NH ? st.srq_log[slot] : 4));
     /* mask (raw: unknown bits too), new ring's page, log depth */
     v8 = fz_u8(f);
-    qrnic_st32(qrnic_cmd_at(c, modify_srq.mask), v8 < FZ_RAW ? mods[v8 % 4] :
+    qrnic_st32(cmd_at(c, modify_srq.mask), v8 < FZ_RAW ? mods[v8 % 4] :
                                         (uint32_t)v8 << 24 | (v8 & 3));
     v8 = fz_u8(f);
-    qrnic_st32(qrnic_cmd_at(c, modify_srq.offset),
+    qrnic_st32(cmd_at(c, modify_srq.offset),
                v8 < FZ_RAW ? (v8 % (QMEM_PAGES + 1)) * 4096u : v8 * 65u);
     s8 = fz_u8(f);
-    *qrnic_cmd_at(c, modify_srq.log_depth) = s8 < FZ_RAW ? s8 % 16 : s8;
-    qrnic_cmd_at(c, modify_srq.rsvd)[1] = (s8 & 0xe0) == 0xe0 && s8 < FZ_RAW;
+    *cmd_at(c, modify_srq.log_depth) = s8 < FZ_RAW ? s8 % 16 : s8;
+    cmd_at(c, modify_srq.rsvd)[1] = (s8 & 0xe0) == 0xe0 && s8 < FZ_RAW;
 }
 
 static void gen_query_srq(struct fz *f, uint8_t *c)
 {
-    qrnic_st32(qrnic_cmd_at(c, query_srq.srqn), f_handle(f, H_SRQ));
+    qrnic_st32(cmd_at(c, query_srq.srqn), f_handle(f, H_SRQ));
 }
 
 static void gen_destroy_srq(struct fz *f, uint8_t *c)
 {
-    qrnic_st32(qrnic_cmd_at(c, destroy_srq.srqn), f_handle(f, H_SRQ));
+    qrnic_st32(cmd_at(c, destroy_srq.srqn), f_handle(f, H_SRQ));
 }
 
 static void mcast_args(struct fz *f, uint8_t *c)
 {
     uint8_t v8;
 
-    qrnic_st32(qrnic_cmd_at(c, mcast.qpn), f_handle(f, H_QP));
+    qrnic_st32(cmd_at(c, mcast.qpn), f_handle(f, H_QP));
     v8 = fz_u8(f);
-    qrnic_st32(qrnic_cmd_at(c, mcast.rsvd), v8 >= FZ_RAW ? (uint32_t)v8 << 24 |
+    qrnic_st32(cmd_at(c, mcast.rsvd), v8 >= FZ_RAW ? (uint32_t)v8 << 24 |
                                                   v8 : 0);
-    mcast_gid(f, qrnic_cmd_at(c, mcast.gid));
+    mcast_gid(f, cmd_at(c, mcast.gid));
 }
 
 static void gen_attach_mcast(struct fz *f, uint8_t *c)
@@ -1011,15 +1014,15 @@ static void gen_resize_cq(struct fz *f, uint8_t *c)
 {
     uint8_t v8, s8;
 
-    qrnic_st32(qrnic_cmd_at(c, resize_cq.cqn), f_handle(f, H_CQ));
+    qrnic_st32(cmd_at(c, resize_cq.cqn), f_handle(f, H_CQ));
     v8 = fz_u8(f);
     v8 = v8 < FZ_RAW ? v8 % 16 : v8;
-    *qrnic_cmd_at(c, resize_cq.log_depth) = v8;
-    pbl(f, qrnic_cmd_at(c, resize_cq.pbl), 0,
+    *cmd_at(c, resize_cq.log_depth) = v8;
+    pbl(f, cmd_at(c, resize_cq.pbl), 0,
         v8 <= QRNIC_CQ_MAX_LOG ? (32u << v8) + 64 : 64);
     s8 = fz_u8(f);
     if (s8 >= FZ_RAW) {
-        qrnic_cmd_at(c, resize_cq.rsvd)[s8 % 3] = s8;
+        cmd_at(c, resize_cq.rsvd)[s8 % 3] = s8;
     }
     resize_record(f, c);
 }
