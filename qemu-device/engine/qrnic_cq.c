@@ -47,7 +47,7 @@ cq_pages(struct qrnic_engine *e, const struct qrnic_pbl *pbl, uint64_t **out)
 {
     uint32_t npages = qrnic_get32(&pbl->npages);
     uint64_t *pages;
-    uint8_t st;
+    enum qrnic_cmd_status st;
 
     pages = calloc(npages, sizeof(*pages));
     if (!pages) {
@@ -71,7 +71,7 @@ enum qrnic_cmd_status qrnic_cmd_create_cq(struct qrnic_engine *e,
     uint8_t log = cmd->create_cq.log_depth;
     uint64_t *pages = NULL;
     struct qrnic_cqc *cq;
-    uint8_t st;
+    enum qrnic_cmd_status st;
 
     if (uctx != 0 && !qrnic_uctx_exists(e, uctx)) {
         return QRNIC_ST_BAD_HANDLE;

@@ -78,7 +78,7 @@ reg_mr(struct qrnic_engine *e, struct qrnic_qpc *qp,
     struct qrnic_mrc *mr = qrnic_key_slot(e, key);
     struct qrnic_pbl pbl;
     uint32_t npages;
-    uint8_t st;
+    enum qrnic_cmd_status st;
 
     *verr = QRNIC_VERR_BAD_KEY_OP;
     if (!reg_ok(qp, mr, w, &npages)) {

@@ -298,7 +298,7 @@ enum qrnic_cmd_status qrnic_key_add(struct qrnic_engine *e,
 {
     struct qrnic_table *t = &e->obj[QRNIC_OBJ_KEY];
     uint32_t n;
-    uint8_t st;
+    enum qrnic_cmd_status st;
 
     if (!mr) {
         return QRNIC_ST_NO_RESOURCES;
@@ -342,7 +342,8 @@ void qrnic_key_release(struct qrnic_engine *e, void *obj)
 /* A REG_MR region as the command describes it (checked), not yet keyed. */
 static struct qrnic_mrc *mr_new(struct qrnic_engine *e,
                                 const struct qrnic_cmd *cmd,
-                               uint32_t npages, uint8_t *st)
+                                uint32_t npages,
+                                enum qrnic_cmd_status *st)
 {
     const struct qrnic_pbl *pbl = &cmd->reg_mr.pbl;
     struct qrnic_mrc *mr;
@@ -377,7 +378,7 @@ enum qrnic_cmd_status qrnic_cmd_reg_mr(struct qrnic_engine *e,
     const struct qrnic_cmd *cmd = req->cmd;
     uint32_t npages;
     struct qrnic_mrc *mr;
-    uint8_t st;
+    enum qrnic_cmd_status st;
 
     st = reg_mr_args(e, cmd, 0, &npages);
     if (st != QRNIC_ST_OK) {
@@ -401,7 +402,7 @@ enum qrnic_cmd_status qrnic_cmd_rereg_mr(struct qrnic_engine *e,
     uint32_t key = qrnic_get32(&cmd->rereg_mr.key);
     struct qrnic_mrc *old = qrnic_key_slot(e, key), *mr;
     uint32_t npages;
-    uint8_t st;
+    enum qrnic_cmd_status st;
 
     if (!old || old->kind != QRNIC_KEY_MR || old->key != key) {
         return QRNIC_ST_BAD_HANDLE;

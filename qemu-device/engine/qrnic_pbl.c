@@ -41,7 +41,7 @@ enum qrnic_cmd_status qrnic_pbl_read(struct qrnic_engine *e,
     uint8_t shift = pbl->page_shift;
     uint64_t mask = (1ull << shift) - 1;
     uint32_t i, nleaf;
-    uint8_t st;
+    enum qrnic_cmd_status st;
 
     switch (pbl->levels) {
     case QRNIC_PBL_CONTIG:

@@ -303,7 +303,7 @@ enum qrnic_cmd_status qrnic_cmd_create_qp(struct qrnic_engine *e,
     uint32_t uctx = qrnic_get32(&cmd->create_qp.uctx);
     struct qrnic_qpc *qp;
     uint32_t idx, pages;
-    uint8_t st;
+    enum qrnic_cmd_status st;
 
     st = create_qp_args(e, cmd);
     if (st != QRNIC_ST_OK) {

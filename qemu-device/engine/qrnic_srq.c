@@ -33,7 +33,7 @@ enum qrnic_cmd_status qrnic_cmd_create_srq(struct qrnic_engine *e,
     uint8_t ld = cmd->create_srq.log_depth;
     uint8_t ls = cmd->create_srq.log_stride;
     struct qrnic_srqc *srq;
-    uint8_t st;
+    enum qrnic_cmd_status st;
 
     if ((uctx != 0 && !qrnic_uctx_exists(e, uctx)) ||
         !qrnic_pd_of(e, pdn, uctx)) {
@@ -92,7 +92,7 @@ srq_resize(struct qrnic_engine *e, struct qrnic_srqc *srq,
     uint32_t stride = 1u << srq->log_stride;
     uint32_t pages = qrnic_qmem_pages(ld, srq->log_stride);
     uint16_t i;
-    uint8_t st;
+    enum qrnic_cmd_status st;
 
     if ((uint64_t)pages * QRNIC_QMEM_PAGE_SIZE > QRNIC_ENG_MAX_QP_QMEM ||
         !qrnic_qmem_free_range(e, off, pages)) {
@@ -130,7 +130,7 @@ enum qrnic_cmd_status qrnic_cmd_modify_srq(struct qrnic_engine *e,
     uint32_t limit = qrnic_get32(&cmd->modify_srq.limit);
     uint32_t mask = qrnic_get32(&cmd->modify_srq.mask);
     uint8_t ld = srq ? srq->log_depth : 0;
-    uint8_t st;
+    enum qrnic_cmd_status st;
 
     if (!srq) {
         return QRNIC_ST_BAD_HANDLE;

@@ -109,7 +109,7 @@ qrnic_ctx_charge_obj(struct qrnic_engine *e, uint32_t uctx,
                      enum qrnic_ctx_res kind,
                      enum qrnic_ctx_res pages_kind, uint32_t pages)
 {
-    uint8_t st = qrnic_ctx_charge(e, uctx, kind, 1);
+    enum qrnic_cmd_status st = qrnic_ctx_charge(e, uctx, kind, 1);
 
     if (st == QRNIC_ST_OK) {
         st = qrnic_ctx_charge(e, uctx, pages_kind, pages);
@@ -170,7 +170,7 @@ enum qrnic_cmd_status qrnic_cmd_alloc_pd(struct qrnic_engine *e,
     const struct qrnic_cmd *cmd = req->cmd;
     uint32_t uctx = qrnic_get32(&cmd->alloc_pd.uctx);
     struct qrnic_pdc *pd;
-    uint8_t st;
+    enum qrnic_cmd_status st;
 
     if (uctx != 0 && !qrnic_uctx_exists(e, uctx)) {
         return QRNIC_ST_BAD_HANDLE;
