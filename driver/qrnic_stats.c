@@ -47,6 +47,7 @@ static const struct rdma_stat_desc qrnic_stat_descs[] = {
 	[QRNIC_STAT_FAULT_CORRUPT_TX].name	= "fault_corrupt_tx",
 	[QRNIC_STAT_FAULT_CORRUPT_RX].name	= "fault_corrupt_rx",
 	[QRNIC_STAT_CTX_OVER_QUOTA].name	= "ctx_over_quota",
+	[QRNIC_STAT_BACKLOG_DROP].name		= "backlog_drop",
 	[QRNIC_RES_UCTX].name			= "res_uctx",
 	[QRNIC_RES_PD].name			= "res_pd",
 	[QRNIC_RES_CQ].name			= "res_cq",

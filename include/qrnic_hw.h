@@ -540,6 +540,10 @@ enum qrnic_stat {
 	QRNIC_STAT_FAULT_CORRUPT_TX,
 	QRNIC_STAT_FAULT_CORRUPT_RX,
 	QRNIC_STAT_CTX_OVER_QUOTA,	/* commands refused with OVER_QUOTA */
+	QRNIC_STAT_BACKLOG_DROP,	/* dropped: the frames held for the
+					 * device (to itself, or arriving while
+					 * it is busy) were too many
+					 */
 	QRNIC_STAT_COUNT
 };
 
@@ -547,7 +551,7 @@ struct qrnic_stats_resp {
 	qrnic_le64 v[QRNIC_STAT_COUNT];
 };
 
-#define QRNIC_STATS_RESP_SIZE	192
+#define QRNIC_STATS_RESP_SIZE	200
 QRNIC_HW_SIZE(qrnic_stats_resp, QRNIC_STATS_RESP_SIZE);
 
 #define QRNIC_GID_TYPE_ROCE_V2		2

@@ -513,7 +513,7 @@ size_t qrnic_engine_receive(struct qrnic_engine *e, const uint8_t *frame,
     if (!enter(e)) {
         /* Our peer answering from inside our own transmit. */
         if (!qrnic_backlog_push(e, frame, len)) {
-            e->stats.backlog_drop++;
+            qrnic_stat(e, QRNIC_STAT_BACKLOG_DROP);
         }
         return len;
     }

@@ -38,8 +38,13 @@
 
 /* Register and doorbell writes that arrive while the engine is busy. */
 #define QRNIC_ENG_DEFER_MAX         64
-/* Received frames held while the engine is busy, and frames to ourselves. */
+/*
+ * Received frames held while the engine is busy, and frames to ourselves;
+ * QPs sending to ourselves wait while half of it is taken, so the frames
+ * they draw (ACKs, READ responses) find room too.
+ */
 #define QRNIC_ENG_BACKLOG           32
+#define QRNIC_ENG_LOOPBACK_HOLD     (QRNIC_ENG_BACKLOG / 2)
 /*
  * Packets an SQ doorbell may send at once (struct qrnic_engine.db_work):
  * the default, four (a 4 KiB message at MTU 1024), and the most.  A longer
@@ -239,7 +244,6 @@ struct qrnic_admin_queue {
 struct qrnic_stats {
     uint32_t rx_drop;           /* STAT_RX_DROP: RoCE frames dropped */
     uint32_t bad_db;            /* STAT_BAD_DB */
-    uint64_t backlog_drop;      /* frames that found the backlog full */
     uint64_t defer_drop;        /* writes that found the defer queue full */
     uint64_t rx_roce;
     uint64_t rx_icrc_err;
@@ -622,6 +626,8 @@ void qrnic_sched_expire(struct qrnic_engine *e);
 /* The QP of an SQ doorbell: its turn now; then the held work call. */
 void qrnic_sched_doorbell(struct qrnic_engine *e, uint32_t qpn);
 /* Hold a received frame for qrnic_engine_work(); false if full. */
+/* Must a QP sending to dmac wait for our backlog to drain? */
+bool qrnic_loopback_busy(const struct qrnic_engine *e, const uint8_t *dmac);
 bool qrnic_backlog_push(struct qrnic_engine *e, const uint8_t *frame,
                         size_t len);
 

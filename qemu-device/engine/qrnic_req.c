@@ -879,6 +879,9 @@ bool qrnic_req_work(struct qrnic_engine *e, struct qrnic_qpc *qp,
         if (s->status != QRNIC_WC_SUCCESS || !may_send(e, qp, window)) {
             return false;
         }
+        if (qrnic_loopback_busy(e, qp->attr.dmac)) {
+            return true;        /* again after the backlog's turn */
+        }
         /*
          * A READ asks for its next chunk only when the last one is all
          * here, so requests in flight never exceed max_rd_atomic.

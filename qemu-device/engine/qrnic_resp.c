@@ -605,6 +605,9 @@ bool qrnic_resp_work(struct qrnic_engine *e, struct qrnic_qpc *qp,
         return false;
     }
     while (budget && (r = next_reply(qp))) {
+        if (qrnic_loopback_busy(e, qp->attr.dmac)) {
+            return true;        /* again after the backlog's turn */
+        }
         if (r->atomic) {
             send_atomic_ack(e, qp, r);
         } else if (r->empty) {

@@ -106,6 +106,12 @@ void qrnic_sched_expire(struct qrnic_engine *e)
     e->ops->timer_mod(e->opaque, next);
 }
 
+bool qrnic_loopback_busy(const struct qrnic_engine *e, const uint8_t *dmac)
+{
+    return e->backlog_count >= QRNIC_ENG_LOOPBACK_HOLD &&
+           !memcmp(dmac, e->mac, 6);
+}
+
 bool qrnic_backlog_push(struct qrnic_engine *e, const uint8_t *frame,
                         size_t len)
 {
@@ -139,7 +145,7 @@ void qrnic_tx(struct qrnic_engine *e, const uint8_t *frame, size_t len)
      * the group get it too.
      */
     if ((ours || (frame[0] & 1)) && !qrnic_backlog_push(e, frame, len)) {
-        e->stats.backlog_drop++;
+        qrnic_stat(e, QRNIC_STAT_BACKLOG_DROP);
     }
 }
 
