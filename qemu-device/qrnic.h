@@ -76,10 +76,10 @@ bool qrnic_fault_realize(QrnicState *s, Error **errp);
 /* qrnic_net.c */
 extern NetClientInfo qrnic_net_info;
 void qrnic_link_bh(void *opaque);
+void qrnic_rx_flush(QrnicState *s);
 
 /* window-kib: the congestion window's byte cap (docs/hardware.md). */
 #define QRNIC_WINDOW_DEFAULT_KIB (QRNIC_ENG_WINDOW_BYTES / 1024)
 #define QRNIC_WINDOW_MIN_KIB    16
-void qrnic_rx_flush(QrnicState *s);
 
 #endif /* HW_NET_QRNIC_H */

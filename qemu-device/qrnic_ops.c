@@ -79,8 +79,6 @@ static void qrnic_tx_frame(void *opaque, const uint8_t *frame, size_t len)
 /* The engine's events: trace events; LOG_GUEST_ERROR for refused actions. */
 static void qrnic_event_cb(void *opaque, const struct qrnic_event *ev)
 {
-    QrnicState *s = opaque;
-
     switch (ev->kind) {
     case QRNIC_EV_CMD_DONE:
         trace_qrnic_admin_cmd(ev->cmd.opcode, ev->cmd.cookie, ev->cmd.status,

@@ -131,7 +131,8 @@ enum qrnic_cmd_status qrnic_cmd_resize_cq(struct qrnic_engine *e,
     struct qrnic_cqc *cq = qrnic_cq_get(e, qrnic_get32(&cmd->resize_cq.cqn));
     uint8_t log = cmd->resize_cq.log_depth;
     uint64_t *pages, rec;
-    uint8_t ci[4], st;
+    uint8_t ci[4];
+    enum qrnic_cmd_status st;
     uint16_t new_ci;
 
     if (!cq) {

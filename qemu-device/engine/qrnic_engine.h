@@ -550,38 +550,23 @@ void qrnic_aq_process(struct qrnic_engine *e);
  */
 /*
  * A little-endian field of a command or response, read or written with its
- * own width: qrnic_get32(&cmd->create_qp.uctx).  A pointer to a field of
- * another width does not build.
+ * own width: qrnic_get32(&cmd->create_qp.uctx).  A field of another width
+ * does not build.
  */
-static inline uint16_t qrnic_get16(const qrnic_le16 *field)
-{
-    return qrnic_ld16((const uint8_t *)field);
-}
-
-static inline uint32_t qrnic_get32(const qrnic_le32 *field)
-{
-    return qrnic_ld32((const uint8_t *)field);
-}
-
-static inline uint64_t qrnic_get64(const qrnic_le64 *field)
-{
-    return qrnic_ld64((const uint8_t *)field);
-}
-
-static inline void qrnic_put16(qrnic_le16 *field, uint16_t v)
-{
-    qrnic_st16((uint8_t *)field, v);
-}
-
-static inline void qrnic_put32(qrnic_le32 *field, uint32_t v)
-{
-    qrnic_st32((uint8_t *)field, v);
-}
-
-static inline void qrnic_put64(qrnic_le64 *field, uint64_t v)
-{
-    qrnic_st64((uint8_t *)field, v);
-}
+#define QRNIC_FIELD_WIDTH_IS(field, bytes) \
+    ((void)sizeof(char[sizeof(*(field)) == (bytes) ? 1 : -1]))
+#define qrnic_get16(field) \
+    (QRNIC_FIELD_WIDTH_IS(field, 2), qrnic_ld16((const uint8_t *)(field)))
+#define qrnic_get32(field) \
+    (QRNIC_FIELD_WIDTH_IS(field, 4), qrnic_ld32((const uint8_t *)(field)))
+#define qrnic_get64(field) \
+    (QRNIC_FIELD_WIDTH_IS(field, 8), qrnic_ld64((const uint8_t *)(field)))
+#define qrnic_put16(field, v) \
+    (QRNIC_FIELD_WIDTH_IS(field, 2), qrnic_st16((uint8_t *)(field), (v)))
+#define qrnic_put32(field, v) \
+    (QRNIC_FIELD_WIDTH_IS(field, 4), qrnic_st32((uint8_t *)(field), (v)))
+#define qrnic_put64(field, v) \
+    (QRNIC_FIELD_WIDTH_IS(field, 8), qrnic_st64((uint8_t *)(field), (v)))
 
 /* Is a field all zero bytes (reserved fields)? */
 #define qrnic_field_zero(field) \
@@ -625,9 +610,9 @@ void qrnic_sched_work(struct qrnic_engine *e);
 void qrnic_sched_expire(struct qrnic_engine *e);
 /* The QP of an SQ doorbell: its turn now; then the held work call. */
 void qrnic_sched_doorbell(struct qrnic_engine *e, uint32_t qpn);
-/* Hold a received frame for qrnic_engine_work(); false if full. */
 /* Must a QP sending to dmac wait for our backlog to drain? */
 bool qrnic_loopback_busy(const struct qrnic_engine *e, const uint8_t *dmac);
+/* Hold a received frame for qrnic_engine_work(); false if full. */
 bool qrnic_backlog_push(struct qrnic_engine *e, const uint8_t *frame,
                         size_t len);
 

@@ -2,7 +2,9 @@
 /*
  * qrnic engine: little/big endian loads and stores on byte buffers.
  * Guest structures are little endian, network headers big endian; the
- * engine never casts a guest buffer to a struct pointer.
+ * engine never casts a guest buffer to a struct pointer.  What it copies
+ * into a struct of qrnic_hw.h (admin commands, QP attributes, responses)
+ * it reads and writes with qrnic_get*() and qrnic_put*() (qrnic_engine.h).
  */
 #ifndef QRNIC_LE_H
 #define QRNIC_LE_H
