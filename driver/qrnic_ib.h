@@ -20,8 +20,8 @@
 /* AHs are software only; this bounds how many there may be. */
 #define QRNIC_MAX_AH		BIT(20)
 
-/* SRQ numbers are 1..1023 (docs/hardware.md, "Shared receive queues"). */
-#define QRNIC_MAX_SRQ		1023
+/* SRQs of a device that does not report its limit (max_srq 0). */
+#define QRNIC_MAX_SRQ_UNREPORTED	1023
 
 /* What a receive WQE of the largest stride holds. */
 #define QRNIC_MAX_RECV_SGE	(((1U << QRNIC_RQ_MAX_LOG_STRIDE) - \

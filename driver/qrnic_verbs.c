@@ -73,7 +73,8 @@ static int qrnic_query_device_verb(struct ib_device *ibdev,
 	if (qrnic_has_ud(qdev))
 		attr->max_ah = QRNIC_MAX_AH;
 	if (qrnic_has_srq(qdev)) {
-		attr->max_srq = QRNIC_MAX_SRQ;
+		attr->max_srq = le32_to_cpu(a->max_srq) ?:
+				QRNIC_MAX_SRQ_UNREPORTED;
 		attr->max_srq_wr = attr->max_qp_wr;
 		attr->max_srq_sge = attr->max_recv_sge;
 	}

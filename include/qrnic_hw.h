@@ -487,7 +487,8 @@ struct qrnic_dev_attr {
 	qrnic_le32 max_mw;
 	qrnic_le32 max_fast_reg_pages;	/* page list of one REG_MR WQE */
 	qrnic_le32 ctx_max[QRNIC_CTX_RES_COUNT];	/* one user context's limits */
-	qrnic_le32 rsvd[12 - QRNIC_CTX_RES_COUNT];
+	qrnic_le32 max_srq;	/* 0 from a device before it: 1023 */
+	qrnic_le32 rsvd[11 - QRNIC_CTX_RES_COUNT];
 };
 
 #define QRNIC_DEV_ATTR_SIZE	144

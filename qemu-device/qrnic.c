@@ -17,8 +17,27 @@
 #include "qrnic.h"
 #include "trace.h"
 
+/* The property that sets each kind's limit, for messages. */
+static const char *const qrnic_obj_max_prop[QRNIC_OBJ_COUNT] = {
+    [QRNIC_OBJ_QP] = "max-qps",
+    [QRNIC_OBJ_SRQ] = "max-srqs",
+    [QRNIC_OBJ_KEY] = "max-keys",
+    [QRNIC_OBJ_CQ] = "max-cqs",
+    [QRNIC_OBJ_PD] = "max-pds",
+};
+
 static bool qrnic_check_props(QrnicState *s, Error **errp)
 {
+    int k;
+
+    for (k = 0; k < QRNIC_OBJ_COUNT; k++) {
+        if (s->obj_max[k] < 1 || s->obj_max[k] > QRNIC_ENG_MAX_OBJECTS) {
+            error_setg(errp, "qrnic: property '%s' must be in 1..%u, got %u",
+                       qrnic_obj_max_prop[k], QRNIC_ENG_MAX_OBJECTS,
+                       s->obj_max[k]);
+            return false;
+        }
+    }
     if (s->db_pages < QRNIC_ENG_MIN_DB_PAGES ||
         s->db_pages > QRNIC_ENG_MAX_DB_PAGES) {
         error_setg(errp, "qrnic: property 'db-pages' must be in %u..%u, "
@@ -36,7 +55,7 @@ static bool qrnic_check_props(QrnicState *s, Error **errp)
         s->qmem_size > QRNIC_MAX_QMEM_SIZE ||
         !is_power_of_2(s->qmem_size)) {
         error_setg(errp, "qrnic: property 'qmem-size' must be a power of two "
-                   "in 64 KiB..256 MiB, got %" PRIu64, s->qmem_size);
+                   "in 64 KiB..2 GiB, got %" PRIu64, s->qmem_size);
         return false;
     }
     return true;
@@ -97,6 +116,9 @@ static void qrnic_realize(PCIDevice *pdev, Error **errp)
     qemu_macaddr_default_if_unset(&s->conf.macaddr);
     qrnic_engine_init(&s->eng, &qrnic_engine_glue_ops, s, s->db_pages,
                       s->conf.macaddr.a);
+    for (i = 0; i < QRNIC_OBJ_COUNT; i++) {
+        qrnic_objects_set_limit(&s->eng, i, s->obj_max[i]);
+    }
     s->eng.db_work = s->db_work;
     s->eng.win_pkts = s->win_pkts;
     memcpy(s->eng.ctx_max, s->ctx_max, sizeof(s->ctx_max));
@@ -167,6 +189,16 @@ static const Property qrnic_properties[] = {
                        QRNIC_DEFAULT_DB_PAGES),
     DEFINE_PROP_SIZE("qmem-size", QrnicState, qmem_size,
                      QRNIC_DEFAULT_QMEM_SIZE),
+    DEFINE_PROP_UINT32("max-qps", QrnicState, obj_max[QRNIC_OBJ_QP],
+                       QRNIC_ENG_DEFAULT_QPS),
+    DEFINE_PROP_UINT32("max-cqs", QrnicState, obj_max[QRNIC_OBJ_CQ],
+                       QRNIC_ENG_DEFAULT_CQS),
+    DEFINE_PROP_UINT32("max-srqs", QrnicState, obj_max[QRNIC_OBJ_SRQ],
+                       QRNIC_ENG_DEFAULT_SRQS),
+    DEFINE_PROP_UINT32("max-keys", QrnicState, obj_max[QRNIC_OBJ_KEY],
+                       QRNIC_ENG_DEFAULT_KEYS),
+    DEFINE_PROP_UINT32("max-pds", QrnicState, obj_max[QRNIC_OBJ_PD],
+                       QRNIC_ENG_DEFAULT_PDS),
     DEFINE_PROP_UINT32("ctx-max-pds", QrnicState, ctx_max[QRNIC_CTX_PD], 0),
     DEFINE_PROP_UINT32("ctx-max-cqs", QrnicState, ctx_max[QRNIC_CTX_CQ], 0),
     DEFINE_PROP_UINT32("ctx-max-qps", QrnicState, ctx_max[QRNIC_CTX_QP], 0),

@@ -17,9 +17,14 @@
 OBJECT_DECLARE_SIMPLE_TYPE(QrnicState, QRNIC)
 
 #define QRNIC_DEFAULT_DB_PAGES  1024
-#define QRNIC_DEFAULT_QMEM_SIZE (16 * MiB)
+/*
+ * Queue memory for an NVMe/RDMA target serving 8 hosts of 8 I/O queues
+ * at nvmet's default sizes (docs/design.md, "Queue memory"); host pages
+ * are spent only where queues are.  Queue offsets are 32 bit.
+ */
+#define QRNIC_DEFAULT_QMEM_SIZE (256 * MiB)
 #define QRNIC_MIN_QMEM_SIZE     (64 * KiB)
-#define QRNIC_MAX_QMEM_SIZE     (256 * MiB)
+#define QRNIC_MAX_QMEM_SIZE     (2 * GiB)
 
 struct QrnicState {
     PCIDevice parent_obj;
@@ -33,6 +38,8 @@ struct QrnicState {
     NICConf conf;
     uint32_t db_pages;
     uint64_t qmem_size;
+    /* max-qps, max-srqs, ...: how many of each kind (enum qrnic_obj_kind) */
+    uint32_t obj_max[QRNIC_OBJ_COUNT];
     /* ctx-max-*: one user context's limits (0: the engine's default). */
     uint32_t ctx_max[QRNIC_CTX_RES_COUNT];
     uint64_t ctx_max_qmem;      /* bytes, for ctx_max[QMEM_PAGES] */

@@ -26,4 +26,9 @@ typedef const void QrnicClassData;
 typedef void QrnicClassData;
 #endif
 
+/* QEMU 10.1 moved ram_block_discard_range() to system/ramblock.h. */
+#if QRNIC_QEMU_AT_LEAST(10, 1)
+#include "system/ramblock.h"
+#endif
+
 #endif /* HW_NET_QRNIC_COMPAT_H */

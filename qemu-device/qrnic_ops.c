@@ -153,6 +153,15 @@ static void qrnic_rx_ready(void *opaque)
     qrnic_rx_flush(opaque);
 }
 
+static bool qrnic_qmem_discard(void *opaque, uint64_t off, uint64_t len)
+{
+    QrnicState *s = opaque;
+    uint64_t page = qemu_real_host_page_size();
+
+    return !((off | len) & (page - 1)) &&
+           ram_block_discard_range(s->qmem.ram_block, off, len) == 0;
+}
+
 const struct qrnic_engine_ops qrnic_engine_glue_ops = {
     .dma_read = qrnic_pci_dma_read,
     .dma_write = qrnic_pci_dma_write,
@@ -164,6 +173,7 @@ const struct qrnic_engine_ops qrnic_engine_glue_ops = {
     .schedule = qrnic_schedule,
     .rx_ready = qrnic_rx_ready,
     .event = qrnic_event_cb,
+    .qmem_discard = qrnic_qmem_discard,
 };
 
 void qrnic_work_bh(void *opaque)

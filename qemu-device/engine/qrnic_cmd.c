@@ -89,6 +89,7 @@ enum qrnic_cmd_status qrnic_cmd_query_device(struct qrnic_engine *e,
     /* Windows and regions share one table. */
     qrnic_put32(&a.max_mw, qrnic_obj_capacity(e, QRNIC_OBJ_KEY));
     qrnic_put32(&a.max_fast_reg_pages, QRNIC_MAX_FAST_REG_PAGES);
+    qrnic_put32(&a.max_srq, qrnic_obj_capacity(e, QRNIC_OBJ_SRQ));
     for (k = 0; k < QRNIC_CTX_RES_COUNT; k++) {
         qrnic_put32(&a.ctx_max[k], qrnic_ctx_limit(e, (enum qrnic_ctx_res)k));
     }

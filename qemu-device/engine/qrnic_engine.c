@@ -37,7 +37,7 @@ int qrnic_engine_set_qmem(struct qrnic_engine *e, uint8_t *qmem,
     free(e->qmem_owner);
     e->qmem = NULL;
     e->qmem_size = 0;
-    /* Page owners are QP indexes in 16 bits; offsets are 32 bit. */
+    /* Offsets are 32 bit. */
     e->qmem_owner = pages && size <= UINT32_MAX ?
                     calloc(pages, sizeof(*e->qmem_owner)) : NULL;
     if (!e->qmem_owner) {
@@ -75,7 +75,7 @@ void qrnic_engine_clear(struct qrnic_engine *e)
     memset(&e->stats, 0, sizeof(e->stats));
     qrnic_cmd_reset_objects(e);
     if (e->qmem) {
-        memset(e->qmem, 0, e->qmem_size);
+        qrnic_qmem_zero(e, 0, e->qmem_size);
     }
     if (mac_changed && e->ops->mac_changed) {
         e->ops->mac_changed(e->opaque, e->mac);
@@ -328,6 +328,13 @@ void qrnic_engine_schedule(struct qrnic_engine *e)
         return;
     }
     e->ops->schedule(e->opaque);
+}
+
+void qrnic_qmem_zero(struct qrnic_engine *e, uint64_t off, uint64_t len)
+{
+    if (!e->ops->qmem_discard || !e->ops->qmem_discard(e->opaque, off, len)) {
+        memset(e->qmem + off, 0, len);
+    }
 }
 
 void qrnic_qmem_read(const struct qrnic_engine *e, uint64_t off, void *buf,

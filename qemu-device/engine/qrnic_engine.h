@@ -23,16 +23,23 @@
 
 #define QRNIC_ENG_MAX_EQ            QRNIC_NUM_MSIX
 #define QRNIC_ENG_GID_TBL_LEN       128
-#define QRNIC_ENG_MAX_PD            1024
 #define QRNIC_ENG_MIN_DB_PAGES      2
 #define QRNIC_ENG_MAX_DB_PAGES      1024
 #define QRNIC_ENG_DEFAULT_MTU       1500
 #define QRNIC_ENG_MIN_MTU           68
-#define QRNIC_ENG_MAX_CQ            1024    /* cqn 1..1023 */
-#define QRNIC_ENG_MAX_MR            4096    /* key index 1..4095 */
-#define QRNIC_ENG_MAX_QP            1024    /* qpn index 2..1023 */
-#define QRNIC_ENG_MAX_SRQ           1024    /* srqn 1..1023 */
-#define QRNIC_ENG_QPN_IDX_BITS      10
+/*
+ * How many objects of each kind the device holds unless its platform sets
+ * another number (qrnic_objects_set_limit), and the most it may set: a
+ * QPN keeps at least 3 generation bits above its index, a CQN or SRQN
+ * fits a doorbell's 24 bits, a key index the key's upper 24 bits.
+ */
+#define QRNIC_ENG_DEFAULT_QPS       65536
+#define QRNIC_ENG_DEFAULT_CQS       65536
+#define QRNIC_ENG_DEFAULT_SRQS      65536
+#define QRNIC_ENG_DEFAULT_KEYS      262144  /* regions and windows */
+#define QRNIC_ENG_DEFAULT_PDS       65536
+#define QRNIC_ENG_MAX_OBJECTS       (1u << 20)
+#define QRNIC_ENG_MIN_QPN_IDX_BITS  10
 #define QRNIC_ENG_MAX_MTT           (1u << 20)  /* page addresses, all MRs */
 #define QRNIC_ENG_MAX_QP_QMEM       (4u << 20)  /* queue memory per QP */
 
@@ -152,6 +159,12 @@ struct qrnic_engine_ops {
     void (*rx_ready)(void *opaque);
     /* Optional: the engine's one trace hook, see struct qrnic_event. */
     void (*event)(void *opaque, const struct qrnic_event *ev);
+    /*
+     * Optional: queue memory [off, off + len) reads as zero from now on
+     * and its host pages go back; false if that cannot be done (the
+     * engine then writes the zeros where it needs them).
+     */
+    bool (*qmem_discard)(void *opaque, uint64_t off, uint64_t len);
 };
 
 /* A ring with free running 16-bit producer/consumer indices. */
@@ -353,13 +366,15 @@ struct qrnic_engine {
 
     /* RDMA objects (qrnic_objects.c); the handle's index selects the slot. */
     struct qrnic_table obj[QRNIC_OBJ_COUNT];
+    uint8_t qpn_idx_bits;                   /* a QPN's index, below its gen */
     uint32_t mtt_used;                      /* page addresses held */
     struct qrnic_mcast_group mcast[QRNIC_MAX_MCAST_GROUPS];
 
     /* Queue memory (BAR4): the device reads WQEs straight from it. */
     uint8_t *qmem;
     uint64_t qmem_size;
-    uint16_t *qmem_owner;   /* per page: qp index, MAX_QP + srqn, 0: free */
+    /* Per page: QP index, QP table size + srqn, 0: free. */
+    uint32_t *qmem_owner;
 
     struct qrnic_qpc_list ready_qps;            /* QPs with transmit work */
     struct qrnic_qpc_list timed_qps;            /* QPs with a deadline */
@@ -457,6 +472,8 @@ void qrnic_engine_kick(struct qrnic_engine *e, bool *what);
 /* Ask the platform for a work call (ops->schedule), or note it if held. */
 void qrnic_engine_schedule(struct qrnic_engine *e);
 /* Copy queue memory (BAR4) at off: the one way the engine reads it. */
+/* Queue memory [off, off + len) reads as zero, its pages given back if can. */
+void qrnic_qmem_zero(struct qrnic_engine *e, uint64_t off, uint64_t len);
 void qrnic_qmem_read(const struct qrnic_engine *e, uint64_t off, void *buf,
                      size_t len);
 
@@ -522,6 +539,12 @@ static inline uint32_t qrnic_pd_uctx(const struct qrnic_engine *e,
 
 /* qrnic_objects.c: the handle tables of every kind */
 void qrnic_objects_setup(struct qrnic_engine *e);
+/*
+ * How many objects of a kind the device holds: 1..QRNIC_ENG_MAX_OBJECTS,
+ * set while the kind has none (before the device is used).  0 or -1.
+ */
+int qrnic_objects_set_limit(struct qrnic_engine *e, enum qrnic_obj_kind kind,
+                            uint32_t count);
 /* Frees every object, kind by kind in enum qrnic_obj_kind's order. */
 void qrnic_objects_free(struct qrnic_engine *e);
 void qrnic_objects_fini(struct qrnic_engine *e);

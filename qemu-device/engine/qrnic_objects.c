@@ -15,7 +15,7 @@
 struct qrnic_obj_type {
     const char *name;
     uint32_t first;
-    uint32_t size;
+    uint32_t count;     /* objects unless the platform sets another limit */
     bool rotate;
     /* Frees one object, taking it out of its table. */
     void (*release)(struct qrnic_engine *e, void *obj);
@@ -40,27 +40,51 @@ static bool pd_busy(const void *obj)
 }
 
 static const struct qrnic_obj_type obj_types[QRNIC_OBJ_COUNT] = {
-    [QRNIC_OBJ_QP] = { "qp", 2, QRNIC_ENG_MAX_QP, true, qrnic_qp_release,
-                       NULL },
-    [QRNIC_OBJ_SRQ] = { "srq", 1, QRNIC_ENG_MAX_SRQ, false,
+    [QRNIC_OBJ_QP] = { "qp", 2, QRNIC_ENG_DEFAULT_QPS, true,
+                       qrnic_qp_release, NULL },
+    [QRNIC_OBJ_SRQ] = { "srq", 1, QRNIC_ENG_DEFAULT_SRQS, false,
                         qrnic_srq_release, srq_busy },
-    [QRNIC_OBJ_KEY] = { "key", 1, QRNIC_ENG_MAX_MR, true, qrnic_key_release,
-                        NULL },
-    [QRNIC_OBJ_CQ] = { "cq", 1, QRNIC_ENG_MAX_CQ, false, qrnic_cq_release,
-                       cq_busy },
-    [QRNIC_OBJ_PD] = { "pd", 1, QRNIC_ENG_MAX_PD + 1, false,
+    [QRNIC_OBJ_KEY] = { "key", 1, QRNIC_ENG_DEFAULT_KEYS, true,
+                        qrnic_key_release, NULL },
+    [QRNIC_OBJ_CQ] = { "cq", 1, QRNIC_ENG_DEFAULT_CQS, false,
+                       qrnic_cq_release, cq_busy },
+    [QRNIC_OBJ_PD] = { "pd", 1, QRNIC_ENG_DEFAULT_PDS, false,
                        qrnic_pd_release, pd_busy },
 };
+
+static void objects_setup_kind(struct qrnic_engine *e,
+                               enum qrnic_obj_kind kind, uint32_t count)
+{
+    const struct qrnic_obj_type *t = &obj_types[kind];
+    uint32_t size = t->first + count;
+
+    qrnic_table_setup(&e->obj[kind], t->name, t->first, size, t->rotate);
+    if (kind == QRNIC_OBJ_QP) {
+        e->qpn_idx_bits = QRNIC_ENG_MIN_QPN_IDX_BITS;
+        while ((size - 1) >> e->qpn_idx_bits) {
+            e->qpn_idx_bits++;
+        }
+    }
+}
 
 void qrnic_objects_setup(struct qrnic_engine *e)
 {
     uint32_t k;
 
     for (k = 0; k < QRNIC_OBJ_COUNT; k++) {
-        const struct qrnic_obj_type *t = &obj_types[k];
-
-        qrnic_table_setup(&e->obj[k], t->name, t->first, t->size, t->rotate);
+        objects_setup_kind(e, (enum qrnic_obj_kind)k, obj_types[k].count);
     }
+}
+
+int qrnic_objects_set_limit(struct qrnic_engine *e, enum qrnic_obj_kind kind,
+                            uint32_t count)
+{
+    if (count < 1 || count > QRNIC_ENG_MAX_OBJECTS || e->obj[kind].used) {
+        return -1;
+    }
+    qrnic_table_fini(&e->obj[kind]);
+    objects_setup_kind(e, kind, count);
+    return 0;
 }
 
 void qrnic_objects_free(struct qrnic_engine *e)

@@ -107,7 +107,7 @@ static bool find_transition(const struct qrnic_qpc *qp, uint8_t to,
 
 struct qrnic_qpc *qrnic_qp_get(struct qrnic_engine *e, uint32_t qpn)
 {
-    uint32_t idx = qpn & ((1u << QRNIC_ENG_QPN_IDX_BITS) - 1);
+    uint32_t idx = qpn & ((1u << e->qpn_idx_bits) - 1);
     struct qrnic_qpc *qp = qrnic_table_get(&e->obj[QRNIC_OBJ_QP], idx);
 
     return qp && qp->qpn == qpn ? qp : NULL;
@@ -183,7 +183,7 @@ bool qrnic_qmem_free_range(const struct qrnic_engine *e, uint32_t off,
 }
 
 static void qmem_own(struct qrnic_engine *e, uint32_t off, uint32_t pages,
-                     uint16_t owner)
+                     uint32_t owner)
 {
     uint32_t i;
 
@@ -193,19 +193,22 @@ static void qmem_own(struct qrnic_engine *e, uint32_t off, uint32_t pages,
 }
 
 bool qrnic_qmem_claim(struct qrnic_engine *e, uint32_t off, uint32_t pages,
-                      uint16_t owner)
+                      uint32_t owner)
 {
     if (!qrnic_qmem_free_range(e, off, pages)) {
         return false;
     }
     qmem_own(e, off, pages, owner);
-    memset(e->qmem + off, 0, (size_t)pages * QPAGE);
+    qrnic_qmem_zero(e, off, (uint64_t)pages * QPAGE);
     return true;
 }
 
 void qrnic_qmem_release(struct qrnic_engine *e, uint32_t off, uint32_t pages)
 {
     qmem_own(e, off, pages, 0);
+    if (e->ops->qmem_discard) {
+        e->ops->qmem_discard(e->opaque, off, (uint64_t)pages * QPAGE);
+    }
 }
 
 static uint32_t sq_pages_of(const struct qrnic_qpc *qp)
@@ -342,9 +345,9 @@ enum qrnic_cmd_status qrnic_cmd_create_qp(struct qrnic_engine *e,
         qp->qpn = QRNIC_GSI_QPN;
     } else {
         uint32_t gen = qrnic_table_gen(&e->obj[QRNIC_OBJ_QP], idx) &
-                       ((1u << (24 - QRNIC_ENG_QPN_IDX_BITS)) - 1);
+                       ((1u << (24 - e->qpn_idx_bits)) - 1);
 
-        qp->qpn = gen << QRNIC_ENG_QPN_IDX_BITS | idx;
+        qp->qpn = gen << e->qpn_idx_bits | idx;
     }
     qp->idx = idx;
     qp->type = type;

@@ -488,7 +488,7 @@ bool qrnic_qmem_free_range(const struct qrnic_engine *e, uint32_t off,
  * reaches the new one.
  */
 bool qrnic_qmem_claim(struct qrnic_engine *e, uint32_t off, uint32_t pages,
-                      uint16_t owner);
+                      uint32_t owner);
 void qrnic_qmem_release(struct qrnic_engine *e, uint32_t off,
                         uint32_t pages);
 /* Decode the receive WQE at idx of a ring (RQ or SRQ); QRNIC_VERR_*. */

@@ -17,9 +17,9 @@ struct qrnic_srqc *qrnic_srq_get(struct qrnic_engine *e, uint32_t srqn)
     return qrnic_table_get(&e->obj[QRNIC_OBJ_SRQ], srqn);
 }
 
-static uint16_t srq_owner(uint32_t srqn)
+static uint32_t srq_owner(const struct qrnic_engine *e, uint32_t srqn)
 {
-    return (uint16_t)(QRNIC_ENG_MAX_QP + srqn);
+    return e->obj[QRNIC_OBJ_QP].size + srqn;
 }
 
 enum qrnic_cmd_status qrnic_cmd_create_srq(struct qrnic_engine *e,
@@ -67,7 +67,7 @@ enum qrnic_cmd_status qrnic_cmd_create_srq(struct qrnic_engine *e,
                                qrnic_qmem_pages(ld, ls));
         return QRNIC_ST_NO_RESOURCES;
     }
-    qrnic_qmem_claim(e, off, qrnic_qmem_pages(ld, ls), srq_owner(srq->srqn));
+    qrnic_qmem_claim(e, off, qrnic_qmem_pages(ld, ls), srq_owner(e, srq->srqn));
     srq->uctx = uctx;
     srq->pdn = pdn;
     srq->off = off;
@@ -103,7 +103,7 @@ srq_resize(struct qrnic_engine *e, struct qrnic_srqc *srq,
     if (st != QRNIC_ST_OK) {
         return st;
     }
-    qrnic_qmem_claim(e, off, pages, srq_owner(srq->srqn));
+    qrnic_qmem_claim(e, off, pages, srq_owner(e, srq->srqn));
     for (i = srq->ci; i != srq->pi; i++) {
         uint32_t from = i & ((1u << srq->log_depth) - 1);
         uint32_t to = i & ((1u << ld) - 1);

@@ -2,7 +2,7 @@
 /*
  * qrnic engine: user contexts and protection domains, and what each
  * context may hold.  A context id is its doorbell page (1..db_pages-1);
- * pdn 1..QRNIC_ENG_MAX_PD.  Every object a context creates is charged to
+ * pdn from 1.  Every object a context creates is charged to
  * it by kind (enum qrnic_ctx_res) and refused with OVER_QUOTA beyond the
  * context's limit, so one context cannot take a table, the key space or
  * queue memory from the others or from the kernel (context 0, which has

@@ -112,19 +112,19 @@ static const char *check_qps(const struct qrnic_engine *e, uint32_t *nmw2)
         return "QPs' counts of type 2 windows they bound do not add up";
     }
     for (qp = e->ready_qps.head; qp; qp = qp->ready_next) {
-        if (!qp->ready_queued || ++ready > QRNIC_ENG_MAX_QP ||
+        if (!qp->ready_queued || ++ready > e->obj[QRNIC_OBJ_QP].size ||
             !qp_live(e, qp)) {
             return "ready list holds a QP that is not queued or not live";
         }
     }
     for (qp = e->timed_qps.head, ready = 0; qp; qp = qp->timed_next) {
-        if (!qp->timed_queued || ++ready > QRNIC_ENG_MAX_QP ||
+        if (!qp->timed_queued || ++ready > e->obj[QRNIC_OBJ_QP].size ||
             !qp_live(e, qp)) {
             return "timer list holds a QP that is not queued or not live";
         }
     }
     for (qp = e->cc.waiting.head, ready = 0; qp; qp = qp->cc_next) {
-        if (!qp->cc_waiting || ++ready > QRNIC_ENG_MAX_QP ||
+        if (!qp->cc_waiting || ++ready > e->obj[QRNIC_OBJ_QP].size ||
             !qp_live(e, qp) || qp->type != QRNIC_QPT_RC) {
             return "window wait list holds a QP not waiting or not live";
         }

@@ -141,6 +141,7 @@ MSIX_ENTRY = 16
 
 DB_PAGES, QMEM = 32, 8 << 20    # non-default properties, so they show
 CTX_MAX_QPS, CTX_MAX_QMEM = 5, 1 << 20
+MAX_QPS, MAX_PDS = 5000, 2048
 MAC = bytes.fromhex('525400123456')
 BAR0, BAR2, BAR4 = 0xe0000000, 0xe0100000, 0xe1000000
 DEVFN = 3 << 3
@@ -276,6 +277,29 @@ def run_time_props(m):
               'qom-set %s %d at run time: refused (%r), still %s' %
               (prop, bad, said.strip().splitlines()[0] if said.strip()
                else '', kept[:1]))
+
+
+def rss_kib(pid):
+    with open('/proc/%d/status' % pid) as f:
+        for line in f:
+            if line.startswith('VmRSS:'):
+                return int(line.split()[1])
+    return 0
+
+
+def rss_of_defaults():
+    """What the device with its defaults costs in host memory, unused."""
+    rss = []
+    for dev in ([], ['-device', 'qrnic']):
+        q = Qtest([QEMU, '-nodefaults', '-display', 'none', '-machine', 'q35',
+                   '-accel', 'qtest', '-m', '256M', '-qtest', 'stdio'] + dev)
+        q.cmd('clock_step 1000')
+        rss.append(rss_kib(q.p.pid))
+        q.quit()
+    check(0 < rss[1] - rss[0] <= 8 * 1024,
+          'the device with its defaults (%d MiB of queue memory, 65536 QPs) '
+          'costs %d KiB of host memory, at most 8 MiB'
+          % (256, rss[1] - rss[0]))
 
 
 def bad_property(prop, words):
@@ -573,7 +597,10 @@ def main():
     bad_property('db-pages=1', ['db-pages', '2..1024'])
     bad_property('db-pages=1025', ['db-pages', '2..1024'])
     bad_property('qmem-size=3M', ['qmem-size', 'power of two'])
-    bad_property('qmem-size=512M', ['qmem-size', '256 MiB'])
+    bad_property('qmem-size=4G', ['qmem-size', '2 GiB'])
+    bad_property('max-qps=0', ['max-qps', '1..1048576'])
+    bad_property('max-keys=1048577', ['max-keys', '1..1048576'])
+    rss_of_defaults()
     bad_property('x-drop-ppm=1000001', ['x-drop-ppm', '1000000'])
     bad_property('x-db-work=17', ['x-db-work', '0..16'])
     bad_property('window-kib=0', ['window-kib', '16..4096'])
@@ -600,8 +627,8 @@ def main():
                'remote.port=%d' % (dev_port, rx_sock.getsockname()[1]),
                '-device', 'qrnic,id=nic0,bus=pcie.0,addr=3,netdev=n0,'
                'mac=52:54:00:12:34:56,db-pages=%d,qmem-size=%d,'
-               'ctx-max-qps=%d,ctx-max-qmem=%d' %
-               (DB_PAGES, QMEM, CTX_MAX_QPS, CTX_MAX_QMEM)])
+               'ctx-max-qps=%d,ctx-max-qmem=%d,max-qps=%d,max-pds=%d' %
+               (DB_PAGES, QMEM, CTX_MAX_QPS, CTX_MAX_QMEM, MAX_QPS, MAX_PDS)])
     sender = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 
     def msi(v):
@@ -635,9 +662,14 @@ def main():
           'QUERY_DEVICE -> OK, its answer DMAed to guest RAM')
     # ctx_max[] follows the 20 32-bit fields after the two 64-bit ones.
     ctx_max = struct.unpack_from('<%dI' % hw.CTX_RES_COUNT, attr, 16 + 80)
+    max_qp, max_pd = (struct.unpack_from('<I', attr, off)[0]
+                      for off in (20, 44))
+    check(max_qp == MAX_QPS and max_pd == MAX_PDS,
+          'QUERY_DEVICE: max_qp %d, max_pd %d, from max-qps and max-pds'
+          % (max_qp, max_pd))
     check(ctx_max[hw.CTX_QP] == CTX_MAX_QPS and
           ctx_max[hw.CTX_QMEM_PAGES] == CTX_MAX_QMEM // 4096 and
-          ctx_max[hw.CTX_PD] == 1024 // 4,
+          ctx_max[hw.CTX_PD] == MAX_PDS // 4,
           'QUERY_DEVICE: a context\'s limits follow ctx-max-qps and '
           'ctx-max-qmem, the others a quarter of the table (%s)'
           % (ctx_max,))
@@ -715,9 +747,17 @@ def main():
     run_time_props(m)
 
     # ---- system_reset: QEMU's reset reaches the engine ----------------------
+    rss_before = rss_kib(q.p.pid)
+    q.cmd('memset 0x%x %d 0x5a' % (BAR4, QMEM // 2))
+    rss_written = rss_kib(q.p.pid)
     m.sendall(b'system_reset\n')
     time.sleep(0.2)
     map_bars(q)
+    rss_reset = rss_kib(q.p.pid)
+    check(rss_written - rss_reset >= QMEM // 2 // 1024 * 9 // 10,
+          'system_reset gives queue memory\'s host pages back: RSS %d KiB, '
+          '%d after the guest wrote %d KiB of it, %d after the reset'
+          % (rss_before, rss_written, QMEM // 2 // 1024, rss_reset))
     check(wait_for(lambda: q.reg(hw.REG_STATUS) == hw.STATUS_LINK_UP),
           'system_reset: READY dropped')
     check(q.reg(hw.REG_AQ_SQ_BASE_LO) == 0 and

@@ -284,6 +284,30 @@ void node_use_kernel(struct node *n)
     n->pd = n->kernel_pd;
 }
 
+uint32_t harness_limits[QRNIC_OBJ_COUNT];
+
+void harness_small_tables(void)
+{
+    harness_limits[QRNIC_OBJ_QP] = 1022;
+    harness_limits[QRNIC_OBJ_SRQ] = 1023;
+    harness_limits[QRNIC_OBJ_KEY] = 4095;
+    harness_limits[QRNIC_OBJ_CQ] = 1023;
+    harness_limits[QRNIC_OBJ_PD] = 1024;
+}
+
+static void set_limits(struct qf_dev *d)
+{
+    uint32_t k;
+
+    for (k = 0; k < QRNIC_OBJ_COUNT; k++) {
+        if (harness_limits[k] &&
+            qrnic_objects_set_limit(&d->e, (enum qrnic_obj_kind)k,
+                                    harness_limits[k])) {
+            abort();
+        }
+    }
+}
+
 static void node_init(struct node *n, int idx)
 {
     static const uint8_t v4[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
@@ -297,6 +321,7 @@ static void node_init(struct node *n, int idx)
     n->gid[12] = 10;
     n->gid[15] = (uint8_t)(idx + 1);
     qf_init(&n->d, RAM_SIZE, QMEM_SIZE, 4, n->mac, &now_ns);
+    set_limits(&n->d);
     n->d.wire = wire_tx;
     n->d.wire_opaque = n;
     node_up(n);
@@ -837,7 +862,7 @@ bool qp_connect(struct hqp *qp, const struct hqp *peer, uint8_t path_mtu,
     a.qp_state = QRNIC_QPS_RTR;
     a.path_mtu = path_mtu;
     a.dest_qpn = peer->qpn;
-    a.rq_psn = 0x123456 + peer->qpn * 1000;      /* any start, wraps too */
+    a.rq_psn = (0x123456 + peer->qpn * 1000) & 0xffffff;  /* any start */
     a.max_dest_rd_atomic = 8;
     a.min_rnr_timer = min_rnr;
     a.sgid_index = 0;
@@ -849,7 +874,7 @@ bool qp_connect(struct hqp *qp, const struct hqp *peer, uint8_t path_mtu,
         return false;
     }
     a.qp_state = QRNIC_QPS_RTS;
-    a.sq_psn = 0x123456 + qp->qpn * 1000;
+    a.sq_psn = (0x123456 + qp->qpn * 1000) & 0xffffff;
     a.timeout = timeout;
     a.retry_cnt = retry;
     a.rnr_retry = rnr_retry;
@@ -1086,6 +1111,7 @@ static void node_restart(struct node *n)
     d->clock = &now_ns;
     d->deadline = UINT64_MAX;
     qrnic_engine_init(&d->e, ops, d, 4, n->mac);
+    set_limits(d);
     d->db_pages = d->e.db_pages;
     if (qrnic_engine_set_qmem(&d->e, qmem, QMEM_SIZE)) {
         abort();

@@ -121,6 +121,14 @@ extern struct node nodes[2];
 extern struct wire wire;
 extern uint64_t now_ns;
 
+/*
+ * How many objects of each kind the next harness_init's devices hold
+ * (0: the engine's default).  harness_small_tables() sets the numbers the
+ * device had before its limits became properties, for tests that fill a
+ * table.
+ */
+extern uint32_t harness_limits[QRNIC_OBJ_COUNT];
+void harness_small_tables(void);
 void harness_init(uint64_t seed);
 void harness_fini(void);
 /* Run until nothing is pending or the virtual clock passes limit_ns. */

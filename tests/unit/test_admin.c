@@ -267,7 +267,15 @@ static void test_query_device(void)
     memcpy(&a, qf_ram(&q.d, RESP, sizeof(a)), sizeof(a));
     CHECK_EQ(a.gid_tbl_len, 128, "QUERY_DEVICE gid_tbl_len");
     CHECK_EQ(a.max_uctx, 63, "QUERY_DEVICE max_uctx = db_pages - 1");
-    CHECK_EQ(a.max_pd, 1024, "QUERY_DEVICE max_pd");
+    CHECK(a.max_qp == QRNIC_ENG_DEFAULT_QPS &&
+          a.max_cq == QRNIC_ENG_DEFAULT_CQS &&
+          a.max_srq == QRNIC_ENG_DEFAULT_SRQS &&
+          a.max_mr == QRNIC_ENG_DEFAULT_KEYS &&
+          a.max_mw == QRNIC_ENG_DEFAULT_KEYS &&
+          a.max_pd == QRNIC_ENG_DEFAULT_PDS,
+          "QUERY_DEVICE: the default limits (QPs %u, CQs %u, SRQs %u, MRs %u, "
+          "MWs %u, PDs %u)", a.max_qp, a.max_cq, a.max_srq, a.max_mr,
+          a.max_mw, a.max_pd);
     CHECK_EQ(a.num_eq, QRNIC_NUM_MSIX, "QUERY_DEVICE num_eq");
     CHECK_EQ(a.max_mtu, QRNIC_MAX_MTU, "QUERY_DEVICE max_mtu");
 
@@ -542,6 +550,8 @@ static void test_uctx_pd(void)
     int i, ok = 1;
 
     aq_setup(&q, 4, 3);         /* contexts 1..3 */
+    CHECK_EQ(qrnic_objects_set_limit(&q.d.e, QRNIC_OBJ_PD, 1024), 0,
+             "the PD limit set to 1024");
     for (i = 1; i <= 3; i++) {
         c = mkcmd(QRNIC_CMD_ALLOC_UCTX);
         r = aq_exec(&q, &c);
@@ -589,6 +599,57 @@ static void test_uctx_pd(void)
     CHECK(ok, "ALLOC_PD up to 1024 PDs");
     r = alloc_pd(0);
     CHECK_EQ(r.status, QRNIC_ST_NO_RESOURCES, "1025th PD -> NO_RESOURCES");
+}
+
+static struct qrnic_dev_attr query_device(void)
+{
+    struct qrnic_cmd c = mkcmd(QRNIC_CMD_QUERY_DEVICE);
+    struct qrnic_dev_attr a;
+
+    c.query_device.resp_addr = RESP;
+    memset(&a, 0, sizeof(a));
+    if (aq_status(&q, &c) == QRNIC_ST_OK) {
+        memcpy(&a, qf_ram(&q.d, RESP, sizeof(a)), sizeof(a));
+    }
+    return a;
+}
+
+/* The platform's limits: what QUERY_DEVICE reports and what it refuses. */
+static void test_limits(void)
+{
+    struct qrnic_engine *e = &q.d.e;
+    struct qrnic_dev_attr a;
+    struct aq_result r;
+
+    aq_setup(&q, 4, 3);
+    CHECK(qrnic_objects_set_limit(e, QRNIC_OBJ_QP, 0) == -1 &&
+          qrnic_objects_set_limit(e, QRNIC_OBJ_KEY,
+                                  QRNIC_ENG_MAX_OBJECTS + 1) == -1,
+          "a limit of 0 or above QRNIC_ENG_MAX_OBJECTS is refused");
+    CHECK(qrnic_objects_set_limit(e, QRNIC_OBJ_QP,
+                                  QRNIC_ENG_MAX_OBJECTS) == 0 &&
+          qrnic_objects_set_limit(e, QRNIC_OBJ_CQ, 3) == 0 &&
+          qrnic_objects_set_limit(e, QRNIC_OBJ_SRQ, 5) == 0 &&
+          qrnic_objects_set_limit(e, QRNIC_OBJ_KEY, 7) == 0 &&
+          qrnic_objects_set_limit(e, QRNIC_OBJ_PD, 2) == 0,
+          "limits set: QPs 2^20, CQs 3, SRQs 5, keys 7, PDs 2");
+    a = query_device();
+    CHECK(a.max_qp == QRNIC_ENG_MAX_OBJECTS && a.max_cq == 3 &&
+          a.max_srq == 5 && a.max_mr == 7 && a.max_mw == 7 && a.max_pd == 2,
+          "QUERY_DEVICE reports them (QPs %u, CQs %u, SRQs %u, MRs %u, "
+          "MWs %u, PDs %u)", a.max_qp, a.max_cq, a.max_srq, a.max_mr,
+          a.max_mw, a.max_pd);
+    CHECK_EQ(e->qpn_idx_bits, 21,
+             "2^20 QPs and the two special ones: a QPN's index takes 21 bits");
+    r = alloc_pd(0);
+    CHECK_EQ(r.status, QRNIC_ST_OK, "ALLOC_PD 1 of 2");
+    r = alloc_pd(0);
+    CHECK_EQ(r.status, QRNIC_ST_OK, "ALLOC_PD 2 of 2");
+    r = alloc_pd(0);
+    CHECK_EQ(r.status, QRNIC_ST_NO_RESOURCES, "ALLOC_PD 3 of 2 -> NO_RESOURCES");
+    CHECK_EQ(qrnic_objects_set_limit(e, QRNIC_OBJ_PD, 8), -1,
+             "the PD limit cannot change while PDs exist");
+    CHECK_EQ(query_device().max_pd, 2, "and QUERY_DEVICE still reports 2");
 }
 
 static void test_query_res(void)
@@ -839,6 +900,7 @@ int main(void)
     test_mac_mtu();
     test_gid();
     test_uctx_pd();
+    test_limits();
     test_query_res();
     for (int how = 0; how < RESET_HOW_COUNT; how++) {
         test_reset((enum reset_how)how);

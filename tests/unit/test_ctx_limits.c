@@ -14,6 +14,13 @@
 #include "qrnic_rdma.h"
 #include "tap.h"
 
+/* What each table holds after harness_small_tables(). */
+#define SMALL_PDS   1024
+#define SMALL_CQS   1023
+#define SMALL_QPS   1022
+#define SMALL_SRQS  1023
+#define SMALL_KEYS  4095
+
 int tap_failures;
 
 static struct node *n = &nodes[0];
@@ -89,12 +96,12 @@ static void query_limits(uint32_t *max)
 static void test_defaults(void)
 {
     static const uint32_t want[QRNIC_CTX_RES_COUNT] = {
-        [QRNIC_CTX_PD] = QRNIC_ENG_MAX_PD / 4,
-        [QRNIC_CTX_CQ] = (QRNIC_ENG_MAX_CQ - 1) / 4,
-        [QRNIC_CTX_QP] = (QRNIC_ENG_MAX_QP - 2) / 4,
-        [QRNIC_CTX_SRQ] = (QRNIC_ENG_MAX_SRQ - 1) / 4,
-        [QRNIC_CTX_MR] = (QRNIC_ENG_MAX_MR - 1) / 4,
-        [QRNIC_CTX_MW] = (QRNIC_ENG_MAX_MR - 1) / 4,
+        [QRNIC_CTX_PD] = SMALL_PDS / 4,
+        [QRNIC_CTX_CQ] = SMALL_CQS / 4,
+        [QRNIC_CTX_QP] = SMALL_QPS / 4,
+        [QRNIC_CTX_SRQ] = SMALL_SRQS / 4,
+        [QRNIC_CTX_MR] = SMALL_KEYS / 4,
+        [QRNIC_CTX_MW] = SMALL_KEYS / 4,
         [QRNIC_CTX_QMEM_PAGES] = QMEM_SIZE / QRNIC_QMEM_PAGE_SIZE / 4,
         [QRNIC_CTX_MR_PAGES] = QRNIC_ENG_MAX_MTT / 4,
     };
@@ -301,7 +308,7 @@ static void test_users_keys(void)
         CHECK(node_use_uctx(n) == QRNIC_ST_OK, "context %u", u);
         fill_keys(&got, &got);
     }
-    CHECK_EQ(got, (QRNIC_ENG_MAX_MR - 1) - (QRNIC_ENG_MAX_MR - 1) / 4,
+    CHECK_EQ(got, SMALL_KEYS - SMALL_KEYS / 4,
              "three contexts filling windows and regions get three "
              "quarters of the key table together");
     node_use_kernel(n);
@@ -309,7 +316,7 @@ static void test_users_keys(void)
         mr = node_mr(n, 64, QRNIC_ACCESS_LOCAL_WRITE);
         kernel += mr->status == QRNIC_ST_OK;
     } while (mr->status == QRNIC_ST_OK && kernel < 2000);
-    CHECK(kernel + 1 >= (QRNIC_ENG_MAX_MR - 1) / 4,
+    CHECK(kernel + 1 >= SMALL_KEYS / 4,
           "the kernel still registers the last quarter (%u regions)", kernel);
 }
 
@@ -360,13 +367,13 @@ static void test_users_total(void)
     while (alloc_pd(&pdn) == QRNIC_ST_OK) {
         got++;
     }
-    CHECK_EQ(got, QRNIC_ENG_MAX_PD * 3 / 4 - 600,
+    CHECK_EQ(got, SMALL_PDS * 3 / 4 - 600,
              "context B gets what is left of the users' three quarters");
     n->uctx = 0;
     for (got = 0; alloc_pd(&pdn) == QRNIC_ST_OK; got++) {
         continue;
     }
-    CHECK_EQ(got, QRNIC_ENG_MAX_PD / 4 - 1,
+    CHECK_EQ(got, SMALL_PDS / 4 - 1,
              "the kernel still gets the last quarter (one was its own)");
     n->uctx = a;
     eng()->ctx_max[QRNIC_CTX_PD] = 0;
@@ -433,6 +440,7 @@ int main(void)
     uint32_t a, b, pd_a, pd_b;
     struct hcq *cq;
 
+    harness_small_tables();
     harness_init(7);
     test_defaults();
     CHECK(node_use_uctx(n) == QRNIC_ST_OK, "context B");

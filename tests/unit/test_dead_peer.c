@@ -250,7 +250,7 @@ static void loss_is_the_contexts_own(void)
     CHECK(pair_setup(&p, 77, 3, 14, 7, 7, 1, VICTIM_WRS * VICTIM_LEN + 4096),
           "victim pair set up");
     a = attack(14, false);
-    for (i = 0; i < QRNIC_ENG_MAX_QP && !aq; i++) {
+    for (i = 0; i < eng()->obj[QRNIC_OBJ_QP].size && !aq; i++) {
         struct qrnic_qpc *q = qrnic_table_get(&eng()->obj[QRNIC_OBJ_QP], i);
 
         aq = q && q->uctx == a ? q : NULL;

@@ -321,7 +321,7 @@ static void disrupt(struct hqp *const *sq, int nqp, struct result *res)
     struct qrnic_engine *e = &nodes[0].d.e;
     uint32_t i;
 
-    for (i = 0; i < QRNIC_ENG_MAX_QP && res->destroyed < 0; i++) {
+    for (i = 0; i < e->obj[QRNIC_OBJ_QP].size && res->destroyed < 0; i++) {
         struct qrnic_qpc *q = qrnic_table_get(&e->obj[QRNIC_OBJ_QP], i);
 
         if (q && q->starved) {

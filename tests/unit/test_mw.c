@@ -97,7 +97,7 @@ static void test_commands(void)
     c.query_device.resp_addr = at;
     node_cmd(&nodes[1], &c, NULL);
     memcpy(&a, node_ptr(&nodes[1], at), sizeof(a));
-    CHECK(a.max_mw == QRNIC_ENG_MAX_MR - 1 &&
+    CHECK(a.max_mw == QRNIC_ENG_DEFAULT_KEYS &&
           a.max_fast_reg_pages == QRNIC_MAX_FAST_REG_PAGES,
           "QUERY_DEVICE: max_mw %u, max_fast_reg_pages %u", a.max_mw,
           a.max_fast_reg_pages);
@@ -537,7 +537,8 @@ static void test_dealloc_teardown(void)
     struct kpair k;
     uint32_t mw1, mw2;
     struct qrnic_cmd c;
-    int i;
+    const struct qrnic_mrc *m;
+    uint32_t i;
 
     setup(68);
     kpair_new(&k, QRNIC_QPT_RC);
@@ -574,11 +575,8 @@ static void test_dealloc_teardown(void)
     r = key_res(&nodes[1]);
     CHECK(r.mw == 3 && r.mr == 1, "QUERY_RES: mw 3, mr 1 (got %u, %u)",
           r.mw, r.mr);
-    for (i = 1; i < QRNIC_ENG_MAX_MR; i++) {
-        const struct qrnic_mrc *m =
-            qrnic_table_get(&nodes[1].d.e.obj[QRNIC_OBJ_KEY], i);
-
-        if (m && qrnic_key_is_mw(m)) {
+    QRNIC_TABLE_FOR_EACH(&nodes[1].d.e.obj[QRNIC_OBJ_KEY], i, m) {
+        if (qrnic_key_is_mw(m)) {
             key_dealloc_mw(&nodes[1], m->key);
         }
     }

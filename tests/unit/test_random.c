@@ -302,7 +302,7 @@ int main(void)
     }
     CHECK(1, "20000 random operations without a memory error or a broken "
           "invariant (%u resets, %u times found disabled)", resets, disabled);
-    CHECK(pds <= QRNIC_ENG_MAX_PD && eqs <= QRNIC_ENG_MAX_EQ,
+    CHECK(pds <= qrnic_obj_capacity(&q.d.e, QRNIC_OBJ_PD) && eqs <= QRNIC_ENG_MAX_EQ,
           "object tables within bounds");
     CHECK(q.d.e.async_eqn < 0 || q.d.e.eq[q.d.e.async_eqn].async,
           "async EQ index consistent");

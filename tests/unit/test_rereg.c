@@ -218,7 +218,7 @@ static void test_rereg_errors(void)
     r0 = key_res(&nodes[1]);
 
     c = rereg_of(dst, pbl, nodes[1].pd, RW);
-    c.rereg_mr.key = (QRNIC_ENG_MAX_MR - 1) << 8;
+    c.rereg_mr.key = (nodes[1].d.e.obj[QRNIC_OBJ_KEY].size - 1) << 8;
     CHECK_EQ(node_cmd(&nodes[1], &c, NULL), QRNIC_ST_BAD_HANDLE,
              "an unknown key: BAD_HANDLE");
     c.rereg_mr.key = key_next(dst->key);

@@ -136,7 +136,7 @@ static void test_handles(void)
 {
     struct node *n = &nodes[0];
     struct qrnic_engine *e = &n->d.e;
-    uint32_t mask = (1u << QRNIC_ENG_QPN_IDX_BITS) - 1, qpn, cqn, key, i;
+    uint32_t mask = (1u << e->qpn_idx_bits) - 1, qpn, cqn, key, i;
     struct hcq *cq = node_create_cq(n, 6), *cq2;
     struct hqp *qp;
     struct hmr *mr;
