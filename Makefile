@@ -21,7 +21,7 @@ TOOLS_SRC := $(wildcard tests/tools/*.c tests/tools/*.h tests/tools/Makefile) in
 # Never delete built images or modules as "intermediate" files.
 .SECONDARY:
 
-.PHONY: all artifacts host-deps unit tools compat patches run vm test soak security bench pyverbs fuzz fuzz-qemu clean
+.PHONY: all artifacts host-deps unit tools compat patches run vm test soak security scale bench pyverbs fuzz fuzz-qemu clean
 all: host-deps
 	@$(MAKE) --no-print-directory artifacts
 
@@ -115,6 +115,13 @@ soak: all
 		tests/vm/run-vms -k 6.12 -t $$(($(SOAK_SECONDS) + 10 * $(SOAK_RELOADS) + 600)) -o $(B)/soak \
 		-H tests/vm/soak-host.sh qrnic qrnic -- \
 		tests/vm/soak.sh $(SOAK_SECONDS) $(SOAK_SEED) $(SOAK_QPS) $(SOAK_RELOADS) 60 1
+
+# Scale (issue 28; tests/run-tests' scale group): tens of thousands of
+# QPs in one guest, a thousand rdma_cm connections between two guests,
+# NVMe over RDMA with many controllers and queues on one target.  Ends
+# with "N passed, N failed"; logs in build/test-logs/.
+scale: all
+	@QRNIC_TESTS=scale tests/run-tests
 
 # Unprivileged guest users (issue 25), the long version of `make test`'s
 # vm-isolation scenarios (tests/vm/isolation.sh): the device's default
