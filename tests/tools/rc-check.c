@@ -47,6 +47,11 @@ static void usage(FILE *f)
 	      "                   prints the figures (rounds, QPs, operations, bytes checked)\n"
 	      "  hold READY_FILE  one guest: create PD, CQs, MRs, QPs (one with sends in flight),\n"
 	      "                   write READY_FILE, sleep until killed\n"
+	      "  qps COUNT [READY_FILE GO_FILE]\n"
+	      "                   one guest: COUNT RC QPs of the smallest rings in one context,\n"
+	      "                   moved to INIT; two more beside them carry a checked WRITE and\n"
+	      "                   SEND; with READY_FILE: write it, wait for GO_FILE; then destroy\n"
+	      "                   all; prints the microseconds per create, modify, destroy\n"
 	      "\n"
 	      "Options (defaults from the guest environment run-vms sets):\n"
 	      "  -d IBDEV    RDMA device ($QRNIC_IBDEV)\n"
@@ -116,6 +121,16 @@ int main(int argc, char **argv)
 			return 2;
 		}
 		return mode_hold(argv[optind + 1]);
+	}
+	if (!strcmp(mode, "qps")) {
+		if (optind + 1 >= argc || atoi(argv[optind + 1]) < 1 ||
+		    (optind + 2 < argc && optind + 3 >= argc)) {
+			usage(stderr);
+			return 2;
+		}
+		r = mode_qps(atoi(argv[optind + 1]), optind + 2 < argc ? argv[optind + 2] : NULL,
+			     optind + 3 < argc ? argv[optind + 3] : NULL);
+		return r || rc_failures ? 1 : 0;
 	}
 	if (!opt.share) {
 		fprintf(stderr, "rc-check: no rendezvous directory (-s or $QRNIC_SHARE)\n");

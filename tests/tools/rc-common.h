@@ -160,6 +160,7 @@ int mode_integrity(void);
 int mode_errors(void);
 int mode_gone(const char *go_file);
 int mode_hold(const char *ready_file);
+int mode_qps(int count, const char *ready_file, const char *go_file);
 int mode_mw(void);
 int mode_soak(double seconds, uint64_t seed, int max_qps);
 

@@ -47,6 +47,10 @@ check "GID for a new address $extra appears" retry 10 has_gid
 ip addr del "$extra/24" dev "$QRNIC_IFNAME"
 check "GID for removed address $extra disappears" retry 10 lacks_gid
 
+# More QPs in one context than the whole device held before its limits
+# became properties (1022); `make scale` holds 60000.
+run_tap "rc-check qps 1500" rc-check qps 1500
+
 # Both ends of 8 RC QPs on this device (its loopback, as an NVMe target and
 # host in one guest use it): the device holds its senders back rather
 # than drop, so nothing is dropped or resent, and the counter that would
