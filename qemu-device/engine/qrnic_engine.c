@@ -507,9 +507,31 @@ void qrnic_engine_db_write(struct qrnic_engine *e, uint64_t addr,
     leave(e);
 }
 
-bool qrnic_engine_can_receive(const struct qrnic_engine *e)
+/* Into the backlog; 0 (not taken: the platform holds it) if it is full. */
+static size_t backlog_take(struct qrnic_engine *e, const uint8_t *frame,
+                           size_t len)
 {
-    return e->depth || qrnic_eth_can_rx(e);
+    if (len > QRNIC_ETH_MAX_FRAME) {
+        qrnic_stat(e, QRNIC_STAT_BACKLOG_DROP);
+        return len;
+    }
+    if (!qrnic_backlog_push(e, frame, len)) {
+        e->rx_ready_wanted = true;
+        return 0;
+    }
+    return len;
+}
+
+bool qrnic_engine_can_receive(struct qrnic_engine *e)
+{
+    if (!e->depth && !e->backlog_count) {
+        return qrnic_eth_can_rx(e);
+    }
+    if (e->backlog_count < QRNIC_ENG_BACKLOG) {
+        return true;
+    }
+    e->rx_ready_wanted = true;
+    return false;
 }
 
 size_t qrnic_engine_receive(struct qrnic_engine *e, const uint8_t *frame,
@@ -519,12 +541,14 @@ size_t qrnic_engine_receive(struct qrnic_engine *e, const uint8_t *frame,
 
     if (!enter(e)) {
         /* Our peer answering from inside our own transmit. */
-        if (!qrnic_backlog_push(e, frame, len)) {
-            qrnic_stat(e, QRNIC_STAT_BACKLOG_DROP);
-        }
-        return len;
+        return backlog_take(e, frame, len);
     }
-    ret = qrnic_eth_rx(e, frame, len);
+    if (e->backlog_count) {
+        /* Behind the frames that came while we were busy, in order. */
+        ret = backlog_take(e, frame, len);
+    } else {
+        ret = qrnic_eth_rx(e, frame, len);
+    }
     leave(e);
     return ret;
 }

@@ -435,8 +435,12 @@ void qrnic_engine_reg_write(struct qrnic_engine *e, uint32_t addr,
 /* BAR2 doorbell pages: a doorbell is one aligned 64-bit write. */
 void qrnic_engine_db_write(struct qrnic_engine *e, uint64_t addr,
                            uint64_t val, unsigned int size);
-/* The netdev side. */
-bool qrnic_engine_can_receive(const struct qrnic_engine *e);
+/*
+ * The netdev side.  While the engine is busy a frame waits in the backlog;
+ * when that is full, can_receive is false and receive returns 0 (the frame
+ * is not taken): the platform keeps it and delivers it after rx_ready.
+ */
+bool qrnic_engine_can_receive(struct qrnic_engine *e);
 size_t qrnic_engine_receive(struct qrnic_engine *e, const uint8_t *frame,
                             size_t len);
 void qrnic_engine_set_link(struct qrnic_engine *e, bool up);

@@ -345,8 +345,10 @@ static bool deliver(struct qf_dev *d, const uint8_t *frame, size_t len)
 static void enqueue(struct qf_dev *d, const uint8_t *frame, size_t len)
 {
     if (d->nqueued == QF_QUEUED_MAX) {
-        return;                     /* the sender's queue is full: dropped */
+        d->queue_drops++;           /* the sender's queue is full */
+        return;
     }
+    d->queued_total++;
     d->queued[d->nqueued].len = (uint16_t)len;
     memcpy(d->queued[d->nqueued].data, frame, len);
     d->nqueued++;

@@ -64,6 +64,8 @@ struct qf_dev {
     bool receive_disabled;
     struct qf_frame *queued;    /* QF_QUEUED_MAX */
     uint32_t nqueued;
+    uint64_t queued_total;      /* frames the queue took */
+    uint64_t queue_drops;       /* refused frames the full queue lost */
 
     uint64_t hostile_rng;       /* 0: not hostile */
     unsigned int hostile_pct;
