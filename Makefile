@@ -15,7 +15,7 @@ DEVICE_SRC := $(shell find qemu-device -type f 2>/dev/null)
 DRIVER_SRC := $(wildcard driver/*.c driver/*.h driver/Makefile driver/Kbuild)
 PROVIDER_SRC := $(shell find provider -type f 2>/dev/null)
 # Test tools built on the host and packed into the guest image (/usr/local/bin).
-TOOLS := $(B)/tools/rc-check $(B)/tools/qrnic-isolation
+TOOLS := $(B)/tools/rc-check $(B)/tools/qrnic-isolation $(B)/tools/cm-flood
 TOOLS_SRC := $(wildcard tests/tools/*.c tests/tools/*.h tests/tools/Makefile) include/qrnic-abi.h
 
 # Never delete built images or modules as "intermediate" files.

@@ -12,7 +12,7 @@ PKGS=(build-essential pkg-config ninja-build flex bison git
       libglib2.0-dev libpixman-1-dev libslirp-dev libattr1-dev libcap-ng-dev
       linux-headers-amd64 linux-headers-6.12.95+deb12-amd64
       cmake libnl-3-dev libnl-route-3-dev libudev-dev
-      libibverbs-dev
+      libibverbs-dev librdmacm-dev
       mmdebstrap cpio zstd kmod dpkg-dev xz-utils bzip2 socat
       seabios ipxe-qemu)
 

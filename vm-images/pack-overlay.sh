@@ -9,6 +9,7 @@
 #   build/provider/qrnic.driver         -> /etc/libibverbs.d/
 #   build/tools/rc-check                -> /usr/local/bin/ (tests/tools: RC checks)
 #   build/tools/qrnic-isolation         -> the same (tests/tools: isolation checks)
+#   build/tools/cm-flood                -> the same (tests/tools: rdma_cm connections)
 #   modules.dep* regenerated (depmod) for the base modules + qrnic.ko
 #
 # Linux unpacks concatenated initramfs archives in order; later files win.
@@ -30,7 +31,7 @@ ko=$top/build/driver/$kver/qrnic.ko
 # The provider library; N is the rdma-core tree's private ABI version.
 lib=$(ls "$top"/build/provider/libqrnic-rdmav*.so 2>/dev/null | head -n 1 || true)
 drv=$top/build/provider/qrnic.driver
-tools=(rc-check qrnic-isolation)
+tools=(rc-check qrnic-isolation cm-flood)
 
 [ -f "$img/base.cpio.zst" ] && [ -d "$img/modules/lib/modules/$kver" ] ||
 	die "$img/base.cpio.zst is missing: run vm-images/build-image.sh $kver (or make)"
