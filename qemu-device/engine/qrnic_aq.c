@@ -79,7 +79,7 @@ static void aq_complete(struct qrnic_engine *e, uint8_t opcode,
 }
 
 /* Execute every posted command that has a free completion slot. */
-void qrnic_aq_process(struct qrnic_engine *e)
+void qrnic_aq_run(struct qrnic_engine *e)
 {
     struct qrnic_cmd cmd;
     bool done = false;
@@ -108,4 +108,5 @@ void qrnic_aq_process(struct qrnic_engine *e)
     if (done) {
         qrnic_engine_raise(e, 0);
     }
+    e->rx_ready_wanted = true;      /* ETH_SETUP may have made room */
 }

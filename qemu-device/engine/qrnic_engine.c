@@ -66,7 +66,6 @@ void qrnic_engine_clear(struct qrnic_engine *e)
 
     e->ready = false;
     qrnic_regs_reset(e);
-    e->aq_kick = false;
     e->eth_tx_kick = false;
     memcpy(e->mac, e->perm_mac, 6);
     e->mtu = QRNIC_ENG_DEFAULT_MTU;

@@ -322,7 +322,6 @@ struct qrnic_engine {
     bool link_deferred;
     bool link_want;
     bool rx_ready_wanted;
-    bool aq_kick;               /* admin commands to process */
     bool eth_tx_kick;           /* Ethernet TX descriptors to process */
 
     /*
@@ -567,7 +566,11 @@ uint32_t qrnic_obj_capacity(const struct qrnic_engine *e,
 bool qrnic_aq_doorbell(struct qrnic_engine *e, uint32_t pi);
 bool qrnic_aq_cq_doorbell(struct qrnic_engine *e, uint32_t ci);
 bool qrnic_aq_pending(const struct qrnic_engine *e);
-void qrnic_aq_process(struct qrnic_engine *e);
+/*
+ * Runs every posted command the completion ring has room for, at the
+ * doorbell (AQ_DB, or AQ_CQ_CI freeing room for a stalled one).
+ */
+void qrnic_aq_run(struct qrnic_engine *e);
 
 /*
  * qrnic_cmd.c: admin commands, qrnic_cmds[] built from QRNIC_CMD_LIST.  The

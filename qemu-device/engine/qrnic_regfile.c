@@ -173,14 +173,18 @@ void qrnic_regs_write(struct qrnic_engine *e, uint32_t addr, uint32_t val)
         r->aq_log_depth = val;
         break;
     case QRNIC_REG_AQ_DB:
-        /* Only record the index; the work call executes the commands. */
+        /*
+         * The commands run now, so their completions and interrupt come
+         * before the write returns: a driver that waits for each command
+         * finds it done instead of sleeping (docs/hardware.md).
+         */
         if (qrnic_aq_doorbell(e, val)) {
-            qrnic_engine_kick(e, &e->aq_kick);
+            qrnic_aq_run(e);
         }
         break;
     case QRNIC_REG_AQ_CQ_CI:
         if (qrnic_aq_cq_doorbell(e, val) && qrnic_aq_pending(e)) {
-            qrnic_engine_kick(e, &e->aq_kick);
+            qrnic_aq_run(e);
         }
         break;
     default:

@@ -190,11 +190,6 @@ void qrnic_sched_work(struct qrnic_engine *e)
     uint32_t turns = 0;
     struct qrnic_qpc *qp;
 
-    if (e->aq_kick) {
-        e->aq_kick = false;
-        qrnic_aq_process(e);
-        e->rx_ready_wanted = true;      /* ETH_SETUP may have made room */
-    }
     if (e->eth_tx_kick) {
         e->eth_tx_kick = false;
         qrnic_eth_tx_process(e);
@@ -246,8 +241,7 @@ void qrnic_sched_doorbell(struct qrnic_engine *e, uint32_t qpn)
     e->sched_hold = false;
     if (e->sched_held) {
         e->sched_held = false;
-        if (e->ready_qps.head || e->backlog_count || e->aq_kick ||
-            e->eth_tx_kick) {
+        if (e->ready_qps.head || e->backlog_count || e->eth_tx_kick) {
             e->ops->schedule(e->opaque);
         }
     }

@@ -13,8 +13,7 @@ void qf_check(struct qf_dev *d, const char *where)
     const char *why = qrnic_engine_check(&d->e);
 
     if (!why && !d->bh_scheduled &&
-        (d->e.ready_qps.head || d->e.backlog_count || d->e.aq_kick ||
-         d->e.eth_tx_kick)) {
+        (d->e.ready_qps.head || d->e.backlog_count || d->e.eth_tx_kick)) {
         why = "work left and no work call asked for";
     }
     if (why) {

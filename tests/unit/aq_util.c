@@ -85,13 +85,18 @@ struct qrnic_cmd mkcmd(uint8_t opcode)
     return c;
 }
 
-void aq_post(struct aq *q, const struct qrnic_cmd *cmd)
+void aq_write(struct aq *q, const struct qrnic_cmd *cmd)
 {
     uint32_t slot = q->pi & ((1u << q->log) - 1);
 
     memcpy(qf_ram(&q->d, AQ_SQ + slot * (uint64_t)QRNIC_CMD_SIZE,
                   sizeof(*cmd)), cmd, sizeof(*cmd));
     q->pi++;
+}
+
+void aq_post(struct aq *q, const struct qrnic_cmd *cmd)
+{
+    aq_write(q, cmd);
     aq_set_reg(q, QRNIC_REG_AQ_DB, q->pi);
 }
 

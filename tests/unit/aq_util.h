@@ -52,7 +52,9 @@ struct aq_result {
     uint32_t phase;
 };
 
-/* Write a command at pi and ring AQ_DB; the bottom half is not run. */
+/* Write a command at pi, without ringing AQ_DB. */
+void aq_write(struct aq *q, const struct qrnic_cmd *cmd);
+/* aq_write, then ring AQ_DB: the device runs it before the write returns. */
 void aq_post(struct aq *q, const struct qrnic_cmd *cmd);
 /* Run the device's bottom half until it is idle. */
 void aq_run(struct aq *q);

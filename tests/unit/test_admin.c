@@ -827,18 +827,21 @@ static void test_ring(void)
     for (i = 0; i < 2; i++) {
         c = mkcmd(QRNIC_CMD_SET_MTU);
         c.set_mtu.mtu = 1500;
-        aq_post(&q, &c);
+        aq_write(&q, &c);
     }
-    CHECK(q.d.bh_scheduled && q.d.irqs[0] == 0,
-          "AQ_DB only schedules the bottom half");
+    CHECK(q.d.irqs[0] == 0 && acqe(0, &ck0) == 0 && acqe(1, &ck1) == 0,
+          "commands in the ring wait for AQ_DB");
     c = mkcmd(QRNIC_CMD_SET_MTU);
     c.set_mtu.mtu = 1500;
     aq_set_reg(&q, QRNIC_REG_AQ_DB, q.pi + 1);
     CHECK_EQ(aq_bad_db(&q), 1, "AQ doorbell more than depth ahead rejected");
+    aq_set_reg(&q, QRNIC_REG_AQ_DB, q.pi);
+    CHECK(q.d.irqs[0] == 1 && acqe(0, &ck0) == 1 && acqe(1, &ck1) == 1 &&
+          !q.d.bh_scheduled,
+          "AQ_DB runs both commands before the write returns: two "
+          "completions, one interrupt, no bottom half");
     aq_set_reg(&q, QRNIC_REG_AQ_DB, q.pi - 1);
     CHECK_EQ(aq_bad_db(&q), 2, "AQ doorbell moving back rejected");
-    aq_run(&q);
-    CHECK_EQ(q.d.irqs[0], 1, "two commands, one interrupt");
     r = aq_reap(&q);
     ok &= r.completed && r.phase == 1;
     /* Post a third command while one completion is still unconsumed. */
@@ -861,8 +864,10 @@ static void test_ring(void)
     r = aq_reap(&q);
     ok &= r.completed && r.phase == 0;
     CHECK(ok, "completions carry phase 1 then 0 after the wrap");
-    CHECK(q.d.bh_scheduled, "consuming completions resumes the queue");
-    aq_set_reg(&q, QRNIC_REG_AQ_CQ_CI, q.ci + 1);
+    ph1 = acqe(1, &ck1);
+    CHECK(ck1 == c.cookie && ph1 == 0,
+          "consuming completions runs the stalled command at once");
+    aq_set_reg(&q, QRNIC_REG_AQ_CQ_CI, q.ci + 2);
     CHECK_EQ(aq_bad_db(&q), 3, "AQ_CQ_CI past the producer rejected");
     aq_set_reg(&q, QRNIC_REG_AQ_CQ_CI, q.ci - 1);
     CHECK_EQ(aq_bad_db(&q), 4, "AQ_CQ_CI moving back rejected");
