@@ -1,15 +1,18 @@
 #!/bin/sh
 # make bench, in each guest of a pair (tests/bench/run-bench): guest 1
-# serves, guest 0 measures ibv_rc_pingpong 4 KiB, ib_write_bw 64 KiB and
-# ib_send_lat 2 B, REPS times each, and prints "bench: KEY VALUE" lines.
+# serves, guest 0 measures ibv_rc_pingpong 4 KiB, ib_write_bw 64 KiB,
+# ib_send_lat 2 B and rdma_cm connections per second (cm-flood -l: CONNS
+# times connect, a 64-byte message each way, disconnect), REPS times each,
+# and prints "bench: KEY VALUE" lines.
 # Not a test: it fails only if a run fails, never because of a figure.
-#   bench.sh [REPS [ITERS [MTU [SECS]]]]   defaults 3, 500, 1500 and 3
+#   bench.sh [REPS [ITERS [MTU [SECS [CONNS]]]]]   defaults 3, 500, 1500, 3
+#   and 100 (0: no rdma_cm runs)
 # ITERS is the iteration count of the latency runs; ib_write_bw runs SECS
 # seconds (perftest -D: its average leaves out start-up, and a 500-message
 # run at a few hundred MiB/s lasts too short to be a rate).
 . "$(dirname "$0")/lib.sh"
 
-reps=${1:-3} iters=${2:-500} mtu=${3:-1500} secs=${4:-3}
+reps=${1:-3} iters=${2:-500} mtu=${3:-1500} secs=${4:-3} conns=${5:-100}
 [ "$QRNIC_NGUESTS" -ge 2 ] || { echo "bench: FAILED needs two guests"; exit 1; }
 # The port's active MTU follows the netdev's (1500: 1024, 9000: 4096); wait
 # for it to change, then use it as every run's path MTU (-m: ibv_rc_pingpong
@@ -27,13 +30,14 @@ echo "bench: nic $QRNIC_NIC $QRNIC_IBDEV mtu $(cat "/sys/class/net/$QRNIC_IFNAME
 
 rc=0
 # bench_run NAME PARSE CMD...: PARSE (a function) prints "KEY VALUE" lines
-# from the client's output.
+# from the client's output; $pair runs CMD in both guests.
+pair=pair_run
 bench_run() {
 	name=$1 parse=$2; shift 2
 	out=/tmp/bench-$name.out
 	port=$((18800 + n))
 	n=$((n + 1))
-	if ! pair_run "bench-$name" 1 "$port" "$out" "$@"; then
+	if ! $pair "bench-$name" 1 "$port" "$out" "$@"; then
 		echo "bench: FAILED $name (guest $QRNIC_IDX):"
 		sed 's/^/    /' "$out"
 		rc=1
@@ -67,12 +71,28 @@ parse_lat() {
 	echo "$v" | num && [ -n "$v" ] && echo "send_lat_2_usec ${v% *}" && echo "send_lat_2_avg_usec ${v#* }"
 }
 
+# cm_pair TAG SERVER PORT OUT CONNS: pair_run's part for cm-flood, whose
+# server listens through rdma_cm (lib.sh's cm_run waits for that).
+cm_pair() {
+	cm_run "$1" "$2" "$3" "$4" "cm-flood -s -l -n $5 -b $QRNIC_IP -p $3 -t 100" \
+		"cm-flood -l -n $5 -b $QRNIC_IP -p $3 -t 100 -a ${QRNIC_PEER_IPS%% *}"
+}
+parse_cm() {
+	v=$(sed -n 's/^ok - cm-flood: [0-9]* connect, .* s: \([0-9.]*\) conns\/s$/\1/p' "$1")
+	echo "$v" | num && [ -n "$v" ] && echo "cm_conns_per_s $v"
+}
+
 n=0
 r=1
 while [ "$r" -le "$reps" ]; do
 	bench_run "pp-$r" parse_pp ibv_rc_pingpong -d "$QRNIC_IBDEV" -g "$gid" -m "$amtu" -s 4096 -n "$iters"
 	bench_run "wbw-$r" parse_bw ib_write_bw -d "$QRNIC_IBDEV" -x "$gid" -m "$amtu" -F -s 65536 -D "$secs"
 	bench_run "lat-$r" parse_lat ib_send_lat -d "$QRNIC_IBDEV" -x "$gid" -m "$amtu" -F -s 2 -n "$iters"
+	if [ "$conns" -gt 0 ]; then
+		pair=cm_pair
+		bench_run "cm-$r" parse_cm "$conns"
+		pair=pair_run
+	fi
 	r=$((r + 1))
 done
 # The path MTU each tool used: ibv_rc_pingpong prints none, perftest does.
