@@ -38,6 +38,11 @@ static bool qrnic_check_props(QrnicState *s, Error **errp)
             return false;
         }
     }
+    if (s->mtt_max < 1 || s->mtt_max > QRNIC_ENG_MAX_MTT) {
+        error_setg(errp, "qrnic: property 'max-mr-pages' must be in 1..%u, "
+                   "got %u", QRNIC_ENG_MAX_MTT, s->mtt_max);
+        return false;
+    }
     if (s->db_pages < QRNIC_ENG_MIN_DB_PAGES ||
         s->db_pages > QRNIC_ENG_MAX_DB_PAGES) {
         error_setg(errp, "qrnic: property 'db-pages' must be in %u..%u, "
@@ -119,6 +124,7 @@ static void qrnic_realize(PCIDevice *pdev, Error **errp)
     for (i = 0; i < QRNIC_OBJ_COUNT; i++) {
         qrnic_objects_set_limit(&s->eng, i, s->obj_max[i]);
     }
+    s->eng.mtt_max = s->mtt_max;
     s->eng.db_work = s->db_work;
     s->eng.win_pkts = s->win_pkts;
     memcpy(s->eng.ctx_max, s->ctx_max, sizeof(s->ctx_max));
@@ -199,6 +205,8 @@ static const Property qrnic_properties[] = {
                        QRNIC_ENG_DEFAULT_KEYS),
     DEFINE_PROP_UINT32("max-pds", QrnicState, obj_max[QRNIC_OBJ_PD],
                        QRNIC_ENG_DEFAULT_PDS),
+    DEFINE_PROP_UINT32("max-mr-pages", QrnicState, mtt_max,
+                       QRNIC_ENG_DEFAULT_MTT),
     DEFINE_PROP_UINT32("ctx-max-pds", QrnicState, ctx_max[QRNIC_CTX_PD], 0),
     DEFINE_PROP_UINT32("ctx-max-cqs", QrnicState, ctx_max[QRNIC_CTX_CQ], 0),
     DEFINE_PROP_UINT32("ctx-max-qps", QrnicState, ctx_max[QRNIC_CTX_QP], 0),

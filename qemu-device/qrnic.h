@@ -40,6 +40,7 @@ struct QrnicState {
     uint64_t qmem_size;
     /* max-qps, max-srqs, ...: how many of each kind (enum qrnic_obj_kind) */
     uint32_t obj_max[QRNIC_OBJ_COUNT];
+    uint32_t mtt_max;           /* max-mr-pages: all regions' page addresses */
     /* ctx-max-*: one user context's limits (0: the engine's default). */
     uint32_t ctx_max[QRNIC_CTX_RES_COUNT];
     uint64_t ctx_max_qmem;      /* bytes, for ctx_max[QMEM_PAGES] */

@@ -63,7 +63,7 @@ enum qrnic_cmd_status qrnic_cmd_query_device(struct qrnic_engine *e,
 
     memset(&a, 0, sizeof(a));
     qrnic_put64(&a.max_mr_size,
-                (uint64_t)QRNIC_ENG_MAX_MTT << QRNIC_MIN_PAGE_SHIFT);
+                (uint64_t)QRNIC_ENG_MR_MAX_PAGES << QRNIC_MIN_PAGE_SHIFT);
     qrnic_put64(&a.page_size_cap, ((2ull << QRNIC_MAX_PAGE_SHIFT) - 1) &
                                   ~((1ull << QRNIC_MIN_PAGE_SHIFT) - 1));
     qrnic_put32(&a.fw_version, QRNIC_VERSION_MAJOR << 16 | QRNIC_VERSION_MINOR);
@@ -76,7 +76,7 @@ enum qrnic_cmd_status qrnic_cmd_query_device(struct qrnic_engine *e,
     qrnic_put32(&a.max_cq, qrnic_obj_capacity(e, QRNIC_OBJ_CQ));
     qrnic_put32(&a.max_cqe, 1u << QRNIC_CQ_MAX_LOG);
     qrnic_put32(&a.max_mr, qrnic_obj_capacity(e, QRNIC_OBJ_KEY));
-    qrnic_put32(&a.max_mr_pages, QRNIC_ENG_MAX_MTT);
+    qrnic_put32(&a.max_mr_pages, QRNIC_ENG_MR_MAX_PAGES);
     qrnic_put32(&a.max_pd, qrnic_obj_capacity(e, QRNIC_OBJ_PD));
     qrnic_put32(&a.max_qp_rd_atom, QRNIC_MAX_RD_ATOMIC);
     qrnic_put32(&a.max_qp_init_rd_atom, QRNIC_MAX_RD_ATOMIC);

@@ -25,6 +25,7 @@ void qrnic_engine_init(struct qrnic_engine *e,
     e->db_work = QRNIC_DB_WORK_DEFAULT;
     e->win_bytes = QRNIC_ENG_WINDOW_BYTES;
     e->win_pkts = QRNIC_ENG_WINDOW_PKTS;
+    e->mtt_max = QRNIC_ENG_DEFAULT_MTT;
     qrnic_objects_setup(e);
     qrnic_engine_clear(e);
 }

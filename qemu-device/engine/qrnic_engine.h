@@ -40,7 +40,15 @@
 #define QRNIC_ENG_DEFAULT_PDS       65536
 #define QRNIC_ENG_MAX_OBJECTS       (1u << 20)
 #define QRNIC_ENG_MIN_QPN_IDX_BITS  10
-#define QRNIC_ENG_MAX_MTT           (1u << 20)  /* page addresses, all MRs */
+#define QRNIC_ENG_MR_MAX_PAGES      (1u << 20)  /* page addresses, one MR */
+/*
+ * Page addresses all regions together may hold (struct qrnic_engine's
+ * mtt_max): the default, enough for an NVMe/RDMA host with 8 controllers
+ * of 8 I/O queues (each queue's fast-registration pool takes 128 regions
+ * of 257 pages), and the most a platform may set.
+ */
+#define QRNIC_ENG_DEFAULT_MTT       (1u << 23)
+#define QRNIC_ENG_MAX_MTT           (1u << 28)
 #define QRNIC_ENG_MAX_QP_QMEM       (4u << 20)  /* queue memory per QP */
 
 /* Register and doorbell writes that arrive while the engine is busy. */
@@ -367,6 +375,7 @@ struct qrnic_engine {
     struct qrnic_table obj[QRNIC_OBJ_COUNT];
     uint8_t qpn_idx_bits;                   /* a QPN's index, below its gen */
     uint32_t mtt_used;                      /* page addresses held */
+    uint32_t mtt_max;                       /* ... at most: the platform's */
     struct qrnic_mcast_group mcast[QRNIC_MAX_MCAST_GROUPS];
 
     /* Queue memory (BAR4): the device reads WQEs straight from it. */

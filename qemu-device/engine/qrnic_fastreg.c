@@ -31,7 +31,7 @@ enum qrnic_cmd_status qrnic_cmd_alloc_mr(struct qrnic_engine *e,
         max_pages > QRNIC_MAX_FAST_REG_PAGES) {
         return QRNIC_ST_BAD_PARAM;
     }
-    if (max_pages > QRNIC_ENG_MAX_MTT - e->mtt_used) {
+    if (max_pages > e->mtt_max - e->mtt_used) {
         return QRNIC_ST_NO_RESOURCES;
     }
     mr = calloc(1, sizeof(*mr) + (size_t)max_pages * sizeof(uint64_t));

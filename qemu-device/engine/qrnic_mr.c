@@ -252,13 +252,13 @@ reg_mr_args(struct qrnic_engine *e, const struct qrnic_cmd *cmd,
                QRNIC_ST_OK : QRNIC_ST_BAD_PARAM;
     }
     if (shift < QRNIC_MIN_PAGE_SHIFT || shift > QRNIC_MAX_PAGE_SHIFT ||
-        *npages == 0 || *npages > QRNIC_ENG_MAX_MTT) {
+        *npages == 0 || *npages > QRNIC_ENG_MR_MAX_PAGES) {
         return QRNIC_ST_BAD_PARAM;
     }
     if (!qrnic_mr_pages_cover(iova, length, shift, *npages)) {
         return QRNIC_ST_BAD_PARAM;
     }
-    if (*npages > QRNIC_ENG_MAX_MTT - (e->mtt_used - held)) {
+    if (*npages > e->mtt_max - (e->mtt_used - held)) {
         return QRNIC_ST_NO_RESOURCES;
     }
     return QRNIC_ST_OK;

@@ -34,7 +34,7 @@ static uint32_t ctx_res_total(const struct qrnic_engine *e,
     case QRNIC_CTX_QMEM_PAGES:
         return (uint32_t)(e->qmem_size / QRNIC_QMEM_PAGE_SIZE);
     case QRNIC_CTX_MR_PAGES:
-        return QRNIC_ENG_MAX_MTT;
+        return e->mtt_max;
     case QRNIC_CTX_RES_COUNT:
         break;
     }

@@ -600,6 +600,7 @@ def main():
     bad_property('qmem-size=4G', ['qmem-size', '2 GiB'])
     bad_property('max-qps=0', ['max-qps', '1..1048576'])
     bad_property('max-keys=1048577', ['max-keys', '1..1048576'])
+    bad_property('max-mr-pages=0', ['max-mr-pages', '1..268435456'])
     rss_of_defaults()
     bad_property('x-drop-ppm=1000001', ['x-drop-ppm', '1000000'])
     bad_property('x-db-work=17', ['x-db-work', '0..16'])

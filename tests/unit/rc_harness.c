@@ -285,6 +285,7 @@ void node_use_kernel(struct node *n)
 }
 
 uint32_t harness_limits[QRNIC_OBJ_COUNT];
+uint32_t harness_mtt_max;
 
 void harness_small_tables(void)
 {
@@ -293,12 +294,16 @@ void harness_small_tables(void)
     harness_limits[QRNIC_OBJ_KEY] = 4095;
     harness_limits[QRNIC_OBJ_CQ] = 1023;
     harness_limits[QRNIC_OBJ_PD] = 1024;
+    harness_mtt_max = 1u << 20;
 }
 
 static void set_limits(struct qf_dev *d)
 {
     uint32_t k;
 
+    if (harness_mtt_max) {
+        d->e.mtt_max = harness_mtt_max;
+    }
     for (k = 0; k < QRNIC_OBJ_COUNT; k++) {
         if (harness_limits[k] &&
             qrnic_objects_set_limit(&d->e, (enum qrnic_obj_kind)k,

@@ -123,11 +123,13 @@ extern uint64_t now_ns;
 
 /*
  * How many objects of each kind the next harness_init's devices hold
- * (0: the engine's default).  harness_small_tables() sets the numbers the
+ * (0: the engine's default), and how many page addresses their regions
+ * may hold.  harness_small_tables() sets the numbers the
  * device had before its limits became properties, for tests that fill a
  * table.
  */
 extern uint32_t harness_limits[QRNIC_OBJ_COUNT];
+extern uint32_t harness_mtt_max;        /* page addresses of all regions */
 void harness_small_tables(void);
 void harness_init(uint64_t seed);
 void harness_fini(void);

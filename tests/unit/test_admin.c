@@ -276,6 +276,11 @@ static void test_query_device(void)
           "QUERY_DEVICE: the default limits (QPs %u, CQs %u, SRQs %u, MRs %u, "
           "MWs %u, PDs %u)", a.max_qp, a.max_cq, a.max_srq, a.max_mr,
           a.max_mw, a.max_pd);
+    CHECK(a.max_mr_pages == QRNIC_ENG_MR_MAX_PAGES &&
+          a.ctx_max[QRNIC_CTX_MR_PAGES] == QRNIC_ENG_DEFAULT_MTT / 4,
+          "QUERY_DEVICE: %u page addresses for one region, a context a "
+          "quarter of the %u all regions hold (%u)", a.max_mr_pages,
+          QRNIC_ENG_DEFAULT_MTT, a.ctx_max[QRNIC_CTX_MR_PAGES]);
     CHECK_EQ(a.num_eq, QRNIC_NUM_MSIX, "QUERY_DEVICE num_eq");
     CHECK_EQ(a.max_mtu, QRNIC_MAX_MTU, "QUERY_DEVICE max_mtu");
 

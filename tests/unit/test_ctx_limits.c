@@ -20,6 +20,7 @@
 #define SMALL_QPS   1022
 #define SMALL_SRQS  1023
 #define SMALL_KEYS  4095
+#define SMALL_MTT   (1u << 20)
 
 int tap_failures;
 
@@ -103,7 +104,7 @@ static void test_defaults(void)
         [QRNIC_CTX_MR] = SMALL_KEYS / 4,
         [QRNIC_CTX_MW] = SMALL_KEYS / 4,
         [QRNIC_CTX_QMEM_PAGES] = QMEM_SIZE / QRNIC_QMEM_PAGE_SIZE / 4,
-        [QRNIC_CTX_MR_PAGES] = QRNIC_ENG_MAX_MTT / 4,
+        [QRNIC_CTX_MR_PAGES] = SMALL_MTT / 4,
     };
     uint32_t max[QRNIC_CTX_RES_COUNT];
 

@@ -11,7 +11,7 @@ expect_match "lspci: subsystem 1b36:0001" 'Subsystem: Red Hat, Inc\. Device 0001
 expect_match "lspci: BAR0 64-bit 16K" 'Region 0: Memory at [0-9a-f]+ \(64-bit, non-prefetchable\) \[size=16K\]' "$pci"
 expect_match "lspci: BAR2 doorbell pages 4M (1024 by default)" 'Region 2: Memory at [0-9a-f]+ \(64-bit, non-prefetchable\) \[size=4M\]' "$pci"
 expect_match "dmesg: the per-context limits at probe (1023 contexts, a quarter of each table)" \
-	'1023 user contexts, each at most 16384 PDs, 16384 CQs, 16384 QPs, 16384 SRQs, 65536 MRs, 65536 MWs, 16384 queue memory pages, 262144 MR pages' \
+	'1023 user contexts, each at most 16384 PDs, 16384 CQs, 16384 QPs, 16384 SRQs, 65536 MRs, 65536 MWs, 16384 queue memory pages, 2097152 MR pages' \
 	"$(dmesg)"
 expect_match "lspci: BAR4 prefetchable queue memory 256M" 'Region 4: Memory at [0-9a-f]+ \(64-bit, prefetchable\) \[size=256M\]' "$pci"
 expect_match "lspci: MSI-X enabled with 16 vectors" 'MSI-X: Enable\+ Count=16' "$pci"
