@@ -21,7 +21,7 @@ TOOLS_SRC := $(wildcard tests/tools/*.c tests/tools/*.h tests/tools/Makefile) in
 # Never delete built images or modules as "intermediate" files.
 .SECONDARY:
 
-.PHONY: all artifacts host-deps unit tools compat patches run vm test soak security scale bench pyverbs fuzz fuzz-qemu clean
+.PHONY: all artifacts host-deps unit tools compat patches run vm test soak security scale blktests bench pyverbs fuzz fuzz-qemu clean
 all: host-deps
 	@$(MAKE) --no-print-directory artifacts
 
@@ -122,6 +122,16 @@ soak: all
 # with "N passed, N failed"; logs in build/test-logs/.
 scale: all
 	@QRNIC_TESTS=scale tests/run-tests
+
+# blktests, the block layer's test suite, from a checkout you provide
+# (BLKTESTS=DIR; it is in no Debian suite): the nvme group (BLKTESTS_TESTS)
+# over NVMe/RDMA, target and host in one guest with 2 vCPUs, in a qrnic
+# guest and in an rdma_rxe guest, BLKTESTS_RUNS (1) times each; prints both
+# tables side by side and fails if a test that passed on rxe failed on
+# qrnic (tests/blktests/run-blktests; logs in build/blktests/).
+BLKTESTS_TESTS ?= nvme
+blktests: all
+	@BLKTESTS_RUNS=$(BLKTESTS_RUNS) tests/blktests/run-blktests "$(BLKTESTS)" $(BLKTESTS_TESTS)
 
 # Unprivileged guest users (issue 25), the long version of `make test`'s
 # vm-isolation scenarios (tests/vm/isolation.sh): the device's default

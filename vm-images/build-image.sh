@@ -30,21 +30,24 @@ esac
 # python3-pyverbs brings Python and rdma-core's own test suite
 # (tests/vm/pyverbs.sh, `make pyverbs`); nvme-cli and fio are for NVMe over
 # RDMA (tests/vm/nvme.sh), nfs-kernel-server (with nfs-common) for NFS over
-# RDMA (tests/vm/nfs.sh).
-GUEST_PKGS=mount,util-linux,rdma-core,ibverbs-providers,ibverbs-utils,rdmacm-utils,perftest,pciutils,iproute2,kmod,iputils-ping,procps,ethtool,netcat-openbsd,tcpdump,strace,iperf3,less,psmisc,python3-pyverbs,nvme-cli,fio,nfs-kernel-server
+# RDMA (tests/vm/nfs.sh); gawk, bsdextrautils (column) and xfsprogs for
+# blktests (make blktests).
+GUEST_PKGS=mount,util-linux,rdma-core,ibverbs-providers,ibverbs-utils,rdmacm-utils,perftest,pciutils,iproute2,kmod,iputils-ping,procps,ethtool,netcat-openbsd,tcpdump,strace,iperf3,less,psmisc,python3-pyverbs,nvme-cli,fio,nfs-kernel-server,gawk,bsdextrautils,xfsprogs
 # Documentation is left out of the root, except rdma-core's test suite, which
 # python3-pyverbs installs as documentation (partly gzipped; unpacked below).
 # dpkg needs each directory on the way re-included too.
 GUEST_DOC_KEEP=/usr/share/doc/rdma-core/tests
 GUEST_SUITE=trixie
-# Modules the guests load (their dependencies come along).  Missing or
-# built-in ones are fine as long as modprobe can resolve them.
+# Modules the guests load (their dependencies come along); loop and xfs
+# are blktests' (make blktests).  Missing or built-in ones are fine as
+# long as modprobe can resolve them.
 MODULES="ib_core ib_uverbs ib_cm iw_cm rdma_cm rdma_ucm rdma_rxe ib_umad
 	crc32_generic crc32c_generic libcrc32c
 	9p 9pnet 9pnet_virtio netfs fscache
 	virtio virtio_ring virtio_pci virtio_pci_modern_dev virtio_net net_failover failover
 	udp_tunnel ip6_udp_tunnel sch_netem
-	configfs nvme_rdma nvmet_rdma brd nfsd nfs nfsv3 rpcrdma"
+	configfs nvme_rdma nvmet_rdma brd nfsd nfs nfsv3 rpcrdma
+	loop xfs"
 
 out=$top/build/image/$kver
 stamp=$out/.base-stamp
