@@ -445,6 +445,27 @@ void harness_run(uint64_t limit_ns)
     }
 }
 
+int harness_ring_and_drain(struct hqp **qps, int n, struct hcq *cq,
+                           uint64_t limit_ns, int *failed)
+{
+    struct hwc wc;
+    int i, done = 0;
+
+    *failed = 0;
+    for (i = 0; i < n; i++) {
+        qp_ring_sq(qps[i]);
+    }
+    harness_run(limit_ns);
+    while (cq_poll(cq, &wc)) {
+        done++;
+        if (wc.status != QRNIC_WC_SUCCESS && !(*failed)++) {
+            printf("# first failure: wr_id 0x%llx status %u\n",
+                   (unsigned long long)wc.wr_id, wc.status);
+        }
+    }
+    return done;
+}
+
 bool harness_wait_cqe(struct hcq *cq, struct hwc *wc, uint64_t limit_ns)
 {
     while (!cq_poll(cq, wc)) {

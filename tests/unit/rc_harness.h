@@ -139,6 +139,13 @@ void harness_run(uint64_t limit_ns);
 bool harness_deliver_one(void);
 /* Hub mode: a transmitted frame reaches the peer at once (QEMU's hub). */
 void harness_hub(bool on);
+/*
+ * Ring the SQ of each of n QPs, run until idle or limit_ns, then poll cq
+ * dry: the completions it held; *failed counts those that did not succeed
+ * (the first is printed as a TAP comment).
+ */
+int harness_ring_and_drain(struct hqp **qps, int n, struct hcq *cq,
+                           uint64_t limit_ns, int *failed);
 /* Run until cq has a completion (true) or time runs out (false). */
 bool harness_wait_cqe(struct hcq *cq, struct hwc *wc, uint64_t limit_ns);
 /*

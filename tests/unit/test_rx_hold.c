@@ -32,8 +32,7 @@ int main(void)
     struct hcq *cq0, *cq1;
     struct hmr *src, *dst;
     uint64_t span = (uint64_t)NQP * (NMSG + 1) * MSG;
-    int i, k, done = 0, bad = 0, wrong = 0;
-    struct hwc wc;
+    int i, k, done, bad, wrong = 0;
 
     harness_init(41);
     harness_hub(true);
@@ -75,17 +74,7 @@ int main(void)
             qp_post_send(tx[i], &wr, false);
         }
     }
-    for (i = 0; i < NQP; i++) {
-        qp_ring_sq(tx[i]);
-    }
-    harness_run(now_ns + 30 * SEC);
-    while (cq_poll(cq0, &wc)) {
-        done++;
-        if (wc.status != QRNIC_WC_SUCCESS && !bad++) {
-            printf("# first failure: wr_id 0x%llx status %u\n",
-                   (unsigned long long)wc.wr_id, wc.status);
-        }
-    }
+    done = harness_ring_and_drain(tx, NQP, cq0, now_ns + 30 * SEC, &bad);
     for (i = 0; i < NQP; i++) {
         for (k = 0; k <= NMSG; k++) {
             uint64_t off = ((uint64_t)i * (NMSG + 1) + k) * MSG;
