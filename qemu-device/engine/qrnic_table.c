@@ -39,6 +39,7 @@ void qrnic_table_fini(struct qrnic_table *t)
     free(t->chunk);
     t->chunk = NULL;
     t->used = 0;
+    t->top = 0;
     t->next = t->first;
 }
 
@@ -99,6 +100,9 @@ static bool put(struct qrnic_table *t, uint32_t idx, void *obj)
     s->obj = obj;
     s->gen++;
     t->used++;
+    if (idx >= t->top) {
+        t->top = idx + 1;
+    }
     return true;
 }
 
@@ -164,7 +168,7 @@ uint32_t qrnic_table_next(const struct qrnic_table *t, uint32_t from)
     if (!t->used || !t->chunk) {
         return t->size;
     }
-    while (i < t->size) {
+    while (i < t->top) {
         const struct qrnic_table_slot *c = t->chunk[i / QRNIC_TABLE_CHUNK];
 
         if (!c) {

@@ -29,6 +29,7 @@ struct qrnic_table {
     bool rotate;            /* hand out indices in turn, not lowest first */
     uint32_t next;          /* where the search for a free slot starts */
     uint32_t used;          /* objects in the table */
+    uint32_t top;           /* one above the highest index ever used */
     struct qrnic_table_slot **chunk;    /* size / CHUNK, rounded up */
 };
 
