@@ -68,6 +68,7 @@ void qrnic_engine_clear(struct qrnic_engine *e)
     e->ready = false;
     qrnic_regs_reset(e);
     e->eth_tx_kick = false;
+    e->rx_held = false;
     memcpy(e->mac, e->perm_mac, 6);
     e->mtu = QRNIC_ENG_DEFAULT_MTU;
     memset(&e->aq, 0, sizeof(e->aq));
@@ -422,6 +423,26 @@ static bool run_deferred(struct qrnic_engine *e)
     return true;
 }
 
+/*
+ * Whether a frame offered now would be taken: into the backlog while
+ * busy or while it holds any (so frames keep their order), else straight
+ * to the Ethernet rings or the RDMA engine.
+ */
+static bool rx_room(const struct qrnic_engine *e)
+{
+    if (e->backlog_count >= QRNIC_ENG_BACKLOG) {
+        return false;
+    }
+    return e->depth || e->backlog_count || qrnic_eth_can_rx(e);
+}
+
+/* The platform keeps what we do not take; rx_ready hands it back. */
+static void rx_hold(struct qrnic_engine *e)
+{
+    e->rx_held = true;
+    e->rx_ready_wanted = true;
+}
+
 static bool enter(struct qrnic_engine *e)
 {
     if (e->depth) {
@@ -444,8 +465,9 @@ static void leave(struct qrnic_engine *e)
     }
     e->timer_deferred = e->link_deferred = e->reset_deferred = false;
     e->depth = 0;
-    if (e->rx_ready_wanted && qrnic_eth_can_rx(e)) {
+    if (e->rx_ready_wanted && rx_room(e)) {
         e->rx_ready_wanted = false;
+        e->rx_held = false;
         if (e->ops->rx_ready) {
             e->ops->rx_ready(e->opaque);
         }
@@ -516,7 +538,7 @@ static size_t backlog_take(struct qrnic_engine *e, const uint8_t *frame,
         return len;
     }
     if (!qrnic_backlog_push(e, frame, len)) {
-        e->rx_ready_wanted = true;
+        rx_hold(e);
         return 0;
     }
     return len;
@@ -524,13 +546,10 @@ static size_t backlog_take(struct qrnic_engine *e, const uint8_t *frame,
 
 bool qrnic_engine_can_receive(struct qrnic_engine *e)
 {
-    if (!e->depth && !e->backlog_count) {
-        return qrnic_eth_can_rx(e);
-    }
-    if (e->backlog_count < QRNIC_ENG_BACKLOG) {
+    if (!e->rx_held && rx_room(e)) {
         return true;
     }
-    e->rx_ready_wanted = true;
+    rx_hold(e);
     return false;
 }
 
@@ -548,6 +567,9 @@ size_t qrnic_engine_receive(struct qrnic_engine *e, const uint8_t *frame,
         ret = backlog_take(e, frame, len);
     } else {
         ret = qrnic_eth_rx(e, frame, len);
+        if (!ret) {
+            e->rx_held = true;  /* the Ethernet ring's doorbell asks again */
+        }
     }
     leave(e);
     return ret;

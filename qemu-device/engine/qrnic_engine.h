@@ -330,6 +330,11 @@ struct qrnic_engine {
     bool link_deferred;
     bool link_want;
     bool rx_ready_wanted;
+    /*
+     * The platform holds frames we did not take: take none directly
+     * until rx_ready has had them delivered, in their order.
+     */
+    bool rx_held;
     bool eth_tx_kick;           /* Ethernet TX descriptors to process */
 
     /*

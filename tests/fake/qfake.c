@@ -322,7 +322,10 @@ static const struct qrnic_engine_ops qf_ops = {
 
 /* ---- the netdev, as qemu_deliver_packet_iov and the net queue ---------------- */
 
-/* Deliver one frame; false if the device refused it (returned 0). */
+/*
+ * Deliver one frame (qemu_deliver_packet_iov); false if it was not taken:
+ * receive disabled, or the device returned 0, which disables receive.
+ */
 static bool deliver(struct qf_dev *d, const uint8_t *frame, size_t len)
 {
     bool owned = !d->guard;
@@ -331,12 +334,20 @@ static bool deliver(struct qf_dev *d, const uint8_t *frame, size_t len)
     if (d->link_down) {
         return true;                /* dropped */
     }
+    if (d->receive_disabled) {
+        return false;
+    }
     if (owned) {
         d->guard = true;
     }
+    d->delivering = true;
     ret = qrnic_engine_receive(&d->e, frame, len);
+    d->delivering = false;
     if (owned) {
         d->guard = false;
+    }
+    if (!ret) {
+        d->receive_disabled = true;
     }
     return ret != 0;
 }
@@ -353,18 +364,20 @@ static void enqueue(struct qf_dev *d, const uint8_t *frame, size_t len)
     d->nqueued++;
 }
 
-static void flush_queued(struct qf_dev *d)
+/*
+ * qemu_net_queue_flush: the held frames in order, without asking
+ * can_receive, until one is not taken (it stays first); nothing while a
+ * frame is being delivered.
+ */
+static void queue_flush(struct qf_dev *d)
 {
-    d->receive_disabled = false;
-    while (d->nqueued && !d->receive_disabled) {
+    if (d->delivering) {
+        return;
+    }
+    while (d->nqueued) {
         struct qf_frame *f = &d->queued[0];
 
-        if (!qrnic_engine_can_receive(&d->e)) {
-            d->receive_disabled = true;
-            break;
-        }
         if (!deliver(d, f->data, f->len)) {
-            d->receive_disabled = true;
             break;
         }
         d->nqueued--;
@@ -372,14 +385,28 @@ static void flush_queued(struct qf_dev *d)
     }
 }
 
+/* qemu_flush_queued_packets, the device's rx_ready. */
+static void flush_queued(struct qf_dev *d)
+{
+    d->receive_disabled = false;
+    queue_flush(d);
+}
+
+/*
+ * qemu_net_queue_send: held if a frame is being delivered or the device
+ * cannot receive (receive disabled, can_receive false); otherwise handed
+ * over at once, even with older frames still held, then the held ones
+ * follow.
+ */
 void qf_receive(struct qf_dev *d, const uint8_t *frame, size_t len)
 {
-    if (d->receive_disabled || d->nqueued ||
+    if (d->delivering || d->receive_disabled ||
         !qrnic_engine_can_receive(&d->e)) {
         enqueue(d, frame, len);
     } else if (!deliver(d, frame, len)) {
-        d->receive_disabled = true;
         enqueue(d, frame, len);
+    } else {
+        queue_flush(d);
     }
     if (!d->e.depth) {              /* not a hub delivering into our send */
         qf_check(d, "receive");

@@ -60,8 +60,13 @@ struct qf_dev {
     void *wire_opaque;
     struct qf_dev *hub_peer;
 
-    /* The backend queue of frames the device refused. */
+    /*
+     * The backend queue of frames the device refused, as QEMU's
+     * net/queue.c keeps it: receive_disabled after a receive returned 0,
+     * delivering while the queue hands a frame over.
+     */
     bool receive_disabled;
+    bool delivering;
     struct qf_frame *queued;    /* QF_QUEUED_MAX */
     uint32_t nqueued;
     uint64_t queued_total;      /* frames the queue took */
