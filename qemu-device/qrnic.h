@@ -54,6 +54,7 @@ struct QrnicState {
     QEMUBH *timer_bh;           /* qrnic_engine_timer() */
     QEMUBH *link_bh;            /* qrnic_engine_set_link() */
     QEMUTimer *rdma_timer;      /* schedules timer_bh */
+    bool qmem_discard_failed;   /* queue memory pages cannot be given back */
     uint64_t tx_count;          /* frames sent, received: for the traces */
     uint64_t rx_count;
 

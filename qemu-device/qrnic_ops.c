@@ -153,13 +153,26 @@ static void qrnic_rx_ready(void *opaque)
     qrnic_rx_flush(opaque);
 }
 
+/*
+ * Not while something (VFIO) relies on guest memory staying put, and
+ * after one failure (e.g. locked memory) never again: each failure is
+ * reported, and a guest could have one made per queue it destroys.
+ */
 static bool qrnic_qmem_discard(void *opaque, uint64_t off, uint64_t len)
 {
     QrnicState *s = opaque;
-    uint64_t page = qemu_real_host_page_size();
+    RAMBlock *rb = s->qmem.ram_block;
+    uint64_t page = qemu_ram_pagesize(rb);
 
-    return !((off | len) & (page - 1)) &&
-           ram_block_discard_range(s->qmem.ram_block, off, len) == 0;
+    if (s->qmem_discard_failed || ram_block_discard_is_disabled() ||
+        ((off | len) & (page - 1))) {
+        return false;
+    }
+    if (ram_block_discard_range(rb, off, len)) {
+        s->qmem_discard_failed = true;
+        return false;
+    }
+    return true;
 }
 
 const struct qrnic_engine_ops qrnic_engine_glue_ops = {
