@@ -14,7 +14,9 @@ all_finished() {
 declare -A done_req
 while ! all_finished; do
 	for req in "$QRNIC_SHARE"/nvme-flap-req-*; do
-		[ -e "$req" ] || continue
+		# Seen before the guest's write lands (over the share) it is
+		# empty: wait for the guest's index.
+		[ -s "$req" ] || continue
 		r=${req##*-}
 		[ -n "${done_req[$r]:-}" ] && continue
 		done_req[$r]=1
