@@ -16,8 +16,6 @@
 #include "qrnic.h"
 #include "qrnic_ib.h"
 
-#define QRNIC_FLOW_LABEL_MASK	0xfffffU
-
 /* Only RoCE v2 GIDs with the destination's IP version can send to it. */
 static int qrnic_ah_check(struct qrnic_dev *qdev,
 			  const struct rdma_ah_attr *ah_attr)
@@ -38,8 +36,6 @@ static int qrnic_ah_check(struct qrnic_dev *qdev,
 	dst_v4 = ipv6_addr_v4mapped((const struct in6_addr *)grh->dgid.raw);
 	if (dst_v4 != (rdma_gid_attr_network_type(sgid_attr) ==
 		       RDMA_NETWORK_IPV4))
-		return -EINVAL;
-	if (grh->flow_label & ~QRNIC_FLOW_LABEL_MASK)
 		return -EINVAL;
 	return 0;
 }
@@ -73,7 +69,8 @@ int qrnic_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
 	ether_addr_copy(ah->av.dmac, ah_attr->roce.dmac);
 	ah->av.sgid_index = grh->sgid_attr->index;
 	ah->av.hop_limit = grh->hop_limit;
-	ah->av.flow_label = cpu_to_le32(grh->flow_label);
+	ah->av.flow_label = cpu_to_le32(grh->flow_label &
+					 QRNIC_FLOW_LABEL_MASK);
 	ah->av.traffic_class = grh->traffic_class;
 	if (!udata)
 		return 0;

@@ -112,7 +112,8 @@ static void qrnic_attr_to_hw(const struct ib_qp_attr *attr, int mask,
 
 		a->sgid_index = grh->sgid_index;
 		memcpy(a->dgid, grh->dgid.raw, sizeof(a->dgid));
-		a->flow_label = cpu_to_le32(grh->flow_label);
+		a->flow_label = cpu_to_le32(grh->flow_label &
+					    QRNIC_FLOW_LABEL_MASK);
 		a->hop_limit = grh->hop_limit;
 		a->traffic_class = grh->traffic_class;
 		ether_addr_copy(a->dmac, attr->ah_attr.roce.dmac);

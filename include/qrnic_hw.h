@@ -641,7 +641,7 @@ QRNIC_HW_SIZE(qrnic_eth_desc, QRNIC_ETH_DESC_SIZE);
  * for i from the consumer index on), as a zeroed ring does only while
  * those indexes are in an even pass.
  */
-#define QRNIC_CQ_MAX_LOG		15
+#define QRNIC_CQ_MAX_LOG		16
 #define QRNIC_CQE_SIZE			32
 #define QRNIC_CQ_REC_SIZE		64
 
@@ -926,6 +926,12 @@ QRNIC_HW_SIZE(qrnic_sge, QRNIC_SGE_SIZE);
  * type GLOBAL needs QRNIC_ACCESS_FLUSH_GLOBAL on the responder's QP and
  * region; persistence is not offered (remote access error).
  */
+/*
+ * An address vector's flow label has 20 bits; the device ignores the bits
+ * above them (UCX passes ~0 on RoCE, and rxe and mlx5 take it).
+ */
+#define QRNIC_FLOW_LABEL_MASK		0xfffffu
+
 struct qrnic_ud_av {
 	qrnic_le32 dest_qpn;	/* 24 bit */
 	qrnic_le32 qkey;	/* QRNIC_UD_QKEY_USE_QP: the QP's Q_Key */
@@ -933,7 +939,7 @@ struct qrnic_ud_av {
 	uint8_t  dmac[6];
 	uint8_t  sgid_index;	/* < gid_tbl_len, same IP version as dgid */
 	uint8_t  hop_limit;
-	qrnic_le32 flow_label;	/* 20 bit */
+	qrnic_le32 flow_label;	/* QRNIC_FLOW_LABEL_MASK */
 	uint8_t  traffic_class;
 	uint8_t  rsvd[3];
 };
@@ -1176,7 +1182,7 @@ struct qrnic_qp_attr {
 	qrnic_le32 dest_qpn;		/* 24 bit */
 	qrnic_le32 rq_psn;		/* 24 bit */
 	qrnic_le32 sq_psn;		/* 24 bit */
-	qrnic_le32 flow_label;		/* 20 bit */
+	qrnic_le32 flow_label;		/* QRNIC_FLOW_LABEL_MASK */
 	qrnic_le16 pkey_index;		/* 0 */
 	uint8_t  port_num;		/* 1 */
 	uint8_t  sq_draining;		/* QUERY_QP only */

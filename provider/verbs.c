@@ -204,7 +204,7 @@ static void qrnic_ah_set_av(struct qrnic_ud_av *av,
 	memcpy(av->dmac, dmac, sizeof(av->dmac));
 	av->sgid_index = attr->grh.sgid_index;
 	av->hop_limit = attr->grh.hop_limit;
-	av->flow_label = htole32(attr->grh.flow_label & 0xfffff);
+	av->flow_label = htole32(attr->grh.flow_label & QRNIC_FLOW_LABEL_MASK);
 	av->traffic_class = attr->grh.traffic_class;
 }
 

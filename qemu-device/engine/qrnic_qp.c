@@ -564,7 +564,7 @@ static bool attr_values_ok(struct qrnic_engine *e, uint32_t mask,
 
         if (sgi >= QRNIC_ENG_GID_TBL_LEN || !e->gid[sgi].valid ||
             qrnic_gid_is_v4(e->gid[sgi].gid) != qrnic_gid_is_v4(a->dgid) ||
-            qrnic_get32(&a->flow_label) > 0xfffff || (a->dmac[0] & 1)) {
+            (a->dmac[0] & 1)) {
             return false;
         }
     }
@@ -608,7 +608,8 @@ static void apply_attrs(struct qrnic_engine *e, struct qrnic_qpc *qp,
         memcpy(qp->attr.dmac, a->dmac, 6);
         qp->attr.hop_limit = a->hop_limit;
         qp->attr.tclass = a->traffic_class;
-        qp->attr.flow_label = qrnic_get32(&a->flow_label);
+        qp->attr.flow_label = qrnic_get32(&a->flow_label) &
+                             QRNIC_FLOW_LABEL_MASK;
         qp->attr.ipv4 = qrnic_gid_is_v4(qp->attr.dgid);
     }
     if (mask & M(PATH_MTU)) {

@@ -288,6 +288,12 @@ struct qrnic_rd_res {
     /* FLUSH, ATOMIC WRITE: an empty READ RESPONSE ONLY answers it */
     bool empty;
     bool pending;               /* reply (still) to be sent */
+    /*
+     * The reply went out in full once and a duplicate asked for it again:
+     * a new request may take the slot (the requester that sends it has
+     * the first reply).
+     */
+    bool replay;
     uint32_t psn;               /* request PSN */
     uint32_t npkts;
     uint32_t rkey;

@@ -222,7 +222,13 @@ static bool do_write(struct qrnic_engine *e, struct qrnic_qpc *qp,
     return true;
 }
 
-/* A slot for a READ/atomic reply; false if all of them are still busy. */
+/*
+ * A slot for a READ/atomic reply; NULL if the oldest one's first reply is
+ * still being sent: the requester then has more requests outstanding than
+ * it was granted.  A replay for a duplicate gives way: a requester may
+ * send request k + max_dest_rd_atomic once request k's reply reached it,
+ * even if it had resent request k meanwhile.
+ */
 static struct qrnic_rd_res *rd_slot(struct qrnic_qpc *qp)
 {
     struct qrnic_rd_res *r;
@@ -231,7 +237,7 @@ static struct qrnic_rd_res *rd_slot(struct qrnic_qpc *qp)
         return NULL;
     }
     r = &qp->resp.rd_res[qp->resp.rd_res_next % rd_slots(qp)];
-    if (r->pending) {
+    if (r->pending && !r->replay) {
         return NULL;
     }
     qp->resp.rd_res_next++;
@@ -352,6 +358,7 @@ static void duplicate(struct qrnic_engine *e, struct qrnic_qpc *qp,
             psn_diff(rx->psn, psn_add(r->psn, r->npkts)) >= 0) {
             continue;
         }
+        r->replay |= !r->pending;
         if (r->atomic || r->empty) {
             r->pending = true;      /* replay the saved result */
         } else {

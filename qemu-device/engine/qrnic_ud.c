@@ -46,7 +46,7 @@ static bool read_av(struct qrnic_engine *e, const struct qrnic_qpc *qp,
     uint8_t sgi = *AV(sgid_index);
 
     av->dest_qpn = qrnic_ld32(AV(dest_qpn));
-    av->flow_label = qrnic_ld32(AV(flow_label));
+    av->flow_label = qrnic_ld32(AV(flow_label)) & QRNIC_FLOW_LABEL_MASK;
     memcpy(av->dgid, AV(dgid), 16);
     memcpy(av->dmac, AV(dmac), 6);
     av->hop_limit = *AV(hop_limit);
@@ -56,7 +56,7 @@ static bool read_av(struct qrnic_engine *e, const struct qrnic_qpc *qp,
         *qkey = qp->attr.qkey;       /* a controlled Q_Key: the QP's own */
     }
     if (sgi >= QRNIC_ENG_GID_TBL_LEN || !e->gid[sgi].valid ||
-        av->dest_qpn > QRNIC_PSN_MASK || av->flow_label > 0xfffff ||
+        av->dest_qpn > QRNIC_PSN_MASK ||
         qrnic_gid_is_v4(e->gid[sgi].gid) != qrnic_gid_is_v4(av->dgid)) {
         return false;
     }

@@ -211,7 +211,7 @@ uint16_t qrnic_wire_sport(uint32_t flow_label, uint32_t qpn, uint32_t dqpn)
 
         v ^= v >> 20;
         v ^= v >> 40;
-        fl = (uint32_t)v & 0xfffff;
+        fl = (uint32_t)v & QRNIC_FLOW_LABEL_MASK;
     }
     return (uint16_t)(0xc000 | ((fl ^ (fl >> 14)) & 0x3fff));
 }
@@ -259,7 +259,7 @@ size_t qrnic_wire_begin_av(struct qrnic_engine *e, const struct qrnic_av *av,
         memcpy(ip + offsetof(struct qrnic_ipv4hdr, daddr), av->dgid + 12, 4);
     } else {
         qrnic_st32_be(ip, 6u << 28 | (uint32_t)av->tclass << 20 |
-                      (av->flow_label & 0xfffff));
+                      (av->flow_label & QRNIC_FLOW_LABEL_MASK));
         ip[offsetof(struct qrnic_ipv6hdr, nexthdr)] = QRNIC_IPPROTO_UDP;
         ip[offsetof(struct qrnic_ipv6hdr, hop_limit)] = av->hop_limit;
         memcpy(ip + offsetof(struct qrnic_ipv6hdr, saddr), av->sgid, 16);

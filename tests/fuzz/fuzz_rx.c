@@ -1963,6 +1963,25 @@ void fuzz_make_seeds(fz_emit_fn emit)
     }
     emit("read-too-many", &w);
 
+    /* Eight READs answered, all eight resent (replays pending), then nine
+     * new ones: eight take the replays' slots, the ninth is refused. */
+    w_head(&w, 2, F_PEER_LIVE, 0x3f);
+    for (i = 0; i < 8; i++) {
+        w_frame(&w, F(.op = QRNIC_OP_READ_REQ, .off = (uint16_t)(i * 64),
+                      .len = 64));
+    }
+    BH(&w);
+    for (i = 0; i < 8; i++) {
+        w_frame(&w, F(.op = QRNIC_OP_READ_REQ, .dpsn = (int8_t)(i - 8),
+                      .off = (uint16_t)(i * 64), .len = 64));
+    }
+    for (i = 0; i < 9; i++) {
+        w_frame(&w, F(.op = QRNIC_OP_READ_REQ, .off = (uint16_t)(i * 32),
+                      .len = 32));
+    }
+    BH(&w);
+    emit("read-replays-give-way", &w);
+
     /* Atomics: swap, add, a duplicate replayed, misaligned, no right. */
     w_head(&w, 2, 0, 0x3f);
     w_frame(&w, F(.op = QRNIC_OP_CMP_SWAP, .off = 0, .key = 7));

@@ -2610,7 +2610,8 @@ void fuzz_make_seeds(fz_emit_fn emit)
     emit("ud-mtu-edges", &w);
 
     /* Bad WQEs, each on a fresh QP: a source GID index with no GID, one
-     * past the table, IPv4 to IPv6, a QPN and a flow label too wide, RDMA
+     * past the table, IPv4 to IPv6, a QPN too wide, a flow label too wide
+     * (masked, not refused: the good one's neighbour), RDMA
      * WRITE, READ and an atomic, a raw opcode, unknown flags, num_sge,
      * a stale lkey, an SGE out of bounds; a good one after each. */
     w_head(&w, 2, 0, 0x37, 8);

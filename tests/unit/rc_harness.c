@@ -286,6 +286,8 @@ void node_use_kernel(struct node *n)
 
 uint32_t harness_limits[QRNIC_OBJ_COUNT];
 uint32_t harness_mtt_max;
+uint8_t harness_rd_atomic = 8;
+uint32_t harness_flow_label;
 
 void harness_small_tables(void)
 {
@@ -889,7 +891,8 @@ bool qp_connect(struct hqp *qp, const struct hqp *peer, uint8_t path_mtu,
     a.path_mtu = path_mtu;
     a.dest_qpn = peer->qpn;
     a.rq_psn = (0x123456 + peer->qpn * 1000) & 0xffffff;  /* any start */
-    a.max_dest_rd_atomic = 8;
+    a.max_dest_rd_atomic = harness_rd_atomic;
+    a.flow_label = harness_flow_label;
     a.min_rnr_timer = min_rnr;
     a.sgid_index = 0;
     a.hop_limit = 64;
@@ -904,7 +907,7 @@ bool qp_connect(struct hqp *qp, const struct hqp *peer, uint8_t path_mtu,
     a.timeout = timeout;
     a.retry_cnt = retry;
     a.rnr_retry = rnr_retry;
-    a.max_rd_atomic = 8;
+    a.max_rd_atomic = harness_rd_atomic;
     return qp_modify(qp, A(STATE) | A(SQ_PSN) | A(TIMEOUT) | A(RETRY_CNT) |
                      A(RNR_RETRY) | A(MAX_QP_RD_ATOMIC), &a) == QRNIC_ST_OK;
 }

@@ -232,6 +232,13 @@ uint8_t qp_query(struct hqp *qp, struct qrnic_qp_attr *attr);
 /* The QP's state as QUERY_QP reports it; 0xff if the query fails. */
 uint8_t qp_state(struct hqp *qp);
 /*
+ * What qp_connect sets besides its arguments: READ/atomic requests each
+ * side may have outstanding (both directions; default 8), and the path's
+ * flow label (default 0).
+ */
+extern uint8_t harness_rd_atomic;
+extern uint32_t harness_flow_label;
+/*
  * RESET -> INIT -> RTR -> RTS towards peer, with these transport values;
  * remote write, read, atomic and FLUSH_GLOBAL rights.
  */
