@@ -202,19 +202,32 @@ sync_sources() {
 	return 0
 }
 
-# ---- fuzz flavour: patches to QEMU's fuzz harness ---------------------------
-# Each tests/fuzz/qemu-*.patch (-p1 against the QEMU tree) is applied to a
-# pristine copy of the files it touches (saved in $root/pristine/ the first
-# time), and the result copied in where it differs; a file whose patch is
-# gone gets its pristine copy back.  Editing a patch rebuilds only what it
-# touches.
+# ---- patches to QEMU itself ------------------------------------------------
+# qemu-device/qemu-fixes/VERSION/*.patch: fixes of QEMU bugs the tests run
+# into (each file says which, and where upstream fixed it); the fuzz
+# flavour adds tests/fuzz/qemu-*.patch (patches to QEMU's fuzz harness).
+# Each patch (-p1 against the QEMU tree) is applied to a pristine copy of
+# the files it touches (saved in $root/pristine/ the first time), and the
+# result copied in where it differs; a file whose patch is gone gets its
+# pristine copy back.  Editing a patch rebuilds only what it touches.
+qemu_patches() {
+	local p
+	for p in "$here/qemu-fixes/$version"/*.patch; do
+		[ -f "$p" ] && echo "$p"
+	done
+	[ "$flavour" = system ] && return 0
+	for p in "$top"/tests/fuzz/qemu-*.patch; do
+		[ -f "$p" ] && echo "$p"
+	done
+	return 0
+}
+
 apply_patches() {
 	local p t f out=$root/patched
 	declare -A want=()
 	rm -rf "$out"
 	mkdir -p "$out"
-	for p in "$top"/tests/fuzz/qemu-*.patch; do
-		[ -f "$p" ] || continue
+	for p in $(qemu_patches); do
 		for t in $(sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' "$p"); do
 			if [ ! -f "$root/pristine/$t" ]; then
 				mkdir -p "$(dirname "$root/pristine/$t")"
@@ -324,7 +337,7 @@ fi
 graft "$src"
 [ -z "$extra_graft" ] || "$extra_graft" "$src"
 sync_sources
-[ "$flavour" = system ] || apply_patches
+apply_patches
 
 if [ ! -f "$root/.configured" ]; then
 	say "configuring QEMU in $bld"
