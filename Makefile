@@ -28,7 +28,7 @@ all: host-deps
 host-deps:
 	@vm-images/host-deps.sh
 
-artifacts: $(QEMU) unit $(foreach k,$(KVERS),$(B)/image/$(k)/initrd.img)
+artifacts: $(QEMU) unit $(foreach k,$(KVERS),$(B)/image/$(k)/initrd.img) $(B)/image/clients.cpio.zst
 
 $(QEMU): $(DEVICE_SRC) $(HW_HEADERS)
 	@echo "== QEMU 10.0 with the qrnic device"
@@ -59,7 +59,7 @@ $(TOOLS) &: $(TOOLS_SRC)
 	@echo "== test tools (tests/tools)"
 	@$(MAKE) --no-print-directory -C tests/tools O=$(abspath $(B)/tools)
 
-$(B)/image/%/base.cpio.zst: vm-images/build-image.sh vm-images/init
+$(B)/image/%/base.cpio.zst: vm-images/build-image.sh vm-images/guest-root.sh vm-images/init
 	@echo "== guest image for $*"
 	@vm-images/build-image.sh $*
 
@@ -67,6 +67,12 @@ $(B)/image/%/initrd.img: $(B)/image/%/base.cpio.zst $(B)/driver/%/qrnic.ko \
 		$(B)/kmod/%/qrnic_kverbs_test.ko $(B)/kmod/%/qrnic_kcm_test.ko \
 		$(PROVIDER) $(TOOLS) vm-images/pack-overlay.sh
 	@vm-images/pack-overlay.sh $*
+
+# RDMA middleware (UCX, libfabric, qperf) as a layer over any kernel's
+# image, for tests/vm/clients.sh (run-vms: QRNIC_INITRD_EXTRA_I).
+$(B)/image/clients.cpio.zst: vm-images/pack-clients.sh vm-images/guest-root.sh
+	@echo "== RDMA middleware layer for the guests"
+	@vm-images/pack-clients.sh
 
 run: all
 	tests/vm/run-vms qrnic qrnic -- tests/vm/demo.sh

@@ -18,6 +18,7 @@ cache=${QRNIC_CACHE:-$HOME/.cache/qrnic}
 
 die() { echo "build-image: $*" >&2; exit 1; }
 log() { echo "build-image: $*"; }
+. "$here/guest-root.sh"
 
 [ $# -eq 1 ] || die "usage: build-image.sh KVER (7.3.4+deb13-amd64, 6.12.95+deb12-amd64, 6.1.0-N-amd64, 7.3, 6.12 or 6.1)"
 kver=$1
@@ -26,18 +27,6 @@ case "$kver" in
 esac
 [ -n "$kver" ] || die "cannot determine the kernel ABI for '$1'"
 
-# Guest user space.  Changing this list changes the cached root's key.
-# python3-pyverbs brings Python and rdma-core's own test suite
-# (tests/vm/pyverbs.sh, `make pyverbs`); nvme-cli and fio are for NVMe over
-# RDMA (tests/vm/nvme.sh), nfs-kernel-server (with nfs-common) for NFS over
-# RDMA (tests/vm/nfs.sh); gawk, bsdextrautils (column) and xfsprogs for
-# blktests (make blktests).
-GUEST_PKGS=mount,util-linux,rdma-core,ibverbs-providers,ibverbs-utils,rdmacm-utils,perftest,pciutils,iproute2,kmod,iputils-ping,procps,ethtool,netcat-openbsd,tcpdump,strace,iperf3,less,psmisc,python3-pyverbs,nvme-cli,fio,nfs-kernel-server,gawk,bsdextrautils,xfsprogs
-# Documentation is left out of the root, except rdma-core's test suite, which
-# python3-pyverbs installs as documentation (partly gzipped; unpacked below).
-# dpkg needs each directory on the way re-included too.
-GUEST_DOC_KEEP=/usr/share/doc/rdma-core/tests
-GUEST_SUITE=trixie
 # Modules the guests load (their dependencies come along); loop and xfs
 # are blktests' (make blktests).  Missing or built-in ones are fine as
 # long as modprobe can resolve them.
@@ -51,7 +40,7 @@ MODULES="ib_core ib_uverbs ib_cm iw_cm rdma_cm rdma_ucm rdma_rxe ib_umad
 
 out=$top/build/image/$kver
 stamp=$out/.base-stamp
-key=$( { cat "$0" "$here/init"; echo "$kver $GUEST_SUITE $GUEST_PKGS $MODULES"; } | sha256sum | cut -c1-16)
+key=$( { cat "$0" "$here/init" "$here/guest-root.sh"; echo "$kver $GUEST_SUITE $GUEST_PKGS $MODULES"; } | sha256sum | cut -c1-16)
 if [ -f "$out/base.cpio.zst" ] && [ -f "$out/vmlinuz" ] && [ -d "$out/modules" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$key" ]; then
 	# Same content: only refresh the time stamp if make would think it stale.
 	for f in "$0" "$here/init"; do
@@ -62,10 +51,6 @@ fi
 
 "$here/host-deps.sh"
 mkdir -p "$cache/kernels" "$cache/roots" "$out"
-
-# Mirror URI from the host's own sources (never written into the project).
-main_uri=$(awk '/^URIs:/ {print $2; exit}' /etc/apt/sources.list.d/debian.sources)
-[ -n "$main_uri" ] || die "no URIs line in /etc/apt/sources.list.d/debian.sources"
 
 # --- kernel -----------------------------------------------------------------
 kdir=$cache/kernels/$kver
@@ -117,23 +102,7 @@ vmlinuz=${vmlinuz%%$'\n'*}
 [ -n "$vmlinuz" ] || die "no vmlinuz in linux-image-$kver"
 
 # --- guest root (cached tarball keyed by suite + package list) ----------------
-rkey=$(echo "$GUEST_SUITE $GUEST_PKGS $GUEST_DOC_KEEP" | sha256sum | cut -c1-16)
-root_tar=$cache/roots/$GUEST_SUITE-$rkey.tar
-if [ ! -f "$root_tar" ]; then
-	log "building the $GUEST_SUITE guest root with mmdebstrap (a minute or two)"
-	mmdebstrap --quiet --variant=essential --include="$GUEST_PKGS" \
-		--dpkgopt='path-exclude=/usr/share/man/*' \
-		--dpkgopt='path-exclude=/usr/share/locale/*' \
-		--dpkgopt='path-exclude=/usr/share/doc/*' \
-		--dpkgopt="path-include=${GUEST_DOC_KEEP%/*}" \
-		--dpkgopt="path-include=$GUEST_DOC_KEEP" \
-		--dpkgopt="path-include=$GUEST_DOC_KEEP/*" \
-		--dpkgopt='path-exclude=/usr/share/info/*' \
-		"$GUEST_SUITE" "$cache/roots/partial-$rkey.tar" "$main_uri" ||
-		die "mmdebstrap failed"
-	mv "$cache/roots/partial-$rkey.tar" "$root_tar"
-fi
-
+root_tar=$(guest_root_tar)
 # --- assemble -----------------------------------------------------------------
 stage=$(mktemp -d "$top/build/image/.stage-XXXXXX")
 trap 'rm -rf "$stage"' EXIT

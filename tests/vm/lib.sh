@@ -263,8 +263,17 @@ cm_listening() {
 # shell command line), the other guest CLIENT_CMD once an RDMA CM id of the
 # server listens on PORT.  Output goes to OUT; the status is the command's
 # (124 if it ran longer than $PAIR_TIMEOUT seconds, default 120).
-cm_run() {
-	_ct=$1 _cs=$2 _cp=$3 _co=$4 _csrv=$5 _ccli=$6
+cm_run() { duo_run cm_listening "$@"; }
+
+# tcp_run TAG SERVER PORT OUT SERVER_CMD CLIENT_CMD: the same for a pair
+# that meets over TCP first (ucx_perftest, fi_pingpong, qperf): the client
+# starts once a TCP socket of the server listens on PORT.
+tcp_run() { duo_run port_listening "$@"; }
+
+# duo_run LISTENING TAG SERVER PORT OUT SERVER_CMD CLIENT_CMD: cm_run and
+# tcp_run, with LISTENING PORT telling that the server is ready.
+duo_run() {
+	_cl=$1 _ct=$2 _cs=$3 _cp=$4 _co=$5 _csrv=$6 _ccli=$7
 	: > "$_co"
 	if [ "$QRNIC_IDX" = "$_cs" ]; then
 		eval "timeout ${PAIR_TIMEOUT:-120} $_csrv" > "$_co" 2>&1 &
@@ -272,7 +281,7 @@ cm_run() {
 		_cst=failed
 		_ci=0
 		while [ "$_ci" -lt 150 ] && kill -0 "$_cpid" 2>/dev/null; do
-			cm_listening "$_cp" && { _cst=listening; break; }
+			"$_cl" "$_cp" && { _cst=listening; break; }
 			sleep 0.2
 			_ci=$((_ci + 1))
 		done
@@ -281,12 +290,12 @@ cm_run() {
 		return $?
 	fi
 	if ! wait_for "$_ct" 180; then
-		echo "cm_run: the server never reported on $_ct" >> "$_co"
+		echo "$_cl: the server never reported on $_ct" >> "$_co"
 		return 1
 	fi
 	read -r _cst < "$QRNIC_SHARE/$_ct"
 	if [ "$_cst" != listening ]; then
-		echo "cm_run: no RDMA CM id of the server listened on port $_cp" >> "$_co"
+		echo "$_cl: the server did not listen on port $_cp" >> "$_co"
 		return 1
 	fi
 	eval "timeout ${PAIR_TIMEOUT:-120} $_ccli" > "$_co" 2>&1

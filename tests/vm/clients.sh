@@ -1,0 +1,109 @@
+#!/bin/sh
+# RDMA middleware from Debian between two guests, guest 0 serving: UCX's
+# ucx_perftest over rc_verbs (UCT: am_lat, put_bw, get_bw), libfabric's
+# fi_pingpong over a verbs MSG endpoint with data checks, qperf's RC READ,
+# atomics and latency through rdma_cm.  Needs the clients layer
+# (vm-images/pack-clients.sh) in both guests.  Each command exits 0 and
+# prints its result; on qrnic the device's QP count is back afterwards.
+#   clients.sh [PART...]   default: all of   ucx fabric qperf
+# Not in the default, as they fail today on qrnic and rxe alike (issue 29):
+# ucp (UCP tag_lat and tag_bw; with UCX_TLS=rc_verbs,tcp: "ucp_ep_create()
+# failed: Destination is unreachable") and rdm (fi_pingpong over
+# verbs;ofi_rxm: its MSG CQ cannot be created, fi_enable EINVAL).
+. "$(dirname "$0")/lib.sh"
+
+[ "$QRNIC_NGUESTS" -ge 2 ] || { fail "clients needs two guests"; finish; }
+command -v ucx_perftest > /dev/null ||
+	{ fail "no ucx_perftest: the clients layer is missing"; finish; }
+rdma_gid || finish
+[ "$QRNIC_NIC" = qrnic ] && read -r qp_before < "$hw/res_qp"
+peer=${QRNIC_PEER_IPS%% *}
+k=0
+PAIR_TIMEOUT=${PAIR_TIMEOUT:-180}
+
+# duo NAME PORT SERVER_CMD CLIENT_CMD RESULT_REGEX [DONE]: guest 0 runs
+# SERVER_CMD, guest 1 CLIENT_CMD once the server listens on TCP PORT; both
+# exit 0 and the client's output has a line matching RESULT_REGEX.  The
+# client then signals DONE, if given.
+duo() {
+	k=$((k + 1))
+	out=/tmp/clients-$k.out
+	case $QRNIC_IDX in
+	0) role=server ;;
+	1) role=client ;;
+	*) return 0 ;;
+	esac
+	tcp_run "clients-$k" 0 "$2" "$out" "$3" "$4"
+	rc=$?
+	[ "$role" = client ] && [ -n "${6:-}" ] && signal "$6"
+	if [ "$rc" -eq 0 ] && { [ "$role" = server ] || grep -Eq -- "$5" "$out"; }; then
+		pass "$1 ($role): $(grep -E -- "$5" "$out" | tail -1 | tr -s ' ' | cut -c1-100)"
+	else
+		fail "$1 ($role): status $rc"
+		{ grep -E 'UCX +(ERROR|WARN)|warn>|rror' "$out" | head -n 20
+		  grep -Ev 'UCX +(ERROR|WARN)|warn>|rror' "$out" | tail -n 10; } |
+			sed 's/^/    /'
+	fi
+}
+
+# UCX on RoCE: the device and port, and the RC transport over verbs.
+export UCX_NET_DEVICES="$QRNIC_IBDEV:1"
+ucx() {
+	# ucx_perftest TEST [ARGS]: a few iterations, the last line its totals.
+	uct="-d $QRNIC_IBDEV:1 -x rc_verbs"
+	for t in am_lat put_bw get_bw; do
+		layout=
+		[ "$t" = get_bw ] && layout="-D zcopy -s 65536"
+		duo "ucx uct rc_verbs $t" 13337 \
+			"ucx_perftest -P 0 -p 13337 $uct -t $t $layout -n 1000 -w 10" \
+			"ucx_perftest $peer -P 0 -p 13337 $uct -t $t $layout -n 1000 -w 10" \
+			'^Final:'
+	done
+}
+
+ucp() {
+	for t in tag_lat tag_bw; do
+		duo "ucx ucp rc_verbs $t" 13337 \
+			"env UCX_TLS=rc_verbs,tcp ucx_perftest -P 0 -p 13337 -t $t -n 1000 -w 10" \
+			"env UCX_TLS=rc_verbs,tcp ucx_perftest $peer -P 0 -p 13337 -t $t -n 1000 -w 10" \
+			'^Final:'
+	done
+}
+
+# pingpong EP PROVIDER: fi_pingpong, 100 round trips of 4 KiB, data checked.
+pingpong() {
+	duo "fi_pingpong $1" 47592 \
+		"env FI_LOG_LEVEL=warn fi_pingpong -p '$2' -e $1 -d $QRNIC_IBDEV -I 100 -S 4096 -c" \
+		"env FI_LOG_LEVEL=warn fi_pingpong -p '$2' -e $1 -d $QRNIC_IBDEV -I 100 -S 4096 -c $peer" \
+		'^4k +[0-9]'
+}
+
+# qperf's server serves until it is killed: here, once the client is done.
+qperf_tests() {
+	for t in rc_rdma_read_bw rc_fetch_add_mr rc_compare_swap_mr rc_lat; do
+		fin=clients-$((k + 1))-done
+		duo "qperf $t" 19765 \
+			"qperf -lp 19765 & q=\$!; wait_for $fin 300; kill \$q" \
+			"qperf -lp 19765 -cm1 -t 3 $peer $t" \
+			'(bw|msg_rate|latency) +=' "$fin"
+	done
+}
+
+parts=${*:-ucx fabric qperf}
+for part in $parts; do
+	echo "# $part"
+	case $part in
+	ucx) ucx ;;
+	ucp) ucp ;;
+	fabric) pingpong msg verbs ;;
+	rdm) pingpong rdm 'verbs;ofi_rxm' ;;
+	qperf) qperf_tests ;;
+	*) fail "unknown part $part" ;;
+	esac
+done
+if [ "$QRNIC_NIC" = qrnic ]; then
+	retry 20 sh -c "[ \"\$(cat $hw/res_qp)\" = $qp_before ]" &&
+		pass "the device's QP count is back to $qp_before" ||
+		fail "the device holds $(cat "$hw/res_qp") QPs, $qp_before before"
+fi
+finish
