@@ -13,7 +13,7 @@ PKGS=(build-essential pkg-config ninja-build flex bison git
       linux-headers-amd64 linux-headers-6.12.95+deb12-amd64
       cmake libnl-3-dev libnl-route-3-dev libudev-dev
       libibverbs-dev librdmacm-dev
-      mmdebstrap cpio zstd kmod dpkg-dev xz-utils bzip2 socat
+      mmdebstrap cpio zstd kmod dpkg-dev xz-utils bzip2 socat sparse
       seabios ipxe-qemu)
 
 src=/etc/apt/sources.list.d/debian.sources
