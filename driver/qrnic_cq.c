@@ -22,6 +22,10 @@ static size_t qrnic_cq_buf_size(u32 log_depth)
 			  QRNIC_CQ_REC_SIZE);
 }
 
+/* Even the largest CQ buffer takes a one level page list of 4 KiB pages. */
+static_assert(PAGE_ALIGN(((size_t)QRNIC_CQE_SIZE << QRNIC_CQ_MAX_LOG) +
+			 QRNIC_CQ_REC_SIZE) / SZ_4K <= QRNIC_PBL_PER_PAGE);
+
 /* log2 of the ring for cqe entries: the rule the provider uses as well. */
 static int qrnic_cq_log_depth(struct qrnic_dev *qdev, int cqe)
 {

@@ -641,7 +641,7 @@ QRNIC_HW_SIZE(qrnic_eth_desc, QRNIC_ETH_DESC_SIZE);
  * for i from the consumer index on), as a zeroed ring does only while
  * those indexes are in an even pass.
  */
-#define QRNIC_CQ_MAX_LOG		16
+#define QRNIC_CQ_MAX_LOG		15
 #define QRNIC_CQE_SIZE			32
 #define QRNIC_CQ_REC_SIZE		64
 

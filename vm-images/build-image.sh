@@ -43,7 +43,7 @@ stamp=$out/.base-stamp
 key=$( { cat "$0" "$here/init" "$here/guest-root.sh"; echo "$kver $GUEST_SUITE $GUEST_PKGS $MODULES"; } | sha256sum | cut -c1-16)
 if [ -f "$out/base.cpio.zst" ] && [ -f "$out/vmlinuz" ] && [ -d "$out/modules" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$key" ]; then
 	# Same content: only refresh the time stamp if make would think it stale.
-	for f in "$0" "$here/init"; do
+	for f in "$0" "$here/init" "$here/guest-root.sh"; do
 		[ "$f" -nt "$out/base.cpio.zst" ] && touch "$out/base.cpio.zst"
 	done
 	exit 0

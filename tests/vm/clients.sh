@@ -83,7 +83,7 @@ qperf_tests() {
 	for t in rc_rdma_read_bw rc_fetch_add_mr rc_compare_swap_mr rc_lat; do
 		fin=clients-$((k + 1))-done
 		duo "qperf $t" 19765 \
-			"qperf -lp 19765 & q=\$!; wait_for $fin 300; kill \$q" \
+			"qperf -lp 19765 & q=\$!; wait_for $fin 300; kill \$q; wait \$q; true" \
 			"qperf -lp 19765 -cm1 -t 3 $peer $t" \
 			'(bw|msg_rate|latency) +=' "$fin"
 	done
