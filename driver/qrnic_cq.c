@@ -22,9 +22,13 @@ static size_t qrnic_cq_buf_size(u32 log_depth)
 			  QRNIC_CQ_REC_SIZE);
 }
 
-/* Even the largest CQ buffer takes a one level page list of 4 KiB pages. */
-static_assert(PAGE_ALIGN(((size_t)QRNIC_CQE_SIZE << QRNIC_CQ_MAX_LOG) +
-			 QRNIC_CQ_REC_SIZE) / SZ_4K <= QRNIC_PBL_PER_PAGE);
+/*
+ * A kernel CQ's buffer is one physically contiguous allocation, of at most
+ * 4 MiB (MAX_PAGE_ORDER 10): up to 1 << 16 CQEs and the record.  User CQs
+ * take a page list and may hold up to the device's max_cqe.
+ */
+#define QRNIC_KERNEL_CQ_MAX_LOG	16
+static_assert(QRNIC_KERNEL_CQ_MAX_LOG <= QRNIC_CQ_MAX_LOG);
 
 /* log2 of the ring for cqe entries: the rule the provider uses as well. */
 static int qrnic_cq_log_depth(struct qrnic_dev *qdev, int cqe)
@@ -119,6 +123,8 @@ static int qrnic_cq_kernel_buf(struct qrnic_dev *qdev, struct qrnic_cq *cq,
 
 	if (log < 0)
 		return log;
+	if (log > QRNIC_KERNEL_CQ_MAX_LOG)
+		return -EINVAL;
 	cq->log_depth = log;
 	ring = (size_t)QRNIC_CQE_SIZE << log;
 	cq->size = qrnic_cq_buf_size(log);
@@ -343,7 +349,7 @@ static int qrnic_resize_kernel_cq(struct qrnic_dev *qdev, struct qrnic_cq *cq,
 	}
 
 	/* CQEs ci..pi-1 are in the old ring: move them, phase for the new. */
-	n = (u16)(pi - cq->ci);
+	n = pi - cq->ci;
 	if (n > depth) {
 		ibdev_err(&qdev->ibdev,
 			  "RESIZE_CQ %u: switch at %u, %u CQEs past %u\n",
@@ -404,6 +410,8 @@ int qrnic_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 		ret = qrnic_resize_user_cq(qdev, cq, cqe, udata);
 	else if (log == cq->log_depth)
 		ret = 0;
+	else if (log > QRNIC_KERNEL_CQ_MAX_LOG)
+		ret = -EINVAL;
 	else
 		ret = qrnic_resize_kernel_cq(qdev, cq, log);
 	mutex_unlock(&cq->resize_mutex);

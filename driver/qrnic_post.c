@@ -536,7 +536,7 @@ int qrnic_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 	db = cq->cqn | QRNIC_DB_ARM;
 	if ((flags & IB_CQ_SOLICITED_MASK) == IB_CQ_SOLICITED)
 		db |= QRNIC_DB_ARM_SOLICITED;
-	db |= (u64)(u16)cq->ci << 32;
+	db |= (u64)cq->ci << 32;
 	writeq(db, qdev->db + QRNIC_DB_CQ);
 	if ((flags & IB_CQ_REPORT_MISSED_EVENTS) && qrnic_cq_next(cq))
 		ret = 1;

@@ -19,6 +19,7 @@ enum qrnic_res_stat {
 	QRNIC_RES_MR_PAGES,
 	QRNIC_RES_SRQ,
 	QRNIC_RES_MW,
+	QRNIC_RES_CQ_PAGES,
 	QRNIC_HW_STATS_NUM
 };
 
@@ -56,6 +57,7 @@ static const struct rdma_stat_desc qrnic_stat_descs[] = {
 	[QRNIC_RES_MR_PAGES].name		= "res_mr_pages",
 	[QRNIC_RES_SRQ].name			= "res_srq",
 	[QRNIC_RES_MW].name			= "res_mw",
+	[QRNIC_RES_CQ_PAGES].name		= "res_cq_pages",
 };
 
 static_assert(ARRAY_SIZE(qrnic_stat_descs) == QRNIC_HW_STATS_NUM);
@@ -117,6 +119,7 @@ int qrnic_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 	stats->value[QRNIC_RES_MR_PAGES] = le32_to_cpu(buf->res.mr_pages);
 	stats->value[QRNIC_RES_SRQ] = le32_to_cpu(buf->res.srq);
 	stats->value[QRNIC_RES_MW] = le32_to_cpu(buf->res.mw);
+	stats->value[QRNIC_RES_CQ_PAGES] = le32_to_cpu(buf->res.cq_pages);
 	ret = QRNIC_HW_STATS_NUM;
 out:
 	dma_free_coherent(dev, sizeof(*buf), buf, dma);

@@ -74,7 +74,7 @@ struct qrnic_ureq_resize_cq {
 };
 
 struct qrnic_uresp_resize_cq {
-	__u32 pi;			/* producer index at the switch, mod 2^16 */
+	__u32 pi;			/* producer index at the switch */
 	__u32 log_depth;		/* echoes the request */
 };
 

@@ -130,7 +130,7 @@ typedef uint32_t qrnic_be32;
  */
 #define QRNIC_DB_SQ			0x000	/* qpn | (u64)sq_pi << 32 (16-bit pi) */
 #define QRNIC_DB_RQ			0x008	/* qpn | (u64)rq_pi << 32 (16-bit pi) */
-#define QRNIC_DB_CQ			0x010	/* cqn | ARM* | (u64)cq_ci << 32 */
+#define QRNIC_DB_CQ			0x010	/* cqn | ARM* | (u64)cq_ci << 32 (32-bit ci) */
 #define QRNIC_DB_EQ			0x018	/* eqn | (u64)eq_ci << 32 */
 #define QRNIC_DB_ETH_TX			0x020	/* page 0 only: tx producer index */
 #define QRNIC_DB_ETH_RX			0x028	/* page 0 only: rx producer index */
@@ -505,7 +505,8 @@ struct qrnic_res_counts {
 	qrnic_le32 mr_pages;	/* page addresses held for all MRs */
 	qrnic_le32 srq;
 	qrnic_le32 mw;
-	qrnic_le32 rsvd[6];
+	qrnic_le32 cq_pages;	/* page addresses held for all CQs */
+	qrnic_le32 rsvd[5];
 };
 
 #define QRNIC_RES_COUNTS_SIZE	64
@@ -641,7 +642,7 @@ QRNIC_HW_SIZE(qrnic_eth_desc, QRNIC_ETH_DESC_SIZE);
  * for i from the consumer index on), as a zeroed ring does only while
  * those indexes are in an even pass.
  */
-#define QRNIC_CQ_MAX_LOG		15
+#define QRNIC_CQ_MAX_LOG		22
 #define QRNIC_CQE_SIZE			32
 #define QRNIC_CQ_REC_SIZE		64
 

@@ -227,7 +227,7 @@ int qrnic_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 	qrnic_cq_unlock(cq);
 
 	qrnic_ring_db(to_qctx(ibcq->context), QRNIC_DB_CQ,
-		      qrnic_db_val(cq->cqn, flags, ci));
+		      qrnic_cq_db_val(cq->cqn, flags, ci));
 	return 0;
 }
 
@@ -765,7 +765,7 @@ int qrnic_resize_cq(struct ibv_cq *ibcq, int cqe)
 
 	/* The CQEs before pi are in the old ring; read them after the switch. */
 	udma_from_device_barrier();
-	n = (uint16_t)(resp.pi - cq->ci);
+	n = resp.pi - cq->ci;
 	if (n > depth || n > cq->depth || resp.log_depth != log) {
 		verbs_err(verbs_get_ctx(ibcq->context),
 			  "qrnic: CQ %u resized to log depth %u (asked %u) at producer index %u, %u CQEs past consumer index %u\n",

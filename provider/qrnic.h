@@ -295,10 +295,16 @@ static inline void qrnic_ring_db(struct qrnic_context *ctx, uint32_t offset,
 	mmio_write64_le((uint8_t *)ctx->db + offset, htole64(val));
 }
 
-static inline uint64_t qrnic_db_val(uint32_t qn, uint32_t flags, uint32_t idx)
+/* A queue's producer index is 16 bits on the doorbell, a CQ's index 32. */
+static inline uint64_t qrnic_db_val(uint32_t qn, uint32_t flags, uint16_t pi)
 {
-	return (uint64_t)((qn & QRNIC_DB_QN_MASK) | flags) |
-	       (uint64_t)(idx & 0xffff) << 32;
+	return (uint64_t)((qn & QRNIC_DB_QN_MASK) | flags) | (uint64_t)pi << 32;
+}
+
+static inline uint64_t qrnic_cq_db_val(uint32_t cqn, uint32_t flags,
+				       uint32_t ci)
+{
+	return (uint64_t)((cqn & QRNIC_DB_QN_MASK) | flags) | (uint64_t)ci << 32;
 }
 
 static inline struct qrnic_qp *qrnic_find_qp(struct qrnic_context *ctx,

@@ -495,7 +495,7 @@ int fake_cmd_resize_cq(struct ibv_cq *ibcq, int cqe, struct ibv_resize_cq *cmd,
 		d->ring = ring;
 		d->rec = rec;
 		d->log = log;
-		r->pi = d->pi & 0xffff;
+		r->pi = d->pi;
 		r->log_depth = log;
 		resp->cqe = depth;
 	}

@@ -102,7 +102,8 @@ enum qrnic_cmd_status qrnic_cmd_query_res(struct qrnic_engine *e,
 {
     const struct qrnic_cmd *cmd = req->cmd;
     struct qrnic_res_counts r;
-    uint32_t eqs = 0, gids = 0, i;
+    uint32_t eqs = 0, gids = 0, cq_pages = 0, i;
+    const struct qrnic_cqc *cq;
 
     for (i = 0; i < QRNIC_ENG_MAX_EQ; i++) {
         eqs += e->eq[i].valid ? 1 : 0;
@@ -119,7 +120,11 @@ enum qrnic_cmd_status qrnic_cmd_query_res(struct qrnic_engine *e,
     qrnic_put32(&r.cq, e->obj[QRNIC_OBJ_CQ].used);
     qrnic_put32(&r.mr, count_keys(e, false));
     qrnic_put32(&r.mw, count_keys(e, true));
-    qrnic_put32(&r.mr_pages, e->mtt_used);
+    QRNIC_TABLE_FOR_EACH(&e->obj[QRNIC_OBJ_CQ], i, cq) {
+        cq_pages += cq->npages;
+    }
+    qrnic_put32(&r.mr_pages, e->mtt_used - cq_pages);
+    qrnic_put32(&r.cq_pages, cq_pages);
     qrnic_put32(&r.srq, e->obj[QRNIC_OBJ_SRQ].used);
     return dma_out(e, qrnic_get64(&cmd->query_res.resp_addr), &r, sizeof(r));
 }

@@ -23,6 +23,16 @@ struct qrnic_cqc *qrnic_cq_get(struct qrnic_engine *e, uint32_t cqn)
     return qrnic_table_get(&e->obj[QRNIC_OBJ_CQ], cqn);
 }
 
+/*
+ * Is new_ci a consumer index software may report: between the one it
+ * reported last and the producer index?  CQ indexes run in 32 bits, so a
+ * ring of 1 << QRNIC_CQ_MAX_LOG entries can be told full from empty.
+ */
+static bool cq_ci_ok(const struct qrnic_cqc *cq, uint32_t new_ci)
+{
+    return cq->pi - new_ci <= cq->pi - cq->ci;
+}
+
 static uint64_t cq_addr(const struct qrnic_cqc *cq, uint32_t off)
 {
     return cq->pages[off / PAGE] + off % PAGE;
@@ -39,6 +49,19 @@ static bool cq_pbl_ok(const struct qrnic_pbl *pbl, uint8_t log)
     }
     need = (cq_bytes(log) + PAGE - 1) / PAGE;
     return npages >= need && npages <= need + 15;
+}
+
+/*
+ * The page addresses a CQ keeps count against the device's pool of page
+ * addresses and its context's share, as a region's do.
+ */
+static enum qrnic_cmd_status cq_charge(struct qrnic_engine *e, uint32_t uctx,
+                                       uint32_t npages, uint32_t held)
+{
+    if (npages > e->mtt_max - (e->mtt_used - held)) {
+        return QRNIC_ST_NO_RESOURCES;
+    }
+    return qrnic_ctx_charge(e, uctx, QRNIC_CTX_MR_PAGES, npages);
 }
 
 /* The page addresses of a checked list; *out is malloc'ed.  QRNIC_ST_*. */
@@ -69,6 +92,7 @@ enum qrnic_cmd_status qrnic_cmd_create_cq(struct qrnic_engine *e,
     uint32_t uctx = qrnic_get32(&cmd->create_cq.uctx);
     uint32_t eqn = qrnic_get32(&cmd->create_cq.eqn);
     uint8_t log = cmd->create_cq.log_depth;
+    uint32_t npages = qrnic_get32(&cmd->create_cq.pbl.npages);
     uint64_t *pages = NULL;
     struct qrnic_cqc *cq;
     enum qrnic_cmd_status st;
@@ -86,6 +110,11 @@ enum qrnic_cmd_status qrnic_cmd_create_cq(struct qrnic_engine *e,
     if (st != QRNIC_ST_OK) {
         return st;
     }
+    st = cq_charge(e, uctx, npages, 0);
+    if (st != QRNIC_ST_OK) {
+        qrnic_ctx_uncharge(e, uctx, QRNIC_CTX_CQ, 1);
+        return st;
+    }
     st = cq_pages(e, &cmd->create_cq.pbl, &pages);
     cq = st == QRNIC_ST_OK ? calloc(1, sizeof(*cq)) : NULL;
     if (cq) {
@@ -94,9 +123,12 @@ enum qrnic_cmd_status qrnic_cmd_create_cq(struct qrnic_engine *e,
     if (!cq || !cq->cqn) {
         free(cq);
         free(pages);
-        qrnic_ctx_uncharge(e, uctx, QRNIC_CTX_CQ, 1);
+        qrnic_ctx_uncharge_obj(e, uctx, QRNIC_CTX_CQ, QRNIC_CTX_MR_PAGES,
+                               npages);
         return st == QRNIC_ST_OK ? QRNIC_ST_NO_RESOURCES : st;
     }
+    e->mtt_used += npages;
+    cq->npages = npages;
     cq->pages = pages;
     cq->uctx = uctx;
     cq->eqn = eqn;
@@ -111,7 +143,9 @@ void qrnic_cq_release(struct qrnic_engine *e, void *obj)
     struct qrnic_cqc *cq = obj;
 
     e->eq[cq->eqn].ncq--;
-    qrnic_ctx_uncharge(e, cq->uctx, QRNIC_CTX_CQ, 1);
+    qrnic_ctx_uncharge_obj(e, cq->uctx, QRNIC_CTX_CQ, QRNIC_CTX_MR_PAGES,
+                           cq->npages);
+    e->mtt_used -= cq->npages;
     qrnic_table_remove(&e->obj[QRNIC_OBJ_CQ], cq->cqn);
     free(cq->pages);
     free(cq);
@@ -124,25 +158,18 @@ enum qrnic_cmd_status qrnic_cmd_destroy_cq(struct qrnic_engine *e,
                              qrnic_get32(&req->cmd->destroy_cq.cqn));
 }
 
-enum qrnic_cmd_status qrnic_cmd_resize_cq(struct qrnic_engine *e,
-                                          struct qrnic_cmd_req *req)
+/* Switch cq to the buffer of 1 << log CQEs a checked page list lists. */
+static enum qrnic_cmd_status cq_switch(struct qrnic_engine *e,
+                                       struct qrnic_cqc *cq,
+                                       const struct qrnic_pbl *pbl,
+                                       uint8_t log, uint32_t *pi)
 {
-    const struct qrnic_cmd *cmd = req->cmd;
-    struct qrnic_cqc *cq = qrnic_cq_get(e, qrnic_get32(&cmd->resize_cq.cqn));
-    uint8_t log = cmd->resize_cq.log_depth;
     uint64_t *pages, rec;
     uint8_t ci[4];
     enum qrnic_cmd_status st;
-    uint16_t new_ci;
+    uint32_t new_ci;
 
-    if (!cq) {
-        return QRNIC_ST_BAD_HANDLE;
-    }
-    if (!cq_pbl_ok(&cmd->resize_cq.pbl, log) ||
-        !qrnic_field_zero(cmd->resize_cq.rsvd)) {
-        return QRNIC_ST_BAD_PARAM;
-    }
-    st = cq_pages(e, &cmd->resize_cq.pbl, &pages);
+    st = cq_pages(e, pbl, &pages);
     if (st != QRNIC_ST_OK) {
         return st;
     }
@@ -153,9 +180,8 @@ enum qrnic_cmd_status qrnic_cmd_resize_cq(struct qrnic_engine *e,
         free(pages);
         return QRNIC_ST_DMA_ERROR;
     }
-    new_ci = (uint16_t)qrnic_ld32(ci);
-    if (!qrnic_ci_ok(cq->pi, cq->ci, new_ci) ||
-        (uint16_t)(cq->pi - new_ci) > (1u << log)) {
+    new_ci = qrnic_ld32(ci);
+    if (!cq_ci_ok(cq, new_ci) || cq->pi - new_ci > (1u << log)) {
         free(pages);
         return QRNIC_ST_BAD_PARAM;      /* the CQEs would not fit */
     }
@@ -164,14 +190,48 @@ enum qrnic_cmd_status qrnic_cmd_resize_cq(struct qrnic_engine *e,
     cq->pages = pages;
     cq->log_depth = log;
     cq->overflowed = false;
-    req->result0 = cq->pi;
+    *pi = cq->pi;
+    return QRNIC_ST_OK;
+}
+
+enum qrnic_cmd_status qrnic_cmd_resize_cq(struct qrnic_engine *e,
+                                          struct qrnic_cmd_req *req)
+{
+    const struct qrnic_cmd *cmd = req->cmd;
+    struct qrnic_cqc *cq = qrnic_cq_get(e, qrnic_get32(&cmd->resize_cq.cqn));
+    const struct qrnic_pbl *pbl = &cmd->resize_cq.pbl;
+    uint32_t npages = qrnic_get32(&pbl->npages);
+    enum qrnic_cmd_status st;
+
+    if (!cq) {
+        return QRNIC_ST_BAD_HANDLE;
+    }
+    if (!cq_pbl_ok(pbl, cmd->resize_cq.log_depth) ||
+        !qrnic_field_zero(cmd->resize_cq.rsvd)) {
+        return QRNIC_ST_BAD_PARAM;
+    }
+    /* The new buffer's page addresses in place of the old one's. */
+    qrnic_ctx_uncharge(e, cq->uctx, QRNIC_CTX_MR_PAGES, cq->npages);
+    st = cq_charge(e, cq->uctx, npages, cq->npages);
+    if (st == QRNIC_ST_OK) {
+        st = cq_switch(e, cq, pbl, cmd->resize_cq.log_depth, &req->result0);
+        if (st != QRNIC_ST_OK) {
+            qrnic_ctx_uncharge(e, cq->uctx, QRNIC_CTX_MR_PAGES, npages);
+        }
+    }
+    if (st != QRNIC_ST_OK) {
+        qrnic_ctx_restore(e, cq->uctx, QRNIC_CTX_MR_PAGES, cq->npages);
+        return st;
+    }
+    e->mtt_used = e->mtt_used - cq->npages + npages;
+    cq->npages = npages;
     return QRNIC_ST_OK;
 }
 
 /* Take a consumer index from software if it is one the ring allows. */
-static bool cq_set_ci(struct qrnic_cqc *cq, uint16_t ci)
+static bool cq_set_ci(struct qrnic_cqc *cq, uint32_t ci)
 {
-    if (!qrnic_ci_ok(cq->pi, cq->ci, ci)) {
+    if (!cq_ci_ok(cq, ci)) {
         return false;
     }
     cq->ci = ci;
@@ -183,15 +243,15 @@ static bool cq_full(struct qrnic_engine *e, struct qrnic_cqc *cq)
     uint32_t depth = 1u << cq->log_depth;
     uint8_t rec[4];
 
-    if ((uint16_t)(cq->pi - cq->ci) < depth) {
+    if (cq->pi - cq->ci < depth) {
         return false;
     }
     if (qrnic_dma_read(e, cq_addr(cq, depth * QRNIC_CQE_SIZE),
                        rec, sizeof(rec))) {
         return true;
     }
-    cq_set_ci(cq, (uint16_t)qrnic_ld32(rec));
-    return (uint16_t)(cq->pi - cq->ci) >= depth;
+    cq_set_ci(cq, qrnic_ld32(rec));
+    return cq->pi - cq->ci >= depth;
 }
 
 static void cq_event(struct qrnic_engine *e, struct qrnic_cqc *cq)
@@ -286,10 +346,10 @@ enum qrnic_guest_err qrnic_cq_doorbell(struct qrnic_engine *e, uint32_t page,
     if (!cq || cq->uctx != page) {
         return QRNIC_GUEST_ERR_DB_QUEUE;
     }
-    if ((val >> 48) || (flags & ~ARM_FLAGS)) {
+    if (flags & ~ARM_FLAGS) {
         return QRNIC_GUEST_ERR_DB_VALUE;
     }
-    if (!cq_set_ci(cq, (uint16_t)(val >> 32))) {
+    if (!cq_set_ci(cq, (uint32_t)(val >> 32))) {
         return QRNIC_GUEST_ERR_DB_INDEX;
     }
     if (flags) {

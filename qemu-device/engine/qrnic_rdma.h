@@ -78,9 +78,10 @@ struct qrnic_cqc {
     uint8_t log_depth;
     uint8_t arm;                /* 0, QRNIC_DB_ARM [| ARM_SOLICITED] >> 24 */
     bool overflowed;            /* CQ_ERR event sent */
-    uint16_t pi;
-    uint16_t ci;                /* last consumer index software reported */
+    uint32_t pi;                /* free running, as software counts */
+    uint32_t ci;                /* last consumer index software reported */
     uint32_t nqp;               /* QPs completing here */
+    uint32_t npages;            /* page addresses held (e->mtt_used) */
     uint64_t *pages;            /* 4 KiB pages: CQEs, then the record */
 };
 

@@ -164,15 +164,20 @@ static const char *check_window(const struct qrnic_engine *e,
 /*
  * The key table: entries where their key says, windows bound as they may
  * be, the regions' counts of windows bound to them (each bound window's
- * region counts it, and they add up), the page addresses reserved.  Adds
- * the bound type 2 windows to *nmw2.  No array on the stack, no loop
+ * region counts it, and they add up), the page addresses reserved (the
+ * regions' and the CQs').  Adds the bound type 2 windows to *nmw2.  No array on the stack, no loop
  * over all PDs: this runs after every step, under ASan.
  */
 static const char *check_keys(const struct qrnic_engine *e, uint32_t *nmw2)
 {
     uint32_t mtt = 0, bound = 0, i;
     const struct qrnic_mrc *mr;
+    const struct qrnic_cqc *cq;
     const char *why;
+
+    QRNIC_TABLE_FOR_EACH(&e->obj[QRNIC_OBJ_CQ], i, cq) {
+        mtt += cq->npages;
+    }
 
     QRNIC_TABLE_FOR_EACH(&e->obj[QRNIC_OBJ_KEY], i, mr) {
         if (QRNIC_KEY_INDEX(mr->key) != i || mr->kind > QRNIC_KEY_MW2 ||
@@ -233,6 +238,7 @@ static const char *check_uctx(const struct qrnic_engine *e)
     }
     QRNIC_TABLE_FOR_EACH(&e->obj[QRNIC_OBJ_CQ], i, cq) {
         used[cq->uctx][QRNIC_CTX_CQ]++;
+        used[cq->uctx][QRNIC_CTX_MR_PAGES] += cq->npages;
     }
     QRNIC_TABLE_FOR_EACH(&e->obj[QRNIC_OBJ_QP], i, qp) {
         cc[qp->uctx].cc_inflight += qp->cc_counted;

@@ -786,7 +786,7 @@ static void gen_create_cq(struct fz *f, uint8_t *c)
     uint8_t v8;
 
     v8 = fz_u8(f);
-    v8 = v8 < FZ_RAW ? v8 % 16 : v8;
+    v8 = v8 < FZ_RAW ? v8 % (QRNIC_CQ_MAX_LOG + 2) : v8;
     *cmd_at(c, create_cq.log_depth) = v8;
     pbl(f, cmd_at(c, create_cq.pbl), 0,
         v8 <= QRNIC_CQ_MAX_LOG ? (32u << v8) + 64 : 64);
@@ -1016,7 +1016,7 @@ static void gen_resize_cq(struct fz *f, uint8_t *c)
 
     qrnic_st32(cmd_at(c, resize_cq.cqn), f_handle(f, H_CQ));
     v8 = fz_u8(f);
-    v8 = v8 < FZ_RAW ? v8 % 16 : v8;
+    v8 = v8 < FZ_RAW ? v8 % (QRNIC_CQ_MAX_LOG + 2) : v8;
     *cmd_at(c, resize_cq.log_depth) = v8;
     pbl(f, cmd_at(c, resize_cq.pbl), 0,
         v8 <= QRNIC_CQ_MAX_LOG ? (32u << v8) + 64 : 64);
@@ -1123,7 +1123,7 @@ static void op_doorbell(struct fz *f)
     if (off == QRNIC_DB_ETH_TX || off == QRNIC_DB_ETH_RX) {
         val = flags >= FZ_RAW ? (uint64_t)raw << 32 | idx : idx;
     } else {
-        val = qn | (uint64_t)idx << 32 |
+        val = qn | (uint64_t)raw << 48 | (uint64_t)idx << 32 |
               (flags < FZ_RAW ? (uint32_t)(flags & 3) << 24 :
                                 (uint64_t)flags << 40 | (uint32_t)flags << 24);
     }
@@ -1882,16 +1882,19 @@ static void o_reg(struct fzw *w, uint8_t reg_index, uint8_t vsel,
     fzw_u32(w, raw);
 }
 
-/* Doorbell: page, offset index (offs[]), flags, index, handle. */
+/*
+ * Doorbell: page, offset index (offs[]), flags, index (its high 16 bits
+ * where the doorbell has them), handle.
+ */
 static void o_db(struct fzw *w, uint8_t page, uint8_t off, uint8_t flags,
-                 uint16_t idx, uint8_t h)
+                 uint32_t idx, uint8_t h)
 {
     fzw_u8(w, OP_DOORBELL);
     fzw_u8(w, page);
     fzw_u8(w, off);
     fzw_u8(w, flags);
-    fzw_u16(w, idx);
-    fzw_u16(w, 0);
+    fzw_u16(w, (uint16_t)idx);
+    fzw_u16(w, (uint16_t)(idx >> 16));
     hd(w, h);
 }
 
@@ -2975,6 +2978,7 @@ void fuzz_make_seeds(fz_emit_fn emit)
     o_db(&w, 0, 1, 0, 1, 1);
     o_db(&w, 0, 2, 0, 0, 0);                        /* CQ */
     o_db(&w, 0, 2, 0, 5, 0);                        /* CQ ci ahead */
+    o_db(&w, 0, 2, 0, 0x10000, 0);                  /* ... by 1 << 16 */
     o_db(&w, 0, 2, 0xf0, 0, 0);                     /* CQ odd flags */
     o_db(&w, 1, 2, 1, 0, 1);                        /* user CQ */
     o_db(&w, 0, 2, 1, 0, 1);                        /* user CQ, wrong page */

@@ -508,6 +508,33 @@ static void kt_errors(struct kt *t)
 	      ret ? -1 : wc.status, ret);
 }
 
+/*
+ * CQ depths: up to max_cqe is a user's; a kernel CQ on qrnic stops at
+ * 1 << 16 CQEs (one contiguous buffer), beyond max_cqe is EINVAL anywhere.
+ */
+#define KT_KERNEL_CQ_MAX	BIT(16)
+
+static void kt_cq_limits(struct kt *t)
+{
+	int max = min_t(int, t->dev->attrs.max_cqe, KT_KERNEL_CQ_MAX);
+	struct ib_cq_init_attr ca = { .cqe = max };
+	struct ib_cq *cq;
+
+	cq = ib_create_cq(t->dev, NULL, NULL, NULL, &ca);
+	check(t, !IS_ERR(cq) && cq->cqe >= max,
+	      "a kernel CQ of %d CQEs (%ld)", max,
+	      IS_ERR(cq) ? PTR_ERR(cq) : (long)cq->cqe);
+	if (!IS_ERR(cq))
+		ib_destroy_cq(cq);
+	ca.cqe = max + 1;
+	cq = ib_create_cq(t->dev, NULL, NULL, NULL, &ca);
+	check(t, IS_ERR(cq) && PTR_ERR(cq) == -EINVAL,
+	      "a kernel CQ of %d CQEs: %ld, want -EINVAL", max + 1,
+	      IS_ERR(cq) ? PTR_ERR(cq) : 0L);
+	if (!IS_ERR(cq))
+		ib_destroy_cq(cq);
+}
+
 static int __init kt_init(void)
 {
 	struct kt *t;
@@ -528,6 +555,7 @@ static int __init kt_init(void)
 		kfree(t);
 		return -ENODEV;
 	}
+	kt_cq_limits(t);
 	ret = kt_setup(t);
 	check(t, !ret,
 	      "%s: PD, two CQs with event handlers, two RC QPs connected to each other (%d)",

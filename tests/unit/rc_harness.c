@@ -657,7 +657,7 @@ void cq_arm(struct hcq *cq, bool solicited)
 {
     uint64_t v = cq->cqn | QRNIC_DB_ARM |
                  (solicited ? QRNIC_DB_ARM_SOLICITED : 0) |
-                 (uint64_t)(cq->ci & 0xffff) << 32;
+                 (uint64_t)cq->ci << 32;
     qf_doorbell(&cq->n->d, cq->uctx, QRNIC_DB_CQ, v);
 }
 

@@ -142,11 +142,15 @@ int main(void)
         CHECK_EQ(node_cmd(&nodes[1], &c, NULL), QRNIC_ST_BAD_HANDLE,
                  "RESIZE_CQ of no CQ: BAD_HANDLE");
         c.resize_cq.cqn = rcq->cqn;
-        c.resize_cq.log_depth = 16;
+        c.resize_cq.log_depth = QRNIC_CQ_MAX_LOG + 1;
         c.resize_cq.pbl.page_shift = 12;
-        c.resize_cq.pbl.npages = 1;
+        c.resize_cq.pbl.npages = ((32u << (QRNIC_CQ_MAX_LOG + 1)) + 4096) /
+                                 4096;
+        c.resize_cq.pbl.levels = QRNIC_PBL_CONTIG;
+        c.resize_cq.pbl.addr = node_alloc(&nodes[1], 4096, 4096);
         CHECK_EQ(node_cmd(&nodes[1], &c, NULL), QRNIC_ST_BAD_PARAM,
-                 "RESIZE_CQ to 1 << 16 CQEs: BAD_PARAM");
+                 "RESIZE_CQ beyond QRNIC_CQ_MAX_LOG, pages enough: "
+                 "BAD_PARAM");
         c.resize_cq.log_depth = 4;
         c.resize_cq.pbl.npages = 2;
         c.resize_cq.pbl.levels = QRNIC_PBL_LEVEL1;

@@ -70,9 +70,15 @@ static void test_doorbells(void)
     expect("an SQ doorbell of a QP that does not exist", n,
            QRNIC_GUEST_ERR_DB_QUEUE, 0, 0x3ff);
     n = total(d);
-    qf_doorbell(d, 0, QRNIC_DB_CQ, p.cq[0]->cqn | (1ull << 60));
+    qf_doorbell(d, 0, QRNIC_DB_CQ, p.cq[0]->cqn | (1ull << 30));
     expect("a CQ doorbell with reserved bits", n, QRNIC_GUEST_ERR_DB_VALUE,
-           0, p.cq[0]->cqn | (1ull << 60));
+           0, p.cq[0]->cqn | (1ull << 30));
+    n = total(d);
+    qf_doorbell(d, 0, QRNIC_DB_CQ, p.cq[0]->cqn |
+                (uint64_t)(p.cq[0]->ci + 0x10000) << 32);
+    expect("a CQ doorbell past the producer by 1 << 16", n,
+           QRNIC_GUEST_ERR_DB_INDEX, 0, p.cq[0]->cqn |
+           (uint64_t)(p.cq[0]->ci + 0x10000) << 32);
     n = total(d);
     qf_doorbell(d, 0, QRNIC_DB_SQ,
                 qp->qpn | (uint64_t)(uint16_t)(qp->sq_pi + 1000) << 32);
@@ -80,7 +86,7 @@ static void test_doorbells(void)
            qp->qpn | (uint64_t)(uint16_t)(qp->sq_pi + 1000) << 32);
     n = total(d);
     qf_doorbell(d, 0, QRNIC_DB_CQ, p.cq[0]->cqn |
-                (uint64_t)(uint16_t)p.cq[0]->ci << 32);
+                (uint64_t)p.cq[0]->ci << 32);
     CHECK(total(d) == n, "a good CQ doorbell reports nothing");
     n = total(d);
     qf_reg_write(d, QRNIC_REG_AQ_DB, nodes[0].aq_pi + 1000);

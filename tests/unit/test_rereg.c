@@ -269,7 +269,10 @@ static void test_rereg_errors(void)
     CHECK_EQ(node_cmd(&nodes[1], &c, NULL), QRNIC_ST_DMA_ERROR,
              "a page list outside guest memory: DMA_ERROR");
 
-    /* Page addresses: all free ones plus its own may be asked for. */
+    /*
+     * Page addresses (the pool regions and CQs share): all free ones plus
+     * its own may be asked for.
+     */
     r = key_res(&nodes[1]);
     CHECK(r.mr == r0.mr + 1 && r.mr_pages == r0.mr_pages + 4,
           "QUERY_RES: the refusals changed nothing (the ALLOC_MR's 4 pages)");
@@ -278,7 +281,7 @@ static void test_rereg_errors(void)
     c.rereg_mr.pbl.addr = RAM_BASE;
     c.rereg_mr.pbl.levels = QRNIC_PBL_CONTIG;
     c.rereg_mr.pbl.page_shift = 12;
-    c.rereg_mr.pbl.npages = nodes[1].d.e.mtt_max - r.mr_pages;
+    c.rereg_mr.pbl.npages = nodes[1].d.e.mtt_max - r.mr_pages - r.cq_pages;
     c.rereg_mr.iova = 0x10000;
     c.rereg_mr.length = (uint64_t)c.rereg_mr.pbl.npages << 12;
     c.rereg_mr.pdn = nodes[1].pd;
@@ -286,8 +289,10 @@ static void test_rereg_errors(void)
     c.rereg_mr.key = big->key;
     CHECK_EQ(node_cmd(&nodes[1], &c, NULL), QRNIC_ST_OK,
              "REREG_MR to every free page address plus its own one");
-    CHECK_EQ(key_res(&nodes[1]).mr_pages, nodes[1].d.e.mtt_max,
-             "QUERY_RES: all page addresses in use");
+    r = key_res(&nodes[1]);
+    CHECK(r.cq_pages > 0 && r.mr_pages + r.cq_pages == nodes[1].d.e.mtt_max,
+          "QUERY_RES: all page addresses in use (%u regions', %u CQs')",
+          r.mr_pages, r.cq_pages);
     c.rereg_mr.pbl.npages++;
     c.rereg_mr.length += 4096;
     CHECK_EQ(node_cmd(&nodes[1], &c, NULL), QRNIC_ST_NO_RESOURCES,

@@ -1,15 +1,12 @@
 #!/bin/sh
 # RDMA middleware from Debian between two guests, guest 0 serving: UCX's
-# ucx_perftest over rc_verbs (UCT: am_lat, put_bw, get_bw), libfabric's
-# fi_pingpong over a verbs MSG endpoint with data checks, qperf's RC READ,
-# atomics and latency through rdma_cm.  Needs the clients layer
-# (vm-images/pack-clients.sh) in both guests.  Each command exits 0 and
-# prints its result; on qrnic the device's QP count is back afterwards.
-#   clients.sh [PART...]   default: all of   ucx fabric qperf
-# Not in the default, as they fail today on qrnic and rxe alike (issue 29):
-# ucp (UCP tag_lat and tag_bw; with UCX_TLS=rc_verbs,tcp: "ucp_ep_create()
-# failed: Destination is unreachable") and rdm (fi_pingpong over
-# verbs;ofi_rxm: its MSG CQ cannot be created, fi_enable EINVAL).
+# ucx_perftest over rc_verbs (UCT: am_lat, put_bw, get_bw; UCP: tag_lat,
+# tag_bw), libfabric's fi_pingpong over a verbs MSG endpoint and over
+# verbs;ofi_rxm RDM with data checks, qperf's RC READ, atomics and latency
+# through rdma_cm.  Needs the clients layer (vm-images/pack-clients.sh) in
+# both guests.  Each command exits 0 and prints its result; on qrnic the
+# device's QP count is back afterwards.
+#   clients.sh [PART...]   default: all of   ucx ucp fabric rdm qperf
 . "$(dirname "$0")/lib.sh"
 
 [ "$QRNIC_NGUESTS" -ge 2 ] || { fail "clients needs two guests"; finish; }
@@ -61,20 +58,35 @@ ucx() {
 	done
 }
 
+# UCP needs a second transport to set up rc_verbs connections (UD, or TCP
+# on the RoCE netdev); the messages must go over RoCE all the same.
 ucp() {
+	ucp_env="env UCX_NET_DEVICES=$QRNIC_IBDEV:1,$QRNIC_IFNAME UCX_TLS=rc_verbs,tcp"
 	for t in tag_lat tag_bw; do
+		[ "$QRNIC_NIC" = qrnic ] && read -r rx_before < "$hw/rx_roce_pkts"
 		duo "ucx ucp rc_verbs $t" 13337 \
-			"env UCX_TLS=rc_verbs,tcp ucx_perftest -P 0 -p 13337 -t $t -n 1000 -w 10" \
-			"env UCX_TLS=rc_verbs,tcp ucx_perftest $peer -P 0 -p 13337 -t $t -n 1000 -w 10" \
+			"$ucp_env ucx_perftest -P 0 -p 13337 -t $t -n 1000 -w 10" \
+			"$ucp_env ucx_perftest $peer -P 0 -p 13337 -t $t -n 1000 -w 10" \
 			'^Final:'
+		[ "$QRNIC_NIC" = qrnic ] || continue
+		read -r rx_after < "$hw/rx_roce_pkts"
+		[ $((rx_after - rx_before)) -ge 1000 ] &&
+			pass "ucx ucp $t: its 1000 messages came over RoCE ($((rx_after - rx_before)) packets)" ||
+			fail "ucx ucp $t: only $((rx_after - rx_before)) RoCE packets for 1000 messages"
 	done
 }
 
 # pingpong EP PROVIDER: fi_pingpong, 100 round trips of 4 KiB, data checked.
+# RDM (ofi_rxm over verbs) sizes its verbs CQ by the universe size: 262144
+# CQEs by default, which qrnic takes; rxe stops at 32767, so an rxe guest
+# runs it with the universe rxe's users set (FI_UNIVERSE_SIZE=16).
 pingpong() {
+	fi_env="env FI_LOG_LEVEL=warn"
+	[ "$1" = rdm ] && [ "$QRNIC_NIC" != qrnic ] &&
+		fi_env="$fi_env FI_UNIVERSE_SIZE=16"
 	duo "fi_pingpong $1" 47592 \
-		"env FI_LOG_LEVEL=warn fi_pingpong -p '$2' -e $1 -d $QRNIC_IBDEV -I 100 -S 4096 -c" \
-		"env FI_LOG_LEVEL=warn fi_pingpong -p '$2' -e $1 -d $QRNIC_IBDEV -I 100 -S 4096 -c $peer" \
+		"$fi_env fi_pingpong -p '$2' -e $1 -d $QRNIC_IBDEV -I 100 -S 4096 -c" \
+		"$fi_env fi_pingpong -p '$2' -e $1 -d $QRNIC_IBDEV -I 100 -S 4096 -c $peer" \
 		'^4k +[0-9]'
 }
 
@@ -89,7 +101,7 @@ qperf_tests() {
 	done
 }
 
-parts=${*:-ucx fabric qperf}
+parts=${*:-ucx ucp fabric rdm qperf}
 for part in $parts; do
 	echo "# $part"
 	case $part in

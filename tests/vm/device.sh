@@ -35,7 +35,7 @@ expect_match "ibv_devinfo: max_srq 65536 (max-srqs)" 'max_srq:[[:space:]]+65536$
 expect_match "ibv_devinfo: max_mr 262144 (max-keys)" 'max_mr:[[:space:]]+262144$' "$info"
 expect_match "ibv_devinfo: max_mw 262144 (max-keys)" 'max_mw:[[:space:]]+262144$' "$info"
 expect_match "ibv_devinfo: max_pd 65536 (max-pds)" 'max_pd:[[:space:]]+65536$' "$info"
-expect_match "ibv_devinfo: max_cqe 32768 (QRNIC_CQ_MAX_LOG)" 'max_cqe:[[:space:]]+32768$' "$info"
+expect_match "ibv_devinfo: max_cqe 4194304 (QRNIC_CQ_MAX_LOG)" 'max_cqe:[[:space:]]+4194304$' "$info"
 expect_match "ibv_devinfo: IPv4-mapped RoCE v2 GID for $QRNIC_IP" \
 	"GID\[ *[0-9]+\]:[[:space:]]+::ffff:$QRNIC_IP, RoCE v2" "$info"
 
