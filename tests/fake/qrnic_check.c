@@ -165,8 +165,9 @@ static const char *check_window(const struct qrnic_engine *e,
  * The key table: entries where their key says, windows bound as they may
  * be, the regions' counts of windows bound to them (each bound window's
  * region counts it, and they add up), the page addresses reserved (the
- * regions' and the CQs').  Adds the bound type 2 windows to *nmw2.  No array on the stack, no loop
- * over all PDs: this runs after every step, under ASan.
+ * regions' and the CQs').  Adds the bound type 2 windows to *nmw2.  No
+ * array on the stack, no loop over all PDs: this runs after every step,
+ * under ASan.
  */
 static const char *check_keys(const struct qrnic_engine *e, uint32_t *nmw2)
 {
