@@ -36,7 +36,8 @@ MODULES="ib_core ib_uverbs ib_cm iw_cm rdma_cm rdma_ucm rdma_rxe ib_umad
 	virtio virtio_ring virtio_pci virtio_pci_modern_dev virtio_net net_failover failover
 	udp_tunnel ip6_udp_tunnel sch_netem
 	configfs nvme_rdma nvmet_rdma brd nfsd nfs nfsv3 rpcrdma
-	loop xfs"
+	loop xfs
+	ib_iser ib_isert iscsi_target_mod target_core_mod target_core_file target_core_iblock sd_mod"
 
 out=$top/build/image/$kver
 stamp=$out/.base-stamp

@@ -13,7 +13,7 @@ cache=${QRNIC_CACHE:-$HOME/.cache/qrnic}
 die() { echo "pack-clients: $*" >&2; exit 1; }
 . "$here/guest-root.sh"
 
-CLIENT_PKGS=ucx-utils,libfabric-bin,qperf
+CLIENT_PKGS=ucx-utils,libfabric-bin,qperf,open-iscsi,openmpi-bin,python3-mpi4py
 # libucx0 depends on AMD's and Intel's GPU runtimes for UCX modules a guest
 # never loads (libamdhip64 pulls in LLVM, comgr and z3: 240 MB); their
 # libraries are left out, and UCX skips the modules that cannot load.

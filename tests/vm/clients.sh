@@ -6,7 +6,7 @@
 # through rdma_cm.  Needs the clients layer (vm-images/pack-clients.sh) in
 # both guests.  Each command exits 0 and prints its result; on qrnic the
 # device's QP count is back afterwards.
-#   clients.sh [PART...]   default: all of   ucx ucp fabric rdm qperf
+#   clients.sh [PART...]   default: all of   ucx ucp fabric rdm mpi qperf
 . "$(dirname "$0")/lib.sh"
 
 [ "$QRNIC_NGUESTS" -ge 2 ] || { fail "clients needs two guests"; finish; }
@@ -101,7 +101,64 @@ qperf_tests() {
 	done
 }
 
-parts=${*:-ucx ucp fabric rdm qperf}
+# mpi_job NAME MPIRUN_ARG...: Open MPI's mpirun on guest 0 runs
+# mpi-allreduce.py in one rank on each guest; the daemon on guest 1 is
+# started through mpi-rsh.sh (no ssh in the guests), which hands guest 1
+# the command here.  Each rank must print the right sums, and on qrnic the
+# 2 MiB allreduce must have come over RoCE.
+mpi_job() {
+	name=$1
+	shift
+	k=$((k + 1))
+	tag=clients-$k-mpi
+	case $QRNIC_IDX in
+	0) ;;
+	1)
+		retry 600 sh -c "[ -e $QRNIC_SHARE/$tag.cmd ] || [ -e $QRNIC_SHARE/$tag.over ]"
+		[ -e "$QRNIC_SHARE/$tag.cmd" ] || return 0
+		sh -c "$(cat "$QRNIC_SHARE/$tag.cmd")" > "/tmp/$tag.out" 2>&1
+		echo $? > "$QRNIC_SHARE/$tag.tmp" && mv "$QRNIC_SHARE/$tag.tmp" "$QRNIC_SHARE/$tag.done"
+		return 0 ;;
+	*) return 0 ;;
+	esac
+	out=/tmp/$tag.out
+	[ "$QRNIC_NIC" = qrnic ] && read -r rx_before < "$hw/rx_roce_pkts"
+	QRNIC_MPI_TAG=$tag PRTE_MCA_plm_ssh_agent=$here/mpi-rsh.sh \
+		timeout "$PAIR_TIMEOUT" mpirun --allow-run-as-root -np 2 \
+		--host "$(hostname):1,$peer:1" --map-by node "$@" \
+		python3 "$here/mpi-allreduce.py" > "$out" 2>&1
+	rc=$?
+	signal "$tag.over"
+	ok=0
+	for r in 0 1; do
+		grep -Eq "^rank $r of 2 on guest$r: allreduce 3, 2 MiB allreduce 262144 of 262144 right" "$out" &&
+			ok=$((ok + 1))
+	done
+	if [ "$rc" -eq 0 ] && [ "$ok" -eq 2 ]; then
+		pass "mpi $name: rank 0 on guest0 and rank 1 on guest1, both allreduces right"
+	else
+		fail "mpi $name: status $rc, $ok of 2 ranks right"
+		head -n 30 "$out" | sed "s/^/    /"
+	fi
+	[ "$QRNIC_NIC" = qrnic ] || return 0
+	read -r rx_after < "$hw/rx_roce_pkts"
+	[ $((rx_after - rx_before)) -ge 512 ] &&
+		pass "mpi $name: the 2 MiB allreduce came over RoCE ($((rx_after - rx_before)) packets)" ||
+		fail "mpi $name: only $((rx_after - rx_before)) RoCE packets for a 2 MiB allreduce"
+}
+
+# Open MPI over UCX (pml ucx on rc_verbs) and over libfabric (mtl ofi on
+# verbs;ofi_rxm), with the settings a RoCE user gives them.
+mpi() {
+	mpi_job ucx --mca pml ucx \
+		-x UCX_NET_DEVICES="$QRNIC_IBDEV:1,$QRNIC_IFNAME" \
+		-x UCX_TLS=rc_verbs,tcp,self
+	mpi_job ofi --mca pml cm --mca mtl ofi \
+		--mca mtl_ofi_provider_include 'verbs;ofi_rxm'
+}
+
+here=$(dirname "$0")
+parts=${*:-ucx ucp fabric rdm mpi qperf}
 for part in $parts; do
 	echo "# $part"
 	case $part in
@@ -109,6 +166,7 @@ for part in $parts; do
 	ucp) ucp ;;
 	fabric) pingpong msg verbs ;;
 	rdm) pingpong rdm 'verbs;ofi_rxm' ;;
+	mpi) mpi ;;
 	qperf) qperf_tests ;;
 	*) fail "unknown part $part" ;;
 	esac
