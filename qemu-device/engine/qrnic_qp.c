@@ -344,9 +344,15 @@ enum qrnic_cmd_status qrnic_cmd_create_qp(struct qrnic_engine *e,
     if (type == QRNIC_QPT_GSI) {
         qp->qpn = QRNIC_GSI_QPN;
     } else {
-        uint32_t gen = qrnic_table_gen(&e->obj[QRNIC_OBJ_QP], idx) &
-                       ((1u << (24 - e->qpn_idx_bits)) - 1);
+        struct qrnic_table *t = &e->obj[QRNIC_OBJ_QP];
+        uint32_t gen_mask = (1u << (24 - e->qpn_idx_bits)) - 1;
+        uint32_t gen = qrnic_table_gen(t, idx) & gen_mask;
 
+        if ((gen << e->qpn_idx_bits | idx) == QRNIC_MCAST_QPN) {
+            /* The multicast QPN names no QP: the next generation does. */
+            gen = (gen + 1) & gen_mask;
+            qrnic_table_set_gen(t, idx, (uint16_t)gen);
+        }
         qp->qpn = gen << e->qpn_idx_bits | idx;
     }
     qp->idx = idx;

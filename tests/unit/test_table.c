@@ -192,6 +192,43 @@ static void test_handles(void)
     node_use_kernel(n);
 }
 
+/*
+ * With 1022 QPs the index takes 10 bits: index 1023 in its last
+ * generation would make QPN 0xffffff, which names multicast, not a QP.
+ */
+static void test_mcast_qpn(void)
+{
+    struct node *n = &nodes[0];
+    struct qrnic_table *t = &n->d.e.obj[QRNIC_OBJ_QP];
+    uint32_t last = (1u << n->d.e.qpn_idx_bits) - 1, qpn;
+    struct hcq *cq = node_create_cq(n, 6);
+    struct hqp *qp;
+
+    CHECK_EQ(n->d.e.qpn_idx_bits, 10, "1022 QPs: 10 index bits");
+    t->next = last;
+    qp = node_create_qp(n, cq, cq, 4, 6, 4, 6);
+    CHECK(qp && (qp->qpn & last) == last, "a QP at index 0x%x (0x%x)", last,
+          qp ? qp->qpn : 0);
+    if (!qp) {
+        return;
+    }
+    CHECK_EQ(destroy_qp(n, qp->qpn), QRNIC_ST_OK, "destroyed");
+    /* The next use of the slot would be generation 0x3fff. */
+    qrnic_table_set_gen(t, last, 0x3ffe);
+    t->next = last;
+    qp = node_create_qp(n, cq, cq, 4, 6, 4, 6);
+    qpn = qp ? qp->qpn : 0;
+    CHECK(qp && qpn != QRNIC_MCAST_QPN && (qpn & last) == last,
+          "a QP at index 0x%x in its last generation: QPN 0x%x, not 0x%x",
+          last, qpn, QRNIC_MCAST_QPN);
+    CHECK(qp && destroy_qp(n, qpn) == QRNIC_ST_OK, "destroyed");
+    t->next = last;
+    qp = node_create_qp(n, cq, cq, 4, 6, 4, 6);
+    CHECK(qp && qp->qpn != qpn && qp->qpn != QRNIC_MCAST_QPN &&
+          (qp->qpn & last) == last,
+          "the slot's next QP has a new QPN again (0x%x)", qp ? qp->qpn : 0);
+}
+
 int main(void)
 {
     test_lowest_free();
@@ -199,6 +236,10 @@ int main(void)
     harness_init(11);
     test_kinds();
     test_handles();
+    harness_fini();
+    harness_small_tables();
+    harness_init(12);
+    test_mcast_qpn();
     harness_fini();
     return tap_failures ? 1 : 0;
 }
