@@ -43,36 +43,45 @@ duo() {
 	fi
 }
 
-# UCX on RoCE: the device and port, and the RC transport over verbs.
-export UCX_NET_DEVICES="$QRNIC_IBDEV:1"
+# UCX on RoCE: the device and port, the RC and UD transports over verbs.
+# UCX 1.18's UD transport tells an IPv4 packet from an IPv6 one by wc.sl,
+# as mlx5 reports it, and otherwise drops every packet it receives as one
+# for another GID (on rxe alike; UCX 1.19 reads the GRH instead): with its
+# destination GID check off, UD works.
+export UCX_NET_DEVICES="$QRNIC_IBDEV:1" UCX_UD_ETH_DGID_CHECK=n
 ucx() {
 	# ucx_perftest TEST [ARGS]: a few iterations, the last line its totals.
-	uct="-d $QRNIC_IBDEV:1 -x rc_verbs"
-	for t in am_lat put_bw get_bw; do
+	for tl_t in rc_verbs:am_lat rc_verbs:put_bw rc_verbs:get_bw ud_verbs:am_lat; do
+		tl=${tl_t%:*} t=${tl_t#*:}
+		uct="-d $QRNIC_IBDEV:1 -x $tl"
 		layout=
 		[ "$t" = get_bw ] && layout="-D zcopy -s 65536"
-		duo "ucx uct rc_verbs $t" 13337 \
+		duo "ucx uct $tl $t" 13337 \
 			"ucx_perftest -P 0 -p 13337 $uct -t $t $layout -n 1000 -w 10" \
 			"ucx_perftest $peer -P 0 -p 13337 $uct -t $t $layout -n 1000 -w 10" \
 			'^Final:'
 	done
 }
 
-# UCP needs a second transport to set up rc_verbs connections (UD, or TCP
-# on the RoCE netdev); the messages must go over RoCE all the same.
+# UCP needs a second transport to set up connections: UD on the same port
+# (UCX's own choice), or TCP on the RoCE netdev; the messages must go over
+# RoCE all the same.
 ucp() {
-	ucp_env="env UCX_NET_DEVICES=$QRNIC_IBDEV:1,$QRNIC_IFNAME UCX_TLS=rc_verbs,tcp"
-	for t in tag_lat tag_bw; do
+	for tls_t in default:tag_lat rc_verbs,tcp:tag_lat rc_verbs,tcp:tag_bw; do
+		tls=${tls_t%:*} t=${tls_t#*:}
+		ucp_env=env
+		[ "$tls" = default ] ||
+			ucp_env="env UCX_NET_DEVICES=$QRNIC_IBDEV:1,$QRNIC_IFNAME UCX_TLS=$tls"
 		[ "$QRNIC_NIC" = qrnic ] && read -r rx_before < "$hw/rx_roce_pkts"
-		duo "ucx ucp rc_verbs $t" 13337 \
+		duo "ucx ucp ($tls) $t" 13337 \
 			"$ucp_env ucx_perftest -P 0 -p 13337 -t $t -n 1000 -w 10" \
 			"$ucp_env ucx_perftest $peer -P 0 -p 13337 -t $t -n 1000 -w 10" \
 			'^Final:'
 		[ "$QRNIC_NIC" = qrnic ] || continue
 		read -r rx_after < "$hw/rx_roce_pkts"
 		[ $((rx_after - rx_before)) -ge 1000 ] &&
-			pass "ucx ucp $t: its 1000 messages came over RoCE ($((rx_after - rx_before)) packets)" ||
-			fail "ucx ucp $t: only $((rx_after - rx_before)) RoCE packets for 1000 messages"
+			pass "ucx ucp ($tls) $t: its 1000 messages came over RoCE ($((rx_after - rx_before)) packets)" ||
+			fail "ucx ucp ($tls) $t: only $((rx_after - rx_before)) RoCE packets for 1000 messages"
 	done
 }
 
