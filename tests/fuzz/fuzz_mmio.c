@@ -606,7 +606,8 @@ static void mcast_gid(struct fz *f, uint8_t *gid)
  * the page list (CONTIG, or LEVEL1 in RAM) puts it: sel % 4 0 the CQ's
  * consumer index as the device has it, 1 its producer index (everything
  * consumed), 2 v % 64 CQEs before it (outstanding, maybe more than fit),
- * 3 v; sel >= FZ_RAW: nothing written.
+ * 3 v, with sel's high bits as the index's high ones; sel >= FZ_RAW:
+ * nothing written.
  */
 static void resize_record(struct fz *f, const uint8_t *c)
 {
@@ -646,10 +647,10 @@ static void resize_record(struct fz *f, const uint8_t *c)
         ci = cq ? cq->pi : v;
         break;
     case 2:
-        ci = (uint16_t)((cq ? cq->pi : 0) - v % 64);
+        ci = (cq ? cq->pi : 0) - v % 64;
         break;
     default:
-        ci = v;
+        ci = (uint32_t)(sel >> 2) << 16 | v;
         break;
     }
     qrnic_st32(b, ci);

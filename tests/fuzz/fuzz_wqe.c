@@ -1434,7 +1434,7 @@ static uint8_t resize_cq(struct hcq *cq, uint64_t *buf, uint8_t log,
     uint32_t bytes = (32u << (log <= 12 ? log : 12)) + 64;
     uint32_t npages = (bytes + 4095) / 4096;
     uint64_t nb = buf[0] == cq->base ? buf[1] : buf[0];
-    uint16_t pi = ec->pi, pi2, ci = (uint16_t)cq->ci;
+    uint32_t pi = ec->pi, pi2, ci = cq->ci;
     struct qrnic_cmd c = harness_cmd(QRNIC_CMD_RESIZE_CQ);
     uint32_t r0 = 0, i;
     uint8_t st, want;
@@ -1445,10 +1445,10 @@ static uint8_t resize_cq(struct hcq *cq, uint64_t *buf, uint8_t log,
     for (i = ci; log <= 12 && i != ci + (1u << log); i++) {
         qrnic_st32(node_ptr(n, nb + (i & ((1u << log) - 1)) * 32ull +
                             offsetof(struct qrnic_cqe, owner)),
-                   ((uint16_t)i >> log) & 1 ? QRNIC_CQE_PHASE : 0);
+                   (i >> log) & 1 ? QRNIC_CQE_PHASE : 0);
     }
     qrnic_st32(node_ptr(n, nb + (32u << (log <= 12 ? log : 12))),
-               kind == 1 ? (uint32_t)(ci + 1 + (pi - ci)) : ci);
+               kind == 1 ? pi + 1 : ci);
     c.resize_cq.pbl.addr = nb;
     c.resize_cq.pbl.npages = kind == 2 ? npages - 1 : npages;
     c.resize_cq.pbl.levels = QRNIC_PBL_CONTIG;
@@ -1469,7 +1469,7 @@ static uint8_t resize_cq(struct hcq *cq, uint64_t *buf, uint8_t log,
     pi2 = ec->pi;
     want = kind == 3 ? QRNIC_ST_DMA_ERROR : kind != 0 ? QRNIC_ST_BAD_PARAM :
            st == QRNIC_ST_OK ? QRNIC_ST_OK :
-           (uint16_t)(pi2 - ci) > 1u << log ? QRNIC_ST_BAD_PARAM :
+           pi2 - ci > 1u << log ? QRNIC_ST_BAD_PARAM :
            QRNIC_ST_OK;
     if (debug) {
         fprintf(stderr, "n%d RESIZE_CQ %u to log %u kind %u, ci %u pi %u..%u: "
@@ -1477,17 +1477,16 @@ static uint8_t resize_cq(struct hcq *cq, uint64_t *buf, uint8_t log,
                 ci, pi, pi2, st, r0);
     }
     if (st != want || (st == QRNIC_ST_OK &&
-                       ((uint16_t)(r0 - pi) > (uint16_t)(pi2 - pi) ||
-                        (uint16_t)(r0 - ci) > 1u << log))) {
+                       (r0 - pi > pi2 - pi || r0 - ci > 1u << log))) {
         fz_fail("RESIZE_CQ of CQ %u to %u CQEs (kind %u) with %u..%u of %u "
                 "outstanding: status %u (expected %u), result0 %u", cq->cqn,
-                1u << log, kind, (uint16_t)(pi - ci), (uint16_t)(pi2 - ci),
+                1u << log, kind, pi - ci, pi2 - ci,
                 1u << cq->log, st, want, r0);
     }
     if (st != QRNIC_ST_OK) {
         return st;
     }
-    for (i = ci; (uint16_t)i != (uint16_t)r0; i++) {
+    for (i = ci; i != r0; i++) {
         uint8_t *from = node_ptr(n, cq->base +
                                  (i & ((1u << cq->log) - 1)) * 32ull);
         uint8_t *to = node_ptr(n, nb + (i & ((1u << log) - 1)) * 32ull);
@@ -1496,7 +1495,7 @@ static uint8_t resize_cq(struct hcq *cq, uint64_t *buf, uint8_t log,
 
         memcpy(to, from, 32);
         owner = (owner & ~QRNIC_CQE_PHASE) |
-                (((uint16_t)i >> log) & 1 ? 0 : QRNIC_CQE_PHASE);
+                ((i >> log) & 1 ? 0 : QRNIC_CQE_PHASE);
         qrnic_st32(to + offsetof(struct qrnic_cqe, owner), owner);
     }
     cq->base = nb;
