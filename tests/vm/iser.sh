@@ -7,26 +7,31 @@
 # ib_iser).  The initiator records the target's node on the iface iser (no
 # SendTargets discovery: see initiator()) and runs SESSIONS sessions in a
 # row, each:
-#   - login: the session is iSER (transport iser, SCSI host iscsi_iser) and
-#     its SCSI disk appears;
+#   - login: the session is iSER (transport iser, SCSI host iscsi_iser); once
+#     the target lists it (dynamic_sessions), a rescan finds its SCSI disk
+#     (node.session.scan = manual: see session());
 #   - 64 MiB of fresh random data written with dd oflag=direct, read back
 #     with iflag=direct and compared; on qrnic the reads came over RoCE;
 #   - fio 4 KiB random read, then random write with --verify=crc32c, libaio,
 #     iodepth 16, --direct=1, FIO_SECONDS (default 3) each;
-#   - logout: the session and its disk are gone.
+#   - logout: the session and its disk are gone, and the target no longer
+#     lists the session.
 # The target serves throughout; afterwards it checks that its RAM disk holds
 # the last session's 64 MiB, that on qrnic the writes came over RoCE, and
 # tears the target down through configfs.  In both guests the device's QP
 # count is then back to what it was and dmesg has no WARN, BUG or Oops.
 # Needs the clients layer (open-iscsi) in guest 1:
 #   QRNIC_INITRD_EXTRA_1=build/image/clients.cpio.zst \
-#	run-vms qrnic qrnic -- iser.sh [SESSIONS [FIO_SECONDS]]
+#	run-vms qrnic qrnic -- iser.sh [SESSIONS [FIO_SECONDS [SCAN]]]
 # SESSIONS defaults to $ISER_SESSIONS, else 10 (run-vms hands the guests no
-# environment of its own: give it as an argument there).
+# environment of its own: give it as an argument there); SCAN auto lets
+# open-iscsi scan for the disk at login, as it does by default, which can
+# hang the target (see session()).
 . "$(dirname "$0")/lib.sh"
 
 sessions=${1:-${ISER_SESSIONS:-10}}
 fio_s=${2:-${ISER_FIO_SECONDS:-3}}
+scan=${3:-manual}
 DD_MIB=64		# MiB 0..63 of the disk: dd, checked on the target too
 FIO_OFF=64		# MiB 64..95: fio
 FIO_MIB=32
@@ -57,6 +62,11 @@ evidence() {
 	[ -s /tmp/iscsid.log ] && { echo "# iscsid:"; tail -n 20 /tmp/iscsid.log | sed 's/^/#    /'; }
 }
 failed() { echo "$1" >> "$QRNIC_SHARE/iser-failed"; }
+# say NAME VALUE: write VALUE to the share's NAME at once (the other guest
+# reads it as soon as NAME exists).
+say() {
+	echo "$2" > "$QRNIC_SHARE/$1.tmp" && mv "$QRNIC_SHARE/$1.tmp" "$QRNIC_SHARE/$1"
+}
 
 # ---- target (guest 0) ---------------------------------------------------------
 target_up() {
@@ -97,25 +107,55 @@ target_down() {
 		modprobe -r ib_isert iscsi_target_mod target_core_iblock
 }
 
-say_target() {
-	echo "$1" > "$QRNIC_SHARE/iser-target.tmp"
-	mv "$QRNIC_SHARE/iser-target.tmp" "$QRNIC_SHARE/iser-target"
+# The TPG lists a session once iscsi_post_login_handler has set the
+# connection's and session's parameters.
+tpg_has_session() { grep -q . "$tpg/dynamic_sessions"; }
+
+# said NAME: the initiator wrote NAME to the share (or gave up altogether).
+said() { [ -e "$QRNIC_SHARE/$1" ] || [ -e "$QRNIC_SHARE/iser-initiator-done" ]; }
+
+# serve: for each session, tell the initiator when the target lists it
+# (iser-ffp-S: the disk may be scanned) and when, after the logout, it no
+# longer does (iser-gone-S).
+serve() {
+	_s=1
+	while [ "$_s" -le "$sessions" ]; do
+		retry 600 said "iser-login-$_s"
+		[ -e "$QRNIC_SHARE/iser-login-$_s" ] || break
+		if [ "$(cat "$QRNIC_SHARE/iser-login-$_s")" = ok ]; then
+			if retry 60 tpg_has_session; then
+				say "iser-ffp-$_s" up
+			else
+				fail "iser target: session $_s logged in but the TPG never listed it"
+				say "iser-ffp-$_s" never
+			fi
+		fi
+		retry 600 said "iser-logout-$_s"
+		if retry 60 sh -c "! grep -q . $tpg/dynamic_sessions"; then
+			say "iser-gone-$_s" gone
+		else
+			say "iser-gone-$_s" "still: $(tr '\n' ' ' < "$tpg/dynamic_sessions")"
+		fi
+		_s=$((_s + 1))
+	done
 }
+
 
 target() {
 	tmark=$(dmesg | wc -l)
 	rx0=$(hwc rx_roce_pkts)
 	if target_up; then
 		pass "iser target: $iqn on $QRNIC_IP:$port, iSER portal (ib_isert listening through rdma_cm), LUN 0 = /dev/ram0 ($RAM_MIB MiB)"
-		say_target up
+		say iser-target up
 	else
 		fail "iser target: setup through configfs"
 		evidence "target setup" "$tmark"
-		say_target failed
+		say iser-target failed
 		target_down
 		return
 	fi
-	wait_for iser-initiator-done $((sessions * 240 + 300)) ||
+	serve
+	wait_for iser-initiator-done 300 ||
 		fail "iser target: the initiator never finished"
 	check "iser target: still serving after the sessions (TPG enabled, iSER portal listening)" \
 		sh -c "[ \"\$(cat $tpg/enable)\" = 1 ] && [ \"\$(cat $tpg/np/$QRNIC_IP:$port/iser)\" = 1 ]"
@@ -187,11 +227,30 @@ session() {
 	tag="iser session $s/$sessions"
 	ts=$(now)
 	mark=$(dmesg | wc -l)
+	disk=
 	if ! iscsi_node --login > /tmp/iser-login.out 2>&1; then
+		say "iser-login-$s" failed
 		fail "$tag: iscsiadm --login ($(grep -v '^Logging in' /tmp/iser-login.out | tail -n 2 | tr '\n' ' '))"
 		return 1
 	fi
+	say "iser-login-$s" ok
 	sess=$(session_name)
+	# The target (LIO with ib_isert, Linux 6.12) is in full feature phase
+	# once isert has sent the final login response, but sets the
+	# connection's and session's parameters (MaxRecvDataSegmentLength,
+	# DataPDUInOrder, ...) only afterwards, in iscsi_post_login_handler.  A
+	# SCSI command that reaches it in between, such as the INQUIRY of
+	# open-iscsi's scan at login, makes iscsit_build_pdu_and_seq_lists
+	# loop forever on a segment length of 0 in ib-comp-wq (soft lockup; on
+	# one vCPU the guest hangs).  So the disk is scanned for only once the
+	# target lists the session, which it does after setting them.
+	if [ "$scan" != auto ]; then
+		if ! wait_for "iser-ffp-$s" 120 || [ "$(cat "$QRNIC_SHARE/iser-ffp-$s")" != up ]; then
+			fail "$tag: logged in, but the target does not list the session"
+			return 1
+		fi
+		iscsiadm -m session -r "${sess#session}" --rescan > /tmp/iser-rescan.out 2>&1
+	fi
 	disk=$(retry 30 session_disk "$sess")
 	transport=$(iscsiadm -m session 2>/dev/null | cut -d: -f1)
 	host=$(readlink -f "/sys/class/iscsi_session/$sess/device")
@@ -251,14 +310,28 @@ session() {
 		ok=0
 	fi
 
-	if iscsi_node --logout > /tmp/iser-logout.out 2>&1 &&
-		retry 20 sh -c "[ ! -e /sys/block/$disk ] && ! ls /sys/class/iscsi_session | grep -q ." ; then
-		pass "$tag: logout, $sess and /dev/$disk gone; the session took $(since "$ts") s"
-	else
-		fail "$tag: logout ($(tail -n 2 /tmp/iser-logout.out | tr '\n' ' '); sessions: $(ls /sys/class/iscsi_session | tr '\n' ' '))"
-		ok=0
-	fi
 	[ "$ok" = 1 ]
+}
+
+# logout S: end session S (if any), and wait for the target to drop it.
+logout() {
+	tag="iser session $1/$sessions"
+	if no_session; then
+		say "iser-logout-$1" none
+		return 1
+	fi
+	iscsi_node --logout > /tmp/iser-logout.out 2>&1
+	st=$?
+	say "iser-logout-$1" out
+	gone=never
+	wait_for "iser-gone-$1" 120 && gone=$(cat "$QRNIC_SHARE/iser-gone-$1")
+	if [ "$st" -eq 0 ] && [ "$gone" = gone ] &&
+		retry 20 sh -c "[ ! -e /sys/block/${disk:-none} ] && ! ls /sys/class/iscsi_session | grep -q ."; then
+		pass "$tag: logout, $sess and /dev/$disk gone, the target no longer lists it; the session took $(since "$ts") s"
+	else
+		fail "$tag: logout (status $st, $(tail -n 2 /tmp/iser-logout.out | tr '\n' ' '); sessions here: $(ls /sys/class/iscsi_session | tr '\n' ' '); target: $gone)"
+		return 1
+	fi
 }
 
 initiator() {
@@ -303,21 +376,24 @@ initiator() {
 		fail "iser initiator: iscsiadm -m node -o new ($(tail -n 2 /tmp/iser-node.out | tr '\n' ' '))"
 		return
 	fi
+	[ "$scan" = auto ] || iscsi_node -o update -n node.session.scan -v manual ||
+		fail "iser initiator: node.session.scan = manual"
 	tn=$(iscsi_node | sed -n 's/^iface.transport_name = //p')
-	check "iser initiator: the node record's transport is iser ('$tn')" test "$tn" = iser
+	sc=$(iscsi_node | sed -n 's/^node.session.scan = //p')
+	check "iser initiator: the node record's transport is iser ('$tn'), scan $sc" test "$tn" = iser
 
 	good=0
 	bad=0
 	i=1
 	t0=$(now)
 	while [ "$i" -le "$sessions" ]; do
-		if session "$i"; then
+		if session "$i" && logout "$i"; then
 			good=$((good + 1))
 			bad=0
 		else
 			failed "session-$i"
 			evidence "iser session $i" "$mark"
-			iscsi_node --logout > /dev/null 2>&1
+			[ -e "$QRNIC_SHARE/iser-logout-$i" ] || logout "$i"
 			bad=$((bad + 1))
 		fi
 		# Two broken sessions in a row: the rest would only time out.
