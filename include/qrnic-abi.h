@@ -85,7 +85,9 @@ struct qrnic_uresp_resize_cq {
  * holds 1 << log_*_depth WQEs, all usable (full: pi - tail == depth);
  * qpn is the QP number the core reports.  A QP created with an SRQ has no
  * RQ: rq_offset, log_rq_depth, log_rq_stride and max_recv_sge are then 0
- * and the mapping holds the SQ only.
+ * and the mapping holds the SQ only; so has an XRC_INI QP.  An XRC_TGT QP
+ * has no queues at all: qmem_len, the offsets and logs are 0 and there is
+ * nothing to map; only qpn counts.
  */
 struct qrnic_uresp_create_qp {
 	__aligned_u64 qmem_mmap_key;
@@ -116,7 +118,10 @@ struct qrnic_uresp_create_qp {
  * and RESET or DESTROY_QP would lose it: the kernel moves an RC or UC QP
  * with an SRQ to ERR first, so the device completes that WQE (flushed) into
  * the receive CQ; a provider dropping a destroyed or reset QP's completions
- * from its CQ must still free the SRQ slots they name.
+ * from its CQ must still free the SRQ slots they name.  An XRC SRQ
+ * (IBV_SRQT_XRC) is created the same way; srqn is the number senders name
+ * (ibv_get_srq_num), and its receive completions, whichever XRC_TGT QP
+ * they came through, carry QRNIC_CQE_F_XRC with srqn in the CQE.
  */
 struct qrnic_uresp_create_srq {
 	__aligned_u64 qmem_mmap_key;

@@ -110,6 +110,9 @@ typedef uint32_t qrnic_be32;
 #define QRNIC_CAP0_ATOMIC_WRITE		(1u << 12)	/* RDMA ATOMIC WRITE */
 #define QRNIC_CAP0_SRQ_RESIZE		(1u << 13)	/* MODIFY_SRQ RESIZE */
 #define QRNIC_CAP0_REREG_MR		(1u << 14)	/* REREG_MR */
+#define QRNIC_CAP0_XRC			(1u << 15)	/* XRC SRQs, XRC_INI and
+							 * XRC_TGT QPs
+							 */
 
 #define QRNIC_CTRL_RESET		(1u << 0)	/* self clearing */
 #define QRNIC_CTRL_ENABLE		(1u << 1)
@@ -355,7 +358,10 @@ struct qrnic_cmd {
 			qrnic_le32 srqn;	/* receives from this SRQ, 0: own RQ
 						 * (rq_offset, log_rq_* then 0)
 						 */
-		} create_qp;			/* result0: qpn */
+			qrnic_le32 xrcd;	/* XRC_TGT: its XRC domain */
+		} create_qp;			/* result0: qpn; XRC: see the
+						 * QP section
+						 */
 		struct {
 			qrnic_le32 qpn;
 			qrnic_le32 attr_mask;	/* QRNIC_QP_ATTR_* to apply */
@@ -380,6 +386,11 @@ struct qrnic_cmd {
 			uint8_t  log_stride;	/* QRNIC_RQ_MIN/MAX_LOG_STRIDE */
 			qrnic_le16 rsvd;
 			qrnic_le32 limit;	/* 0 or < depth: armed limit */
+			qrnic_le32 xrcd;	/* nonzero: an XRC SRQ of this
+						 * XRC domain, its receives
+						 * completing on cqn
+						 */
+			qrnic_le32 cqn;		/* XRC only, else 0 */
 		} create_srq;			/* result0: srqn */
 		struct {
 			qrnic_le32 srqn;
@@ -667,7 +678,8 @@ QRNIC_HW_SIZE(qrnic_cqe, QRNIC_CQE_SIZE);
 
 /*
  * UD and GSI receive completions carry the sender's QP number in the upper
- * 24 bits of the owner word (written together with the phase bit).
+ * 24 bits of the owner word (written together with the phase bit), XRC
+ * SRQ receive completions their SRQ's number.
  */
 #define QRNIC_CQE_SRC_QP_SHIFT		8
 
@@ -685,6 +697,12 @@ QRNIC_HW_SIZE(qrnic_cq_rec, QRNIC_CQ_REC_SIZE);
 #define QRNIC_CQE_F_GRH			(1u << 3)	/* UD: buffer starts with a GRH */
 #define QRNIC_CQE_F_IPV4		(1u << 4)	/* UD: it came over IPv4 */
 #define QRNIC_CQE_F_SRQ			(1u << 5)	/* wqe_idx is an SRQ slot */
+#define QRNIC_CQE_F_XRC			(1u << 7)	/* from an XRC SRQ: its
+							 * srqn is in the owner
+							 * word (where UD puts
+							 * src_qp), qpn is the
+							 * XRC_TGT QP's
+							 */
 #define QRNIC_CQE_F_INV			(1u << 6)	/* SEND_WITH_INV received:
 							 * imm_data is the key it
 							 * invalidated (little
@@ -873,10 +891,32 @@ enum qrnic_guest_err {
  */
 #define QRNIC_SRQ_MOD_LIMIT		(1u << 0)
 #define QRNIC_SRQ_MOD_RESIZE		(1u << 1)
+/*
+ * XRC (QRNIC_CAP0_XRC).  An XRC domain is a number the driver chooses
+ * (nonzero, 24 bits); the device only compares them.  An XRC SRQ
+ * (CREATE_SRQ with xrcd) is an SRQ that names its own CQ.  An XRC_INI QP
+ * is an RC requester without a receive side: send_cqn, pdn and its SQ as
+ * for RC; recv_cqn, srqn, rq_offset and log_rq_* 0.  Each send WQE names
+ * the XRC SRQ at the target in xrc_srqn (XRCETH).  An XRC_TGT QP is an RC
+ * responder without queues: xrcd and uctx 0 (it belongs to the domain,
+ * not to a context); pdn, both CQs, srqn, offsets and logs 0.  A request
+ * it receives names an XRC SRQ of its domain (else NAK invalid request,
+ * QP to ERR); a SEND or WRITE with immediate takes that SRQ's WQE and
+ * completes on that SRQ's CQ (QRNIC_CQE_F_XRC), and the SRQ's PD is the
+ * one remote keys must belong to.  MODIFY_QP takes the attributes IBTA
+ * (and Linux's ib_modify_qp_is_ok) require and allow for each type: RC's,
+ * less MAX_DEST_RD_ATOMIC and MIN_RNR_TIMER for XRC_INI, less RETRY_CNT,
+ * RNR_RETRY and MAX_QP_RD_ATOMIC for XRC_TGT.  DESTROY_SRQ of an XRC SRQ
+ * detaches it from XRC_TGT QPs: a message in progress into it ends the
+ * QP with a NAK when its next packet comes.
+ */
 #define QRNIC_QPT_GSI			1	/* IB_QPT_GSI: QP 1, kernel only */
 #define QRNIC_QPT_RC			2	/* IB_QPT_RC */
 #define QRNIC_QPT_UC			3	/* IB_QPT_UC */
 #define QRNIC_QPT_UD			4	/* IB_QPT_UD */
+#define QRNIC_QPT_XRC_INI		9	/* IB_QPT_XRC_INI */
+#define QRNIC_QPT_XRC_TGT		10	/* IB_QPT_XRC_TGT */
+#define QRNIC_XRCD_MASK			0x00ffffffu
 #define QRNIC_GSI_QPN			1
 #define QRNIC_MCAST_QPN			0xffffffu	/* BTH DestQP of multicast */
 #define QRNIC_MAX_MCAST_GROUPS		64
@@ -960,9 +1000,9 @@ struct qrnic_sq_wqe {
 		qrnic_le32 invalidate_rkey;	/* LOCAL_INV, SEND_WITH_INV */
 	};
 	qrnic_le32 inline_len;	/* with QRNIC_WQE_F_INLINE */
-	qrnic_le32 rsvd1;
+	qrnic_le32 xrc_srqn;	/* XRC_INI: the XRC SRQ at the target */
 	union {
-		struct {		/* RC */
+		struct {		/* RC, XRC_INI */
 			qrnic_le64 remote_addr;	/* RDMA and atomic */
 			qrnic_le32 rkey;
 			qrnic_le32 rsvd2;
@@ -1027,14 +1067,14 @@ QRNIC_HW_SIZE(qrnic_rq_wqe, QRNIC_RQ_WQE_SIZE);
  * advertises when it carries the opcode (BASE: no bit of its own).
  */
 #define QRNIC_WR_LIST(X)						\
-	X(RDMA_WRITE,	    0,	  (RC, UC),	RDMA_WRITE, (PAYLOAD),	      BASE) \
-	X(RDMA_WRITE_IMM,   1,	  (RC, UC),	RDMA_WRITE, (PAYLOAD, IMM),   BASE) \
-	X(SEND,		    2,	  (RC, UC, UD), SEND,	    (PAYLOAD, SEND),  BASE) \
-	X(SEND_IMM,	    3,	  (RC, UC, UD), SEND,	    (PAYLOAD, SEND, IMM), BASE) \
-	X(RDMA_READ,	    4,	  (RC),		RDMA_READ,  (RESULT),	      BASE) \
-	X(ATOMIC_CMP_AND_SWP, 5,  (RC),		COMP_SWAP,  (RESULT, ATOMIC), ATOMIC) \
-	X(ATOMIC_FETCH_AND_ADD, 6, (RC),	FETCH_ADD,  (RESULT, ATOMIC), ATOMIC) \
-	X(LOCAL_INV,	    7,	  (RC),		LOCAL_INV,  (LOCAL),	      FAST_REG) \
+	X(RDMA_WRITE,	    0,	  (RC, UC, XRC), RDMA_WRITE, (PAYLOAD),	      BASE) \
+	X(RDMA_WRITE_IMM,   1,	  (RC, UC, XRC), RDMA_WRITE, (PAYLOAD, IMM),  BASE) \
+	X(SEND,		    2,	  (RC, UC, UD, XRC), SEND,  (PAYLOAD, SEND),  BASE) \
+	X(SEND_IMM,	    3,	  (RC, UC, UD, XRC), SEND,  (PAYLOAD, SEND, IMM), BASE) \
+	X(RDMA_READ,	    4,	  (RC, XRC),	RDMA_READ,  (RESULT),	      BASE) \
+	X(ATOMIC_CMP_AND_SWP, 5,  (RC, XRC),	COMP_SWAP,  (RESULT, ATOMIC), ATOMIC) \
+	X(ATOMIC_FETCH_AND_ADD, 6, (RC, XRC),	FETCH_ADD,  (RESULT, ATOMIC), ATOMIC) \
+	X(LOCAL_INV,	    7,	  (RC, XRC),	LOCAL_INV,  (LOCAL),	      FAST_REG) \
 	X(BIND_MW,	    8,	  (RC, UC),	BIND_MW,    (LOCAL),	      MW) \
 	X(SEND_WITH_INV,    9,	  (RC),		SEND,	    (PAYLOAD, SEND, INV), FAST_REG) \
 	X(FLUSH,	    14,	  (RC),		FLUSH,	    (RESPONSE),	      FLUSH) \
@@ -1048,11 +1088,12 @@ enum qrnic_wr_opcode {
 };
 
 /* QP types of a row: QRNIC_WR_QPT(QRNIC_QPT_*) bits. */
-#define QRNIC_WR_QPT(qpt)		((qpt) < 8 ? 1u << (qpt) : 0u)
+#define QRNIC_WR_QPT(qpt)		((qpt) < 16 ? 1u << (qpt) : 0u)
 #define QRNIC_WR_QPT_RC			QRNIC_WR_QPT(QRNIC_QPT_RC)
 #define QRNIC_WR_QPT_UC			QRNIC_WR_QPT(QRNIC_QPT_UC)
 #define QRNIC_WR_QPT_UD			(QRNIC_WR_QPT(QRNIC_QPT_UD) | \
 					 QRNIC_WR_QPT(QRNIC_QPT_GSI))
+#define QRNIC_WR_QPT_XRC		QRNIC_WR_QPT(QRNIC_QPT_XRC_INI)
 
 /* Properties of a row. */
 #define QRNIC_WR_P_SGL			(1u << 0)	/* takes SGEs */
@@ -1083,17 +1124,17 @@ enum qrnic_wr_opcode {
 /* What the table says of one opcode; qp_types 0 for an unknown one. */
 struct qrnic_wr_info {
 	uint16_t props;		/* QRNIC_WR_P_* */
-	uint8_t  qp_types;	/* QRNIC_WR_QPT_* */
+	uint16_t qp_types;	/* QRNIC_WR_QPT_* */
 	uint8_t  cqe_opcode;	/* QRNIC_CQE_OP_* */
 	uint32_t cap0;		/* QRNIC_CAP0_* */
 };
 
-/* A row's (A, B, C) columns as the OR of their bits (up to three). */
+/* A row's (A, B, C, D) columns as the OR of their bits (up to four). */
 #define QRNIC_WR_QPT_NONE		0
 #define QRNIC_WR_P_NONE			0
-#define QRNIC_WR_OR3(pfx, a, b, c, ...)	(pfx##a | pfx##b | pfx##c)
-#define QRNIC_WR_TYPES(...)	QRNIC_WR_OR3(QRNIC_WR_QPT_, __VA_ARGS__, NONE, NONE, NONE)
-#define QRNIC_WR_PROPS(...)	QRNIC_WR_OR3(QRNIC_WR_P_, __VA_ARGS__, NONE, NONE, NONE)
+#define QRNIC_WR_OR4(pfx, a, b, c, d, ...) (pfx##a | pfx##b | pfx##c | pfx##d)
+#define QRNIC_WR_TYPES(...)	QRNIC_WR_OR4(QRNIC_WR_QPT_, __VA_ARGS__, NONE, NONE, NONE, NONE)
+#define QRNIC_WR_PROPS(...)	QRNIC_WR_OR4(QRNIC_WR_P_, __VA_ARGS__, NONE, NONE, NONE, NONE)
 #define QRNIC_WR_INFO_CASE(name, value, qpts, cqe, wr_props, cap)	\
 	case QRNIC_WR_##name: {						\
 		struct qrnic_wr_info i = {				\
