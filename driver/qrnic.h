@@ -7,6 +7,7 @@
 #define QRNIC_H
 
 #include <linux/types.h>
+#include <linux/idr.h>
 #include <linux/pci.h>
 #include <linux/netdevice.h>
 #include <linux/mutex.h>
@@ -139,6 +140,7 @@ struct qrnic_dev {
 	struct xarray cq_xa;		/* cqn -> struct qrnic_cq */
 	struct xarray qp_xa;		/* qpn -> struct qrnic_qp */
 	struct xarray srq_xa;		/* srqn -> struct qrnic_srq */
+	struct ida xrcd_ida;		/* XRC domain numbers (the driver's) */
 	atomic_t num_ah;		/* software AHs, <= QRNIC_MAX_AH */
 
 	/* Ethernet */

@@ -74,6 +74,8 @@ static_assert(qrnic_same_value(IB_QPT_GSI, QRNIC_QPT_GSI));
 static_assert(qrnic_same_value(IB_QPT_RC, QRNIC_QPT_RC));
 static_assert(qrnic_same_value(IB_QPT_UC, QRNIC_QPT_UC));
 static_assert(qrnic_same_value(IB_QPT_UD, QRNIC_QPT_UD));
+static_assert(qrnic_same_value(IB_QPT_XRC_INI, QRNIC_QPT_XRC_INI));
+static_assert(qrnic_same_value(IB_QPT_XRC_TGT, QRNIC_QPT_XRC_TGT));
 static_assert(sizeof(struct qrnic_sq_wqe) == 64);
 static_assert(sizeof(struct qrnic_rq_wqe) == 16);
 static_assert(sizeof(struct qrnic_sge) == 16);
@@ -95,6 +97,15 @@ static inline bool qrnic_has_ud(const struct qrnic_dev *qdev)
 static inline bool qrnic_has_srq(const struct qrnic_dev *qdev)
 {
 	return (qdev->cap0 & QRNIC_CAP0_RC) && (qdev->cap0 & QRNIC_CAP0_SRQ);
+}
+
+/*
+ * XRC domains, XRC SRQs and XRC_INI/XRC_TGT QPs: QRNIC_CAP0_XRC on top of
+ * the SRQ verbs (an XRC receive is always an SRQ's).
+ */
+static inline bool qrnic_has_xrc(const struct qrnic_dev *qdev)
+{
+	return qrnic_has_srq(qdev) && (qdev->cap0 & QRNIC_CAP0_XRC);
 }
 
 /* UC QPs: QRNIC_CAP0_UC on top of the RC verbs. */
@@ -181,6 +192,12 @@ struct qrnic_mr {
 	u32 max_pages;
 };
 
+/* An XRC domain: only a number (1..QRNIC_XRCD_MASK) the device compares. */
+struct qrnic_xrcd {
+	struct ib_xrcd ibxrcd;
+	u32 xrcdn;
+};
+
 /* Windows hold nothing of their own; ib_core sizes objects by driver type. */
 struct qrnic_mw {
 	struct ib_mw ibmw;
@@ -216,14 +233,22 @@ struct qrnic_srq {
 	struct completion free;
 };
 
+/*
+ * A QP.  An XRC_INI QP has no RQ (a send side only, receives at the target
+ * go to XRC SRQs); an XRC_TGT QP has no queues, PD or CQs at all (ibqp.pd,
+ * send_cq and recv_cq are NULL): its receives take the WQE of the XRC SRQ
+ * each request names and complete on that SRQ's CQ.
+ */
 struct qrnic_qp {
 	struct ib_qp ibqp;
 	u32 qpn;
 	u8 qp_type;			/* QRNIC_QPT_* (= IB_QPT_*) */
-	struct qrnic_wq sq;
-	struct qrnic_wq rq;		/* none (0 bytes) with an SRQ */
+	struct qrnic_wq sq;		/* none (0 bytes) for XRC_TGT */
+	struct qrnic_wq rq;		/* none with an SRQ, for XRC */
 	struct qrnic_srq *srq;		/* receives from it, or NULL */
-	u32 qmem_len;			/* the slice: SQ pages, then RQ pages */
+	u32 qmem_len;			/* the slice: SQ pages, then RQ pages;
+					 * 0 for XRC_TGT
+					 */
 	struct rdma_user_mmap_entry *qmem_entry;	/* user QP */
 	u32 max_send_sge;		/* what the queues really hold */
 	u32 max_recv_sge;
@@ -246,6 +271,19 @@ struct qrnic_ah {
 	struct ib_ah ibah;
 	struct qrnic_ud_av av;
 };
+
+/* An XRC_TGT QP has no SQ; no other type lacks one. */
+static inline bool qrnic_qp_has_sq(const struct qrnic_qp *qp)
+{
+	return qp->qp_type != QRNIC_QPT_XRC_TGT;
+}
+
+/* A QP with an SRQ and the XRC QPs have no RQ of their own. */
+static inline bool qrnic_qp_has_rq(const struct qrnic_qp *qp)
+{
+	return !qp->srq && qp->qp_type != QRNIC_QPT_XRC_INI &&
+	       qp->qp_type != QRNIC_QPT_XRC_TGT;
+}
 
 static inline struct qrnic_ucontext *to_quctx(struct ib_ucontext *uctx)
 {
@@ -275,6 +313,11 @@ static inline struct qrnic_qp *to_qqp(struct ib_qp *qp)
 static inline struct qrnic_srq *to_qsrq(struct ib_srq *srq)
 {
 	return container_of(srq, struct qrnic_srq, ibsrq);
+}
+
+static inline struct qrnic_xrcd *to_qxrcd(struct ib_xrcd *xrcd)
+{
+	return container_of(xrcd, struct qrnic_xrcd, ibxrcd);
 }
 
 static inline struct qrnic_ah *to_qah(struct ib_ah *ah)
@@ -394,6 +437,7 @@ int qrnic_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *ah_attr);
 /* qrnic_qp.c */
 int qrnic_wq_log_depth(struct qrnic_dev *qdev, u32 wr, u8 *log);
 void qrnic_wq_init(struct qrnic_wq *wq, u8 log_depth, u8 log_stride);
+void qrnic_qp_caps(const struct qrnic_qp *qp, struct ib_qp_cap *cap);
 int qrnic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 		    struct ib_udata *udata);
 int qrnic_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);

@@ -316,6 +316,7 @@ err_vectors:
 static void qrnic_dev_free(struct qrnic_dev *qdev)
 {
 	pci_set_drvdata(qdev->pdev, NULL);
+	ida_destroy(&qdev->xrcd_ida);
 	xa_destroy(&qdev->srq_xa);
 	xa_destroy(&qdev->qp_xa);
 	xa_destroy(&qdev->cq_xa);
@@ -338,6 +339,7 @@ static int qrnic_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	xa_init_flags(&qdev->cq_xa, XA_FLAGS_LOCK_IRQ);
 	xa_init_flags(&qdev->qp_xa, XA_FLAGS_LOCK_IRQ);
 	xa_init_flags(&qdev->srq_xa, XA_FLAGS_LOCK_IRQ);
+	ida_init(&qdev->xrcd_ida);
 
 	ret = qrnic_pci_enable(pdev);
 	if (ret)

@@ -11,6 +11,9 @@
  * invalidate (IB_WR_LOCAL_INV, IB_WR_SEND_WITH_INV); kernel consumers have
  * no memory windows.  SRQ receive completions free SRQ slots, which
  * the SRQ reuses in ring order once every slot before them is free too.
+ * XRC is user space's only: kernel XRC_INI QPs and XRC SRQs do not exist,
+ * an XRC_TGT QP has no queues to post to, and XRC receive completions
+ * (QRNIC_CQE_F_XRC) only reach user CQs.
  */
 #include <linux/io-64-nonatomic-lo-hi.h>
 #include <rdma/ib_verbs.h>
@@ -201,6 +204,22 @@ static int qrnic_build_send(struct qrnic_dev *qdev, struct qrnic_qp *qp,
 	return sizeof(*hdr) + wr->num_sge * sizeof(*sge);
 }
 
+/*
+ * Has the QP a ring the kernel writes?  Not an XRC_TGT QP (none at all;
+ * asked first: ib_core's handles of one are not driver QPs) nor a user
+ * QP (its rings are the provider's; uverbs' post write commands come
+ * here too).
+ */
+static bool qrnic_qp_kernel_ring(struct ib_qp *ibqp, bool send)
+{
+	struct qrnic_qp *qp;
+
+	if (ibqp->qp_type == IB_QPT_XRC_TGT)
+		return false;
+	qp = to_qqp(ibqp);
+	return send ? !!qp->sq.buf : !!qp->rq.buf;
+}
+
 int qrnic_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		    const struct ib_send_wr **bad_wr)
 {
@@ -210,6 +229,11 @@ int qrnic_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	unsigned long flags;
 	int ret = 0, len;
 	u16 start;
+
+	if (!qrnic_qp_kernel_ring(ibqp, true)) {
+		*bad_wr = wr;
+		return -EINVAL;
+	}
 
 	spin_lock_irqsave(&qp->lock, flags);
 	start = qp->sq.pi;
@@ -289,8 +313,8 @@ int qrnic_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	unsigned long flags;
 	int ret;
 
-	/* A QP with an SRQ has no RQ of its own. */
-	if (qp->srq) {
+	/* No RQ here: a QP with an SRQ, an XRC QP, a user QP. */
+	if (!qrnic_qp_kernel_ring(ibqp, false)) {
 		*bad_wr = wr;
 		return -EINVAL;
 	}
@@ -419,6 +443,14 @@ static bool qrnic_cqe_to_wc(struct qrnic_dev *qdev, const struct qrnic_cqe *c,
 {
 	struct qrnic_qp *qp;
 	bool ud_recv = false;
+
+	/*
+	 * An XRC SRQ's receive, which only user XRC SRQs and so only user
+	 * CQs get: on a kernel CQ a device bug.  Its QP (XRC_TGT) has no
+	 * SRQ or RQ whose slot it could free: skip it.
+	 */
+	if (c->flags & QRNIC_CQE_F_XRC)
+		return false;
 
 	xa_lock(&qdev->qp_xa);
 	qp = xa_load(&qdev->qp_xa, le32_to_cpu(c->qpn));

@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * qrnic queue pairs (RC, UC, UD and the GSI QP): sizing, queue memory,
- * creation and destruction, async events.  The GSI QP (QP1, ib_mad's) is
- * kernel only and the device allows one; UD and GSI QPs need
- * QRNIC_CAP0_UD, UC QPs QRNIC_CAP0_UC.
+ * qrnic queue pairs (RC, UC, UD, the GSI QP, XRC_INI and XRC_TGT): sizing,
+ * queue memory, creation and destruction, async events.  The GSI QP (QP1,
+ * ib_mad's) is kernel only and the device allows one; UD and GSI QPs need
+ * QRNIC_CAP0_UD, UC QPs QRNIC_CAP0_UC, XRC QPs QRNIC_CAP0_XRC.  XRC_INI
+ * QPs are user only (struct ib_send_wr cannot name the remote SRQ);
+ * XRC_TGT QPs belong to an XRC domain, not to a PD or a context, and have
+ * no queues or CQs (ib_core creates them without udata).
  *
  * A QP's send and receive rings live in a slice of BAR4 (SQ pages, then RQ
- * pages; a QP with an SRQ has no RQ).  A user QP's slice is mapped into its
+ * pages; a QP with an SRQ and an XRC_INI QP have no RQ, an XRC_TGT QP has
+ * no slice at all).  A user QP's slice is mapped into its
  * process through an mmap entry that owns the slice: the slice returns to
  * the allocator only when the entry's last reference goes (mmap_free), so
  * pages an old mapping can still reach are never given to anyone else.
@@ -41,8 +45,8 @@ int qrnic_wq_log_depth(struct qrnic_dev *qdev, u32 wr, u8 *log)
 
 /*
  * Queue geometry from the requested caps; the provider takes the result
- * from the create response rather than deriving it.  With an SRQ the
- * receive caps are ignored (there is no RQ).
+ * from the create response rather than deriving it.  Without an RQ (an SRQ,
+ * XRC_INI) the receive caps are ignored.
  */
 static int qrnic_qp_size(struct qrnic_dev *qdev, struct ib_qp_cap *cap,
 			 bool has_rq, struct qrnic_qp_sizes *sz)
@@ -85,18 +89,29 @@ static int qrnic_qp_size(struct qrnic_dev *qdev, struct ib_qp_cap *cap,
 	return 0;
 }
 
-static void qrnic_qp_set_caps(struct qrnic_qp *qp, struct ib_qp_cap *cap)
+/* What the queues' strides really hold (0 for a queue the QP lacks). */
+static void qrnic_qp_set_limits(struct qrnic_qp *qp)
 {
 	u32 sq_room = (1U << qp->sq.log_stride) - sizeof(struct qrnic_sq_wqe);
 	u32 rq_room = (1U << qp->rq.log_stride) - sizeof(struct qrnic_rq_wqe);
 
-	qp->max_send_sge = min_t(u32, QRNIC_MAX_SGE,
-				 sq_room / sizeof(struct qrnic_sge));
-	qp->max_recv_sge = qp->srq ? 0 : rq_room / sizeof(struct qrnic_sge);
-	qp->max_inline = min_t(u32, QRNIC_MAX_INLINE, sq_room);
+	if (qrnic_qp_has_sq(qp)) {
+		qp->max_send_sge = min_t(u32, QRNIC_MAX_SGE,
+					 sq_room / sizeof(struct qrnic_sge));
+		qp->max_inline = min_t(u32, QRNIC_MAX_INLINE, sq_room);
+	}
+	if (qrnic_qp_has_rq(qp))
+		qp->max_recv_sge = rq_room / sizeof(struct qrnic_sge);
+}
 
-	cap->max_send_wr = 1U << qp->sq.log_depth;
-	cap->max_recv_wr = qp->srq ? 0 : 1U << qp->rq.log_depth;
+/* The QP's caps as create_qp and query_qp report them. */
+void qrnic_qp_caps(const struct qrnic_qp *qp, struct ib_qp_cap *cap)
+{
+	memset(cap, 0, sizeof(*cap));
+	if (qrnic_qp_has_sq(qp))
+		cap->max_send_wr = 1U << qp->sq.log_depth;
+	if (qrnic_qp_has_rq(qp))
+		cap->max_recv_wr = 1U << qp->rq.log_depth;
 	cap->max_send_sge = qp->max_send_sge;
 	cap->max_recv_sge = qp->max_recv_sge;
 	cap->max_inline_data = qp->max_inline;
@@ -117,13 +132,22 @@ static int qrnic_create_qp_cmd(struct qrnic_dev *qdev, struct qrnic_qp *qp,
 {
 	struct qrnic_cmd cmd = { .opcode = QRNIC_CMD_CREATE_QP };
 
+	cmd.create_qp.qp_type = qp->qp_type;
+	if (qp->qp_type == QRNIC_QPT_XRC_TGT) {
+		/* The domain's: no PD, CQs, queues or owning context. */
+		cmd.create_qp.xrcd =
+			cpu_to_le32(to_qxrcd(init_attr->xrcd)->xrcdn);
+		return qrnic_aq_exec(qdev, &cmd, &qp->qpn, NULL);
+	}
 	cmd.create_qp.pdn = cpu_to_le32(to_qpd(qp->ibqp.pd)->pdn);
 	cmd.create_qp.send_cqn = cpu_to_le32(to_qcq(init_attr->send_cq)->cqn);
-	cmd.create_qp.recv_cqn = cpu_to_le32(to_qcq(init_attr->recv_cq)->cqn);
+	/* XRC_INI: no receive side, recv_cqn and the RQ fields stay 0. */
+	if (qp->qp_type != QRNIC_QPT_XRC_INI)
+		cmd.create_qp.recv_cqn =
+			cpu_to_le32(to_qcq(init_attr->recv_cq)->cqn);
 	cmd.create_qp.uctx = cpu_to_le32(uctx);
 	cmd.create_qp.sq_offset = cpu_to_le32(qp->sq.offset);
 	cmd.create_qp.rq_offset = cpu_to_le32(qp->rq.offset);
-	cmd.create_qp.qp_type = qp->qp_type;
 	cmd.create_qp.flags = qp->sig_all ? QRNIC_QP_SIG_ALL : 0;
 	cmd.create_qp.log_sq_depth = qp->sq.log_depth;
 	cmd.create_qp.log_sq_stride = qp->sq.log_stride;
@@ -137,12 +161,20 @@ static int qrnic_create_qp_cmd(struct qrnic_dev *qdev, struct qrnic_qp *qp,
 	return qrnic_aq_exec(qdev, &cmd, &qp->qpn, NULL);
 }
 
-/* User QP: map the slice for the provider and tell it the geometry. */
+/*
+ * User QP: map the slice for the provider and tell it the geometry.  An
+ * XRC_TGT QP has nothing to map: only qpn counts (ib_core creates those
+ * without udata anyway).
+ */
 static int qrnic_qp_user_setup(struct qrnic_dev *qdev, struct qrnic_qp *qp,
 			       struct ib_udata *udata)
 {
 	struct qrnic_ucontext *uctx;
 	struct qrnic_uresp_create_qp resp = {};
+
+	resp.qpn = qp->qpn;
+	if (!qp->qmem_len)
+		return qrnic_udata_respond(udata, &resp, sizeof(resp));
 
 	uctx = rdma_udata_to_drv_context(udata, struct qrnic_ucontext,
 					 ibucontext);
@@ -155,9 +187,8 @@ static int qrnic_qp_user_setup(struct qrnic_dev *qdev, struct qrnic_qp *qp,
 		return -ENOMEM;
 
 	resp.qmem_len = qp->qmem_len;
-	resp.qpn = qp->qpn;
 	resp.sq_offset = 0;
-	resp.rq_offset = qp->srq ? 0 : qp->sq.bytes;
+	resp.rq_offset = qrnic_qp_has_rq(qp) ? qp->sq.bytes : 0;
 	resp.log_sq_depth = qp->sq.log_depth;
 	resp.log_sq_stride = qp->sq.log_stride;
 	resp.log_rq_depth = qp->rq.log_depth;
@@ -173,49 +204,118 @@ static void qrnic_qp_release_qmem(struct qrnic_dev *qdev, struct qrnic_qp *qp)
 {
 	if (qp->qmem_entry)
 		rdma_user_mmap_entry_remove(qp->qmem_entry);
-	else
+	else if (qp->qmem_len)
 		qrnic_qmem_free(qdev, qp->sq.offset, qp->qmem_len);
 	qp->qmem_entry = NULL;
 }
 
-static int qrnic_qp_check_attr(struct qrnic_dev *qdev,
+/* Does the device have the QP type (and may this creator have it)? */
+static int qrnic_qp_check_type(struct qrnic_dev *qdev,
 			       struct ib_qp_init_attr *init_attr,
 			       struct ib_udata *udata)
 {
 	switch (init_attr->qp_type) {
 	case IB_QPT_RC:
-		break;
+		return 0;
 	case IB_QPT_UC:
-		if (!qrnic_has_uc(qdev))
-			return -EOPNOTSUPP;
-		break;
+		return qrnic_has_uc(qdev) ? 0 : -EOPNOTSUPP;
 	case IB_QPT_UD:
-		if (!qrnic_has_ud(qdev))
-			return -EOPNOTSUPP;
-		break;
+		return qrnic_has_ud(qdev) ? 0 : -EOPNOTSUPP;
 	case IB_QPT_GSI:
 		if (!qrnic_has_ud(qdev))
 			return -EOPNOTSUPP;
 		if (udata || init_attr->port_num != QRNIC_PORT)
 			return -EINVAL;
-		break;
+		return 0;
+	case IB_QPT_XRC_INI:
+		/* Kernel senders: struct ib_send_wr has no remote SRQ. */
+		if (!udata)
+			return -EOPNOTSUPP;
+		fallthrough;
+	case IB_QPT_XRC_TGT:
+		return qrnic_has_xrc(qdev) ? 0 : -EOPNOTSUPP;
 	default:
 		return -EOPNOTSUPP;
 	}
+}
+
+/*
+ * What each type is created with: RC, UC and UD both CQs and an SRQ of
+ * theirs (basic) or an RQ; XRC_INI a send CQ only (a receive CQ it may be
+ * given is not used); XRC_TGT its domain only (uverbs' ioctl lets an XRC
+ * SRQ come along, which it does not keep: each request names its SRQ).
+ */
+static int qrnic_qp_check_attr(struct qrnic_dev *qdev,
+			       struct ib_qp_init_attr *init_attr,
+			       struct ib_udata *udata)
+{
+	int ret;
+
+	ret = qrnic_qp_check_type(qdev, init_attr, udata);
+	if (ret)
+		return ret;
 	if (init_attr->create_flags || init_attr->rwq_ind_tbl)
 		return -EOPNOTSUPP;
-	if (init_attr->srq) {
-		if (!qrnic_has_srq(qdev) ||
-		    init_attr->srq->srq_type != IB_SRQT_BASIC)
-			return -EOPNOTSUPP;
-		if (init_attr->qp_type == IB_QPT_GSI)
+	switch (init_attr->qp_type) {
+	case IB_QPT_XRC_TGT:
+		if (!init_attr->xrcd)
 			return -EINVAL;
+		break;
+	case IB_QPT_XRC_INI:
+		if (!init_attr->send_cq || init_attr->srq)
+			return -EINVAL;
+		break;
+	default:
+		if (init_attr->srq &&
+		    (!qrnic_has_srq(qdev) ||
+		     init_attr->srq->srq_type != IB_SRQT_BASIC))
+			return -EOPNOTSUPP;
+		if (init_attr->srq && init_attr->qp_type == IB_QPT_GSI)
+			return -EINVAL;
+		if (!init_attr->send_cq || !init_attr->recv_cq)
+			return -EINVAL;
+		break;
 	}
-	if (!init_attr->send_cq || !init_attr->recv_cq)
-		return -EINVAL;
 	if (udata && udata->outlen < sizeof(struct qrnic_uresp_create_qp))
 		return -EINVAL;
 	return qrnic_udata_no_input(udata);
+}
+
+/*
+ * Size the QP's queues from cap and give them their slice of queue memory
+ * (kernel QPs: also their rings' addresses).  An XRC_TGT QP has none.
+ */
+static int qrnic_qp_alloc_queues(struct qrnic_dev *qdev, struct qrnic_qp *qp,
+				 struct ib_qp_cap *cap, bool kernel)
+{
+	u32 max_qmem = le32_to_cpu(qdev->attr.max_qp_qmem);
+	bool has_rq = qrnic_qp_has_rq(qp);
+	struct qrnic_qp_sizes sz;
+	int ret;
+
+	if (!qrnic_qp_has_sq(qp))
+		return 0;
+	ret = qrnic_qp_size(qdev, cap, has_rq, &sz);
+	if (ret)
+		return ret;
+	qrnic_wq_init(&qp->sq, sz.log_sq_depth, sz.log_sq_stride);
+	if (has_rq)
+		qrnic_wq_init(&qp->rq, sz.log_rq_depth, sz.log_rq_stride);
+	qp->qmem_len = qp->sq.bytes + qp->rq.bytes;
+	if (max_qmem && qp->qmem_len > max_qmem)
+		return -EINVAL;
+
+	ret = qrnic_qmem_alloc(qdev, qp->qmem_len, &qp->sq.offset);
+	if (ret)
+		return ret;
+	if (has_rq)
+		qp->rq.offset = qp->sq.offset + qp->sq.bytes;
+	if (kernel) {
+		qp->sq.buf = qdev->qmem.va + qp->sq.offset;
+		if (has_rq)
+			qp->rq.buf = qdev->qmem.va + qp->rq.offset;
+	}
+	return 0;
 }
 
 int qrnic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
@@ -223,44 +323,27 @@ int qrnic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 {
 	struct qrnic_dev *qdev = to_qdev(ibqp->device);
 	struct qrnic_qp *qp = to_qqp(ibqp);
-	struct qrnic_qp_sizes sz;
-	u32 max_qmem;
 	int ret;
 
 	ret = qrnic_qp_check_attr(qdev, init_attr, udata);
 	if (ret)
 		return ret;
-	ret = qrnic_qp_size(qdev, &init_attr->cap, !init_attr->srq, &sz);
+	qp->qp_type = init_attr->qp_type;	/* IB_QPT_* are QRNIC_QPT_* */
+	if (init_attr->srq && qp->qp_type != QRNIC_QPT_XRC_TGT)
+		qp->srq = to_qsrq(init_attr->srq);
+	ret = qrnic_qp_alloc_queues(qdev, qp, &init_attr->cap, !udata);
 	if (ret)
 		return ret;
-	qp->srq = init_attr->srq ? to_qsrq(init_attr->srq) : NULL;
 
 	spin_lock_init(&qp->lock);
 	mutex_init(&qp->mutex);
 	refcount_set(&qp->refcnt, 1);
 	init_completion(&qp->free);
 	qp->state = IB_QPS_RESET;
-	qp->qp_type = init_attr->qp_type;	/* IB_QPT_* are QRNIC_QPT_* */
-	qp->sig_all = init_attr->sq_sig_type == IB_SIGNAL_ALL_WR;
-	qrnic_wq_init(&qp->sq, sz.log_sq_depth, sz.log_sq_stride);
-	if (!qp->srq)
-		qrnic_wq_init(&qp->rq, sz.log_rq_depth, sz.log_rq_stride);
-	qp->qmem_len = qp->sq.bytes + qp->rq.bytes;
-	max_qmem = le32_to_cpu(qdev->attr.max_qp_qmem);
-	if (max_qmem && qp->qmem_len > max_qmem)
-		return -EINVAL;
-
-	ret = qrnic_qmem_alloc(qdev, qp->qmem_len, &qp->sq.offset);
-	if (ret)
-		return ret;
-	if (!qp->srq)
-		qp->rq.offset = qp->sq.offset + qp->sq.bytes;
-	if (!udata) {
-		qp->sq.buf = qdev->qmem.va + qp->sq.offset;
-		if (!qp->srq)
-			qp->rq.buf = qdev->qmem.va + qp->rq.offset;
-	}
-	qrnic_qp_set_caps(qp, &init_attr->cap);
+	qp->sig_all = qrnic_qp_has_sq(qp) &&
+		      init_attr->sq_sig_type == IB_SIGNAL_ALL_WR;
+	qrnic_qp_set_limits(qp);
+	qrnic_qp_caps(qp, &init_attr->cap);
 
 	ret = qrnic_create_qp_cmd(qdev, qp, init_attr, qrnic_uctx_id(udata));
 	if (ret)

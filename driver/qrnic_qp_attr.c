@@ -5,8 +5,10 @@
  * device checks transitions and values as well; the driver refuses what it
  * can tell is wrong before asking.  UD and GSI QPs have a Q_Key and no
  * path (AV, MTU, PSNs of the responder, retries), UC QPs a path without
- * retries or RDMA READ/atomic resources: the IBTA rules of their type keep
- * those out of the mask.
+ * retries or RDMA READ/atomic resources, XRC_INI QPs RC's requester half
+ * and XRC_TGT QPs its responder half: the IBTA rules of their type
+ * (ib_modify_qp_is_ok) keep those out of the mask.  XRC attributes go to
+ * the device as RC's.
  */
 #include <linux/dma-mapping.h>
 #include <linux/etherdevice.h>
@@ -181,7 +183,8 @@ static int qrnic_modify_qp_cmd(struct qrnic_dev *qdev, struct qrnic_qp *qp,
 
 /*
  * An RC or UC QP with an SRQ holds the SRQ WQE of a message in progress
- * (UC: also of a dropped one) in RTR and later states.  RESET and
+ * (UC: also of a dropped one) in RTR and later states, and so does an
+ * XRC_TGT QP (a WQE of the XRC SRQ the message names).  RESET and
  * DESTROY_QP would lose it, and with it the SRQ slot for good (slots are
  * reused in ring order), so the driver moves such a QP to ERR first: the
  * device then completes the WQE with WR_FLUSH_ERR.  UD QPs take a WQE
@@ -191,7 +194,8 @@ bool qrnic_qp_may_hold_srq_wqe(struct qrnic_qp *qp)
 {
 	u8 state;
 
-	if (!qp->srq || qp->qp_type == QRNIC_QPT_UD)
+	if (qp->qp_type != QRNIC_QPT_XRC_TGT &&
+	    (!qp->srq || qp->qp_type == QRNIC_QPT_UD))
 		return false;
 	state = qrnic_qp_cached_state(qp);
 	return state == IB_QPS_RTR || state == IB_QPS_RTS ||
@@ -273,13 +277,10 @@ static void qrnic_attr_from_hw(struct qrnic_qp *qp,
 	attr->dest_qp_num = le32_to_cpu(a->dest_qpn);
 	attr->qp_access_flags = le32_to_cpu(a->access_flags);
 	attr->qkey = le32_to_cpu(a->qkey);
-	attr->cap.max_send_wr = 1U << qp->sq.log_depth;
-	attr->cap.max_recv_wr = qp->srq ? 0 : 1U << qp->rq.log_depth;
-	attr->cap.max_send_sge = qp->max_send_sge;
-	attr->cap.max_recv_sge = qp->max_recv_sge;
-	attr->cap.max_inline_data = qp->max_inline;
+	qrnic_qp_caps(qp, &attr->cap);
 
-	if (qp->qp_type == QRNIC_QPT_RC || qp->qp_type == QRNIC_QPT_UC) {
+	/* The connected types have a path; UD and GSI have AHs instead. */
+	if (qp->qp_type != QRNIC_QPT_UD && qp->qp_type != QRNIC_QPT_GSI) {
 		attr->ah_attr.type = RDMA_AH_ATTR_TYPE_ROCE;
 		rdma_ah_set_port_num(&attr->ah_attr, QRNIC_PORT);
 		memcpy(dgid.raw, a->dgid, sizeof(dgid.raw));
@@ -334,6 +335,7 @@ int qrnic_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	init_attr->send_cq = ibqp->send_cq;
 	init_attr->recv_cq = ibqp->recv_cq;
 	init_attr->srq = ibqp->srq;
+	init_attr->xrcd = ibqp->xrcd;	/* XRC_TGT's domain, else NULL */
 	init_attr->cap = attr->cap;
 	init_attr->sq_sig_type = qp->sig_all ? IB_SIGNAL_ALL_WR :
 					       IB_SIGNAL_REQ_WR;

@@ -12,6 +12,11 @@
  * (docs/hardware.md, "Shared receive queues").  One modify, resize, query
  * or destroy of an SRQ runs at a time (its mutex): ib_core takes only a
  * shared lock on the SRQ for modify_srq.
+ *
+ * An XRC SRQ (QRNIC_CAP0_XRC, user space only) is such an SRQ that also
+ * names its XRC domain and its own CQ: XRC_TGT QPs of the domain deliver
+ * into it, and its receive completions go to that CQ.  Senders name it by
+ * the number the device gave it (ib_srq.ext.xrc.srq_num).
  */
 #include <linux/bitmap.h>
 #include <rdma/ib_user_verbs.h>
@@ -33,8 +38,23 @@ static int qrnic_srq_check_attr(struct qrnic_dev *qdev,
 	u32 max_sge = min_t(u32, QRNIC_MAX_RECV_SGE,
 			    le32_to_cpu(qdev->attr.max_recv_sge));
 
-	if (init_attr->srq_type != IB_SRQT_BASIC)
+	switch (init_attr->srq_type) {
+	case IB_SRQT_BASIC:
+		break;
+	case IB_SRQT_XRC:
+		/*
+		 * Kernel consumers have no XRC sends (struct ib_send_wr has
+		 * no remote SRQ number) and would need the slot tracking of
+		 * completions arriving on another QP's behalf.
+		 */
+		if (!qrnic_has_xrc(qdev) || !udata)
+			return -EOPNOTSUPP;
+		if (!init_attr->ext.cq || !init_attr->ext.xrc.xrcd)
+			return -EINVAL;
+		break;
+	default:			/* IB_SRQT_TM */
 		return -EOPNOTSUPP;
+	}
 	if (init_attr->attr.max_sge > max_sge)
 		return -EINVAL;
 	if (udata && udata->outlen < sizeof(struct qrnic_uresp_create_srq))
@@ -43,7 +63,7 @@ static int qrnic_srq_check_attr(struct qrnic_dev *qdev,
 }
 
 static int qrnic_create_srq_cmd(struct qrnic_dev *qdev, struct qrnic_srq *srq,
-				u32 limit, u32 uctx)
+				struct ib_srq_init_attr *init_attr, u32 uctx)
 {
 	struct qrnic_cmd cmd = { .opcode = QRNIC_CMD_CREATE_SRQ };
 
@@ -52,7 +72,12 @@ static int qrnic_create_srq_cmd(struct qrnic_dev *qdev, struct qrnic_srq *srq,
 	cmd.create_srq.offset = cpu_to_le32(srq->wq.offset);
 	cmd.create_srq.log_depth = srq->wq.log_depth;
 	cmd.create_srq.log_stride = srq->wq.log_stride;
-	cmd.create_srq.limit = cpu_to_le32(limit);
+	cmd.create_srq.limit = cpu_to_le32(init_attr->attr.srq_limit);
+	if (init_attr->srq_type == IB_SRQT_XRC) {
+		cmd.create_srq.xrcd =
+			cpu_to_le32(to_qxrcd(init_attr->ext.xrc.xrcd)->xrcdn);
+		cmd.create_srq.cqn = cpu_to_le32(to_qcq(init_attr->ext.cq)->cqn);
+	}
 	return qrnic_aq_exec(qdev, &cmd, &srq->srqn, NULL);
 }
 
@@ -137,8 +162,7 @@ int qrnic_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init_attr,
 	if (!udata)
 		srq->wq.buf = qdev->qmem.va + srq->wq.offset;
 
-	ret = qrnic_create_srq_cmd(qdev, srq, attr->srq_limit,
-				   qrnic_uctx_id(udata));
+	ret = qrnic_create_srq_cmd(qdev, srq, init_attr, qrnic_uctx_id(udata));
 	if (ret)
 		goto err_qmem;
 
@@ -156,6 +180,9 @@ int qrnic_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init_attr,
 	}
 	attr->max_wr = 1U << log_depth;
 	attr->max_sge = srq->max_sge;
+	/* What uverbs reports as the XRC SRQ's number: the one senders use. */
+	if (init_attr->srq_type == IB_SRQT_XRC)
+		ibsrq->ext.xrc.srq_num = srq->srqn;
 	return 0;
 
 err_erase:

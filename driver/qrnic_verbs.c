@@ -7,7 +7,8 @@
  * offered when the device has QRNIC_CAP0_RC; UD and GSI QPs, AHs and with
  * them MADs and the CM when it has QRNIC_CAP0_UD as well; SRQs with
  * QRNIC_CAP0_SRQ, UC QPs with QRNIC_CAP0_UC, UD multicast with
- * QRNIC_CAP0_MCAST, resize_cq with QRNIC_CAP0_RESIZE_CQ.
+ * QRNIC_CAP0_MCAST, resize_cq with QRNIC_CAP0_RESIZE_CQ, XRC domains (and
+ * with them XRC SRQs and QPs) with QRNIC_CAP0_XRC.
  */
 #include <linux/etherdevice.h>
 #include <net/addrconf.h>
@@ -90,6 +91,8 @@ static int qrnic_query_device_verb(struct ib_device *ibdev,
 	}
 	if (qrnic_has_srq(qdev) && (qdev->cap0 & QRNIC_CAP0_SRQ_RESIZE))
 		attr->device_cap_flags |= IB_DEVICE_SRQ_RESIZE;
+	if (qrnic_has_xrc(qdev))
+		attr->device_cap_flags |= IB_DEVICE_XRC;
 	qrnic_query_device_flush(qdev, attr);
 	if (qrnic_has_mcast(qdev)) {
 		attr->max_mcast_grp = QRNIC_MAX_MCAST_GROUPS;
@@ -406,6 +409,35 @@ static int qrnic_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	return 0;
 }
 
+/* ---- XRC domains --------------------------------------------------------- */
+
+/*
+ * An XRC domain is a number the driver picks; the device has no command
+ * for domains and only compares the numbers XRC SRQs and XRC_TGT QPs name.
+ */
+static int qrnic_alloc_xrcd(struct ib_xrcd *ibxrcd, struct ib_udata *udata)
+{
+	struct qrnic_dev *qdev = to_qdev(ibxrcd->device);
+	int ret;
+
+	/* No driver data is defined for XRC domains. */
+	ret = qrnic_udata_no_input(udata);
+	if (ret)
+		return ret;
+	ret = ida_alloc_range(&qdev->xrcd_ida, 1, QRNIC_XRCD_MASK, GFP_KERNEL);
+	if (ret < 0)
+		return ret;
+	to_qxrcd(ibxrcd)->xrcdn = ret;
+	return 0;
+}
+
+/* ib_core has checked that no SRQ or QP of the domain is left. */
+static int qrnic_dealloc_xrcd(struct ib_xrcd *ibxrcd, struct ib_udata *udata)
+{
+	ida_free(&to_qdev(ibxrcd->device)->xrcd_ida, to_qxrcd(ibxrcd)->xrcdn);
+	return 0;
+}
+
 /* ---- registration -------------------------------------------------------- */
 
 static const struct ib_device_ops qrnic_dev_ops = {
@@ -476,6 +508,14 @@ static const struct ib_device_ops qrnic_srq_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_srq, qrnic_srq, ibsrq),
 };
 
+/* XRC domains, for devices with qrnic_has_xrc(). */
+static const struct ib_device_ops qrnic_xrc_ops = {
+	.alloc_xrcd		= qrnic_alloc_xrcd,
+	.dealloc_xrcd		= qrnic_dealloc_xrcd,
+
+	INIT_RDMA_OBJ_SIZE(ib_xrcd, qrnic_xrcd, ibxrcd),
+};
+
 /* UD multicast groups, for devices with qrnic_has_mcast(). */
 static const struct ib_device_ops qrnic_mcast_ops = {
 	.attach_mcast		= qrnic_attach_mcast,
@@ -543,6 +583,8 @@ int qrnic_ib_register(struct qrnic_dev *qdev)
 		ib_set_device_ops(ibdev, &qrnic_ud_ops);
 	if (qrnic_has_srq(qdev))
 		ib_set_device_ops(ibdev, &qrnic_srq_ops);
+	if (qrnic_has_xrc(qdev))
+		ib_set_device_ops(ibdev, &qrnic_xrc_ops);
 	if (qrnic_has_mcast(qdev))
 		ib_set_device_ops(ibdev, &qrnic_mcast_ops);
 	if (qrnic_has_resize_cq(qdev))

@@ -86,8 +86,8 @@ struct qrnic_uresp_resize_cq {
  * qpn is the QP number the core reports.  A QP created with an SRQ has no
  * RQ: rq_offset, log_rq_depth, log_rq_stride and max_recv_sge are then 0
  * and the mapping holds the SQ only; so has an XRC_INI QP.  An XRC_TGT QP
- * has no queues at all: qmem_len, the offsets and logs are 0 and there is
- * nothing to map; only qpn counts.
+ * has no queues and no response: the core creates it without udata, and
+ * its number is the one the core reports.
  */
 struct qrnic_uresp_create_qp {
 	__aligned_u64 qmem_mmap_key;

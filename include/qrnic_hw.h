@@ -697,9 +697,10 @@ QRNIC_HW_SIZE(qrnic_cq_rec, QRNIC_CQ_REC_SIZE);
 #define QRNIC_CQE_F_GRH			(1u << 3)	/* UD: buffer starts with a GRH */
 #define QRNIC_CQE_F_IPV4		(1u << 4)	/* UD: it came over IPv4 */
 #define QRNIC_CQE_F_SRQ			(1u << 5)	/* wqe_idx is an SRQ slot */
-#define QRNIC_CQE_F_XRC			(1u << 7)	/* from an XRC SRQ: its
-							 * srqn is in the owner
-							 * word (where UD puts
+#define QRNIC_CQE_F_XRC			(1u << 7)	/* with F_SRQ, from an
+							 * XRC SRQ: its srqn is
+							 * in the owner word
+							 * (where UD puts
 							 * src_qp), qpn is the
 							 * XRC_TGT QP's
 							 */
@@ -761,7 +762,10 @@ enum qrnic_vendor_err {
 	QRNIC_VERR_NAK			= 9,	/* peer NAKed, see status */
 	QRNIC_VERR_RETRIES		= 10,	/* retry counter exhausted */
 	QRNIC_VERR_FLUSH		= 11,	/* QP in error */
-	QRNIC_VERR_BAD_AV		= 12,	/* UD: address vector invalid */
+	QRNIC_VERR_BAD_AV		= 12,	/* UD: address vector invalid;
+						 * XRC_INI: xrc_srqn over 24
+						 * bits
+						 */
 	QRNIC_VERR_BAD_KEY_OP		= 13,	/* BIND_MW, REG_MR, LOCAL_INV:
 						 * key, state, PD, range or
 						 * rights do not allow it

@@ -10,7 +10,10 @@
  * record (the device reads it when the ring looks full) and frees the
  * send or receive queue slots the completion covers; a receive from a
  * shared receive queue (QRNIC_CQE_F_SRQ) marks its SRQ slot completed.
- * Resizing moves the CQ to a new buffer; the consumer index carries on.
+ * A receive from an XRC SRQ (QRNIC_CQE_F_XRC) names that SRQ by number in
+ * the owner word and the XRC_RECV QP it came through by qpn: the SRQ is
+ * found in the context's srqn table, the QP is not looked up.  Resizing
+ * moves the CQ to a new buffer; the consumer index carries on.
  */
 #include <errno.h>
 #include <limits.h>
@@ -113,6 +116,33 @@ static void qrnic_wq_retire(struct qrnic_wq *wq, uint16_t wqe_idx)
 	atomic_store_explicit(&wq->tail, tail + n, memory_order_release);
 }
 
+/* The number in the upper 24 bits of a CQE's owner word (host order). */
+static inline uint32_t qrnic_cqe_owner_qn(uint32_t owner)
+{
+	return owner >> QRNIC_CQE_SRC_QP_SHIFT;
+}
+
+/*
+ * An XRC SRQ receive completion frees its SRQ slot.  A CQE naming an SRQ
+ * this context has not (or not on this CQ) is still returned, with
+ * nothing freed.  CQ lock held.
+ */
+static void qrnic_cq_xrc_complete(struct qrnic_cq *cq,
+				  struct qrnic_context *ctx,
+				  const struct qrnic_cqe *cqe)
+{
+	uint32_t srqn = qrnic_cqe_owner_qn(cqe->owner);
+	struct qrnic_srq *srq = qrnic_find_xrc_srq(ctx, srqn, cq);
+
+	if (srq) {
+		qrnic_srq_complete(srq, cqe->wqe_idx);
+		return;
+	}
+	verbs_err(&ctx->ibv_ctx,
+		  "qrnic: CQ %u: completion of XRC SRQ %#x (QP %#x, slot %u), not an SRQ of this CQ\n",
+		  cq->cqn, srqn, cqe->qpn, cqe->wqe_idx);
+}
+
 /*
  * Take the entry at ci into *out (host byte order, imm_data raw) and
  * consume it.  Returns ENOENT when the ring is empty.  CQ lock held.
@@ -144,6 +174,10 @@ static int qrnic_cq_next(struct qrnic_cq *cq, struct qrnic_cqe *out)
 	qrnic_cq_publish_ci(cq);
 
 	ctx = to_qctx(cq->vcq.cq.context);
+	if (out->flags & QRNIC_CQE_F_XRC) {
+		qrnic_cq_xrc_complete(cq, ctx, out);
+		return 0;
+	}
 	qp = qrnic_find_qp(ctx, out->qpn);
 	if (qp) {
 		if (out->flags & QRNIC_CQE_F_SEND)
@@ -156,10 +190,15 @@ static int qrnic_cq_next(struct qrnic_cq *cq, struct qrnic_cqe *out)
 	return 0;
 }
 
-/* The sender's QP number of a UD receive completion, 0 for others. */
+/*
+ * The sender's QP number of a UD receive completion, 0 for others (an
+ * XRC SRQ's receive carries its SRQ number there instead).
+ */
 static inline uint32_t qrnic_cqe_src_qp(const struct qrnic_cqe *cqe)
 {
-	return cqe->owner >> QRNIC_CQE_SRC_QP_SHIFT;
+	if (cqe->flags & QRNIC_CQE_F_XRC)
+		return 0;
+	return qrnic_cqe_owner_qn(cqe->owner);
 }
 
 static inline unsigned int qrnic_cqe_wc_flags(const struct qrnic_cqe *cqe)
@@ -231,16 +270,29 @@ int qrnic_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 	return 0;
 }
 
+/* A completion of QP qpn: not an XRC SRQ's, which names the SRQ instead. */
+static bool qrnic_cqe_of_qp(const struct qrnic_cqe *cqe, uint32_t qpn)
+{
+	return le32toh(cqe->qpn) == qpn && !(cqe->flags & QRNIC_CQE_F_XRC);
+}
+
+/* A receive completion of XRC SRQ srqn. */
+static bool qrnic_cqe_of_xrc_srq(const struct qrnic_cqe *cqe, uint32_t srqn)
+{
+	return (cqe->flags & QRNIC_CQE_F_XRC) &&
+	       qrnic_cqe_owner_qn(le32toh(cqe->owner)) == srqn;
+}
+
 /*
- * Drop every completion of QP qpn still in the ring (the QP was destroyed
- * or reset), moving later entries of other QPs up so the ring stays
- * contiguous.  Only entries the device has already written are touched;
- * the device writes at or beyond the first invalid one.  The SRQ slots
- * that dropped receive completions name are freed all the same (srq: the
- * QP's SRQ, or NULL): the kernel moves such a QP to ERR first so that the
- * WQE it holds is flushed into this ring.  CQ lock held.
+ * Drop every completion still in the ring that match(cqe, key) selects,
+ * moving later entries up so the ring stays contiguous.  Only entries the
+ * device has already written are touched; the device writes at or beyond
+ * the first invalid one.  The SRQ slots that dropped receive completions
+ * name are freed all the same when srq is given.  CQ lock held.
  */
-void qrnic_cq_clean(struct qrnic_cq *cq, uint32_t qpn, struct qrnic_srq *srq)
+static void qrnic_cq_drop(struct qrnic_cq *cq,
+			  bool (*match)(const struct qrnic_cqe *, uint32_t),
+			  uint32_t key, struct qrnic_srq *srq)
 {
 	uint32_t prod, i, nfreed = 0;
 
@@ -256,7 +308,7 @@ void qrnic_cq_clean(struct qrnic_cq *cq, uint32_t qpn, struct qrnic_srq *srq)
 		struct qrnic_cqe *dst;
 		uint32_t owner;
 
-		if (le32toh(src->qpn) == qpn) {
+		if (match(src, key)) {
 			if (srq && (src->flags & QRNIC_CQE_F_SRQ))
 				qrnic_srq_complete(srq,
 						   le16toh(src->wqe_idx));
@@ -274,6 +326,26 @@ void qrnic_cq_clean(struct qrnic_cq *cq, uint32_t qpn, struct qrnic_srq *srq)
 		cq->ci += nfreed;
 		qrnic_cq_publish_ci(cq);
 	}
+}
+
+/*
+ * Drop the completions of QP qpn (destroyed or reset).  srq: the QP's SRQ,
+ * or NULL; the slots its dropped receives name are freed, since the
+ * kernel moves such a QP to ERR first so that the WQE it holds is flushed
+ * into this ring.  CQ lock held.
+ */
+void qrnic_cq_clean(struct qrnic_cq *cq, uint32_t qpn, struct qrnic_srq *srq)
+{
+	qrnic_cq_drop(cq, qrnic_cqe_of_qp, qpn, srq);
+}
+
+/*
+ * Drop the receive completions of XRC SRQ srqn (destroyed: no slot is
+ * worth freeing, and no later poll may look for it).  CQ lock held.
+ */
+void qrnic_cq_clean_xrc_srq(struct qrnic_cq *cq, uint32_t srqn)
+{
+	qrnic_cq_drop(cq, qrnic_cqe_of_xrc_srq, srqn, NULL);
 }
 
 /* Lock a QP's send and receive CQs (which may be one CQ) in a fixed order. */

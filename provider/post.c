@@ -32,9 +32,14 @@ static_assert((int)IBV_WR_RDMA_WRITE == QRNIC_WR_RDMA_WRITE &&
 	      (int)IBV_WR_ATOMIC_WRITE == QRNIC_WR_ATOMIC_WRITE,
 	      "send opcodes are the verbs values");
 
-/* The device takes send WQEs in RTS, SQD and ERR (where it flushes them). */
+/*
+ * The device takes send WQEs in RTS, SQD and ERR (where it flushes them),
+ * from QPs that have an SQ (not XRC_RECV).
+ */
 bool qrnic_qp_can_send(struct qrnic_qp *qp)
 {
+	if (!qp->sq.depth)
+		return false;
 	switch (atomic_load_explicit(&qp->state, memory_order_relaxed)) {
 	case IBV_QPS_RESET:
 	case IBV_QPS_INIT:
@@ -150,6 +155,20 @@ static int qrnic_build_rc(const struct ibv_send_wr *wr,
 	return 0;
 }
 
+/* XRC_SEND: the XRC SRQ at the target, for what goes on the wire. */
+static int qrnic_build_xrc(const struct ibv_send_wr *wr,
+			   struct qrnic_sq_wqe *hdr)
+{
+	uint32_t srqn = wr->qp_type.xrc.remote_srqn;
+
+	if (!qrnic_xrc_needs_srqn(wr->opcode))
+		return 0;
+	if (!qrnic_xrc_srqn_ok(srqn))
+		return EINVAL;
+	hdr->xrc_srqn = htole32(srqn);
+	return 0;
+}
+
 /* UD: SEND and SEND_WITH_IMM only, addressed by the WR's AH. */
 static int qrnic_build_ud(const struct ibv_send_wr *wr,
 			  struct qrnic_sq_wqe *hdr)
@@ -185,6 +204,8 @@ static int qrnic_build_send(struct qrnic_qp *qp, const struct ibv_send_wr *wr,
 		can_inline = true;
 	} else {
 		ret = qrnic_build_rc(wr, hdr, &can_inline, type1_bind);
+		if (!ret && qrnic_qp_is_xrc_send(qp))
+			ret = qrnic_build_xrc(wr, hdr);
 	}
 	if (ret)
 		return ret;
@@ -319,8 +340,12 @@ int qrnic_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 	struct qrnic_qp *qp = to_qqp(ibqp);
 	int ret = 0;
 
-	/* Its receives come from the SRQ: ibv_post_srq_recv. */
-	if (qp->srq) {
+	/*
+	 * No RQ of its own: the receives of a QP with an SRQ come from the
+	 * SRQ (ibv_post_srq_recv), XRC_SEND QPs have no receive side, and
+	 * XRC_RECV QPs take the WQEs of the XRC SRQ each request names.
+	 */
+	if (!qp->rq.depth) {
 		*bad_wr = wr;
 		return EINVAL;
 	}

@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0 or OpenIB.org BSD (MIT) See COPYING file
 /*
- * libqrnic: RC, UC and UD queue pairs.
+ * libqrnic: RC, UC, UD and XRC queue pairs.
  *
  * The kernel sizes the queues and hands back where they live in the QP's
  * queue memory (a write-combining mapping of its BAR4 slice); the provider
  * maps it and keeps free running producer/tail indices for both queues.
- * A QP created with an SRQ has no RQ: its receives come from the SRQ.
- * The context's qpn -> QP table lets pollers find the queue a completion
- * frees.  UD QPs join multicast groups through the kernel.
+ * A QP created with an SRQ has no RQ: its receives come from the SRQ; nor
+ * has an XRC_SEND QP (an RC requester naming an XRC SRQ at the target in
+ * each WQE).  An XRC_RECV QP belongs to an XRC domain and has no queues,
+ * CQs or PD: nothing to map, and only modify/query/destroy apply to it
+ * (ibv_open_qp gives another process the same).  The context's qpn -> QP
+ * table lets pollers find the queue a completion frees; XRC_RECV QPs are
+ * not in it.  UD QPs join multicast groups through the kernel.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -133,11 +137,11 @@ static bool qrnic_wq_fits(uint32_t offset, uint32_t log_depth,
 	return !(offset % 64) && (uint64_t)offset + bytes <= len;
 }
 
-/* The RQ's part of the kernel's layout; a QP with an SRQ has none. */
+/* The RQ's part of the kernel's layout; no_rq: the QP has none. */
 static bool qrnic_rq_layout_ok(const struct qrnic_create_qp_resp *resp,
-			       bool has_srq)
+			       bool no_rq)
 {
-	if (has_srq)
+	if (no_rq)
 		return true;	/* rq_offset and log_rq_* are 0, unused */
 	return resp->log_rq_depth <= QRNIC_QP_MAX_LOG &&
 	       resp->log_rq_stride >= QRNIC_RQ_MIN_LOG_STRIDE &&
@@ -146,16 +150,22 @@ static bool qrnic_rq_layout_ok(const struct qrnic_create_qp_resp *resp,
 			     resp->log_rq_stride, resp->qmem_len);
 }
 
+/* A QP with an SRQ, and an XRC_SEND QP, have no RQ of their own. */
+static bool qrnic_qp_no_rq(const struct qrnic_qp *qp)
+{
+	return qp->srq || qp->vqp.qp.qp_type == IBV_QPT_XRC_SEND;
+}
+
 /*
  * Check the kernel's layout, map the queue memory and set up both queues
- * (the SQ only with an SRQ: the RQ then has depth 0).  The limits the
+ * (the SQ only without an RQ: the RQ then has depth 0).  The limits the
  * provider enforces are the kernel's, clamped to what the strides can
- * hold.
+ * hold.  qp_type is set (libibverbs did).
  */
 static int qrnic_qp_setup(struct ibv_context *ibctx, struct qrnic_qp *qp,
 			  const struct qrnic_create_qp_resp *resp)
 {
-	bool has_srq = qp->srq;
+	bool no_rq = qrnic_qp_no_rq(qp);
 	uint32_t sq_stride;
 	int ret;
 
@@ -164,7 +174,7 @@ static int qrnic_qp_setup(struct ibv_context *ibctx, struct qrnic_qp *qp,
 	    resp->log_sq_stride > QRNIC_SQ_MAX_LOG_STRIDE ||
 	    !qrnic_wq_fits(resp->sq_offset, resp->log_sq_depth,
 			   resp->log_sq_stride, resp->qmem_len) ||
-	    !qrnic_rq_layout_ok(resp, has_srq) ||
+	    !qrnic_rq_layout_ok(resp, no_rq) ||
 	    (resp->qpn & ~QRNIC_QPN_MASK)) {
 		verbs_err(verbs_get_ctx(ibctx),
 			  "qrnic: bad QP layout from the kernel: qpn %#x len %u sq %u/%u/%u rq %u/%u/%u\n",
@@ -190,7 +200,7 @@ static int qrnic_qp_setup(struct ibv_context *ibctx, struct qrnic_qp *qp,
 			    resp->log_sq_depth, resp->log_sq_stride);
 	if (ret)
 		goto err_unmap;
-	if (has_srq) {
+	if (no_rq) {
 		/* No RQ of its own (fields still 0): depth 0, never posted. */
 		ret = pthread_spin_init(&qp->rq.lock, PTHREAD_PROCESS_PRIVATE);
 	} else {
@@ -204,7 +214,7 @@ static int qrnic_qp_setup(struct ibv_context *ibctx, struct qrnic_qp *qp,
 	qp->sq.max_sge = min_u32(min_u32(resp->max_send_sge, QRNIC_MAX_SGE),
 				 (sq_stride - sizeof(struct qrnic_sq_wqe)) /
 					 sizeof(struct qrnic_sge));
-	if (!has_srq)
+	if (!no_rq)
 		qp->rq.max_sge = qrnic_rq_max_sge(resp->log_rq_stride,
 						  resp->max_recv_sge);
 	qp->max_inline = min_u32(min_u32(resp->max_inline, QRNIC_MAX_INLINE),
@@ -219,11 +229,31 @@ err_unmap:
 	return ret;
 }
 
+/*
+ * An XRC_RECV QP: no queues (depth 0, locks set up all the same), nothing
+ * to map.  The core creates it without the driver's udata, so its number
+ * is the core's.
+ */
+static int qrnic_qp_setup_none(struct qrnic_qp *qp)
+{
+	int ret;
+
+	qp->qpn = qp->vqp.qp.qp_num;
+	ret = pthread_spin_init(&qp->sq.lock, PTHREAD_PROCESS_PRIVATE);
+	if (ret)
+		return ret;
+	ret = pthread_spin_init(&qp->rq.lock, PTHREAD_PROCESS_PRIVATE);
+	if (ret)
+		pthread_spin_destroy(&qp->sq.lock);
+	return ret;
+}
+
 static void qrnic_qp_teardown(struct qrnic_qp *qp)
 {
 	pthread_spin_destroy(&qp->rq.lock);
 	pthread_spin_destroy(&qp->sq.lock);
-	munmap(qp->qmem, qp->qmem_len);
+	if (qp->qmem)
+		munmap(qp->qmem, qp->qmem_len);
 }
 
 static void qrnic_qp_caps(struct qrnic_qp *qp, struct ibv_qp_cap *cap)
@@ -235,65 +265,13 @@ static void qrnic_qp_caps(struct qrnic_qp *qp, struct ibv_qp_cap *cap)
 	cap->max_inline_data = qp->max_inline;
 }
 
-static struct ibv_qp *qrnic_create_qp_common(struct ibv_context *ibctx,
-					     struct ibv_qp_init_attr_ex *attr)
+/* A zeroed QP, 64-byte aligned for the new post API's WQE buffer. */
+static struct qrnic_qp *qrnic_qp_alloc(void)
 {
-	struct qrnic_context *ctx = to_qctx(ibctx);
-	struct qrnic_create_qp_resp resp = {};
-	struct qrnic_create_qp cmd = {};
-	struct ibv_qp_init_attr_ex kattr;
-	uint64_t send_ops = 0, type_ops;
 	struct qrnic_qp *qp;
 	void *mem;
 	int ret;
 
-	if (attr->comp_mask & ~(uint64_t)(IBV_QP_INIT_ATTR_PD |
-					  IBV_QP_INIT_ATTR_CREATE_FLAGS |
-					  IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)) {
-		errno = EOPNOTSUPP;
-		return NULL;
-	}
-	/*
-	 * The mask bit alone asks for nothing: create_flags 0 is a plain QP.
-	 * Flags libibverbs does not know are EINVAL; the ones it knows
-	 * (multicast loopback blocking, raw packet and source QPN options)
-	 * the device has none of.
-	 */
-	if ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) &&
-	    attr->create_flags) {
-		errno = attr->create_flags & ~(uint32_t)QRNIC_KNOWN_CREATE_FLAGS ?
-			EINVAL : EOPNOTSUPP;
-		return NULL;
-	}
-	/* RC, UC and UD, each with or without an SRQ; the send ops each has. */
-	switch (attr->qp_type) {
-	case IBV_QPT_RC:
-		type_ops = QRNIC_SUPPORTED_SEND_OPS;
-		break;
-	case IBV_QPT_UC:
-		type_ops = QRNIC_UC_SEND_OPS;
-		break;
-	case IBV_QPT_UD:
-		type_ops = QRNIC_UD_SEND_OPS;
-		break;
-	default:
-		errno = EOPNOTSUPP;
-		return NULL;
-	}
-	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
-		send_ops = attr->send_ops_flags;
-		if (send_ops & ~type_ops) {
-			errno = EOPNOTSUPP;
-			return NULL;
-		}
-	}
-	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || !attr->pd ||
-	    !attr->send_cq || !attr->recv_cq) {
-		errno = EINVAL;
-		return NULL;
-	}
-
-	/* 64-byte alignment for the new post API's WQE buffer. */
 	ret = posix_memalign(&mem, 64, sizeof(*qp));
 	if (ret) {
 		errno = ret;
@@ -301,31 +279,159 @@ static struct ibv_qp *qrnic_create_qp_common(struct ibv_context *ibctx,
 	}
 	qp = mem;
 	memset(qp, 0, sizeof(*qp));
-	qp->srq = attr->srq ? to_qsrq(attr->srq) : NULL;
+	return qp;
+}
 
+/*
+ * The objects each QP type is created with: a PD and both CQs (RC, UC,
+ * UD, an SRQ or not, but not an XRC one); a PD and a send CQ (XRC_SEND:
+ * a receive CQ is not looked at, an SRQ refused); an XRC domain only
+ * (XRC_RECV: a PD, CQs or SRQ are not looked at).
+ */
+static int qrnic_qp_check_objects(const struct ibv_qp_init_attr_ex *attr)
+{
+	switch (attr->qp_type) {
+	case IBV_QPT_XRC_RECV:
+		if (!(attr->comp_mask & IBV_QP_INIT_ATTR_XRCD) || !attr->xrcd)
+			return EINVAL;
+		return 0;
+	case IBV_QPT_XRC_SEND:
+		if (attr->srq)
+			return EINVAL;
+		break;
+	default:
+		if (!attr->recv_cq ||
+		    (attr->srq && to_qsrq(attr->srq)->xrc_cq))
+			return EINVAL;
+		break;
+	}
+	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || !attr->pd ||
+	    !attr->send_cq)
+		return EINVAL;
+	return 0;
+}
+
+/*
+ * What create_qp_ex may be asked: errno for the attributes, 0 if they are
+ * fine; *send_ops the IBV_QP_EX_WITH_* ops asked for.
+ */
+static int qrnic_qp_check_attr(const struct ibv_qp_init_attr_ex *attr,
+			       uint64_t *send_ops)
+{
+	if (attr->comp_mask & ~(uint64_t)(IBV_QP_INIT_ATTR_PD |
+					  IBV_QP_INIT_ATTR_XRCD |
+					  IBV_QP_INIT_ATTR_CREATE_FLAGS |
+					  IBV_QP_INIT_ATTR_SEND_OPS_FLAGS))
+		return EOPNOTSUPP;
 	/*
-	 * ibv_cmd_create_qp_ex takes no IBV_QP_INIT_ATTR_CREATE_FLAGS (EINVAL,
-	 * libibverbs' own check); the flags are 0 here, so the bit goes.
+	 * The mask bit alone asks for nothing: create_flags 0 is a plain QP.
+	 * Flags libibverbs does not know are EINVAL; the ones it knows
+	 * (multicast loopback blocking, raw packet and source QPN options)
+	 * the device has none of.
 	 */
-	kattr = *attr;
-	kattr.comp_mask &= ~(uint32_t)IBV_QP_INIT_ATTR_CREATE_FLAGS;
+	if ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) &&
+	    attr->create_flags)
+		return attr->create_flags & ~(uint32_t)QRNIC_KNOWN_CREATE_FLAGS ?
+			       EINVAL : EOPNOTSUPP;
+	switch (attr->qp_type) {
+	case IBV_QPT_RC:
+	case IBV_QPT_UC:
+	case IBV_QPT_UD:
+	case IBV_QPT_XRC_SEND:
+	case IBV_QPT_XRC_RECV:
+		break;
+	default:
+		return EOPNOTSUPP;
+	}
+	/* The send ops each type has: the work-request table's. */
+	*send_ops = 0;
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
+		*send_ops = attr->send_ops_flags;
+		if (*send_ops & ~qrnic_qpt_send_ops(attr->qp_type))
+			return EOPNOTSUPP;
+	}
+	return qrnic_qp_check_objects(attr);
+}
+
+/*
+ * What goes to the kernel: ibv_cmd_create_qp_ex takes no
+ * IBV_QP_INIT_ATTR_CREATE_FLAGS (EINVAL, libibverbs' own check; the flags
+ * are 0 here, so the bit goes), and the objects a type does not have are
+ * left out, so that the verbs QP does not name them either.
+ */
+static void qrnic_qp_kernel_attr(struct ibv_qp_init_attr_ex *kattr,
+				 const struct ibv_qp_init_attr_ex *attr)
+{
+	*kattr = *attr;
+	kattr->comp_mask &= ~(uint32_t)IBV_QP_INIT_ATTR_CREATE_FLAGS;
+	switch (attr->qp_type) {
+	case IBV_QPT_XRC_RECV:
+		kattr->comp_mask &= ~(uint32_t)IBV_QP_INIT_ATTR_PD;
+		kattr->pd = NULL;
+		kattr->send_cq = NULL;
+		kattr->recv_cq = NULL;
+		kattr->srq = NULL;
+		memset(&kattr->cap, 0, sizeof(kattr->cap));
+		break;
+	case IBV_QPT_XRC_SEND:
+		kattr->comp_mask &= ~(uint32_t)IBV_QP_INIT_ATTR_XRCD;
+		kattr->recv_cq = NULL;
+		kattr->cap.max_recv_wr = 0;
+		kattr->cap.max_recv_sge = 0;
+		break;
+	default:
+		kattr->comp_mask &= ~(uint32_t)IBV_QP_INIT_ATTR_XRCD;
+		break;
+	}
+}
+
+static struct ibv_qp *qrnic_create_qp_common(struct ibv_context *ibctx,
+					     struct ibv_qp_init_attr_ex *attr)
+{
+	struct qrnic_context *ctx = to_qctx(ibctx);
+	struct qrnic_create_qp_resp resp = {};
+	struct qrnic_create_qp cmd = {};
+	struct ibv_qp_init_attr_ex kattr;
+	struct qrnic_qp *qp;
+	uint64_t send_ops;
+	int ret;
+
+	ret = qrnic_qp_check_attr(attr, &send_ops);
+	if (ret) {
+		errno = ret;
+		return NULL;
+	}
+
+	qp = qrnic_qp_alloc();
+	if (!qp)
+		return NULL;
+
+	qrnic_qp_kernel_attr(&kattr, attr);
+	qp->srq = kattr.srq ? to_qsrq(kattr.srq) : NULL;
 	ret = ibv_cmd_create_qp_ex(ibctx, &qp->vqp, &kattr, &cmd.ibv_cmd,
 				   sizeof(cmd), &resp.ibv_resp, sizeof(resp));
 	if (ret)
 		goto err_free;
 
-	ret = qrnic_qp_setup(ibctx, qp, &resp);
+	if (qrnic_qp_has_queues(qp))
+		ret = qrnic_qp_setup(ibctx, qp, &resp);
+	else
+		ret = qrnic_qp_setup_none(qp);
 	if (ret)
 		goto err_destroy;
 
 	qp->sig_all = attr->sq_sig_all;
 	atomic_init(&qp->state, IBV_QPS_RESET);
 
-	ret = qrnic_qp_table_insert(ctx, qp);
-	if (ret) {
-		verbs_err(verbs_get_ctx(ibctx),
-			  "qrnic: cannot track QP %#x: %d\n", qp->qpn, ret);
-		goto err_teardown;
+	/* Its completions name it; an XRC_RECV QP's name their SRQ. */
+	if (qrnic_qp_has_queues(qp)) {
+		ret = qrnic_qp_table_insert(ctx, qp);
+		if (ret) {
+			verbs_err(verbs_get_ctx(ibctx),
+				  "qrnic: cannot track QP %#x: %d\n", qp->qpn,
+				  ret);
+			goto err_teardown;
+		}
 	}
 
 	/* The caps the queues really have, as far as the provider enforces. */
@@ -336,7 +442,8 @@ static struct ibv_qp *qrnic_create_qp_common(struct ibv_context *ibctx,
 		qp->vqp.comp_mask |= VERBS_QP_EX;
 	}
 	/* Rings in queue memory: a parent domain's allocators are not asked. */
-	qp->parent_domain = qrnic_parent_domain_get(attr->pd);
+	if (kattr.pd)
+		qp->parent_domain = qrnic_parent_domain_get(kattr.pd);
 	return &qp->vqp.qp;
 
 err_teardown:
@@ -381,25 +488,26 @@ struct ibv_qp *qrnic_create_qp(struct ibv_pd *pd,
 
 /*
  * Lock the QP's CQ pair and drop the QP's completions from both; the
- * caller unlocks with qrnic_cq_unlock_pair().
+ * caller unlocks with qrnic_cq_unlock_pair().  A QP with queues has a send
+ * CQ; rcq is NULL for XRC_SEND.
  */
 static void qrnic_qp_lock_clean_cqs(struct qrnic_qp *qp, struct qrnic_cq *scq,
 				    struct qrnic_cq *rcq)
 {
 	qrnic_cq_lock_pair(scq, rcq);
 	qrnic_cq_clean(scq, qp->qpn, qp->srq);
-	if (rcq != scq)
+	if (rcq && rcq != scq)
 		qrnic_cq_clean(rcq, qp->qpn, qp->srq);
 }
 
 /*
  * The device dropped all queue state: forget completions still queued for
- * the QP and restart both queues at index 0.
+ * the QP and restart both queues at index 0.  A QP with queues only.
  */
 static void qrnic_qp_reset_queues(struct qrnic_qp *qp)
 {
-	struct qrnic_cq *scq = to_qcq(qp->vqp.qp.send_cq);
-	struct qrnic_cq *rcq = to_qcq(qp->vqp.qp.recv_cq);
+	struct qrnic_cq *scq = qrnic_qp_cq(qp->vqp.qp.send_cq);
+	struct qrnic_cq *rcq = qrnic_qp_cq(qp->vqp.qp.recv_cq);
 
 	qrnic_qp_lock_clean_cqs(qp, scq, rcq);
 
@@ -428,7 +536,7 @@ int qrnic_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 		return ret;
 
 	if (attr_mask & IBV_QP_STATE) {
-		if (attr->qp_state == IBV_QPS_RESET)
+		if (attr->qp_state == IBV_QPS_RESET && qrnic_qp_has_queues(qp))
 			qrnic_qp_reset_queues(qp);
 		else
 			atomic_store_explicit(&qp->state, attr->qp_state,
@@ -458,8 +566,8 @@ int qrnic_destroy_qp(struct ibv_qp *ibqp)
 {
 	struct qrnic_context *ctx = to_qctx(ibqp->context);
 	struct qrnic_qp *qp = to_qqp(ibqp);
-	struct qrnic_cq *scq = to_qcq(ibqp->send_cq);
-	struct qrnic_cq *rcq = to_qcq(ibqp->recv_cq);
+	struct qrnic_cq *scq = qrnic_qp_cq(ibqp->send_cq);
+	struct qrnic_cq *rcq = qrnic_qp_cq(ibqp->recv_cq);
 	int ret;
 
 	ret = ibv_cmd_destroy_qp(ibqp);
@@ -467,16 +575,60 @@ int qrnic_destroy_qp(struct ibv_qp *ibqp)
 		return ret;
 
 	/* No poller may see the QP or its completions after this. */
-	pthread_mutex_lock(&ctx->lock);
-	qrnic_qp_lock_clean_cqs(qp, scq, rcq);
-	qrnic_qp_table_remove(ctx, qp);
-	qrnic_cq_unlock_pair(scq, rcq);
-	pthread_mutex_unlock(&ctx->lock);
+	if (qrnic_qp_has_queues(qp)) {
+		pthread_mutex_lock(&ctx->lock);
+		qrnic_qp_lock_clean_cqs(qp, scq, rcq);
+		qrnic_qp_table_remove(ctx, qp);
+		qrnic_cq_unlock_pair(scq, rcq);
+		pthread_mutex_unlock(&ctx->lock);
+	}
 
 	qrnic_qp_teardown(qp);
 	qrnic_parent_domain_put(qp->parent_domain);
 	free(qp);
 	return 0;
+}
+
+/*
+ * ibv_open_qp: another handle on an XRC_RECV QP of an XRC domain this
+ * process has opened (the only shareable type), queue-less like the one
+ * created; ibv_destroy_qp closes it.
+ */
+struct ibv_qp *qrnic_open_qp(struct ibv_context *ibctx,
+			     struct ibv_qp_open_attr *attr)
+{
+	struct ib_uverbs_create_qp_resp resp = {};
+	struct ibv_open_qp cmd = {};
+	struct qrnic_qp *qp;
+	int ret;
+
+	if ((attr->comp_mask & IBV_QP_OPEN_ATTR_TYPE) &&
+	    attr->qp_type != IBV_QPT_XRC_RECV) {
+		errno = EINVAL;
+		return NULL;
+	}
+
+	qp = qrnic_qp_alloc();
+	if (!qp)
+		return NULL;
+
+	ret = ibv_cmd_open_qp(ibctx, &qp->vqp, sizeof(qp->vqp), attr, &cmd,
+			      sizeof(cmd), &resp, sizeof(resp));
+	if (ret)
+		goto err_free;
+	ret = qrnic_qp_setup_none(qp);
+	if (ret)
+		goto err_destroy;
+	/* Whatever state its creator has moved it to. */
+	atomic_init(&qp->state, IBV_QPS_UNKNOWN);
+	return &qp->vqp.qp;
+
+err_destroy:
+	ibv_cmd_destroy_qp(&qp->vqp.qp);
+err_free:
+	free(qp);
+	errno = ret;
+	return NULL;
 }
 
 /* ---- multicast ----------------------------------------------------------- */

@@ -13,7 +13,7 @@
 static void qrnic_free_context(struct ibv_context *ibctx);
 
 /*
- * Verbs not listed here (XRC, WQs, flow steering, ...) are not supported;
+ * Verbs not listed here (WQs, flow steering, ...) are not supported;
  * libibverbs answers them with EOPNOTSUPP.  cq_event and async_event keep
  * libibverbs' defaults: the provider has no per-event state to update.
  */
@@ -24,6 +24,7 @@ static const struct verbs_context_ops qrnic_ctx_ops = {
 	.alloc_td = qrnic_alloc_td,
 	.attach_mcast = qrnic_attach_mcast,
 	.bind_mw = qrnic_bind_mw,
+	.close_xrcd = qrnic_close_xrcd,
 	.create_ah = qrnic_create_ah,
 	.create_cq = qrnic_create_cq,
 	.create_cq_ex = qrnic_create_cq_ex,
@@ -41,8 +42,11 @@ static const struct verbs_context_ops qrnic_ctx_ops = {
 	.destroy_srq = qrnic_destroy_srq,
 	.detach_mcast = qrnic_detach_mcast,
 	.free_context = qrnic_free_context,
+	.get_srq_num = qrnic_get_srq_num,
 	.modify_qp = qrnic_modify_qp,
 	.modify_srq = qrnic_modify_srq,
+	.open_qp = qrnic_open_qp,
+	.open_xrcd = qrnic_open_xrcd,
 	.poll_cq = qrnic_poll_cq,
 	.post_recv = qrnic_post_recv,
 	.post_send = qrnic_post_send,
@@ -109,6 +113,7 @@ static void qrnic_free_context(struct ibv_context *ibctx)
 
 	munmap(ctx->db, QRNIC_DB_PAGE_SIZE);
 	qrnic_qp_table_free(ctx);
+	qrnic_xsrq_table_free(ctx);
 	pthread_mutex_destroy(&ctx->lock);
 	verbs_uninit_context(&ctx->ibv_ctx);
 	free(ctx);

@@ -9,7 +9,8 @@
  * ring in pinned host memory.
  *
  * Locking:
- *   ctx->lock   the qpn -> QP table (insert/remove); taken before CQ locks
+ *   ctx->lock   the qpn -> QP and srqn -> XRC SRQ tables (insert/remove);
+ *               taken before CQ locks
  *   cq->lock    the CQ ring (poll, arm, clean, resize); pollers also
  *               advance the SQ/RQ tails of the QPs whose completions they
  *               consume; resize holds it across its kernel command, from
@@ -48,6 +49,20 @@ struct qrnic_device {
 #define QRNIC_QPT_MASK		(QRNIC_QPT_SIZE - 1)
 
 struct qrnic_qp;
+struct qrnic_srq;
+struct qrnic_cq;
+
+/*
+ * An entry of the srqn -> XRC SRQ table: the SRQ and the one CQ its
+ * receives complete on.  Inserted with srq before cq, removed with cq
+ * before srq, both under ctx->lock and (removal) that CQ's lock; a poller
+ * of a CQ reads cq first and takes srq only when cq is its own (see
+ * qrnic_find_xrc_srq).
+ */
+struct qrnic_xsrq_ent {
+	struct qrnic_srq *srq;
+	struct qrnic_cq *cq;
+};
 
 struct qrnic_context {
 	struct verbs_context ibv_ctx;
@@ -72,6 +87,14 @@ struct qrnic_context {
 	 * second level pages live until the context is freed.
 	 */
 	struct qrnic_qp **qp_table[QRNIC_QPT_SIZE];
+
+	/*
+	 * xsrq_table[srqn >> 12][srqn & 0xfff]: the XRC SRQs of this context,
+	 * which receive completions name by SRQ number (QRNIC_CQE_F_XRC)
+	 * through XRC_RECV QPs the provider may have no object for.  Second
+	 * level pages live until the context is freed.
+	 */
+	struct qrnic_xsrq_ent *xsrq_table[QRNIC_QPT_SIZE];
 };
 
 /*
@@ -155,7 +178,8 @@ struct qrnic_cq {
  * under lock); tail is the index of the oldest WQE not known complete,
  * advanced by whoever polls the queue's CQ (for an SRQ: under its
  * done_lock).  Slots in [tail, pi) belong to the device.  Depth 0: no
- * queue (the RQ of a QP with an SRQ).
+ * queue (the RQ of a QP with an SRQ or of an XRC_SEND QP, both queues of
+ * an XRC_RECV QP); its lock is initialised all the same.
  */
 struct qrnic_wq {
 	uint8_t *buf;			/* slot 0, inside the qmem mapping */
@@ -186,11 +210,17 @@ union qrnic_wqe_buf {
  * is free again only when it and every slot before it have completed:
  * pollers set the slot's bit in done[] and advance wq.tail over the
  * consecutive completed slots (done_lock).  The CQE carries the WQE's
- * wr_id, so nothing else is kept per slot.
+ * wr_id, so nothing else is kept per slot.  An XRC SRQ (xrc_cq set) is
+ * the same ring; its receives complete on xrc_cq naming it by srqn, and
+ * the context's xsrq_table finds it for that CQ's pollers.
  */
 struct qrnic_srq {
-	struct ibv_srq ibv_srq;
+	union {
+		struct ibv_srq ibv_srq;
+		struct verbs_srq vsrq;	/* an XRC SRQ's (ibv_get_srq_num) */
+	};
 	uint32_t srqn;
+	struct qrnic_cq *xrc_cq;	/* an XRC SRQ's CQ; NULL: basic SRQ */
 	struct qrnic_wq wq;
 	pthread_spinlock_t done_lock;
 	uint64_t *done;			/* wq.depth bits, slot-indexed */
@@ -210,11 +240,12 @@ struct qrnic_qp {
 	/* Last state set through modify_qp (enum ibv_qp_state). */
 	_Atomic(int) state;
 
-	struct qrnic_wq sq;
-	struct qrnic_wq rq;		/* depth 0 with an SRQ */
+	struct qrnic_wq sq;		/* depth 0: XRC_RECV */
+	struct qrnic_wq rq;		/* depth 0: an SRQ, XRC_SEND, XRC_RECV */
 	struct qrnic_srq *srq;		/* receives from it, or NULL */
 
-	void *qmem;			/* the QP's queue memory mapping */
+	void *qmem;			/* the QP's queue memory mapping, NULL
+					 * for XRC_RECV (no queues) */
 	size_t qmem_len;
 
 	struct qrnic_pd *parent_domain;	/* created through it, or NULL */
@@ -228,6 +259,7 @@ struct qrnic_qp {
 	uint32_t wr_len;		/* bytes of wr_buf in use, 0: none */
 	int wr_err;
 	bool wr_need_av;		/* UD WQE without wr_set_ud_addr yet */
+	bool wr_need_srqn;		/* XRC WQE without wr_set_xrc_srqn yet */
 	union qrnic_wqe_buf wr_buf;
 };
 
@@ -284,6 +316,21 @@ static inline struct qrnic_qp *to_qqp_ex(struct ibv_qp_ex *ibqpx)
 	return container_of(ibqpx, struct qrnic_qp, vqp.qp_ex);
 }
 
+/* A QP's CQ, NULL where it has none (XRC_SEND: no receive CQ; XRC_RECV). */
+static inline struct qrnic_cq *qrnic_qp_cq(struct ibv_cq *ibcq)
+{
+	return ibcq ? to_qcq(ibcq) : NULL;
+}
+
+/*
+ * An XRC_RECV QP (the IBTA's XRC_TGT) has no queues, no CQs and no PD:
+ * nothing is mapped and no completion names it as its own.
+ */
+static inline bool qrnic_qp_has_queues(const struct qrnic_qp *qp)
+{
+	return qp->vqp.qp.qp_type != IBV_QPT_XRC_RECV;
+}
+
 /*
  * Ring a doorbell: one 64-bit store to offset QRNIC_DB_* of the context's
  * page.  Callers order their WQE/CQ updates before it (mmio_flush_writes
@@ -320,6 +367,29 @@ static inline struct qrnic_qp *qrnic_find_qp(struct qrnic_context *ctx,
 	return __atomic_load_n(&page[qpn & QRNIC_QPT_MASK], __ATOMIC_ACQUIRE);
 }
 
+/*
+ * The XRC SRQ srqn of this context whose receives complete on cq, or NULL;
+ * cq's lock held.  An SRQ is removed only under its CQ's lock, so once the
+ * entry names cq the SRQ it holds stays until that lock is released; an
+ * entry of another CQ is not followed at all.
+ */
+static inline struct qrnic_srq *qrnic_find_xrc_srq(struct qrnic_context *ctx,
+						   uint32_t srqn,
+						   struct qrnic_cq *cq)
+{
+	struct qrnic_xsrq_ent *page, *ent;
+
+	page = __atomic_load_n(&ctx->xsrq_table[(srqn >> QRNIC_QPT_SHIFT) &
+						QRNIC_QPT_MASK],
+			       __ATOMIC_ACQUIRE);
+	if (!page)
+		return NULL;
+	ent = &page[srqn & QRNIC_QPT_MASK];
+	if (__atomic_load_n(&ent->cq, __ATOMIC_ACQUIRE) != cq)
+		return NULL;
+	return __atomic_load_n(&ent->srq, __ATOMIC_RELAXED);
+}
+
 /* Slot of free running index idx. */
 static inline void *qrnic_wq_slot(struct qrnic_wq *wq, uint32_t idx)
 {
@@ -350,19 +420,47 @@ static inline bool qrnic_qp_is_ud(struct qrnic_qp *qp)
 	return qp->vqp.qp.qp_type == IBV_QPT_UD;
 }
 
+static inline bool qrnic_qp_is_xrc_send(struct qrnic_qp *qp)
+{
+	return qp->vqp.qp.qp_type == IBV_QPT_XRC_SEND;
+}
+
 /*
- * Does a QP of this type take send opcode op (QRNIC_WR_*, the
- * ibv_wr_opcode values)?  QRNIC_WR_LIST says, but for opcodes only kernel
- * QPs may post.
+ * Does a QP of type qpt (enum ibv_qp_type) take send opcode op (QRNIC_WR_*,
+ * the ibv_wr_opcode values)?  QRNIC_WR_LIST says, but for opcodes only
+ * kernel QPs may post.
  */
-static inline bool qrnic_qp_op_ok(struct qrnic_qp *qp, unsigned int op)
+static inline bool qrnic_qpt_op_ok(unsigned int qpt, unsigned int op)
 {
 	struct qrnic_wr_info info = qrnic_wr_info(op);
 
 	static_assert(IBV_QPT_RC == QRNIC_QPT_RC && IBV_QPT_UC == QRNIC_QPT_UC &&
-		      IBV_QPT_UD == QRNIC_QPT_UD, "QP types are the verbs values");
-	return (info.qp_types & QRNIC_WR_QPT(qp->vqp.qp.qp_type)) &&
+		      IBV_QPT_UD == QRNIC_QPT_UD &&
+		      IBV_QPT_XRC_SEND == QRNIC_QPT_XRC_INI &&
+		      IBV_QPT_XRC_RECV == QRNIC_QPT_XRC_TGT,
+		      "QP types are the verbs values");
+	return (info.qp_types & QRNIC_WR_QPT(qpt)) &&
 	       !(info.props & QRNIC_WR_P_KERNEL);
+}
+
+static inline bool qrnic_qp_op_ok(struct qrnic_qp *qp, unsigned int op)
+{
+	return qrnic_qpt_op_ok(qp->vqp.qp.qp_type, op);
+}
+
+/*
+ * An XRC_SEND WQE names the XRC SRQ at the target (XRCETH): a nonzero
+ * 24-bit number, for every opcode that goes on the wire (LOCAL_INV stays
+ * in the device and needs none).
+ */
+static inline bool qrnic_xrc_needs_srqn(unsigned int op)
+{
+	return !(qrnic_wr_info(op).props & QRNIC_WR_P_LOCAL);
+}
+
+static inline bool qrnic_xrc_srqn_ok(uint32_t srqn)
+{
+	return srqn && !(srqn & ~QRNIC_QPN_MASK);
 }
 
 /* A UD WQE's address: the AH's vector, the WR's QP number and Q_Key. */
@@ -407,6 +505,9 @@ struct qrnic_pd *qrnic_parent_domain_get(struct ibv_pd *ibpd);
 void qrnic_parent_domain_put(struct qrnic_pd *parent_domain);
 struct ibv_ah *qrnic_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr);
 int qrnic_destroy_ah(struct ibv_ah *ibah);
+struct ibv_xrcd *qrnic_open_xrcd(struct ibv_context *ibctx,
+				 struct ibv_xrcd_init_attr *attr);
+int qrnic_close_xrcd(struct ibv_xrcd *ibxrcd);
 
 /* mr.c */
 struct ibv_mr *qrnic_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
@@ -436,6 +537,7 @@ int qrnic_req_notify_cq(struct ibv_cq *ibcq, int solicited_only);
 void qrnic_cq_lock_pair(struct qrnic_cq *a, struct qrnic_cq *b);
 void qrnic_cq_unlock_pair(struct qrnic_cq *a, struct qrnic_cq *b);
 void qrnic_cq_clean(struct qrnic_cq *cq, uint32_t qpn, struct qrnic_srq *srq);
+void qrnic_cq_clean_xrc_srq(struct qrnic_cq *cq, uint32_t srqn);
 
 /* qp.c */
 int qrnic_wq_init(struct qrnic_wq *wq, uint8_t *qmem, uint32_t offset,
@@ -452,6 +554,8 @@ int qrnic_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 int qrnic_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 		   int attr_mask, struct ibv_qp_init_attr *init_attr);
 int qrnic_destroy_qp(struct ibv_qp *ibqp);
+struct ibv_qp *qrnic_open_qp(struct ibv_context *ibctx,
+			     struct ibv_qp_open_attr *attr);
 void qrnic_qp_table_free(struct qrnic_context *ctx);
 int qrnic_attach_mcast(struct ibv_qp *ibqp, const union ibv_gid *gid,
 		       uint16_t lid);
@@ -481,7 +585,9 @@ int qrnic_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
 		     int attr_mask);
 int qrnic_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr);
 int qrnic_destroy_srq(struct ibv_srq *ibsrq);
+int qrnic_get_srq_num(struct ibv_srq *ibsrq, uint32_t *srq_num);
 void qrnic_srq_complete(struct qrnic_srq *srq, uint16_t wqe_idx);
+void qrnic_xsrq_table_free(struct qrnic_context *ctx);
 
 /* wr.c */
 #define QRNIC_SUPPORTED_SEND_OPS                                              \
@@ -497,6 +603,7 @@ void qrnic_srq_complete(struct qrnic_srq *srq, uint16_t wqe_idx);
 #define QRNIC_UC_SEND_OPS                                                     \
 	(QRNIC_UD_SEND_OPS | IBV_QP_EX_WITH_RDMA_WRITE |                      \
 	 IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | IBV_QP_EX_WITH_BIND_MW)
+uint64_t qrnic_qpt_send_ops(unsigned int qpt);
 void qrnic_qp_init_wr_ops(struct qrnic_qp *qp, uint64_t send_ops_flags);
 
 #endif

@@ -24,6 +24,9 @@ DECLARE_DRV_CMD(qrnic_create_qp, IB_USER_VERBS_CMD_CREATE_QP,
 		empty, qrnic_uresp_create_qp);
 DECLARE_DRV_CMD(qrnic_create_srq, IB_USER_VERBS_CMD_CREATE_SRQ,
 		empty, qrnic_uresp_create_srq);
+/* An XRC SRQ: the same answer as for a basic one. */
+DECLARE_DRV_CMD(qrnic_create_xsrq, IB_USER_VERBS_CMD_CREATE_XSRQ,
+		empty, qrnic_uresp_create_srq);
 DECLARE_DRV_CMD(qrnic_create_ah, IB_USER_VERBS_CMD_CREATE_AH,
 		empty, qrnic_uresp_create_ah);
 

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 or OpenIB.org BSD (MIT) See COPYING file
 /*
- * libqrnic: shared receive queues (basic SRQs only; no XRC, no tag
- * matching).
+ * libqrnic: shared receive queues, basic and XRC (no tag matching).
  *
  * The kernel sizes the ring and maps its queue memory write-combining; the
  * provider writes receive WQEs into it (post.c) and rings DB_SRQ.  The
@@ -9,6 +8,12 @@
  * of different QPs complete in any order, so a slot is reusable only when
  * it and every slot before it have completed: qrnic_srq_complete() marks
  * a completed slot and moves the tail over the consecutive completed ones.
+ *
+ * An XRC SRQ is the same ring, created in an XRC domain with a CQ of its
+ * own: the XRC_RECV QPs of the domain take its WQEs for the requests that
+ * name it, and its receives complete on its CQ naming it by number
+ * (QRNIC_CQE_F_XRC).  The context's srqn table lets that CQ's pollers find
+ * it; destroying it drops its completions from the CQ.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -59,9 +64,80 @@ out:
 	pthread_spin_unlock(&srq->done_lock);
 }
 
+/* ---- srqn -> XRC SRQ table ---------------------------------------------- */
+
+static struct qrnic_xsrq_ent *qrnic_xsrq_ent(struct qrnic_context *ctx,
+					     uint32_t srqn)
+{
+	struct qrnic_xsrq_ent *page;
+
+	page = ctx->xsrq_table[(srqn >> QRNIC_QPT_SHIFT) & QRNIC_QPT_MASK];
+	return page ? &page[srqn & QRNIC_QPT_MASK] : NULL;
+}
+
+static int qrnic_xsrq_table_insert(struct qrnic_context *ctx,
+				   struct qrnic_srq *srq)
+{
+	uint32_t top = (srq->srqn >> QRNIC_QPT_SHIFT) & QRNIC_QPT_MASK;
+	struct qrnic_xsrq_ent *page, *ent;
+	int ret = 0;
+
+	pthread_mutex_lock(&ctx->lock);
+	page = ctx->xsrq_table[top];
+	if (!page) {
+		page = calloc(QRNIC_QPT_SIZE, sizeof(*page));
+		if (!page) {
+			ret = ENOMEM;
+			goto out;
+		}
+		__atomic_store_n(&ctx->xsrq_table[top], page, __ATOMIC_RELEASE);
+	}
+	ent = &page[srq->srqn & QRNIC_QPT_MASK];
+	if (ent->cq) {
+		ret = EEXIST;
+		goto out;
+	}
+	__atomic_store_n(&ent->srq, srq, __ATOMIC_RELAXED);
+	__atomic_store_n(&ent->cq, srq->xrc_cq, __ATOMIC_RELEASE);
+out:
+	pthread_mutex_unlock(&ctx->lock);
+	return ret;
+}
+
+/*
+ * No poller may find the XRC SRQ, nor a completion of it, after this:
+ * with its CQ locked its completions leave the ring and its entry the
+ * table.
+ */
+static void qrnic_xsrq_forget(struct qrnic_context *ctx, struct qrnic_srq *srq)
+{
+	struct qrnic_xsrq_ent *ent;
+
+	pthread_mutex_lock(&ctx->lock);
+	qrnic_cq_lock_pair(srq->xrc_cq, NULL);
+	qrnic_cq_clean_xrc_srq(srq->xrc_cq, srq->srqn);
+	ent = qrnic_xsrq_ent(ctx, srq->srqn);
+	if (ent && ent->srq == srq) {
+		__atomic_store_n(&ent->cq, NULL, __ATOMIC_RELAXED);
+		__atomic_store_n(&ent->srq, NULL, __ATOMIC_RELAXED);
+	}
+	qrnic_cq_unlock_pair(srq->xrc_cq, NULL);
+	pthread_mutex_unlock(&ctx->lock);
+}
+
+void qrnic_xsrq_table_free(struct qrnic_context *ctx)
+{
+	uint32_t i;
+
+	for (i = 0; i < QRNIC_QPT_SIZE; i++) {
+		free(ctx->xsrq_table[i]);
+		ctx->xsrq_table[i] = NULL;
+	}
+}
+
 /* ---- creation ------------------------------------------------------------ */
 
-static bool qrnic_srq_layout_ok(const struct qrnic_create_srq_resp *resp)
+static bool qrnic_srq_layout_ok(const struct qrnic_uresp_create_srq *resp)
 {
 	return resp->log_depth <= QRNIC_QP_MAX_LOG &&
 	       resp->log_stride >= QRNIC_RQ_MIN_LOG_STRIDE &&
@@ -73,7 +149,7 @@ static bool qrnic_srq_layout_ok(const struct qrnic_create_srq_resp *resp)
 
 /* Set up the ring at the start of qmem from the kernel's answer. */
 static int qrnic_srq_init(struct qrnic_srq *srq, uint8_t *qmem,
-			  const struct qrnic_create_srq_resp *resp)
+			  const struct qrnic_uresp_create_srq *resp)
 {
 	struct qrnic_wq *wq = &srq->wq;
 	int ret;
@@ -111,7 +187,7 @@ static void qrnic_srq_uninit(struct qrnic_srq *srq)
 
 /* Check the kernel's layout, map the queue memory, set up the ring. */
 static int qrnic_srq_setup(struct ibv_context *ibctx, struct qrnic_srq *srq,
-			   const struct qrnic_create_srq_resp *resp)
+			   const struct qrnic_uresp_create_srq *resp)
 {
 	int ret;
 
@@ -160,7 +236,7 @@ struct ibv_srq *qrnic_create_srq(struct ibv_pd *pd,
 	if (ret)
 		goto err_free;
 
-	ret = qrnic_srq_setup(pd->context, srq, &resp);
+	ret = qrnic_srq_setup(pd->context, srq, &resp.drv_payload);
 	if (ret)
 		goto err_destroy;
 
@@ -171,6 +247,84 @@ struct ibv_srq *qrnic_create_srq(struct ibv_pd *pd,
 	srq->parent_domain = qrnic_parent_domain_get(pd);
 	return &srq->ibv_srq;
 
+err_destroy:
+	ibv_cmd_destroy_srq(&srq->ibv_srq);
+err_free:
+	free(srq);
+	errno = ret;
+	return NULL;
+}
+
+/* What libibverbs' ibv_create_srq() does after create_srq. */
+static void qrnic_srq_set_verbs(struct ibv_srq *ibsrq, struct ibv_context *ibctx,
+				const struct ibv_srq_init_attr_ex *attr)
+{
+	ibsrq->context = ibctx;
+	ibsrq->srq_context = attr->srq_context;
+	ibsrq->pd = attr->pd;
+	ibsrq->events_completed = 0;
+}
+
+#define QRNIC_XRC_SRQ_ATTRS                                                   \
+	(IBV_SRQ_INIT_ATTR_PD | IBV_SRQ_INIT_ATTR_TYPE |                      \
+	 IBV_SRQ_INIT_ATTR_XRCD | IBV_SRQ_INIT_ATTR_CQ)
+
+/*
+ * An XRC SRQ: a PD (for the remote keys its requests use), the XRC domain
+ * whose XRC_RECV QPs feed it, and the CQ its receives complete on.
+ */
+static struct ibv_srq *qrnic_create_xrc_srq(struct ibv_context *ibctx,
+					    struct ibv_srq_init_attr_ex *attr)
+{
+	struct qrnic_create_xsrq_resp resp = {};
+	struct qrnic_create_xsrq cmd = {};
+	struct qrnic_srq *srq;
+	int ret;
+
+	if (attr->comp_mask & ~(uint32_t)QRNIC_XRC_SRQ_ATTRS) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if ((attr->comp_mask & QRNIC_XRC_SRQ_ATTRS) != QRNIC_XRC_SRQ_ATTRS ||
+	    !attr->pd || !attr->xrcd || !attr->cq ||
+	    attr->cq->context != ibctx) {
+		errno = EINVAL;
+		return NULL;
+	}
+
+	srq = calloc(1, sizeof(*srq));
+	if (!srq)
+		return NULL;
+
+	ret = ibv_cmd_create_srq_ex(ibctx, &srq->vsrq, attr, &cmd.ibv_cmd,
+				    sizeof(cmd), &resp.ibv_resp, sizeof(resp));
+	if (ret)
+		goto err_free;
+
+	ret = qrnic_srq_setup(ibctx, srq, &resp.drv_payload);
+	if (ret)
+		goto err_destroy;
+	if (srq->vsrq.srq_num != srq->srqn)
+		verbs_warn(verbs_get_ctx(ibctx),
+			   "qrnic: XRC SRQ number %#x in the core response, %#x in the driver's\n",
+			   srq->vsrq.srq_num, srq->srqn);
+	srq->xrc_cq = to_qcq(attr->cq);
+	ret = qrnic_xsrq_table_insert(to_qctx(ibctx), srq);
+	if (ret) {
+		verbs_err(verbs_get_ctx(ibctx),
+			  "qrnic: cannot track XRC SRQ %#x: %d\n", srq->srqn,
+			  ret);
+		goto err_teardown;
+	}
+
+	attr->attr.max_wr = srq->wq.depth;
+	attr->attr.max_sge = srq->wq.max_sge;
+	srq->parent_domain = qrnic_parent_domain_get(attr->pd);
+	qrnic_srq_set_verbs(&srq->ibv_srq, ibctx, attr);
+	return &srq->ibv_srq;
+
+err_teardown:
+	qrnic_srq_teardown(srq);
 err_destroy:
 	ibv_cmd_destroy_srq(&srq->ibv_srq);
 err_free:
@@ -190,10 +344,13 @@ struct ibv_srq *qrnic_create_srq_ex(struct ibv_context *ibctx,
 	struct ibv_srq_init_attr basic;
 	struct ibv_srq *ibsrq;
 
-	if ((attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE) &&
-	    attr->srq_type != IBV_SRQT_BASIC) {
-		errno = EOPNOTSUPP;	/* XRC, tag matching */
-		return NULL;
+	if (attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE) {
+		if (attr->srq_type == IBV_SRQT_XRC)
+			return qrnic_create_xrc_srq(ibctx, attr);
+		if (attr->srq_type != IBV_SRQT_BASIC) {
+			errno = EOPNOTSUPP;	/* tag matching */
+			return NULL;
+		}
 	}
 	if (attr->comp_mask & ~(uint32_t)(IBV_SRQ_INIT_ATTR_PD |
 					  IBV_SRQ_INIT_ATTR_TYPE)) {
@@ -210,11 +367,7 @@ struct ibv_srq *qrnic_create_srq_ex(struct ibv_context *ibctx,
 	ibsrq = qrnic_create_srq(attr->pd, &basic);
 	if (!ibsrq)
 		return NULL;
-	/* What libibverbs' ibv_create_srq() does after create_srq. */
-	ibsrq->context = ibctx;
-	ibsrq->srq_context = attr->srq_context;
-	ibsrq->pd = attr->pd;
-	ibsrq->events_completed = 0;
+	qrnic_srq_set_verbs(ibsrq, ibctx, attr);
 	attr->attr = basic.attr;
 	return ibsrq;
 }
@@ -340,13 +493,25 @@ int qrnic_destroy_srq(struct ibv_srq *ibsrq)
 	struct qrnic_srq *srq = to_qsrq(ibsrq);
 	int ret;
 
-	/* The kernel refuses while a QP still uses the SRQ. */
+	/*
+	 * The kernel refuses while a QP still uses a basic SRQ; an XRC SRQ
+	 * it detaches from the XRC_RECV QPs.
+	 */
 	ret = ibv_cmd_destroy_srq(ibsrq);
 	if (ret)
 		return ret;
 
+	if (srq->xrc_cq)
+		qrnic_xsrq_forget(to_qctx(ibsrq->context), srq);
 	qrnic_srq_teardown(srq);
 	qrnic_parent_domain_put(srq->parent_domain);
 	free(srq);
+	return 0;
+}
+
+/* The number senders name an XRC SRQ by (any SRQ has one). */
+int qrnic_get_srq_num(struct ibv_srq *ibsrq, uint32_t *srq_num)
+{
+	*srq_num = to_qsrq(ibsrq)->srqn;
 	return 0;
 }

@@ -7,9 +7,10 @@
  * setters (ibv_wr_set_sge, ...) fill its data part.  The WQE goes into its
  * queue memory slot when the next builder or ibv_wr_complete comes; the
  * doorbell is rung once by ibv_wr_complete.  Any error (full queue, too
- * many SGEs, inline data too long, QP not ready, an RDMA or atomic builder
- * on a UD QP, a READ or atomic builder on a UC QP, a UD WQE without
- * ibv_wr_set_ud_addr) drops the whole batch and is returned by
+ * many SGEs, inline data too long, QP not ready, a builder the QP's type
+ * does not take (the work-request table's QP-type column), a UD WQE
+ * without ibv_wr_set_ud_addr, an XRC WQE that goes on the wire without
+ * ibv_wr_set_xrc_srqn) drops the whole batch and is returned by
  * ibv_wr_complete.
  */
 #include <errno.h>
@@ -23,7 +24,7 @@
 static void qrnic_wr_commit(struct qrnic_qp *qp)
 {
 	if (qp->wr_len && !qp->wr_err) {
-		if (qp->wr_need_av)
+		if (qp->wr_need_av || qp->wr_need_srqn)
 			qp->wr_err = EINVAL;
 		else
 			qrnic_sq_write(qp, &qp->wr_buf, qp->wr_len);
@@ -55,6 +56,8 @@ static struct qrnic_sq_wqe *qrnic_wr_begin(struct ibv_qp_ex *ibqpx,
 	hdr->flags = qrnic_send_flags(qp, ibqpx->wr_flags);
 	qp->wr_len = sizeof(*hdr);
 	qp->wr_need_av = qrnic_qp_is_ud(qp);
+	qp->wr_need_srqn = qrnic_qp_is_xrc_send(qp) &&
+			   qrnic_xrc_needs_srqn(opcode);
 	return hdr;
 }
 
@@ -237,6 +240,22 @@ static void qrnic_wr_set_ud_addr(struct ibv_qp_ex *ibqpx, struct ibv_ah *ah,
 	qp->wr_need_av = false;
 }
 
+/* XRC_SEND: the XRC SRQ at the target the WQE's request goes to. */
+static void qrnic_wr_set_xrc_srqn(struct ibv_qp_ex *ibqpx, uint32_t remote_srqn)
+{
+	struct qrnic_qp *qp = to_qqp_ex(ibqpx);
+	struct qrnic_sq_wqe *hdr = qrnic_wr_cur(qp);
+
+	if (!hdr)
+		return;
+	if (!qrnic_xrc_srqn_ok(remote_srqn)) {
+		qp->wr_err = EINVAL;
+		return;
+	}
+	hdr->xrc_srqn = htole32(remote_srqn);
+	qp->wr_need_srqn = false;
+}
+
 static void qrnic_wr_set_sge_list(struct ibv_qp_ex *ibqpx, size_t num_sge,
 				  const struct ibv_sge *sg_list)
 {
@@ -322,6 +341,7 @@ static void qrnic_wr_start(struct ibv_qp_ex *ibqpx)
 	qp->wr_start_pi = qp->sq.pi;
 	qp->wr_len = 0;
 	qp->wr_need_av = false;
+	qp->wr_need_srqn = false;
 	qp->wr_err = qrnic_qp_can_send(qp) ? 0 : EINVAL;
 }
 
@@ -350,6 +370,57 @@ static void qrnic_wr_abort(struct ibv_qp_ex *ibqpx)
 	pthread_spin_unlock(&qp->sq.lock);
 }
 
+/* The IBV_QP_EX_WITH_* bit for send opcode op (IBV_WR_*), 0 for none. */
+static uint64_t qrnic_send_op_flag(unsigned int op)
+{
+	switch (op) {
+	case IBV_WR_RDMA_WRITE:
+		return IBV_QP_EX_WITH_RDMA_WRITE;
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
+		return IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM;
+	case IBV_WR_SEND:
+		return IBV_QP_EX_WITH_SEND;
+	case IBV_WR_SEND_WITH_IMM:
+		return IBV_QP_EX_WITH_SEND_WITH_IMM;
+	case IBV_WR_RDMA_READ:
+		return IBV_QP_EX_WITH_RDMA_READ;
+	case IBV_WR_ATOMIC_CMP_AND_SWP:
+		return IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP;
+	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+		return IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD;
+	case IBV_WR_LOCAL_INV:
+		return IBV_QP_EX_WITH_LOCAL_INV;
+	case IBV_WR_BIND_MW:
+		return IBV_QP_EX_WITH_BIND_MW;
+	case IBV_WR_SEND_WITH_INV:
+		return IBV_QP_EX_WITH_SEND_WITH_INV;
+	case IBV_WR_FLUSH:
+		return IBV_QP_EX_WITH_FLUSH;
+	case IBV_WR_ATOMIC_WRITE:
+		return IBV_QP_EX_WITH_ATOMIC_WRITE;
+	}
+	return 0;
+}
+
+#define QRNIC_WR_VALUE(name, value, ...) value,
+static const unsigned int qrnic_wr_opcodes[] = { QRNIC_WR_LIST(QRNIC_WR_VALUE) };
+
+/*
+ * The IBV_QP_EX_WITH_* ops a QP of type qpt (enum ibv_qp_type) may ask
+ * for: the opcodes the work-request table gives that type.
+ */
+uint64_t qrnic_qpt_send_ops(unsigned int qpt)
+{
+	uint64_t ops = 0;
+	size_t i;
+
+	for (i = 0; i < sizeof(qrnic_wr_opcodes) / sizeof(qrnic_wr_opcodes[0]);
+	     i++)
+		if (qrnic_qpt_op_ok(qpt, qrnic_wr_opcodes[i]))
+			ops |= qrnic_send_op_flag(qrnic_wr_opcodes[i]);
+	return ops;
+}
+
 void qrnic_qp_init_wr_ops(struct qrnic_qp *qp, uint64_t send_ops_flags)
 {
 	struct ibv_qp_ex *qpx = &qp->vqp.qp_ex;
@@ -365,9 +436,11 @@ void qrnic_qp_init_wr_ops(struct qrnic_qp *qp, uint64_t send_ops_flags)
 
 	if (qrnic_qp_is_ud(qp))
 		qpx->wr_set_ud_addr = qrnic_wr_set_ud_addr;
-	if (qrnic_qp_is_ud(qp) || qp->vqp.qp.qp_type == IBV_QPT_UC) {
+	if (qrnic_qp_is_xrc_send(qp))
+		qpx->wr_set_xrc_srqn = qrnic_wr_set_xrc_srqn;
+	if (qp->vqp.qp.qp_type != IBV_QPT_RC) {
 		/*
-		 * The builders a UD or UC QP lacks are never requested
+		 * The builders a UD, UC or XRC QP lacks are never requested
 		 * (create refuses them), but present: calling one fails the
 		 * batch instead of crashing.
 		 */

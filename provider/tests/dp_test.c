@@ -22,6 +22,11 @@
 #define ibv_cmd_destroy_cq fake_cmd_destroy_cq
 #define ibv_cmd_dealloc_pd fake_cmd_dealloc_pd
 #define ibv_cmd_rereg_mr fake_cmd_rereg_mr
+#define ibv_cmd_modify_qp fake_cmd_modify_qp
+#define ibv_cmd_destroy_qp fake_cmd_destroy_qp
+#define ibv_cmd_open_qp fake_cmd_open_qp
+#define ibv_cmd_create_srq_ex fake_cmd_create_srq_ex
+#define ibv_cmd_destroy_srq fake_cmd_destroy_srq
 
 #include "../cq.c"
 #include "../mr.c"
@@ -230,7 +235,35 @@ static struct {
 	unsigned int calls;
 	uint32_t comp_mask;
 	uint32_t create_flags;
+	struct ibv_qp_init_attr_ex attr;	/* the last one */
+	/*
+	 * succeed: create QP qpn as libibverbs would (the verbs fields from
+	 * the attributes), the driver's answer drv (an XRC_RECV QP's stays
+	 * zero: the core gives the driver no udata for it).
+	 */
+	bool succeed;
+	uint32_t qpn;
+	struct qrnic_uresp_create_qp drv;
 } kcreate_qp;
+
+/* What libibverbs' set_qp() and the core's answer fill in. */
+static void kernel_set_qp(struct ibv_context *context, struct verbs_qp *qp,
+			  const struct ibv_qp_init_attr_ex *attr, uint32_t qpn)
+{
+	qp->qp.context = context;
+	qp->qp.handle = qpn;
+	qp->qp.qp_num = qpn;
+	qp->qp.qp_context = attr->qp_context;
+	qp->qp.pd = attr->pd;
+	qp->qp.send_cq = attr->send_cq;
+	qp->qp.recv_cq = attr->recv_cq;
+	qp->qp.srq = attr->srq;
+	qp->qp.qp_type = attr->qp_type;
+	qp->qp.state = IBV_QPS_RESET;
+	pthread_mutex_init(&qp->qp.mutex, NULL);
+	pthread_cond_init(&qp->qp.cond, NULL);
+	qp->comp_mask = 0;
+}
 
 int fake_cmd_create_qp_ex(struct ibv_context *context, struct verbs_qp *qp,
 			  struct ibv_qp_init_attr_ex *attr_ex,
@@ -245,7 +278,98 @@ int fake_cmd_create_qp_ex(struct ibv_context *context, struct verbs_qp *qp,
 	kcreate_qp.calls++;
 	kcreate_qp.comp_mask = attr_ex->comp_mask;
 	kcreate_qp.create_flags = attr_ex->create_flags;
-	return ENOTTY;
+	kcreate_qp.attr = *attr_ex;
+	if (!kcreate_qp.succeed)
+		return ENOTTY;
+	kernel_set_qp(context, qp, attr_ex, kcreate_qp.qpn);
+	container_of(resp, struct qrnic_create_qp_resp, ibv_resp)->drv_payload =
+		kcreate_qp.drv;
+	return 0;
+}
+
+/* MODIFY_QP, DESTROY_QP, OPEN_QP: counted; kqp.ret is the answer. */
+static struct {
+	unsigned int modify, destroy, open;
+	struct ibv_qp *qp;
+	int ret;
+} kqp;
+
+int fake_cmd_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
+		       int attr_mask, struct ibv_modify_qp *cmd,
+		       size_t cmd_size)
+{
+	kqp.modify++;
+	kqp.qp = qp;
+	return kqp.ret;
+}
+
+int fake_cmd_destroy_qp(struct ibv_qp *qp)
+{
+	kqp.destroy++;
+	kqp.qp = qp;
+	return kqp.ret;
+}
+
+/* libibverbs' own checks, then what it fills in. */
+int fake_cmd_open_qp(struct ibv_context *context, struct verbs_qp *qp,
+		     int vqp_sz, struct ibv_qp_open_attr *attr,
+		     struct ibv_open_qp *cmd, size_t cmd_size,
+		     struct ib_uverbs_create_qp_resp *resp, size_t resp_size)
+{
+	struct ibv_qp_init_attr_ex ax = { .qp_type = attr->qp_type,
+					  .qp_context = attr->qp_context };
+
+	if (!(attr->comp_mask & IBV_QP_OPEN_ATTR_XRCD) ||
+	    !(attr->comp_mask & IBV_QP_OPEN_ATTR_NUM) ||
+	    !(attr->comp_mask & IBV_QP_OPEN_ATTR_TYPE))
+		return EINVAL;
+	kqp.open++;
+	if (kqp.ret)
+		return kqp.ret;
+	kernel_set_qp(context, qp, &ax, attr->qp_num);
+	qp->qp.state = IBV_QPS_UNKNOWN;
+	return 0;
+}
+
+/*
+ * CREATE_XSRQ / DESTROY_SRQ: what reached the kernel; an SRQ gets what
+ * libibverbs fills in and the driver's answer drv, its queue memory in a
+ * file the test makes the context's cmd_fd.
+ */
+static struct {
+	unsigned int create, destroy;
+	struct ibv_srq_init_attr_ex attr;
+	struct qrnic_uresp_create_srq drv;
+	int ret;
+} ksrq;
+
+int fake_cmd_create_srq_ex(struct ibv_context *context, struct verbs_srq *srq,
+			   struct ibv_srq_init_attr_ex *attr_ex,
+			   struct ibv_create_xsrq *cmd, size_t cmd_size,
+			   struct ib_uverbs_create_srq_resp *resp,
+			   size_t resp_size)
+{
+	ksrq.create++;
+	ksrq.attr = *attr_ex;
+	if (ksrq.ret)
+		return ksrq.ret;
+	srq->srq.context = context;
+	srq->srq.handle = ksrq.drv.srqn;
+	srq->srq_type = attr_ex->srq_type;
+	srq->xrcd = container_of(attr_ex->xrcd, struct verbs_xrcd, xrcd);
+	srq->cq = attr_ex->cq;
+	srq->srq_num = ksrq.drv.srqn;
+	attr_ex->attr.max_wr = 1u << ksrq.drv.log_depth;
+	attr_ex->attr.max_sge = ksrq.drv.max_sge;
+	container_of(resp, struct qrnic_create_xsrq_resp, ibv_resp)->drv_payload =
+		ksrq.drv;
+	return 0;
+}
+
+int fake_cmd_destroy_srq(struct ibv_srq *srq)
+{
+	ksrq.destroy++;
+	return ksrq.ret;
 }
 
 /* ATTACH_MCAST / DETACH_MCAST: what reached the kernel, and its answer. */
@@ -1411,19 +1535,19 @@ static void test_ud_create_checks(struct qrnic_context *ctx)
 	errno = 0;
 	CHECK(!qrnic_create_qp_ex(&ctx->ibv_ctx.context, &ax) &&
 	      errno == EOPNOTSUPP);
-	/* No raw packet, no XRC through create_qp. */
+	/* No raw packet; XRC_SEND takes no SRQ, XRC_RECV needs its domain. */
 	a.qp_type = IBV_QPT_RAW_PACKET;
 	errno = 0;
 	CHECK(!qrnic_create_qp(pd, &a) && errno == EOPNOTSUPP);
 	a.qp_type = IBV_QPT_XRC_SEND;
 	a.srq = &srq;
 	errno = 0;
-	CHECK(!qrnic_create_qp(pd, &a) && errno == EOPNOTSUPP);
+	CHECK(!qrnic_create_qp(pd, &a) && errno == EINVAL);
 	ax.qp_type = IBV_QPT_XRC_RECV;
 	ax.send_ops_flags = 0;
 	errno = 0;
 	CHECK(!qrnic_create_qp_ex(&ctx->ibv_ctx.context, &ax) &&
-	      errno == EOPNOTSUPP);
+	      errno == EINVAL);
 
 	/* RoCE AHs carry a GRH. */
 	ud_attr(&ah_attr, 1, 0, 0, 0);
@@ -1870,7 +1994,7 @@ static struct qrnic_srq *fake_srq(struct qrnic_context *ctx, uint32_t srqn,
 				  uint32_t log_depth, uint32_t log_stride,
 				  uint32_t max_sge)
 {
-	struct qrnic_create_srq_resp resp = {};
+	struct qrnic_uresp_create_srq resp = {};
 	struct ibv_context *ibctx = &ctx->ibv_ctx.context;
 	struct qrnic_srq *srq = calloc(1, sizeof(*srq));
 
@@ -1937,11 +2061,11 @@ static struct qrnic_rq_wqe *srq_wqe(struct qrnic_srq *srq, uint32_t idx)
 /* The kernel's SRQ and SRQ-QP layouts, checked and mapped. */
 static void test_srq_setup(struct qrnic_context *ctx)
 {
-	struct qrnic_create_srq_resp good = {
+	struct qrnic_uresp_create_srq good = {
 		.qmem_len = 4096, .srqn = 3, .log_depth = 3,
 		.log_stride = 6, .max_sge = 16,
 	};
-	struct qrnic_create_srq_resp r;
+	struct qrnic_uresp_create_srq r;
 	struct ibv_context *ibctx = &ctx->ibv_ctx.context;
 	struct qrnic_create_qp_resp qr = {};
 	struct qrnic_cq *cq = fake_cq(ctx, 2, 40);
@@ -2330,9 +2454,10 @@ static void test_srq_create_checks(struct qrnic_context *ctx)
 	};
 	struct ibv_context *ibctx = &ctx->ibv_ctx.context;
 
+	/* XRC needs its domain and CQ (test_xrc_srq_create has more). */
 	ax.srq_type = IBV_SRQT_XRC;
 	errno = 0;
-	CHECK(!qrnic_create_srq_ex(ibctx, &ax) && errno == EOPNOTSUPP);
+	CHECK(!qrnic_create_srq_ex(ibctx, &ax) && errno == EINVAL);
 	ax.srq_type = IBV_SRQT_TM;
 	errno = 0;
 	CHECK(!qrnic_create_srq_ex(ibctx, &ax) && errno == EOPNOTSUPP);
@@ -4407,6 +4532,642 @@ static void test_rereg_mr(struct qrnic_context *ctx)
 	CHECK(vmr.ibv_mr.lkey == 0x1334);
 }
 
+/* ---- XRC ------------------------------------------------------------------ */
+
+/* The send ops each QP type may ask for are the work-request table's. */
+static void test_xrc_send_ops(void)
+{
+	CHECK(qrnic_qpt_send_ops(IBV_QPT_RC) == QRNIC_SUPPORTED_SEND_OPS);
+	CHECK(qrnic_qpt_send_ops(IBV_QPT_UC) == QRNIC_UC_SEND_OPS);
+	CHECK(qrnic_qpt_send_ops(IBV_QPT_UD) == QRNIC_UD_SEND_OPS);
+	CHECK(qrnic_qpt_send_ops(IBV_QPT_XRC_SEND) ==
+	      (IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |
+	       IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |
+	       IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
+	       IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD |
+	       IBV_QP_EX_WITH_LOCAL_INV));
+	CHECK(qrnic_qpt_send_ops(IBV_QPT_XRC_RECV) == 0);
+	CHECK(qrnic_qpt_send_ops(IBV_QPT_RAW_PACKET) == 0);
+	CHECK(qrnic_qpt_send_ops(IBV_QPT_DRIVER) == 0);
+}
+
+/* An XRC_SEND QP set up by qrnic_qp_setup from a kernel answer: no RQ. */
+static struct qrnic_qp *fake_xrc_send_qp(struct qrnic_context *ctx,
+					 uint32_t qpn, struct qrnic_cq *scq)
+{
+	struct qrnic_create_qp_resp resp = {};
+	struct ibv_context *ibctx = &ctx->ibv_ctx.context;
+	struct qrnic_qp *qp = qrnic_qp_alloc();
+
+	if (!qp)
+		abort();
+	qp->vqp.qp.qp_num = qpn;
+	qp->vqp.qp.qp_type = IBV_QPT_XRC_SEND;
+	resp.qpn = qpn;
+	resp.log_sq_depth = 3;
+	resp.log_sq_stride = 7;
+	resp.qmem_len = 4096;
+	resp.max_send_sge = 4;
+	resp.max_inline = 64;
+	ibctx->cmd_fd = fake_cmd_fd(resp.qmem_len);
+	CHECK(qrnic_qp_setup(ibctx, qp, &resp) == 0);
+	close(ibctx->cmd_fd);
+	ibctx->cmd_fd = -1;
+
+	qp->vqp.qp.context = ibctx;
+	qp->vqp.qp.send_cq = &scq->vcq.cq;
+	atomic_init(&qp->state, IBV_QPS_RESET);
+	CHECK(!qrnic_qp_table_insert(ctx, qp));
+	return qp;
+}
+
+/* An XRC SRQ on cq, tracked in the context's srqn table. */
+static struct qrnic_srq *fake_xrc_srq(struct qrnic_context *ctx,
+				      uint32_t srqn, uint32_t log_depth,
+				      struct qrnic_cq *cq)
+{
+	struct qrnic_srq *srq = fake_srq(ctx, srqn, log_depth, 5, 1);
+
+	srq->xrc_cq = cq;
+	CHECK(qrnic_xsrq_table_insert(ctx, srq) == 0);
+	return srq;
+}
+
+/* An XRC SRQ's receive completion: F_XRC | F_SRQ, srqn in the owner word. */
+static void dev_write_xrc_cqe(struct fake_cq *f, uint64_t wr_id,
+			      uint32_t tgt_qpn, uint32_t srqn, uint16_t slot,
+			      uint8_t status, uint32_t byte_len)
+{
+	dev_write_cqe_src(f, wr_id, tgt_qpn, slot, QRNIC_CQE_OP_RECV, status,
+			  QRNIC_CQE_F_XRC | QRNIC_CQE_F_SRQ, byte_len, 0,
+			  srqn);
+}
+
+/* ibv_post_send on XRC_SEND: RC's WQE plus the target's XRC SRQ. */
+static void test_xrc_post_send(struct qrnic_context *ctx)
+{
+	struct qrnic_cq *cq = fake_cq(ctx, 8, 200);
+	struct fake_cq dev = { .cq = cq };
+	struct qrnic_qp *qp = fake_xrc_send_qp(ctx, 0x50001, cq);
+	struct ibv_qp *ibqp = &qp->vqp.qp;
+	struct ibv_sge sge = { .addr = 0x4000, .length = 100, .lkey = 0x31 };
+	struct ibv_send_wr wr[3], *bad;
+	static const int bad_ops[] = {
+		IBV_WR_BIND_MW, IBV_WR_SEND_WITH_INV, IBV_WR_FLUSH,
+		IBV_WR_ATOMIC_WRITE, IBV_WR_TSO,
+	};
+	struct ibv_recv_wr rwr = { .wr_id = 1 }, *rbad;
+	struct qrnic_sq_wqe *w;
+	struct ibv_qp_cap cap;
+	struct ibv_wc wc[2];
+	unsigned int i;
+
+	CHECK(qp->rq.depth == 0 && qp->rq.max_sge == 0 && qp->sq.depth == 8);
+	qrnic_qp_caps(qp, &cap);
+	CHECK(cap.max_recv_wr == 0 && cap.max_recv_sge == 0 &&
+	      cap.max_send_wr == 8);
+
+	atomic_store(&qp->state, IBV_QPS_RTS);
+	memset(wr, 0, sizeof(wr));
+	wr[0].wr_id = 0x700;
+	wr[0].opcode = IBV_WR_SEND;
+	wr[0].sg_list = &sge;
+	wr[0].num_sge = 1;
+	wr[0].send_flags = IBV_SEND_SIGNALED;
+	wr[0].qp_type.xrc.remote_srqn = 0x123456;
+	wr[0].next = &wr[1];
+	wr[1].wr_id = 0x701;
+	wr[1].opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
+	wr[1].imm_data = htobe32(9);
+	wr[1].wr.rdma.remote_addr = 0x900000;
+	wr[1].wr.rdma.rkey = 0x77;
+	wr[1].qp_type.xrc.remote_srqn = 0xffffff;
+	wr[1].next = &wr[2];
+	/* LOCAL_INV stays in the device: no SRQ named. */
+	wr[2].wr_id = 0x702;
+	wr[2].opcode = IBV_WR_LOCAL_INV;
+	wr[2].invalidate_rkey = 0x1234;
+	db_clear(ctx);
+	bad = NULL;
+	CHECK(qrnic_post_send(ibqp, wr, &bad) == 0 && !bad);
+	CHECK(db_read(ctx, QRNIC_DB_SQ) == (0x50001ull | 3ull << 32));
+	w = sq_wqe(qp, 0);
+	CHECK(le64toh(w->wr_id) == 0x700 && w->opcode == IBV_WR_SEND &&
+	      le32toh(w->xrc_srqn) == 0x123456 && w->num_sge == 1 &&
+	      w->flags == QRNIC_WQE_F_SIGNALED);
+	w = sq_wqe(qp, 1);
+	CHECK(le32toh(w->xrc_srqn) == 0xffffff &&
+	      le64toh(w->remote_addr) == 0x900000 && le32toh(w->rkey) == 0x77 &&
+	      w->imm_data == (__force uint32_t)htobe32(9));
+	w = sq_wqe(qp, 2);
+	CHECK(w->opcode == IBV_WR_LOCAL_INV && w->xrc_srqn == 0 &&
+	      le32toh(w->imm_data) == 0x1234);
+
+	/* No SRQ, or one over 24 bits, for what goes on the wire. */
+	wr[0].next = NULL;
+	wr[0].qp_type.xrc.remote_srqn = 0;
+	CHECK(post_refused(ctx, qp, &wr[0]));
+	wr[0].qp_type.xrc.remote_srqn = 0x1000000;
+	CHECK(post_refused(ctx, qp, &wr[0]));
+	/* What the table does not give XRC. */
+	wr[0].qp_type.xrc.remote_srqn = 5;
+	for (i = 0; i < N_ELEMS(bad_ops); i++) {
+		wr[0].opcode = bad_ops[i];
+		CHECK(post_refused(ctx, qp, &wr[0]));
+	}
+
+	/* No receive side. */
+	rbad = NULL;
+	CHECK(qrnic_post_recv(ibqp, &rwr, &rbad) == EINVAL && rbad == &rwr);
+
+	/* Send completions free its SQ as RC's do. */
+	dev_write_cqe(&dev, 0x701, 0x50001, 1, QRNIC_CQE_OP_RDMA_WRITE, 0,
+		      QRNIC_CQE_F_SEND, 0, 0);
+	CHECK(qrnic_poll_cq(&cq->vcq.cq, 2, wc) == 1);
+	CHECK(wc[0].wr_id == 0x701 && wc[0].qp_num == 0x50001 &&
+	      wc[0].src_qp == 0 && atomic_load(&qp->sq.tail) == 2);
+
+	/* RESET without a receive CQ: the send CQ is cleaned, queues at 0. */
+	dev_write_cqe(&dev, 0x702, 0x50001, 2, QRNIC_CQE_OP_LOCAL_INV, 0,
+		      QRNIC_CQE_F_SEND, 0, 0);
+	CHECK(!ibqp->recv_cq);
+	qrnic_qp_reset_queues(qp);
+	CHECK(qp->sq.pi == 0 && atomic_load(&qp->sq.tail) == 0 &&
+	      cq->ci == 2 && qrnic_poll_cq(&cq->vcq.cq, 2, wc) == 0);
+}
+
+/* The new post API on XRC_SEND: ibv_wr_set_xrc_srqn for every WQE. */
+static void test_xrc_wr_api(struct qrnic_context *ctx)
+{
+	struct qrnic_cq *cq = fake_cq(ctx, 8, 201);
+	struct qrnic_qp *qp = fake_xrc_send_qp(ctx, 0x50002, cq);
+	struct ibv_qp_ex *qpx = &qp->vqp.qp_ex;
+	struct qrnic_sq_wqe *w;
+
+	qrnic_qp_init_wr_ops(qp, qrnic_qpt_send_ops(IBV_QPT_XRC_SEND));
+	CHECK(qpx->wr_set_xrc_srqn == qrnic_wr_set_xrc_srqn &&
+	      !qpx->wr_set_ud_addr);
+	/* Builders XRC lacks are there, and fail the batch. */
+	CHECK(qpx->wr_send_inv && qpx->wr_bind_mw && qpx->wr_flush);
+	atomic_store(&qp->state, IBV_QPS_RTS);
+	db_clear(ctx);
+
+	qpx->wr_id = 0x800;
+	qpx->wr_flags = IBV_SEND_SIGNALED;
+	qpx->wr_start(qpx);
+	/* A setter before any builder applies to nothing. */
+	qpx->wr_set_xrc_srqn(qpx, 0x42);
+	qpx->wr_rdma_read(qpx, 0x99, 0x10000);
+	qpx->wr_set_xrc_srqn(qpx, 0x42);
+	qpx->wr_set_sge(qpx, 0x5, 0x2000, 64);
+	qpx->wr_id = 0x801;
+	qpx->wr_local_inv(qpx, 0x77);
+	qpx->wr_id = 0x802;
+	qpx->wr_send(qpx);
+	qpx->wr_set_sge(qpx, 0x5, 0x3000, 8);
+	qpx->wr_set_xrc_srqn(qpx, 0x43);
+	CHECK(qpx->wr_complete(qpx) == 0);
+	CHECK(qp->sq.pi == 3 &&
+	      db_read(ctx, QRNIC_DB_SQ) == (0x50002ull | 3ull << 32));
+	w = sq_wqe(qp, 0);
+	CHECK(le64toh(w->wr_id) == 0x800 && w->opcode == IBV_WR_RDMA_READ &&
+	      le32toh(w->xrc_srqn) == 0x42 && le32toh(w->rkey) == 0x99 &&
+	      w->num_sge == 1);
+	w = sq_wqe(qp, 1);
+	CHECK(w->opcode == IBV_WR_LOCAL_INV && w->xrc_srqn == 0);
+	w = sq_wqe(qp, 2);
+	CHECK(le64toh(w->wr_id) == 0x802 && le32toh(w->xrc_srqn) == 0x43);
+
+	/* A WQE for the wire without its SRQ fails the batch. */
+	db_clear(ctx);
+	qpx->wr_start(qpx);
+	qpx->wr_send(qpx);
+	qpx->wr_set_xrc_srqn(qpx, 0x42);
+	qpx->wr_send(qpx);
+	CHECK(qpx->wr_complete(qpx) == EINVAL);
+	CHECK(qp->sq.pi == 3 && db_read(ctx, QRNIC_DB_SQ) == 0);
+	/* Nor a bad SRQ number, nor an opcode the table does not give XRC. */
+	qpx->wr_start(qpx);
+	qpx->wr_send(qpx);
+	qpx->wr_set_xrc_srqn(qpx, 0);
+	CHECK(qpx->wr_complete(qpx) == EINVAL);
+	qpx->wr_start(qpx);
+	qpx->wr_send(qpx);
+	qpx->wr_set_xrc_srqn(qpx, 0x1000000);
+	CHECK(qpx->wr_complete(qpx) == EINVAL);
+	qpx->wr_start(qpx);
+	qpx->wr_send_inv(qpx, 0x1);
+	qpx->wr_set_xrc_srqn(qpx, 0x42);
+	CHECK(qpx->wr_complete(qpx) == EINVAL);
+	CHECK(qp->sq.pi == 3 && db_read(ctx, QRNIC_DB_SQ) == 0);
+}
+
+/*
+ * XRC SRQ receive completions: found by the SRQ number in the owner word,
+ * their slots freed in order; qp_num is the XRC_RECV QP's, src_qp 0.
+ */
+static void test_xrc_cqe(struct qrnic_context *ctx)
+{
+	struct qrnic_cq *cq = fake_cq(ctx, 16, 202);
+	struct qrnic_cq *other = fake_cq(ctx, 4, 203);
+	struct fake_cq dev = { .cq = cq }, dev_o = { .cq = other };
+	struct qrnic_srq *srq = fake_xrc_srq(ctx, 0x40001, 2, cq);
+	/* An RC QP whose number the CQEs' qpn happens to be. */
+	struct qrnic_qp *rc = fake_qp(ctx, 0x50003, cq, cq, 1, 7, 2, 5);
+	struct ibv_recv_wr wr = {}, *bad;
+	struct ibv_cq_ex *cqx = &cq->vcq.cq_ex;
+	struct ibv_poll_cq_attr pattr = {};
+	struct ibv_wc wc[4];
+	unsigned int i;
+
+	for (i = 0; i < 4; i++) {
+		wr.wr_id = 0x900 + i;
+		CHECK(qrnic_post_srq_recv(&srq->ibv_srq, &wr, &bad) == 0);
+	}
+	CHECK(qrnic_post_srq_recv(&srq->ibv_srq, &wr, &bad) == ENOMEM);
+
+	/* Through two XRC_RECV QPs, out of order. */
+	dev_write_xrc_cqe(&dev, 0x901, 0x60001, 0x40001, 1, 0, 11);
+	dev_write_xrc_cqe(&dev, 0x900, 0x60002, 0x40001, 0, 0, 10);
+	memset(wc, 0xff, sizeof(wc));
+	CHECK(qrnic_poll_cq(&cq->vcq.cq, 4, wc) == 2);
+	CHECK(wc[0].wr_id == 0x901 && wc[0].qp_num == 0x60001 &&
+	      wc[0].src_qp == 0 && wc[0].opcode == IBV_WC_RECV &&
+	      wc[0].status == IBV_WC_SUCCESS && wc[0].byte_len == 11 &&
+	      wc[0].wc_flags == 0);
+	CHECK(wc[1].wr_id == 0x900 && wc[1].qp_num == 0x60002 &&
+	      wc[1].src_qp == 0);
+	CHECK(atomic_load(&srq->wq.tail) == 2);
+
+	/* The extended CQ reads the same. */
+	qrnic_cq_ex_init_ops(cqx);
+	dev_write_xrc_cqe(&dev, 0x902, 0x60001, 0x40001, 2,
+			  QRNIC_WC_WR_FLUSH_ERR, 0);
+	CHECK(qrnic_start_poll(cqx, &pattr) == 0);
+	CHECK(cqx->wr_id == 0x902 && cqx->status == IBV_WC_WR_FLUSH_ERR &&
+	      qrnic_wc_read_qp_num(cqx) == 0x60001 &&
+	      qrnic_wc_read_src_qp(cqx) == 0 &&
+	      qrnic_wc_read_opcode(cqx) == IBV_WC_RECV);
+	qrnic_end_poll(cqx);
+	CHECK(atomic_load(&srq->wq.tail) == 3);
+
+	/*
+	 * A qpn of a QP of this context is not its completion: the RC QP's
+	 * RQ keeps its WQEs.
+	 */
+	CHECK(qrnic_post_recv(&rc->vqp.qp, &(struct ibv_recv_wr){ .wr_id = 1 },
+			      &bad) == EINVAL); /* RESET: refused */
+	atomic_store(&rc->state, IBV_QPS_INIT);
+	CHECK(qrnic_post_recv(&rc->vqp.qp, &(struct ibv_recv_wr){ .wr_id = 1 },
+			      &bad) == 0);
+	dev_write_xrc_cqe(&dev, 0x903, 0x50003, 0x40001, 3, 0, 1);
+	CHECK(qrnic_poll_cq(&cq->vcq.cq, 4, wc) == 1);
+	CHECK(wc[0].wr_id == 0x903 && wc[0].qp_num == 0x50003);
+	CHECK(atomic_load(&rc->rq.tail) == 0 &&
+	      atomic_load(&srq->wq.tail) == 4);
+
+	/* An SRQ unknown here, or not of this CQ: returned, nothing freed. */
+	for (i = 4; i < 6; i++) {
+		wr.wr_id = 0x900 + i;
+		CHECK(qrnic_post_srq_recv(&srq->ibv_srq, &wr, &bad) == 0);
+	}
+	dev_write_xrc_cqe(&dev, 0x999, 0x60001, 0x40002, 4, 0, 1);
+	dev_write_xrc_cqe(&dev_o, 0x904, 0x60001, 0x40001, 4, 0, 1);
+	CHECK(qrnic_poll_cq(&cq->vcq.cq, 4, wc) == 1 && wc[0].wr_id == 0x999 &&
+	      wc[0].src_qp == 0);
+	CHECK(qrnic_poll_cq(&other->vcq.cq, 4, wc) == 1 &&
+	      wc[0].wr_id == 0x904);
+	CHECK(atomic_load(&srq->wq.tail) == 4);
+	dev_write_xrc_cqe(&dev, 0x904, 0x60001, 0x40001, 4, 0, 1);
+	CHECK(qrnic_poll_cq(&cq->vcq.cq, 4, wc) == 1);
+	CHECK(atomic_load(&srq->wq.tail) == 5);
+
+	/* Cleaning a QP's completions leaves the XRC ones. */
+	dev_write_xrc_cqe(&dev, 0x905, 0x50003, 0x40001, 5, 0, 1);
+	qrnic_cq_clean(cq, 0x50003, NULL);
+	CHECK(qrnic_poll_cq(&cq->vcq.cq, 4, wc) == 1 && wc[0].wr_id == 0x905);
+	CHECK(atomic_load(&srq->wq.tail) == 6);
+}
+
+/* ibv_create_srq_ex of an XRC SRQ, ibv_get_srq_num, ibv_destroy_srq. */
+static void test_xrc_srq_create(struct qrnic_context *ctx)
+{
+	struct qrnic_cq *cq = fake_cq(ctx, 16, 204);
+	struct qrnic_cq *other = fake_cq(ctx, 2, 207);
+	struct fake_cq dev = { .cq = cq };
+	struct ibv_context *ibctx = &ctx->ibv_ctx.context;
+	struct qrnic_pd qpd = { .ibv_pd.context = ibctx };
+	struct verbs_xrcd xrcd = { .xrcd.context = ibctx, .handle = 3 };
+	struct ibv_srq_init_attr_ex ax = {
+		.srq_context = &qpd,
+		.attr = { .max_wr = 4, .max_sge = 1 },
+		.comp_mask = IBV_SRQ_INIT_ATTR_PD | IBV_SRQ_INIT_ATTR_TYPE |
+			     IBV_SRQ_INIT_ATTR_XRCD | IBV_SRQ_INIT_ATTR_CQ,
+		.srq_type = IBV_SRQT_XRC,
+		.pd = &qpd.ibv_pd,
+		.xrcd = &xrcd.xrcd,
+		.cq = &cq->vcq.cq,
+	};
+	struct ibv_srq_init_attr_ex a;
+	struct ibv_recv_wr wr = {}, *bad;
+	struct qrnic_srq *srq;
+	struct ibv_srq *ibsrq;
+	struct ibv_wc wc[4];
+	uint32_t num = 0;
+	unsigned int calls;
+
+	/* Refused before the kernel. */
+	calls = ksrq.create;
+	a = ax;
+	a.comp_mask &= ~IBV_SRQ_INIT_ATTR_CQ;
+	errno = 0;
+	CHECK(!qrnic_create_srq_ex(ibctx, &a) && errno == EINVAL);
+	a = ax;
+	a.comp_mask &= ~IBV_SRQ_INIT_ATTR_XRCD;
+	errno = 0;
+	CHECK(!qrnic_create_srq_ex(ibctx, &a) && errno == EINVAL);
+	a = ax;
+	a.cq = NULL;
+	errno = 0;
+	CHECK(!qrnic_create_srq_ex(ibctx, &a) && errno == EINVAL);
+	a = ax;
+	a.comp_mask |= IBV_SRQ_INIT_ATTR_TM;
+	errno = 0;
+	CHECK(!qrnic_create_srq_ex(ibctx, &a) && errno == EOPNOTSUPP);
+	a = ax;
+	a.srq_type = IBV_SRQT_TM;
+	errno = 0;
+	CHECK(!qrnic_create_srq_ex(ibctx, &a) && errno == EOPNOTSUPP);
+	CHECK(ksrq.create == calls);
+
+	/* The kernel's refusal is the answer. */
+	ksrq.ret = EOPNOTSUPP;
+	errno = 0;
+	CHECK(!qrnic_create_srq_ex(ibctx, &ax) && errno == EOPNOTSUPP);
+	CHECK(ksrq.create == calls + 1 && ksrq.attr.xrcd == &xrcd.xrcd &&
+	      ksrq.attr.cq == &cq->vcq.cq);
+	ksrq.ret = 0;
+
+	ksrq.drv = (struct qrnic_uresp_create_srq){
+		.qmem_len = 4096, .srqn = 0x40010, .log_depth = 2,
+		.log_stride = 5, .max_sge = 1,
+	};
+	ibctx->cmd_fd = fake_cmd_fd(4096);
+	ibsrq = qrnic_create_srq_ex(ibctx, &ax);
+	close(ibctx->cmd_fd);
+	ibctx->cmd_fd = -1;
+	CHECK(ibsrq != NULL);
+	if (!ibsrq)
+		return;
+	srq = to_qsrq(ibsrq);
+	CHECK(srq->srqn == 0x40010 && srq->xrc_cq == cq &&
+	      srq->vsrq.srq_type == IBV_SRQT_XRC && srq->wq.depth == 4);
+	CHECK(ibsrq->context == ibctx && ibsrq->pd == &qpd.ibv_pd &&
+	      ibsrq->srq_context == &qpd && ax.attr.max_wr == 4 &&
+	      ax.attr.max_sge == 1);
+	CHECK(qrnic_find_xrc_srq(ctx, 0x40010, cq) == srq &&
+	      !qrnic_find_xrc_srq(ctx, 0x40010, other));
+	CHECK(qrnic_get_srq_num(ibsrq, &num) == 0 && num == 0x40010);
+	/* The same number twice is not tracked. */
+	CHECK(qrnic_xsrq_table_insert(ctx, srq) == EEXIST);
+
+	/* Posting is a basic SRQ's. */
+	memset(srq->qmem, 0xa5, srq->qmem_len);
+	db_clear(ctx);
+	wr.wr_id = 0xa00;
+	CHECK(qrnic_post_srq_recv(ibsrq, &wr, &bad) == 0);
+	wr.wr_id = 0xa01;
+	CHECK(qrnic_post_srq_recv(ibsrq, &wr, &bad) == 0);
+	CHECK(db_read(ctx, QRNIC_DB_SRQ) == (0x40010ull | 2ull << 32));
+
+	/*
+	 * Destroyed with completions still in its CQ: they go, another QP's
+	 * stays, and one naming it later finds nothing to free.
+	 */
+	dev_write_xrc_cqe(&dev, 0xa00, 0x60010, 0x40010, 0, 0, 1);
+	dev_write_cqe(&dev, 0x55, 0x50099, 0, QRNIC_CQE_OP_SEND, 0,
+		      QRNIC_CQE_F_SEND, 0, 0);
+	dev_write_xrc_cqe(&dev, 0xa01, 0x60010, 0x40010, 1, 0, 1);
+	calls = ksrq.destroy;
+	CHECK(qrnic_destroy_srq(ibsrq) == 0 && ksrq.destroy == calls + 1);
+	CHECK(!qrnic_find_xrc_srq(ctx, 0x40010, cq));
+	CHECK(qrnic_poll_cq(&cq->vcq.cq, 4, wc) == 1 && wc[0].wr_id == 0x55);
+	dev_write_xrc_cqe(&dev, 0xa02, 0x60010, 0x40010, 2, 0, 1);
+	CHECK(qrnic_poll_cq(&cq->vcq.cq, 4, wc) == 1 && wc[0].wr_id == 0xa02);
+
+	/* A basic QP takes no XRC SRQ (nor does the kernel). */
+	{
+		struct qrnic_srq *x = fake_xrc_srq(ctx, 0x40011, 1, cq);
+		struct ibv_qp_init_attr qa = {
+			.send_cq = &cq->vcq.cq, .recv_cq = &cq->vcq.cq,
+			.srq = &x->ibv_srq, .qp_type = IBV_QPT_RC,
+		};
+
+		calls = kcreate_qp.calls;
+		errno = 0;
+		CHECK(!qrnic_create_qp(&qpd.ibv_pd, &qa) && errno == EINVAL);
+		CHECK(kcreate_qp.calls == calls);
+	}
+}
+
+/* ibv_create_qp_ex of XRC_SEND and XRC_RECV QPs, through destroy. */
+static void test_xrc_qp_create(struct qrnic_context *ctx)
+{
+	struct qrnic_cq *cq = fake_cq(ctx, 4, 205);
+	struct qrnic_cq *cq2 = fake_cq(ctx, 4, 206);
+	struct ibv_context *ibctx = &ctx->ibv_ctx.context;
+	struct qrnic_pd qpd = { .ibv_pd.context = ibctx };
+	struct verbs_xrcd xrcd = { .xrcd.context = ibctx, .handle = 4 };
+	struct ibv_qp_init_attr_ex ini = {
+		.send_cq = &cq->vcq.cq,
+		.recv_cq = &cq2->vcq.cq,	/* not looked at */
+		.cap = { .max_send_wr = 8, .max_recv_wr = 8,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.qp_type = IBV_QPT_XRC_SEND,
+		.comp_mask = IBV_QP_INIT_ATTR_PD |
+			     IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+		.pd = &qpd.ibv_pd,
+		.send_ops_flags = IBV_QP_EX_WITH_SEND,
+	};
+	struct ibv_qp_init_attr_ex tgt = {
+		.send_cq = &cq->vcq.cq, .recv_cq = &cq->vcq.cq,
+		.cap = { .max_send_wr = 8, .max_recv_wr = 8 },
+		.qp_type = IBV_QPT_XRC_RECV,
+		.comp_mask = IBV_QP_INIT_ATTR_XRCD | IBV_QP_INIT_ATTR_PD,
+		.pd = &qpd.ibv_pd,
+		.xrcd = &xrcd.xrcd,
+	};
+	struct ibv_qp_init_attr_ex a;
+	struct ibv_send_wr swr = { .opcode = IBV_WR_SEND }, *sbad;
+	struct ibv_recv_wr rwr = {}, *rbad;
+	struct ibv_qp_attr qattr = { .qp_state = IBV_QPS_RESET };
+	struct ibv_qp *ibqp;
+	struct qrnic_qp *qp;
+	unsigned int calls = kcreate_qp.calls;
+	unsigned int destroys;
+
+	/* XRC_SEND: a send CQ, a PD, no SRQ; the table's send ops. */
+	a = ini;
+	a.send_cq = NULL;
+	errno = 0;
+	CHECK(!qrnic_create_qp_ex(ibctx, &a) && errno == EINVAL);
+	a = ini;
+	a.comp_mask &= ~IBV_QP_INIT_ATTR_PD;
+	errno = 0;
+	CHECK(!qrnic_create_qp_ex(ibctx, &a) && errno == EINVAL);
+	a = ini;
+	a.send_ops_flags |= IBV_QP_EX_WITH_BIND_MW;
+	errno = 0;
+	CHECK(!qrnic_create_qp_ex(ibctx, &a) && errno == EOPNOTSUPP);
+	a.send_ops_flags = IBV_QP_EX_WITH_ATOMIC_WRITE;
+	errno = 0;
+	CHECK(!qrnic_create_qp_ex(ibctx, &a) && errno == EOPNOTSUPP);
+	/* XRC_RECV: its domain; no send ops at all. */
+	a = tgt;
+	a.comp_mask &= ~IBV_QP_INIT_ATTR_XRCD;
+	errno = 0;
+	CHECK(!qrnic_create_qp_ex(ibctx, &a) && errno == EINVAL);
+	a = tgt;
+	a.xrcd = NULL;
+	errno = 0;
+	CHECK(!qrnic_create_qp_ex(ibctx, &a) && errno == EINVAL);
+	a = tgt;
+	a.comp_mask |= IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+	a.send_ops_flags = IBV_QP_EX_WITH_SEND;
+	errno = 0;
+	CHECK(!qrnic_create_qp_ex(ibctx, &a) && errno == EOPNOTSUPP);
+	CHECK(kcreate_qp.calls == calls);
+
+	/* XRC_SEND: what the kernel gets has no receive CQ. */
+	kcreate_qp.succeed = true;
+	kcreate_qp.qpn = 0x50010;
+	kcreate_qp.drv = (struct qrnic_uresp_create_qp){
+		.qmem_len = 4096, .qpn = 0x50010, .log_sq_depth = 3,
+		.log_sq_stride = 7, .max_send_sge = 4, .max_inline = 64,
+	};
+	a = ini;
+	ibctx->cmd_fd = fake_cmd_fd(4096);
+	ibqp = qrnic_create_qp_ex(ibctx, &a);
+	close(ibctx->cmd_fd);
+	ibctx->cmd_fd = -1;
+	CHECK(ibqp != NULL);
+	if (!ibqp)
+		goto out;
+	qp = to_qqp(ibqp);
+	CHECK(kcreate_qp.attr.comp_mask == (IBV_QP_INIT_ATTR_PD |
+					    IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
+	      !kcreate_qp.attr.recv_cq && !kcreate_qp.attr.srq &&
+	      kcreate_qp.attr.cap.max_recv_wr == 0);
+	CHECK(ibqp->send_cq == &cq->vcq.cq && !ibqp->recv_cq && !qp->srq &&
+	      qp->qpn == 0x50010 && qrnic_find_qp(ctx, 0x50010) == qp);
+	CHECK(qp->sq.depth == 8 && qp->rq.depth == 0 &&
+	      a.cap.max_send_wr == 8 && a.cap.max_recv_wr == 0 &&
+	      a.cap.max_recv_sge == 0);
+	CHECK(qp->vqp.qp_ex.wr_set_xrc_srqn == qrnic_wr_set_xrc_srqn &&
+	      qp->vqp.qp_ex.wr_send);
+	CHECK(qrnic_modify_qp(ibqp, &qattr, IBV_QP_STATE) == 0);
+	destroys = kqp.destroy;
+	CHECK(qrnic_destroy_qp(ibqp) == 0 && kqp.destroy == destroys + 1);
+	CHECK(!qrnic_find_qp(ctx, 0x50010));
+
+	/*
+	 * XRC_RECV: the kernel gets the domain alone; the driver's answer
+	 * is not written (no udata from the core); nothing is mapped (no
+	 * cmd_fd to map through).
+	 */
+	kcreate_qp.qpn = 0x50011;
+	memset(&kcreate_qp.drv, 0, sizeof(kcreate_qp.drv));
+	a = tgt;
+	ibqp = qrnic_create_qp_ex(ibctx, &a);
+	CHECK(ibqp != NULL);
+	if (!ibqp)
+		goto out;
+	qp = to_qqp(ibqp);
+	CHECK(kcreate_qp.attr.comp_mask == IBV_QP_INIT_ATTR_XRCD &&
+	      kcreate_qp.attr.xrcd == &xrcd.xrcd && !kcreate_qp.attr.pd &&
+	      !kcreate_qp.attr.send_cq && !kcreate_qp.attr.recv_cq);
+	CHECK(!ibqp->pd && !ibqp->send_cq && !ibqp->recv_cq &&
+	      ibqp->qp_type == IBV_QPT_XRC_RECV && qp->qpn == 0x50011 &&
+	      !qp->qmem && !qp->parent_domain);
+	CHECK(!qrnic_find_qp(ctx, 0x50011));
+	CHECK(a.cap.max_send_wr == 0 && a.cap.max_recv_wr == 0 &&
+	      a.cap.max_inline_data == 0);
+	/* No queues: nothing to post, whatever its state. */
+	qattr.qp_state = IBV_QPS_RTS;
+	CHECK(qrnic_modify_qp(ibqp, &qattr, IBV_QP_STATE) == 0);
+	sbad = NULL;
+	CHECK(qrnic_post_send(ibqp, &swr, &sbad) == EINVAL && sbad == &swr);
+	rbad = NULL;
+	CHECK(qrnic_post_recv(ibqp, &rwr, &rbad) == EINVAL && rbad == &rwr);
+	qattr.qp_state = IBV_QPS_RESET;
+	CHECK(qrnic_modify_qp(ibqp, &qattr, IBV_QP_STATE) == 0);
+	destroys = kqp.destroy;
+	CHECK(qrnic_destroy_qp(ibqp) == 0 && kqp.destroy == destroys + 1);
+
+	/* A failed destroy keeps the QP. */
+	a = tgt;
+	kcreate_qp.qpn = 0x50012;
+	ibqp = qrnic_create_qp_ex(ibctx, &a);
+	CHECK(ibqp != NULL);
+	if (ibqp) {
+		kqp.ret = EBUSY;
+		CHECK(qrnic_destroy_qp(ibqp) == EBUSY);
+		kqp.ret = 0;
+		CHECK(qrnic_destroy_qp(ibqp) == 0);
+	}
+out:
+	kcreate_qp.succeed = false;
+}
+
+/* ibv_open_qp: another handle on an XRC_RECV QP, queue-less. */
+static void test_xrc_open_qp(struct qrnic_context *ctx)
+{
+	struct ibv_context *ibctx = &ctx->ibv_ctx.context;
+	struct verbs_xrcd xrcd = { .xrcd.context = ibctx, .handle = 5 };
+	struct ibv_qp_open_attr oa = {
+		.comp_mask = IBV_QP_OPEN_ATTR_NUM | IBV_QP_OPEN_ATTR_XRCD |
+			     IBV_QP_OPEN_ATTR_CONTEXT | IBV_QP_OPEN_ATTR_TYPE,
+		.qp_num = 0x60020,
+		.xrcd = &xrcd.xrcd,
+		.qp_context = &xrcd,
+		.qp_type = IBV_QPT_XRC_RECV,
+	};
+	struct ibv_qp_attr qattr = { .qp_state = IBV_QPS_RESET };
+	struct ibv_send_wr swr = { .opcode = IBV_WR_SEND }, *sbad;
+	struct ibv_qp_open_attr a;
+	struct ibv_qp *ibqp;
+	struct qrnic_qp *qp;
+	unsigned int opens = kqp.open;
+
+	a = oa;
+	a.qp_type = IBV_QPT_RC;
+	errno = 0;
+	CHECK(!qrnic_open_qp(ibctx, &a) && errno == EINVAL);
+	CHECK(kqp.open == opens);
+	a = oa;
+	a.comp_mask &= ~IBV_QP_OPEN_ATTR_TYPE;
+	errno = 0;
+	CHECK(!qrnic_open_qp(ibctx, &a) && errno == EINVAL);
+	kqp.ret = ENOENT;
+	errno = 0;
+	CHECK(!qrnic_open_qp(ibctx, &oa) && errno == ENOENT);
+	kqp.ret = 0;
+
+	ibqp = qrnic_open_qp(ibctx, &oa);
+	CHECK(ibqp != NULL);
+	if (!ibqp)
+		return;
+	qp = to_qqp(ibqp);
+	CHECK(ibqp->qp_num == 0x60020 && qp->qpn == 0x60020 &&
+	      ibqp->qp_type == IBV_QPT_XRC_RECV && ibqp->qp_context == &xrcd &&
+	      !qp->qmem && qp->sq.depth == 0 && qp->rq.depth == 0 &&
+	      !qrnic_find_qp(ctx, 0x60020));
+	sbad = NULL;
+	CHECK(qrnic_post_send(ibqp, &swr, &sbad) == EINVAL && sbad == &swr);
+	CHECK(qrnic_modify_qp(ibqp, &qattr, IBV_QP_STATE) == 0);
+	CHECK(qrnic_destroy_qp(ibqp) == 0);
+}
+
 int main(void)
 {
 	struct qrnic_context *ctx = fake_ctx();
@@ -4455,6 +5216,13 @@ int main(void)
 	test_parent_domain(ctx);
 	test_parent_domain_cq(ctx);
 	test_rereg_mr(ctx);
+	test_xrc_send_ops();
+	test_xrc_post_send(ctx);
+	test_xrc_wr_api(ctx);
+	test_xrc_cqe(ctx);
+	test_xrc_srq_create(ctx);
+	test_xrc_qp_create(ctx);
+	test_xrc_open_qp(ctx);
 
 	if (failures) {
 		fprintf(stderr, "dp_test: %d check(s) failed\n", failures);

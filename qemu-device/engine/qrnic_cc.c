@@ -119,7 +119,7 @@ void qrnic_cc_unstarve(struct qrnic_engine *e, struct qrnic_qpc *qp)
         return;
     }
     QRNIC_TABLE_FOR_EACH(&e->obj[QRNIC_OBJ_QP], i, q) {
-        if (q->uctx == qp->uctx && q->type == QRNIC_QPT_RC &&
+        if (q->uctx == qp->uctx && qrnic_qp_is_rc(q) &&
             (q->state == QRNIC_QPS_RTS || q->state == QRNIC_QPS_SQD)) {
             qrnic_sched_qp(e, q);
         }
@@ -221,7 +221,7 @@ static void cc_count(struct qrnic_engine *e, struct qrnic_qpc *qp, uint32_t n)
 
 bool qrnic_cc_may_send(struct qrnic_engine *e, struct qrnic_qpc *qp)
 {
-    if (qp->type != QRNIC_QPT_RC) {
+    if (!qrnic_qp_is_rc(qp)) {
         return true;            /* nothing is acknowledged: no window */
     }
     if (cc_ctx(e, qp)->cc_starved && !qp->starved) {
@@ -240,7 +240,7 @@ void qrnic_cc_update(struct qrnic_engine *e, struct qrnic_qpc *qp)
 {
     int32_t n = 0;
 
-    if (qp->type == QRNIC_QPT_RC &&
+    if (qrnic_qp_is_rc(qp) &&
         (qp->state == QRNIC_QPS_RTS || qp->state == QRNIC_QPS_SQD)) {
         if (!cc_ctx(e, qp)->cwnd) {
             cc_ctx(e, qp)->cwnd = e->cc.cwnd;

@@ -76,6 +76,14 @@ static const struct qrnic_transition ud_transitions[] = {
     { QRNIC_QPS_SQD, QRNIC_QPS_SQD, 0, M(PKEY_INDEX) | M(QKEY) },
 };
 
+/*
+ * XRC transitions: RC's less what the QP has no side for.  XRC_INI has no
+ * responder (no MAX_DEST_RD_ATOMIC, MIN_RNR_TIMER), XRC_TGT no requester
+ * (no RETRY_CNT, RNR_RETRY, MAX_QP_RD_ATOMIC), as Linux's qp_state_table.
+ */
+#define INI_NOT (M(MAX_DEST_RD_ATOMIC) | M(MIN_RNR_TIMER))
+#define TGT_NOT (M(RETRY_CNT) | M(RNR_RETRY) | M(MAX_QP_RD_ATOMIC))
+
 #define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 
 /* The transition's rule for this QP's type, or NULL if there is none. */
@@ -98,6 +106,15 @@ static bool find_transition(const struct qrnic_qpc *qp, uint8_t to,
             if (qp->type == QRNIC_QPT_GSI) {
                 out->req &= ~M(PORT);
                 out->opt &= ~M(PORT);
+            } else if (qp->type == QRNIC_QPT_XRC_INI) {
+                out->req &= ~INI_NOT;
+                out->opt &= ~INI_NOT;
+            } else if (qp->type == QRNIC_QPT_XRC_TGT) {
+                out->req &= ~TGT_NOT;
+                out->opt &= ~TGT_NOT;
+                if (to == QRNIC_QPS_RTS && qp->state != QRNIC_QPS_RTS) {
+                    out->opt |= M(MIN_RNR_TIMER);
+                }
             }
             return true;
         }
@@ -211,15 +228,60 @@ void qrnic_qmem_release(struct qrnic_engine *e, uint32_t off, uint32_t pages)
     }
 }
 
-static uint32_t sq_pages_of(const struct qrnic_qpc *qp)
+/* XRC_TGT has no SQ; XRC_INI and XRC_TGT no RQ; a QP with an SRQ none. */
+static bool type_has_sq(uint8_t type)
 {
-    return qrnic_qmem_pages(qp->log_sq, qp->log_sq_stride);
+    return type != QRNIC_QPT_XRC_TGT;
 }
 
-/* Pages of the QP's own RQ: none with an SRQ. */
+static bool type_has_rq(uint8_t type)
+{
+    return type != QRNIC_QPT_XRC_INI && type != QRNIC_QPT_XRC_TGT;
+}
+
+static uint32_t sq_pages_of(const struct qrnic_qpc *qp)
+{
+    return type_has_sq(qp->type) ?
+           qrnic_qmem_pages(qp->log_sq, qp->log_sq_stride) : 0;
+}
+
 static uint32_t rq_pages_of(const struct qrnic_qpc *qp)
 {
-    return qp->srq ? 0 : qrnic_qmem_pages(qp->log_rq, qp->log_rq_stride);
+    return qp->srq || !type_has_rq(qp->type) ? 0 :
+           qrnic_qmem_pages(qp->log_rq, qp->log_rq_stride);
+}
+
+uint32_t qrnic_qp_qmem_pages(const struct qrnic_qpc *qp)
+{
+    return sq_pages_of(qp) + rq_pages_of(qp);
+}
+
+/*
+ * XRC_INI: RC's requester, no receive side.  XRC_TGT: a domain and nothing
+ * else (see qrnic_hw.h).
+ */
+static enum qrnic_cmd_status
+create_xrc_qp_args(const struct qrnic_cmd *cmd)
+{
+    uint8_t type = cmd->create_qp.qp_type;
+    uint32_t xrcd = qrnic_get32(&cmd->create_qp.xrcd);
+    bool no_rq = !qrnic_get32(&cmd->create_qp.recv_cqn) &&
+                 !qrnic_get32(&cmd->create_qp.srqn) &&
+                 !qrnic_get32(&cmd->create_qp.rq_offset) &&
+                 !cmd->create_qp.log_rq_depth && !cmd->create_qp.log_rq_stride;
+
+    if (type == QRNIC_QPT_XRC_INI) {
+        return no_rq && !xrcd ? QRNIC_ST_OK : QRNIC_ST_BAD_PARAM;
+    }
+    if (!no_rq || !xrcd || xrcd > QRNIC_XRCD_MASK ||
+        qrnic_get32(&cmd->create_qp.uctx) || qrnic_get32(&cmd->create_qp.pdn) ||
+        qrnic_get32(&cmd->create_qp.send_cqn) ||
+        qrnic_get32(&cmd->create_qp.sq_offset) ||
+        cmd->create_qp.log_sq_depth || cmd->create_qp.log_sq_stride ||
+        cmd->create_qp.flags) {
+        return QRNIC_ST_BAD_PARAM;
+    }
+    return QRNIC_ST_OK;
 }
 
 /* ---- CREATE_QP / DESTROY_QP ---------------------------------------------- */
@@ -243,32 +305,42 @@ create_qp_args(struct qrnic_engine *e, const struct qrnic_cmd *cmd)
     uint32_t srqn = qrnic_get32(&cmd->create_qp.srqn);
     struct qrnic_srqc *srq = qrnic_srq_get(e, srqn);
     uint32_t sq_pages, rq_pages;
+    enum qrnic_cmd_status st;
 
+    if (type == QRNIC_QPT_XRC_INI || type == QRNIC_QPT_XRC_TGT) {
+        st = create_xrc_qp_args(cmd);
+        if (st != QRNIC_ST_OK || type == QRNIC_QPT_XRC_TGT) {
+            return st;
+        }
+        rcq = scq;      /* none: the checks below are the send side's */
+    }
     if (uctx != 0 && !qrnic_uctx_exists(e, uctx)) {
         return QRNIC_ST_BAD_HANDLE;
     }
     if (!qrnic_pd_of(e, pdn, uctx) || !scq || !rcq ||
         scq->uctx != uctx || rcq->uctx != uctx ||
-        (srqn && (!srq || srq->uctx != uctx))) {
+        (srqn && (!srq || srq->uctx != uctx || srq->xrcd))) {
         return QRNIC_ST_BAD_HANDLE;
     }
     if (srqn && (type == QRNIC_QPT_GSI || lrq || rq_off)) {
         return QRNIC_ST_BAD_PARAM;      /* an SRQ replaces the RQ */
     }
     if ((type != QRNIC_QPT_RC && type != QRNIC_QPT_UC &&
-         type != QRNIC_QPT_UD && type != QRNIC_QPT_GSI) ||
+         type != QRNIC_QPT_UD && type != QRNIC_QPT_GSI &&
+         type != QRNIC_QPT_XRC_INI) ||
         (type == QRNIC_QPT_GSI && uctx) ||
         (cmd->create_qp.flags & ~QRNIC_QP_SIG_ALL) ||
         lsq > QRNIC_QP_MAX_LOG || lrq > QRNIC_QP_MAX_LOG ||
         lss < QRNIC_SQ_MIN_LOG_STRIDE || lss > QRNIC_SQ_MAX_LOG_STRIDE ||
-        lrs < QRNIC_RQ_MIN_LOG_STRIDE || lrs > QRNIC_RQ_MAX_LOG_STRIDE) {
+        (type_has_rq(type) &&
+         (lrs < QRNIC_RQ_MIN_LOG_STRIDE || lrs > QRNIC_RQ_MAX_LOG_STRIDE))) {
         return QRNIC_ST_BAD_PARAM;
     }
     if (!e->qmem) {
         return QRNIC_ST_NO_RESOURCES;
     }
     sq_pages = qrnic_qmem_pages(lsq, lss);
-    rq_pages = srqn ? 0 : qrnic_qmem_pages(lrq, lrs);
+    rq_pages = srqn || !type_has_rq(type) ? 0 : qrnic_qmem_pages(lrq, lrs);
     if ((uint64_t)(sq_pages + rq_pages) * QPAGE > QRNIC_ENG_MAX_QP_QMEM ||
         !qrnic_qmem_free_range(e, sq_off, sq_pages) ||
         !qrnic_qmem_free_range(e, rq_off, rq_pages) ||
@@ -281,6 +353,26 @@ create_qp_args(struct qrnic_engine *e, const struct qrnic_cmd *cmd)
         return QRNIC_ST_BAD_STATE;      /* one GSI QP per port */
     }
     return QRNIC_ST_OK;
+}
+
+/*
+ * Count the QP among the users of its CQs, SRQ and PD (n = 1), or no
+ * longer (n = -1).  An XRC_INI QP has no receive CQ; an XRC_TGT QP holds
+ * nothing (its domain's SRQs are borrowed, see qrnic_xrc_srq_gone).
+ */
+static void qp_hold(struct qrnic_engine *e, struct qrnic_qpc *qp, int n)
+{
+    if (qp->type == QRNIC_QPT_XRC_TGT) {
+        return;
+    }
+    qp->scq->nqp += n;
+    if (qp->rcq) {
+        qp->rcq->nqp += n;
+    }
+    if (qp->srq) {
+        qp->srq->nqp += n;
+    }
+    qrnic_pd_get(e, qp->pdn)->users += n;
 }
 
 /* Puts a new QP in the table (the GSI QP at its index); 0 if full. */
@@ -313,9 +405,12 @@ enum qrnic_cmd_status qrnic_cmd_create_qp(struct qrnic_engine *e,
         return st;
     }
     /* Checked: the logs are in range. */
-    pages = qrnic_qmem_pages(cmd->create_qp.log_sq_depth,
-                             cmd->create_qp.log_sq_stride);
-    if (!qrnic_get32(&cmd->create_qp.srqn)) {
+    pages = 0;
+    if (type_has_sq(type)) {
+        pages += qrnic_qmem_pages(cmd->create_qp.log_sq_depth,
+                                  cmd->create_qp.log_sq_stride);
+    }
+    if (type_has_rq(type) && !qrnic_get32(&cmd->create_qp.srqn)) {
         pages += qrnic_qmem_pages(cmd->create_qp.log_rq_depth,
                                   cmd->create_qp.log_rq_stride);
     }
@@ -368,15 +463,11 @@ enum qrnic_cmd_status qrnic_cmd_create_qp(struct qrnic_engine *e,
     qp->log_sq_stride = cmd->create_qp.log_sq_stride;
     qp->log_rq = cmd->create_qp.log_rq_depth;
     qp->log_rq_stride = cmd->create_qp.log_rq_stride;
+    qp->xrcd = qrnic_get32(&cmd->create_qp.xrcd);
     qp_reset_state(qp);
     qrnic_qmem_claim(e, qp->sq_off, sq_pages_of(qp), idx);
     qrnic_qmem_claim(e, qp->rq_off, rq_pages_of(qp), idx);
-    qp->scq->nqp++;
-    qp->rcq->nqp++;
-    if (qp->srq) {
-        qp->srq->nqp++;
-    }
-    qrnic_pd_get(e, qp->pdn)->users++;
+    qp_hold(e, qp, 1);
     req->result0 = qp->qpn;
     return QRNIC_ST_OK;
 }
@@ -391,13 +482,8 @@ void qrnic_qp_release(struct qrnic_engine *e, void *obj)
     qrnic_qmem_release(e, qp->sq_off, sq_pages_of(qp));
     qrnic_qmem_release(e, qp->rq_off, rq_pages_of(qp));
     qrnic_ctx_uncharge_obj(e, qp->uctx, QRNIC_CTX_QP, QRNIC_CTX_QMEM_PAGES,
-                           sq_pages_of(qp) + rq_pages_of(qp));
-    qp->scq->nqp--;
-    qp->rcq->nqp--;
-    if (qp->srq) {
-        qp->srq->nqp--;
-    }
-    qrnic_pd_get(e, qp->pdn)->users--;
+                           qrnic_qp_qmem_pages(qp));
+    qp_hold(e, qp, -1);
     qrnic_table_remove(&e->obj[QRNIC_OBJ_QP], qp->idx);
     free(qp->req.swq);
     free(qp->resp.rd_res);
@@ -498,7 +584,7 @@ void qrnic_qp_flush_srq_wqe(struct qrnic_engine *e, struct qrnic_qpc *qp)
     wc.opcode = QRNIC_CQE_OP_RECV;
     wc.status = QRNIC_WC_WR_FLUSH_ERR;
     wc.vendor_err = QRNIC_VERR_FLUSH;
-    wc.flags = QRNIC_CQE_F_SRQ;
+    qrnic_srq_wc(qp, &wc);
     qrnic_cq_post(e, qp->rcq, &wc);
     qp->resp.recv_active = false;
 }
@@ -787,7 +873,7 @@ enum qrnic_guest_err qrnic_qp_doorbell(struct qrnic_engine *e, uint32_t page,
     uint16_t *prod;
 
     if (!qp || qp->uctx != page || qp->state == QRNIC_QPS_RESET ||
-        (!sq && qp->srq)) {
+        (sq ? !type_has_sq(qp->type) : qp->srq || !type_has_rq(qp->type))) {
         return QRNIC_GUEST_ERR_DB_QUEUE;
     }
     if (((uint32_t)val & ~QRNIC_DB_QN_MASK) || (val >> 48)) {

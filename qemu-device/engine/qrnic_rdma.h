@@ -274,6 +274,7 @@ struct qrnic_wqe {
     uint64_t swap;
     uint8_t flush_type;         /* FLUSH: QRNIC_FLUSH_GLOBAL etc. */
     uint8_t flush_level;        /* FLUSH: QRNIC_FLUSH_RANGE, _MR */
+    uint32_t xrc_srqn;          /* XRC_INI: the target's XRC SRQ */
     uint32_t length;
     struct qrnic_sgl sgl;
     uint32_t inline_len;
@@ -426,7 +427,13 @@ struct qrnic_qpc {
     uint32_t nmw2;              /* type 2 windows it bound (kept in RESET) */
     struct qrnic_cqc *scq;
     struct qrnic_cqc *rcq;
-    struct qrnic_srqc *srq;     /* receives come from it; NULL: own RQ */
+    /*
+     * Receives come from it; NULL: own RQ.  XRC_TGT: the XRC SRQ of the
+     * message in progress or the last one (rcq and pdn are then its),
+     * held without a count: qrnic_xrc_srq_gone() lets go.
+     */
+    struct qrnic_srqc *srq;
+    uint32_t xrcd;              /* XRC_TGT: its domain */
     uint8_t type;               /* QRNIC_QPT_*, kept across RESET */
     uint32_t resets;            /* RESETs so far (QP_FATAL's data1) */
     uint8_t state;
@@ -463,6 +470,8 @@ struct qrnic_qpc {
 };
 
 struct qrnic_qpc *qrnic_qp_get(struct qrnic_engine *e, uint32_t qpn);
+/* Queue memory pages of the QP's own queues. */
+uint32_t qrnic_qp_qmem_pages(const struct qrnic_qpc *qp);
 void qrnic_qp_release(struct qrnic_engine *e, void *obj);
 /* Queue doorbells: QRNIC_GUEST_OK, or why the value was refused. */
 enum qrnic_guest_err qrnic_qp_doorbell(struct qrnic_engine *e, uint32_t page,
@@ -518,6 +527,8 @@ struct qrnic_srqc {
     uint16_t ci;                /* next WQE to take */
     uint32_t limit;             /* armed limit, 0: none */
     uint32_t nqp;               /* QPs receiving from it */
+    uint32_t xrcd;              /* XRC domain, 0: a basic SRQ */
+    struct qrnic_cqc *cq;       /* XRC: its receives complete here */
 };
 
 struct qrnic_srqc *qrnic_srq_get(struct qrnic_engine *e, uint32_t srqn);
@@ -535,6 +546,8 @@ bool qrnic_recv_ready(const struct qrnic_qpc *qp);
 enum qrnic_vendor_err
 qrnic_recv_take(struct qrnic_engine *e, struct qrnic_qpc *qp);
 void qrnic_recv_done(struct qrnic_qpc *qp);
+/* A receive completion of the QP's SRQ: QRNIC_CQE_F_SRQ, XRC's srqn. */
+void qrnic_srq_wc(const struct qrnic_qpc *qp, struct qrnic_wc *wc);
 /*
  * Complete the active receive WQE for the packet rx (the message's last)
  * with len bytes; verr goes into the CQE of a failure.
@@ -660,6 +673,29 @@ static inline bool qrnic_qp_is_ud(const struct qrnic_qpc *qp)
 {
     return qp->type == QRNIC_QPT_UD || qp->type == QRNIC_QPT_GSI;
 }
+
+/* ---- XRC: RC requesters and responders around XRC SRQs ------------------ */
+
+static inline bool qrnic_qp_is_xrc(const struct qrnic_qpc *qp)
+{
+    return qp->type == QRNIC_QPT_XRC_INI || qp->type == QRNIC_QPT_XRC_TGT;
+}
+
+/* RC or XRC: a reliable connection, acknowledged and resent. */
+static inline bool qrnic_qp_is_rc(const struct qrnic_qpc *qp)
+{
+    return qp->type == QRNIC_QPT_RC || qrnic_qp_is_xrc(qp);
+}
+
+/*
+ * XRC_TGT: take the XRC SRQ a request names for the message it starts
+ * (its receive WQE, CQ and PD), or check that a packet within a message
+ * names the same one.  False: the responder NAKs it as invalid.
+ */
+bool qrnic_xrc_bind(struct qrnic_engine *e, struct qrnic_qpc *qp,
+                    const struct qrnic_rx *rx);
+/* An XRC SRQ goes: no XRC_TGT QP keeps it. */
+void qrnic_xrc_srq_gone(struct qrnic_engine *e, struct qrnic_srqc *srq);
 
 /* Send up to budget datagrams; true if it stopped only for the budget. */
 bool qrnic_ud_work(struct qrnic_engine *e, struct qrnic_qpc *qp,

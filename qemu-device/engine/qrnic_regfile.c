@@ -108,7 +108,8 @@ uint32_t qrnic_regs_read(struct qrnic_engine *e, uint32_t addr)
                QRNIC_CAP0_UC | QRNIC_CAP0_MCAST | QRNIC_CAP0_RESIZE_CQ |
                QRNIC_CAP0_FLUSH | QRNIC_CAP0_ATOMIC_WRITE |
                QRNIC_CAP0_SRQ_RESIZE |
-               QRNIC_CAP0_MW | QRNIC_CAP0_FAST_REG | QRNIC_CAP0_REREG_MR;
+               QRNIC_CAP0_MW | QRNIC_CAP0_FAST_REG | QRNIC_CAP0_REREG_MR |
+               QRNIC_CAP0_XRC;
     case QRNIC_REG_NUM_MSIX:
         return QRNIC_NUM_MSIX;
     case QRNIC_REG_DB_PAGES:

@@ -194,6 +194,7 @@ fetch_wqe(struct qrnic_engine *e, struct qrnic_qpc *qp,
     q->rkey = qrnic_ld32(qrnic_wqe_at(w, rkey));
     q->compare_add = qrnic_ld64(qrnic_wqe_at(w, compare_add));
     q->swap = qrnic_ld64(qrnic_wqe_at(w, swap));
+    q->xrc_srqn = qrnic_ld32(qrnic_wqe_at(w, xrc_srqn));
     q->sgl.num = 0;
     q->sgl.total = 0;
     q->inline_len = 0;
@@ -204,6 +205,9 @@ fetch_wqe(struct qrnic_engine *e, struct qrnic_qpc *qp,
         (q->flags & ~(QRNIC_WQE_F_SIGNALED | QRNIC_WQE_F_SOLICITED |
                       QRNIC_WQE_F_INLINE | QRNIC_WQE_F_FENCE))) {
         return QRNIC_VERR_BAD_OPCODE;
+    }
+    if (qp->type == QRNIC_QPT_XRC_INI && q->xrc_srqn > QRNIC_PSN_MASK) {
+        return QRNIC_VERR_BAD_AV;       /* XRCETH holds 24 bits */
     }
     if (qrnic_wr_props_flush_aw(q->props)) {
         return qrnic_flush_wqe(w, q, status);
@@ -605,7 +609,7 @@ static bool send_packet(struct qrnic_engine *e, struct qrnic_qpc *qp,
         qrnic_stat(e, QRNIC_STAT_RETRANS_PKTS);
     }
     if (!qp->comp.rtt_timing && qp->req.tx_psn == qp->req.sent_psn &&
-        qp->type == QRNIC_QPT_RC) {
+        qrnic_qp_is_rc(qp)) {
         qp->comp.rtt_timing = true;  /* time this one's answer (first copy) */
         qp->comp.rtt_psn = qp->req.tx_psn;
         qp->comp.rtt_sent = e->ops->now_ns(e->opaque);

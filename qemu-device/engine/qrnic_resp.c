@@ -472,7 +472,8 @@ void qrnic_resp_rx(struct qrnic_engine *e, struct qrnic_qpc *qp,
         return;
     }
     qp->resp.nak_sent = false;
-    if (!in_sequence(qp, rx)) {
+    if (!in_sequence(qp, rx) ||
+        (qp->type == QRNIC_QPT_XRC_TGT && !qrnic_xrc_bind(e, qp, rx))) {
         fatal_nak(e, qp, rx->psn, QRNIC_NAK_INVALID_REQ);
         return;
     }

@@ -217,6 +217,9 @@ void qrnic_roce_rx(struct qrnic_engine *e, const uint8_t *frame, size_t len)
     /* A connected QP takes packets from its peer's address only. */
     if (!qp || qrnic_qp_is_ud(qp) ||
         !!(rx.opf & QRNIC_OPF_UC) != (qp->type == QRNIC_QPT_UC) ||
+        !!(rx.opf & QRNIC_OPF_XRC) != qrnic_qp_is_xrc(qp) ||
+        (qp->type == QRNIC_QPT_XRC_INI && (rx.opf & QRNIC_OPF_REQ)) ||
+        (qp->type == QRNIC_QPT_XRC_TGT && !(rx.opf & QRNIC_OPF_REQ)) ||
         qp->state < QRNIC_QPS_RTR ||
         qp->state == QRNIC_QPS_ERR ||
         memcmp(rx.sgid, qp->attr.dgid, 16) ||

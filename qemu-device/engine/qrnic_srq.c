@@ -5,7 +5,8 @@
  * QPs take its WQEs in ring order when a message starts, and each taken
  * WQE belongs to its QP until the completion.  Taking one that leaves
  * fewer WQEs than the armed limit posts QRNIC_EVENT_SRQ_LIMIT once.
- * MODIFY_SRQ RESIZE moves the WQEs not yet taken to a new ring.
+ * MODIFY_SRQ RESIZE moves the WQEs not yet taken to a new ring.  An XRC
+ * SRQ also names the CQ its receives complete on (qrnic_xrc.c).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -32,12 +33,19 @@ enum qrnic_cmd_status qrnic_cmd_create_srq(struct qrnic_engine *e,
     uint32_t limit = qrnic_get32(&cmd->create_srq.limit);
     uint8_t ld = cmd->create_srq.log_depth;
     uint8_t ls = cmd->create_srq.log_stride;
+    uint32_t xrcd = qrnic_get32(&cmd->create_srq.xrcd);
+    uint32_t cqn = qrnic_get32(&cmd->create_srq.cqn);
+    struct qrnic_cqc *cq = qrnic_cq_get(e, cqn);
     struct qrnic_srqc *srq;
     enum qrnic_cmd_status st;
 
     if ((uctx != 0 && !qrnic_uctx_exists(e, uctx)) ||
-        !qrnic_pd_of(e, pdn, uctx)) {
+        !qrnic_pd_of(e, pdn, uctx) ||
+        (xrcd && (!cq || cq->uctx != uctx))) {
         return QRNIC_ST_BAD_HANDLE;
+    }
+    if (xrcd > QRNIC_XRCD_MASK || (!xrcd && cqn)) {
+        return QRNIC_ST_BAD_PARAM;      /* only an XRC SRQ names a CQ */
     }
     if (ld > QRNIC_QP_MAX_LOG || ls < QRNIC_RQ_MIN_LOG_STRIDE ||
         ls > QRNIC_RQ_MAX_LOG_STRIDE || limit >= (1u << ld) ||
@@ -74,6 +82,11 @@ enum qrnic_cmd_status qrnic_cmd_create_srq(struct qrnic_engine *e,
     srq->log_depth = ld;
     srq->log_stride = ls;
     srq->limit = limit;
+    srq->xrcd = xrcd;
+    srq->cq = xrcd ? cq : NULL;
+    if (srq->cq) {
+        srq->cq->nqp++;
+    }
     qrnic_pd_get(e, pdn)->users++;
     req->result0 = srq->srqn;
     return QRNIC_ST_OK;
@@ -182,6 +195,10 @@ void qrnic_srq_release(struct qrnic_engine *e, void *obj)
 {
     struct qrnic_srqc *srq = obj;
 
+    if (srq->xrcd) {
+        qrnic_xrc_srq_gone(e, srq);
+        srq->cq->nqp--;
+    }
     qrnic_qmem_release(e, srq->off,
                        qrnic_qmem_pages(srq->log_depth, srq->log_stride));
     qrnic_pd_get(e, srq->pdn)->users--;
@@ -255,6 +272,18 @@ qrnic_recv_take(struct qrnic_engine *e, struct qrnic_qpc *qp)
     return verr;
 }
 
+void qrnic_srq_wc(const struct qrnic_qpc *qp, struct qrnic_wc *wc)
+{
+    if (!qp->srq) {
+        return;
+    }
+    wc->flags |= QRNIC_CQE_F_SRQ;
+    if (qp->srq->xrcd) {
+        wc->flags |= QRNIC_CQE_F_XRC;
+        wc->src_qp = qp->srq->srqn;
+    }
+}
+
 void qrnic_recv_done(struct qrnic_qpc *qp)
 {
     if (!qp->srq) {
@@ -277,7 +306,7 @@ void qrnic_recv_complete(struct qrnic_engine *e, struct qrnic_qpc *qp,
     wc.wqe_idx = qp->resp.recv_idx;
     wc.opcode = opcode;
     wc.status = status;
-    wc.flags = qp->srq ? QRNIC_CQE_F_SRQ : 0;
+    qrnic_srq_wc(qp, &wc);
     if (status != QRNIC_WC_SUCCESS) {
         wc.vendor_err = verr;
     } else {

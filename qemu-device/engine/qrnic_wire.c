@@ -64,8 +64,22 @@ static const uint32_t op_flags[] = {
                                        F(DETH) | F(IMM)),
 };
 
+/* An RC opcode's flags in its XRC form: not FLUSH nor ATOMIC WRITE. */
+static uint32_t xrc_op_flags(uint8_t rc_opcode)
+{
+    uint32_t opf = op_flags[rc_opcode];
+
+    if (!(opf & F(VALID)) || (opf & (F(FLUSH) | F(ATOMIC_WRITE)))) {
+        return 0;
+    }
+    return opf | F(XRC) | ((opf & F(REQ)) ? F(XRCETH) : 0);
+}
+
 uint32_t qrnic_op_flags(uint8_t opcode)
 {
+    if (opcode >= QRNIC_OP_XRC_BASE && opcode < QRNIC_OP_XRC_BASE + 0x20) {
+        return xrc_op_flags(opcode - QRNIC_OP_XRC_BASE);
+    }
     return opcode < sizeof(op_flags) / sizeof(op_flags[0]) ?
            op_flags[opcode] : 0;
 }
@@ -102,7 +116,10 @@ bool qrnic_wire_parse(const uint8_t *f, const struct qrnic_roce_pkt *pkt,
     rx->opf = qrnic_op_flags(rx->opcode);
     if (!(rx->opf & F(VALID)) || (b[1] & 0x0f) != 0 ||
         (qrnic_ld16_be(b + 2) & 0x7fff) != 0x7fff) {
-        return false;       /* not RC, UC or UD SEND, version, P_Key */
+        return false;       /* not RC, UC, XRC or UD SEND, version, P_Key */
+    }
+    if (rx->opf & F(XRC)) {
+        rx->opcode -= QRNIC_OP_XRC_BASE;
     }
     rx->se = b[1] & QRNIC_BTH_SE;
     rx->dqpn = qrnic_ld32_be(b + 4) & QRNIC_PSN_MASK;
@@ -116,6 +133,11 @@ bool qrnic_wire_parse(const uint8_t *f, const struct qrnic_roce_pkt *pkt,
     end -= (b[1] >> 4) & 3;
 
 #define NEED(n) do { if (end - off < (n)) { return false; } } while (0)
+    if (rx->opf & F(XRCETH)) {
+        NEED(QRNIC_XRCETH_LEN);
+        rx->xrc_srqn = qrnic_ld32_be(f + off) & QRNIC_PSN_MASK;
+        off += QRNIC_XRCETH_LEN;
+    }
     if (rx->opf & F(DETH)) {
         NEED(QRNIC_DETH_LEN);
         rx->qkey = qrnic_ld32_be(f + off);
@@ -221,6 +243,7 @@ size_t qrnic_wire_begin(struct qrnic_engine *e, const struct qrnic_qpc *qp,
                         bool ackreq)
 {
     struct qrnic_av av;
+    size_t pos;
 
     memcpy(av.dmac, qp->attr.dmac, 6);
     memcpy(av.sgid, qp->attr.sgid, 16);
@@ -231,7 +254,15 @@ size_t qrnic_wire_begin(struct qrnic_engine *e, const struct qrnic_qpc *qp,
     av.flow_label = qp->attr.flow_label;
     av.sport = qp->attr.sport;
     av.dest_qpn = qp->attr.dest_qpn;
-    return qrnic_wire_begin_av(e, &av, f, opcode, psn, se, ackreq);
+    if (!qrnic_qp_is_xrc(qp)) {
+        return qrnic_wire_begin_av(e, &av, f, opcode, psn, se, ackreq);
+    }
+    pos = qrnic_wire_begin_av(e, &av, f, opcode + QRNIC_OP_XRC_BASE, psn, se,
+                              ackreq);
+    if (qrnic_op_flags(opcode + QRNIC_OP_XRC_BASE) & F(XRCETH)) {
+        pos += qrnic_put_xrceth(f + pos, qp->req.cur.xrc_srqn);
+    }
+    return pos;
 }
 
 size_t qrnic_wire_begin_av(struct qrnic_engine *e, const struct qrnic_av *av,
@@ -366,4 +397,10 @@ size_t qrnic_put_feth(uint8_t *p, uint8_t type, uint8_t level)
                   (((uint32_t)level << QRNIC_FETH_SEL_SHIFT) &
                    QRNIC_FETH_SEL_MASK));
     return QRNIC_FETH_LEN;
+}
+
+size_t qrnic_put_xrceth(uint8_t *p, uint32_t srqn)
+{
+    qrnic_st32_be(p, srqn & QRNIC_PSN_MASK);
+    return QRNIC_XRCETH_LEN;
 }

@@ -45,6 +45,13 @@ enum qrnic_rc_opcode {
 /* UC opcodes (transport 001): the RC SEND and WRITE ones plus this. */
 #define QRNIC_OP_UC_BASE            0x20
 
+/*
+ * XRC opcodes (transport 101): the RC ones but FLUSH and ATOMIC WRITE plus
+ * this; every request carries an XRCETH after the BTH.  Parsing gives the
+ * RC opcode and QRNIC_OPF_XRC.
+ */
+#define QRNIC_OP_XRC_BASE           0xa0
+
 /* UD opcodes (transport 011): the only two a UD QP sends or accepts. */
 #define QRNIC_OP_UD_SEND_ONLY       0x64
 #define QRNIC_OP_UD_SEND_ONLY_IMM   0x65
@@ -70,6 +77,8 @@ enum qrnic_rc_opcode {
 #define QRNIC_OPF_FETH          (1u << 20)  /* FLUSH extended header */
 #define QRNIC_OPF_FLUSH         (1u << 21)
 #define QRNIC_OPF_ATOMIC_WRITE  (1u << 22)
+#define QRNIC_OPF_XRC           (1u << 23)  /* an XRC opcode */
+#define QRNIC_OPF_XRCETH        (1u << 24)  /* XRC request: the XRC SRQ */
 #define QRNIC_OPF_ONLY          (QRNIC_OPF_FIRST | QRNIC_OPF_LAST)
 
 uint32_t qrnic_op_flags(uint8_t opcode);
@@ -82,6 +91,7 @@ uint32_t qrnic_op_flags(uint8_t opcode);
 #define QRNIC_IMM_LEN           4
 #define QRNIC_DETH_LEN          8
 #define QRNIC_FETH_LEN          4
+#define QRNIC_XRCETH_LEN        4
 
 /* FETH (big endian): placement type in bits 3..0, selectivity in 5..4. */
 #define QRNIC_FETH_PLT_MASK     0x0fu
@@ -128,6 +138,7 @@ struct qrnic_rx {
     uint64_t orig;              /* AtomicAckETH */
     uint32_t qkey;              /* DETH */
     uint32_t src_qp;
+    uint32_t xrc_srqn;          /* XRCETH */
     uint8_t flush_type;         /* FETH: QRNIC_FLUSH_GLOBAL etc. */
     uint8_t flush_level;        /* FETH: QRNIC_FLUSH_RANGE, _MR */
     const uint8_t *payload;
@@ -139,7 +150,7 @@ struct qrnic_rx {
 /*
  * Decode a well formed frame (qrnic_roce_parse and the ICRC already
  * checked).  False if the BTH or extension headers are malformed or the
- * opcode is neither an RC one nor a UD SEND.
+ * opcode is none of RC, UC, XRC or a UD SEND.
  */
 bool qrnic_wire_parse(const uint8_t *f, const struct qrnic_roce_pkt *pkt,
                       struct qrnic_rx *rx);
@@ -162,7 +173,9 @@ struct qrnic_av {
 
 /*
  * Start a frame: headers up to the BTH.  Returns the offset where
- * extension headers go.  qrnic_wire_begin() takes the QP's path.
+ * extension headers go.  qrnic_wire_begin() takes the QP's path; on an
+ * XRC QP it sends the opcode's XRC form, and a request its XRCETH (the
+ * current WQE's XRC SRQ).
  */
 size_t qrnic_wire_begin_av(struct qrnic_engine *e, const struct qrnic_av *av,
                            uint8_t *f, uint8_t opcode, uint32_t psn, bool se,
@@ -182,6 +195,7 @@ size_t qrnic_put_imm(uint8_t *p, uint32_t imm);
 size_t qrnic_put_ieth(uint8_t *p, uint32_t rkey);
 size_t qrnic_put_deth(uint8_t *p, uint32_t qkey, uint32_t src_qp);
 size_t qrnic_put_feth(uint8_t *p, uint8_t type, uint8_t level);
+size_t qrnic_put_xrceth(uint8_t *p, uint32_t srqn);
 /* RoCEv2's UDP source port: a hash of the flow label or the QP numbers. */
 uint16_t qrnic_wire_sport(uint32_t flow_label, uint32_t qpn, uint32_t dqpn);
 

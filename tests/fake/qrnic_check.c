@@ -58,6 +58,24 @@ static const char *check_sq(const struct qrnic_qpc *qp)
     return NULL;
 }
 
+/* An XRC_TGT QP holds no PD or CQ but those of the SRQ it borrows. */
+static const char *check_xrc_tgt(const struct qrnic_qpc *qp)
+{
+    if (qp->scq || qp->uctx || !qp->xrcd) {
+        return "XRC_TGT: a send CQ, an owner or no domain";
+    }
+    if (!qp->srq) {
+        return qp->pdn || qp->rcq || qp->resp.recv_active ?
+               "XRC_TGT: a PD, CQ or receive WQE without an SRQ" : NULL;
+    }
+    if (qp->srq->xrcd != qp->xrcd || qp->rcq != qp->srq->cq ||
+        qp->pdn != qp->srq->pdn) {
+        return "XRC_TGT: its SRQ is of another domain, or its CQ or PD are "
+               "not the SRQ's";
+    }
+    return NULL;
+}
+
 static const char *check_qps(const struct qrnic_engine *e, uint32_t *nmw2)
 {
     uint32_t i, ready = 0, inflight = 0;
@@ -69,7 +87,12 @@ static const char *check_qps(const struct qrnic_engine *e, uint32_t *nmw2)
         if (qp->idx != i || !qrnic_qp_get((struct qrnic_engine *)e, qp->qpn)) {
             return "QP: table slot and QPN disagree";
         }
-        if (!pd_used(e, qp->pdn) || qp->nmw2 > *nmw2) {
+        why = qp->type == QRNIC_QPT_XRC_TGT ? check_xrc_tgt(qp) : NULL;
+        if (why) {
+            return why;
+        }
+        if ((qp->type != QRNIC_QPT_XRC_TGT && !pd_used(e, qp->pdn)) ||
+            qp->nmw2 > *nmw2) {
             return "QP: its PD is gone or does not count it, or it counts "
                    "more type 2 windows than are bound";
         }
@@ -79,7 +102,8 @@ static const char *check_qps(const struct qrnic_engine *e, uint32_t *nmw2)
         }
         if (qp->srq && (qrnic_srq_get((struct qrnic_engine *)e,
                                       qp->srq->srqn) != qp->srq ||
-                        !qp->srq->nqp || qp->resp.rq_pi)) {
+                        (!qp->srq->nqp && qp->type != QRNIC_QPT_XRC_TGT) ||
+                        qp->resp.rq_pi)) {
             return "QP: its SRQ is not live, or it has an RQ as well";
         }
         why = check_sq(qp);
@@ -87,13 +111,13 @@ static const char *check_qps(const struct qrnic_engine *e, uint32_t *nmw2)
             return why;
         }
         if (qp->cc_counted &&
-            (qp->type != QRNIC_QPT_RC || qp->cc_recovering ||
+            (!qrnic_qp_is_rc(qp) || qp->cc_recovering ||
              (qp->state != QRNIC_QPS_RTS && qp->state != QRNIC_QPS_SQD) ||
              qp->cc_counted != (uint32_t)psn_diff(qp->req.sent_psn,
                                                   qp->comp.una_psn))) {
             return "QP: congestion window counts PSNs it has not in flight";
         }
-        if (qp->type == QRNIC_QPT_RC &&
+        if (qrnic_qp_is_rc(qp) &&
             (qp->state == QRNIC_QPS_RTS || qp->state == QRNIC_QPS_SQD) &&
             (e->uctx[qp->uctx].cwnd < QRNIC_MIN_CWND * QRNIC_CWND_ONE ||
              e->uctx[qp->uctx].cwnd >
@@ -246,9 +270,7 @@ static const char *check_uctx(const struct qrnic_engine *e)
         cc[qp->uctx].cc_active += qp->cc_counted != 0;
         cc[qp->uctx].cc_starved += qp->starved;
         used[qp->uctx][QRNIC_CTX_QP]++;
-        used[qp->uctx][QRNIC_CTX_QMEM_PAGES] +=
-            qrnic_qmem_pages(qp->log_sq, qp->log_sq_stride) +
-            (qp->srq ? 0 : qrnic_qmem_pages(qp->log_rq, qp->log_rq_stride));
+        used[qp->uctx][QRNIC_CTX_QMEM_PAGES] += qrnic_qp_qmem_pages(qp);
     }
     QRNIC_TABLE_FOR_EACH(&e->obj[QRNIC_OBJ_SRQ], i, srq) {
         used[srq->uctx][QRNIC_CTX_SRQ]++;
@@ -395,6 +417,13 @@ const char *qrnic_engine_check(const struct qrnic_engine *e)
         }
         if (!pd_used(e, srq->pdn)) {
             return "SRQ: its PD is gone or does not count it";
+        }
+        if (!srq->xrcd != !srq->cq ||
+            (srq->cq && (qrnic_cq_get((struct qrnic_engine *)e,
+                                      srq->cq->cqn) != srq->cq ||
+                         !srq->cq->nqp))) {
+            return "SRQ: an XRC SRQ without a live CQ that counts it, or a "
+                   "basic one with a CQ";
         }
     }
     why = check_tables(e);

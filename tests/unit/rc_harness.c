@@ -937,6 +937,7 @@ void qp_post_send(struct hqp *qp, const struct hwr *wr, bool ring)
     h.rkey = wr->rkey;
     h.compare_add = wr->compare_add;
     h.swap = wr->swap;
+    h.xrc_srqn = wr->xrc_srqn;
     if (wr->ud) {
         h.ud = *wr->ud;
     }
@@ -1034,6 +1035,103 @@ void srq_post_recv(struct hsrq *srq, uint64_t wr_id, const struct hsge *sge,
         qf_doorbell(&srq->n->d, srq->uctx, QRNIC_DB_SRQ,
                     srq->srqn | (uint64_t)srq->pi << 32);
     }
+}
+
+struct hsrq *node_create_xrc_srq(struct node *n, uint32_t xrcd,
+                                 struct hcq *cq, uint8_t log, uint8_t *st)
+{
+    struct hsrq *srq = own(calloc(1, sizeof(*srq)));
+    struct qrnic_cmd c = harness_cmd(QRNIC_CMD_CREATE_SRQ);
+
+    srq->n = n;
+    srq->uctx = n->uctx;
+    srq->log = log;
+    srq->log_stride = 6;
+    srq->off = qmem_take(n, log, srq->log_stride);
+    c.create_srq.pdn = n->pd;
+    c.create_srq.uctx = n->uctx;
+    c.create_srq.offset = srq->off;
+    c.create_srq.log_depth = log;
+    c.create_srq.log_stride = srq->log_stride;
+    c.create_srq.xrcd = xrcd;
+    c.create_srq.cqn = cq ? cq->cqn : 0;
+    *st = node_cmd(n, &c, &srq->srqn);
+    return *st == QRNIC_ST_OK ? srq : NULL;
+}
+
+struct hqp *node_create_xrc_ini(struct node *n, struct hcq *scq,
+                                uint8_t log_sq, uint8_t *st)
+{
+    struct hqp *qp = own(calloc(1, sizeof(*qp)));
+    struct qrnic_cmd c = harness_cmd(QRNIC_CMD_CREATE_QP);
+
+    qp->n = n;
+    qp->uctx = n->uctx;
+    qp->scq = scq;
+    qp->log_sq = log_sq;
+    qp->log_ss = 7;
+    qp->sq_off = qmem_take(n, log_sq, qp->log_ss);
+    c.create_qp.pdn = n->pd;
+    c.create_qp.uctx = n->uctx;
+    c.create_qp.send_cqn = scq->cqn;
+    c.create_qp.sq_offset = qp->sq_off;
+    c.create_qp.qp_type = QRNIC_QPT_XRC_INI;
+    c.create_qp.log_sq_depth = log_sq;
+    c.create_qp.log_sq_stride = qp->log_ss;
+    *st = node_cmd(n, &c, &qp->qpn);
+    return *st == QRNIC_ST_OK ? qp : NULL;
+}
+
+struct hqp *node_create_xrc_tgt(struct node *n, uint32_t xrcd, uint8_t *st)
+{
+    struct hqp *qp = own(calloc(1, sizeof(*qp)));
+    struct qrnic_cmd c = harness_cmd(QRNIC_CMD_CREATE_QP);
+
+    qp->n = n;
+    c.create_qp.qp_type = QRNIC_QPT_XRC_TGT;
+    c.create_qp.xrcd = xrcd;
+    *st = node_cmd(n, &c, &qp->qpn);
+    return *st == QRNIC_ST_OK ? qp : NULL;
+}
+
+bool qp_connect_xrc(struct hqp *qp, const struct hqp *peer, uint8_t path_mtu)
+{
+    bool tgt = !qp->scq;
+    struct qrnic_qp_attr a;
+
+    memset(&a, 0, sizeof(a));
+    a.qp_state = QRNIC_QPS_INIT;
+    a.port_num = 1;
+    a.access_flags = tgt ? QRNIC_ACCESS_REMOTE_WRITE |
+                           QRNIC_ACCESS_REMOTE_READ |
+                           QRNIC_ACCESS_REMOTE_ATOMIC : 0;
+    if (qp_modify(qp, A(STATE) | A(PKEY_INDEX) | A(PORT) | A(ACCESS_FLAGS),
+                  &a)) {
+        return false;
+    }
+    a.qp_state = QRNIC_QPS_RTR;
+    a.path_mtu = path_mtu;
+    a.dest_qpn = peer->qpn;
+    a.rq_psn = (0x123456 + peer->qpn * 1000) & 0xffffff;
+    a.max_dest_rd_atomic = harness_rd_atomic;
+    a.min_rnr_timer = 1;
+    a.hop_limit = 64;
+    memcpy(a.dgid, peer->n->gid, 16);
+    memcpy(a.dmac, peer->n->mac, 6);
+    if (qp_modify(qp, A(STATE) | A(AV) | A(PATH_MTU) | A(DEST_QPN) |
+                  A(RQ_PSN) |
+                  (tgt ? A(MAX_DEST_RD_ATOMIC) | A(MIN_RNR_TIMER) : 0), &a)) {
+        return false;
+    }
+    a.qp_state = QRNIC_QPS_RTS;
+    a.sq_psn = (0x123456 + qp->qpn * 1000) & 0xffffff;
+    a.timeout = 10;
+    a.retry_cnt = 7;
+    a.rnr_retry = 7;
+    a.max_rd_atomic = harness_rd_atomic;
+    return qp_modify(qp, A(STATE) | A(SQ_PSN) | A(TIMEOUT) |
+                     (tgt ? 0 : A(RETRY_CNT) | A(RNR_RETRY) |
+                      A(MAX_QP_RD_ATOMIC)), &a) == QRNIC_ST_OK;
 }
 
 struct hqp *node_create_qp_srq(struct node *n, uint8_t type, struct hcq *scq,

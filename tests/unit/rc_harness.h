@@ -115,6 +115,7 @@ struct hwr {
     struct hsge sge[QRNIC_MAX_SGE];
     int raw_num_sge;                /* >= 0: write this num_sge instead */
     const struct qrnic_ud_av *ud;   /* UD/GSI: the address vector */
+    uint32_t xrc_srqn;              /* XRC_INI: the target's XRC SRQ */
 };
 
 extern struct node nodes[2];
@@ -226,6 +227,18 @@ struct hqp *node_create_qp_type(struct node *n, uint8_t type,
                                 struct hcq *scq, struct hcq *rcq,
                                 uint8_t log_sq, uint8_t log_ss, uint8_t log_rq,
                                 uint8_t log_rs, uint8_t *st);
+/*
+ * XRC: an SRQ of domain xrcd completing on cq, an XRC_INI QP (SQ only), an
+ * XRC_TGT QP of domain xrcd (the kernel's, no queues); NULL with *st on
+ * failure.  qp_connect_xrc() takes either to RTS with the attributes its
+ * type requires, as qp_connect() does for RC.
+ */
+struct hsrq *node_create_xrc_srq(struct node *n, uint32_t xrcd,
+                                 struct hcq *cq, uint8_t log, uint8_t *st);
+struct hqp *node_create_xrc_ini(struct node *n, struct hcq *scq,
+                                uint8_t log_sq, uint8_t *st);
+struct hqp *node_create_xrc_tgt(struct node *n, uint32_t xrcd, uint8_t *st);
+bool qp_connect_xrc(struct hqp *qp, const struct hqp *peer, uint8_t path_mtu);
 uint8_t qp_modify(struct hqp *qp, uint32_t mask,
                   const struct qrnic_qp_attr *attr);
 uint8_t qp_query(struct hqp *qp, struct qrnic_qp_attr *attr);

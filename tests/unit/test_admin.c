@@ -100,7 +100,7 @@ static void test_identity(void)
              QRNIC_CAP0_UC | QRNIC_CAP0_MCAST | QRNIC_CAP0_RESIZE_CQ |
              QRNIC_CAP0_FLUSH | QRNIC_CAP0_ATOMIC_WRITE |
              QRNIC_CAP0_SRQ_RESIZE | QRNIC_CAP0_MW | QRNIC_CAP0_FAST_REG |
-             QRNIC_CAP0_REREG_MR,
+             QRNIC_CAP0_REREG_MR | QRNIC_CAP0_XRC,
              "CAP0: Ethernet, RoCE v2, RC, atomics, UD, SRQ, UC, multicast, "
              "CQ resize, FLUSH, ATOMIC WRITE, SRQ resize, memory windows, "
              "fast registration, REREG_MR");

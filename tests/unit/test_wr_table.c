@@ -74,8 +74,11 @@ static const char *props_conflict(const struct qrnic_wr_info *i)
         return "kernel only but on the wire";
     }
     if ((pr & (QRNIC_WR_P_RESPONSE | QRNIC_WR_P_INV)) &&
-        i->qp_types != QRNIC_WR_QPT_RC) {
-        return "a response or invalidation outside RC";
+        (i->qp_types & ~(QRNIC_WR_QPT_RC | QRNIC_WR_QPT_XRC))) {
+        return "a response or invalidation outside RC and XRC";
+    }
+    if ((i->qp_types & QRNIC_WR_QPT_XRC) && !(i->qp_types & QRNIC_WR_QPT_RC)) {
+        return "XRC takes it but RC does not";
     }
     if ((i->qp_types & QRNIC_WR_QPT_UD) &&
         !has(pr, QRNIC_WR_P_DATA | QRNIC_WR_P_SEND)) {
@@ -87,7 +90,8 @@ static const char *props_conflict(const struct qrnic_wr_info *i)
 static void test_rows(void)
 {
     uint32_t cap0 = qf_reg_read(&nodes[0].d, QRNIC_REG_CAP0);
-    const uint8_t all = QRNIC_WR_QPT_RC | QRNIC_WR_QPT_UC | QRNIC_WR_QPT_UD;
+    const uint16_t all = QRNIC_WR_QPT_RC | QRNIC_WR_QPT_UC | QRNIC_WR_QPT_UD |
+                         QRNIC_WR_QPT_XRC;
     unsigned int v, known = 0;
     size_t r, s;
 
@@ -103,10 +107,11 @@ static void test_rows(void)
         CHECK(w->enum_value == w->value && w->value < 256 && !dup,
               "WR %s: QRNIC_WR_%s is its value 0x%x, one row", w->name,
               w->name, w->value);
-        CHECK(!memcmp(&i, &w->info, sizeof(i)),
+        CHECK(i.props == w->info.props && i.qp_types == w->info.qp_types &&
+              i.cqe_opcode == w->info.cqe_opcode && i.cap0 == w->info.cap0,
               "WR %s: qrnic_wr_info() returns its row", w->name);
         CHECK(w->info.qp_types && !(w->info.qp_types & ~all),
-              "WR %s: QP types 0x%x, some of RC, UC, UD", w->name,
+              "WR %s: QP types 0x%x, some of RC, UC, UD, XRC", w->name,
               w->info.qp_types);
         CHECK(!why, "WR %s: properties 0x%x agree%s%s", w->name,
               w->info.props, why ? ": " : "", why ? why : "");

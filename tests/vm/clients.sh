@@ -2,11 +2,11 @@
 # RDMA middleware from Debian between two guests, guest 0 serving: UCX's
 # ucx_perftest over rc_verbs (UCT: am_lat, put_bw, get_bw; UCP: tag_lat,
 # tag_bw), libfabric's fi_pingpong over a verbs MSG endpoint and over
-# verbs;ofi_rxm RDM with data checks, qperf's RC READ, atomics and latency
-# through rdma_cm.  Needs the clients layer (vm-images/pack-clients.sh) in
+# verbs;ofi_rxm RDM with data checks, ibv_xsrq_pingpong (XRC), qperf's RC
+# READ, atomics and latency through rdma_cm.  Needs the clients layer (vm-images/pack-clients.sh) in
 # both guests.  Each command exits 0 and prints its result; on qrnic the
 # device's QP count is back afterwards.
-#   clients.sh [PART...]   default: all of   ucx ucp fabric rdm mpi qperf
+#   clients.sh [PART...]   default: all of   ucx ucp fabric rdm mpi xrc qperf
 . "$(dirname "$0")/lib.sh"
 
 [ "$QRNIC_NGUESTS" -ge 2 ] || { fail "clients needs two guests"; finish; }
@@ -169,8 +169,20 @@ mpi() {
 		--mca mtl_ofi_provider_include 'verbs;ofi_rxm'
 }
 
+# XRC: guest 0 serves two clients of guest 1 through one XRC SRQ, each
+# client with its own XRC_INI and XRC_TGT QPs, polling and on CQ events.
+xrc() {
+	for ev in '' -e; do
+		xsrq="ibv_xsrq_pingpong -d $QRNIC_IBDEV -g $gid -n 20 $ev"
+		duo "xrc ibv_xsrq_pingpong, 2 clients${ev:+, events}" 18515 \
+			"$xsrq -c 2" \
+			"sh -c '$xsrq $peer & a=\$!; $xsrq $peer; b=\$?; wait \$a && [ \$b = 0 ]'" \
+			'remote address'
+	done
+}
+
 here=$(dirname "$0")
-parts=${*:-ucx ucp fabric rdm mpi qperf}
+parts=${*:-ucx ucp fabric rdm mpi xrc qperf}
 for part in $parts; do
 	echo "# $part"
 	case $part in
@@ -179,6 +191,7 @@ for part in $parts; do
 	fabric) pingpong msg verbs ;;
 	rdm) pingpong rdm 'verbs;ofi_rxm' ;;
 	mpi) mpi ;;
+	xrc) xrc ;;
 	qperf) qperf_tests ;;
 	*) fail "unknown part $part" ;;
 	esac
