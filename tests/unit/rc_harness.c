@@ -1001,8 +1001,10 @@ void qp_post_recv(struct hqp *qp, uint64_t wr_id, const struct hsge *sge,
     }
 }
 
-struct hsrq *node_create_srq(struct node *n, uint8_t log, uint8_t log_stride,
-                             uint32_t limit, uint8_t *st)
+/* An SRQ; with xrcd an XRC SRQ of that domain, completing on cq. */
+static struct hsrq *create_srq(struct node *n, uint8_t log, uint8_t log_stride,
+                               uint32_t limit, uint32_t xrcd, struct hcq *cq,
+                               uint8_t *st)
 {
     struct hsrq *srq = own(calloc(1, sizeof(*srq)));
     struct qrnic_cmd c = harness_cmd(QRNIC_CMD_CREATE_SRQ);
@@ -1018,8 +1020,16 @@ struct hsrq *node_create_srq(struct node *n, uint8_t log, uint8_t log_stride,
     c.create_srq.log_depth = log;
     c.create_srq.log_stride = log_stride;
     c.create_srq.limit = limit;
+    c.create_srq.xrcd = xrcd;
+    c.create_srq.cqn = cq ? cq->cqn : 0;
     *st = node_cmd(n, &c, &srq->srqn);
     return *st == QRNIC_ST_OK ? srq : NULL;
+}
+
+struct hsrq *node_create_srq(struct node *n, uint8_t log, uint8_t log_stride,
+                             uint32_t limit, uint8_t *st)
+{
+    return create_srq(n, log, log_stride, limit, 0, NULL, st);
 }
 
 void srq_post_recv(struct hsrq *srq, uint64_t wr_id, const struct hsge *sge,
@@ -1040,23 +1050,7 @@ void srq_post_recv(struct hsrq *srq, uint64_t wr_id, const struct hsge *sge,
 struct hsrq *node_create_xrc_srq(struct node *n, uint32_t xrcd,
                                  struct hcq *cq, uint8_t log, uint8_t *st)
 {
-    struct hsrq *srq = own(calloc(1, sizeof(*srq)));
-    struct qrnic_cmd c = harness_cmd(QRNIC_CMD_CREATE_SRQ);
-
-    srq->n = n;
-    srq->uctx = n->uctx;
-    srq->log = log;
-    srq->log_stride = 6;
-    srq->off = qmem_take(n, log, srq->log_stride);
-    c.create_srq.pdn = n->pd;
-    c.create_srq.uctx = n->uctx;
-    c.create_srq.offset = srq->off;
-    c.create_srq.log_depth = log;
-    c.create_srq.log_stride = srq->log_stride;
-    c.create_srq.xrcd = xrcd;
-    c.create_srq.cqn = cq ? cq->cqn : 0;
-    *st = node_cmd(n, &c, &srq->srqn);
-    return *st == QRNIC_ST_OK ? srq : NULL;
+    return create_srq(n, log, 6, 0, xrcd, cq, st);
 }
 
 struct hqp *node_create_xrc_ini(struct node *n, struct hcq *scq,
