@@ -2,11 +2,11 @@
 # RDMA middleware from Debian between two guests, guest 0 serving: UCX's
 # ucx_perftest over rc_verbs (UCT: am_lat, put_bw, get_bw; UCP: tag_lat,
 # tag_bw), libfabric's fi_pingpong over a verbs MSG endpoint and over
-# verbs;ofi_rxm RDM with data checks, ibv_xsrq_pingpong (XRC), qperf's RC
-# READ, atomics and latency through rdma_cm.  Needs the clients layer (vm-images/pack-clients.sh) in
+# verbs;ofi_rxm RDM with data checks, ibv_xsrq_pingpong (XRC), iSER
+# (iser.sh), qperf's RC READ, atomics and latency through rdma_cm.  Needs the clients layer (vm-images/pack-clients.sh) in
 # both guests.  Each command exits 0 and prints its result; on qrnic the
 # device's QP count is back afterwards.
-#   clients.sh [PART...]   default: all of   ucx ucp fabric rdm mpi xrc qperf
+#   clients.sh [PART...]   default: all of   ucx ucp fabric rdm mpi xrc iser qperf
 . "$(dirname "$0")/lib.sh"
 
 [ "$QRNIC_NGUESTS" -ge 2 ] || { fail "clients needs two guests"; finish; }
@@ -181,8 +181,15 @@ xrc() {
 	done
 }
 
+# iSER: tests/vm/iser.sh, two sessions (login, 64 MiB checked, fio with
+# verify, logout), guest 0 the LIO target, guest 1 the initiator.
+iser() {
+	sh "$here/iser.sh" 2 3 > /tmp/clients-iser.out 2>&1
+	tap_result "iser.sh" $? /tmp/clients-iser.out
+}
+
 here=$(dirname "$0")
-parts=${*:-ucx ucp fabric rdm mpi xrc qperf}
+parts=${*:-ucx ucp fabric rdm mpi xrc iser qperf}
 for part in $parts; do
 	echo "# $part"
 	case $part in
@@ -192,6 +199,7 @@ for part in $parts; do
 	rdm) pingpong rdm 'verbs;ofi_rxm' ;;
 	mpi) mpi ;;
 	xrc) xrc ;;
+	iser) iser ;;
 	qperf) qperf_tests ;;
 	*) fail "unknown part $part" ;;
 	esac
