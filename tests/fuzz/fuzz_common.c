@@ -195,6 +195,77 @@ uint8_t fz_uc_connect(struct hqp *qp, const struct hqp *peer,
                              (0x7654 + qp->qpn * 1000) & 0xffffff);
 }
 
+#define A(x) QRNIC_QP_ATTR_##x
+
+uint8_t fz_xrc_connect(struct hqp *qp, const struct hqp *peer,
+                       uint8_t path_mtu, uint8_t timeout, uint8_t retry,
+                       uint8_t rnr)
+{
+    const struct qrnic_qpc *q = qrnic_qp_get(&qp->n->d.e, qp->qpn);
+    bool tgt = q && q->type == QRNIC_QPT_XRC_TGT;
+    struct qrnic_qp_attr a;
+    uint8_t st;
+
+    memset(&a, 0, sizeof(a));
+    a.qp_state = QRNIC_QPS_INIT;
+    a.port_num = 1;
+    a.access_flags = tgt ? QRNIC_ACCESS_REMOTE_WRITE |
+                           QRNIC_ACCESS_REMOTE_READ |
+                           QRNIC_ACCESS_REMOTE_ATOMIC : 0;
+    st = qp_modify(qp, A(STATE) | A(PKEY_INDEX) | A(PORT) | A(ACCESS_FLAGS),
+                   &a);
+    if (st) {
+        return st;
+    }
+    a.qp_state = QRNIC_QPS_RTR;
+    a.path_mtu = path_mtu;
+    a.dest_qpn = peer->qpn;
+    a.rq_psn = (0x123456 + peer->qpn * 1000) & 0xffffff;
+    a.max_dest_rd_atomic = harness_rd_atomic;
+    a.min_rnr_timer = 1;
+    a.hop_limit = 64;
+    memcpy(a.dgid, peer->n->gid, 16);
+    memcpy(a.dmac, peer->n->mac, 6);
+    st = qp_modify(qp, A(STATE) | A(AV) | A(PATH_MTU) | A(DEST_QPN) |
+                   A(RQ_PSN) |
+                   (tgt ? A(MAX_DEST_RD_ATOMIC) | A(MIN_RNR_TIMER) : 0), &a);
+    if (st) {
+        return st;
+    }
+    a.qp_state = QRNIC_QPS_RTS;
+    a.sq_psn = (0x123456 + qp->qpn * 1000) & 0xffffff;
+    a.timeout = timeout;
+    a.retry_cnt = retry;
+    a.rnr_retry = rnr;
+    a.max_rd_atomic = harness_rd_atomic;
+    return qp_modify(qp, A(STATE) | A(SQ_PSN) | A(TIMEOUT) |
+                     (tgt ? 0 : A(RETRY_CNT) | A(RNR_RETRY) |
+                      A(MAX_QP_RD_ATOMIC)), &a);
+}
+
+uint8_t fz_xrc_srq_again(struct hsrq *srq, uint32_t xrcd,
+                         const struct hcq *cq)
+{
+    struct qrnic_cmd c = harness_cmd(QRNIC_CMD_DESTROY_SRQ);
+    uint8_t st;
+
+    c.destroy_srq.srqn = srq->srqn;
+    st = node_cmd(srq->n, &c, NULL);
+    if (st) {
+        return st;
+    }
+    c = harness_cmd(QRNIC_CMD_CREATE_SRQ);
+    c.create_srq.pdn = srq->n->pd;
+    c.create_srq.uctx = srq->uctx;
+    c.create_srq.offset = srq->off;
+    c.create_srq.log_depth = srq->log;
+    c.create_srq.log_stride = srq->log_stride;
+    c.create_srq.xrcd = xrcd;
+    c.create_srq.cqn = cq->cqn;
+    srq->pi = 0;
+    return node_cmd(srq->n, &c, &srq->srqn);
+}
+
 /* ---- SRQ bookkeeping ----------------------------------------------------- */
 
 static struct qrnic_engine *srq_engine(const struct fz_srq *s)
@@ -285,8 +356,9 @@ static void srq_held(const struct fz_srq *s, const struct qrnic_srqc *q)
     for (i = 0; i < s->nqp; i++) {
         const struct qrnic_qpc *a = qrnic_qp_get(e, s->qpn[i]);
 
-        if (!a || !a->resp.recv_active) {
-            continue;
+        if (!a || !a->resp.recv_active ||
+            (a->type == QRNIC_QPT_XRC_TGT && a->srq != q)) {
+            continue;               /* XRC_TGT: another SRQ's WQE */
         }
         if (a->srq != q) {
             fz_fail("QP 0x%x is not on SRQ %u", a->qpn, q->srqn);
@@ -387,7 +459,7 @@ void fz_srq_check_idle(const struct fz_srq *s)
     for (i = 0; i < s->nqp; i++) {
         const struct qrnic_qpc *a = qrnic_qp_get(e, s->qpn[i]);
 
-        if (a && a->resp.recv_active) {
+        if (a && a->resp.recv_active && a->srq == q) {
             if (a->state == QRNIC_QPS_ERR) {
                 fz_fail("SRQ %u: QP 0x%x in ERR still holds slot %u",
                         q->srqn, a->qpn, a->resp.recv_idx);

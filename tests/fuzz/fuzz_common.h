@@ -98,6 +98,7 @@ uint8_t fz_ud_up(struct hqp *qp, uint32_t qkey, bool gsi, uint8_t state);
 
 struct hsrq;
 struct hwc;
+struct hcq;
 
 /*
  * A UC QP from RESET through INIT (remote write), RTR (towards peer, this
@@ -108,13 +109,36 @@ uint8_t fz_uc_connect(struct hqp *qp, const struct hqp *peer,
                       uint8_t path_mtu);
 
 /*
+ * XRC: an XRC_INI or XRC_TGT QP from RESET through INIT (a target: remote
+ * write, read, atomic), RTR (towards peer, this path MTU, RQ PSN from the
+ * peer's QPN) to RTS (SQ PSN from its own) with the attributes its type
+ * takes; the status of the first transition that failed, or QRNIC_ST_OK.
+ */
+uint8_t fz_xrc_connect(struct hqp *qp, const struct hqp *peer,
+                       uint8_t path_mtu, uint8_t timeout, uint8_t retry,
+                       uint8_t rnr);
+/*
+ * DESTROY_SRQ of an XRC SRQ (taking it from the XRC_TGT QPs that borrow
+ * it), then CREATE_SRQ of one in its place (queue memory, depth, stride,
+ * owner) of domain xrcd completing on cq, its producer index 0: the
+ * status of the first command that failed, or QRNIC_ST_OK (srqn is then
+ * the new one's).
+ */
+uint8_t fz_xrc_srq_again(struct hsrq *srq, uint32_t xrcd,
+                         const struct hcq *cq);
+
+/*
  * What a target checks of an SRQ, besides the engine's invariants: every
  * receive completion of a QP on it carries F_SRQ, names one of its QPs and
  * a slot the device took and did not complete before; completions of
  * other QPs have no F_SRQ; each WQE the device took is, when the node is
  * idle, completed or held by exactly one QP of the SRQ (none in ERR); the
  * limit event comes once per arming, when a take leaves fewer WQEs posted
- * than the limit, and the limit is disarmed then and only then.
+ * than the limit, and the limit is disarmed then and only then.  An
+ * XRC_TGT QP counts as one of an XRC SRQ's QPs while it holds a WQE of
+ * it (it takes them from any XRC SRQ of its domain).  A node's async
+ * events are consumed by whichever SRQ looks first: only one SRQ of a
+ * node may have its limit armed.
  */
 #define FZ_SRQ_QPS      4
 

@@ -46,8 +46,19 @@
  * SEND_WITH_INV, through the QP connected to itself.  REREG_MR takes
  * REG_MR's arguments and a key handle.  A user context's limits
  * (ctx_max[], as the ctx-max-* properties set them) come from the input
- * too, so commands of several contexts meet OVER_QUOTA in any order.  The
- * fake platform checks the engine's invariants after every step.
+ * too, so commands of several contexts meet OVER_QUOTA in any order.  XRC:
+ * a CREATE_QP type selector 0x80..0xef whose low nibble is XRC_INI or
+ * XRC_TGT clears the fields that type leaves 0 (but one that the
+ * selector's bits 4-6 keep: refused) and takes a domain (xrcd_pick():
+ * three small ones mostly, 0, 0xffffff, more than 24 bits, raw); the
+ * CREATE_SRQ reserved-field selector makes an XRC SRQ (its domain and a
+ * CQ handle, none or any cqn) when its low bits are 3, so SRQ handles
+ * name XRC SRQs too (SRQ doorbells, MODIFY_SRQ, DESTROY_SRQ under an
+ * XRC_TGT QP, a basic QP on one); send WQEs with ctl bit 7 carry an
+ * xrc_srqn (an SRQ handle, 0, past 24 bits, raw): an XRC_INI QP
+ * connected to an XRC_TGT QP of the device sends through its own receive
+ * path into the XRC SRQs.  The fake platform checks the engine's
+ * invariants after every step.
  *
  * Fault injection: bits 4..7 of the flags are fz_faults() selector bits
  * (drop, dup, reorder, corrupt at 20%), for the frames the device sends
@@ -525,6 +536,96 @@ static uint32_t srq_pick(uint8_t tsel)
     return n ? st.h[H_SRQ][k % n] : 1u + k % 4;
 }
 
+/* One of the first handles of a kind (k modulo their count). */
+static uint32_t handle_at(int kind, uint32_t k)
+{
+    uint32_t n = st.nh[kind] < NH ? st.nh[kind] : NH;
+
+    return n ? st.h[kind][k % n] : k % 4;
+}
+
+/*
+ * An XRC domain: three small ones mostly (so SRQs and XRC_TGT QPs meet),
+ * 0, the largest, one past 24 bits; sel >= FZ_RAW: sel in the top byte.
+ */
+static const uint32_t xrcds[8] = { 1, 2, 1, 3, 2, 0, 0xffffff, 0x1000001 };
+
+static uint32_t xrcd_pick(uint8_t sel)
+{
+    return sel >= FZ_RAW ? (uint32_t)sel << 24 | sel : xrcds[sel % 8];
+}
+
+/* XRC CREATE_QP variants: type selector bits 4-6 (see xrc_qp()) */
+enum { XV_KEEP_XRCD = 4, XV_KEEP_RQ = 5, XV_KEEP_SRQ = 6 };     /* INI */
+enum { XV_KEEP_UCTX = 4, XV_KEEP_SQ = 5, XV_KEEP_FLAGS = 6 };   /* TGT */
+
+/*
+ * CREATE_QP of an XRC type (type selector s8 0x80..0xef whose low nibble
+ * is XRC_INI or XRC_TGT): the fields the type leaves 0 cleared, but for
+ * the variant v (bits 4-6 of s8, less 8) that keeps one as the input made
+ * it, which the device refuses: XRC_INI XV_KEEP_XRCD a domain,
+ * XV_KEEP_RQ recv_cqn, rq_offset and log_rq_*, XV_KEEP_SRQ an srqn
+ * (srq_pick() of b's bits 4-6); XRC_TGT XV_KEEP_UCTX the owner,
+ * XV_KEEP_SQ the PD, send CQ and SQ, XV_KEEP_FLAGS the flags.  Variants
+ * 0-3 are as the type wants them.  The domain (XRC_TGT, XRC_INI
+ * XV_KEEP_XRCD) is xrcd_pick() of b, the log_rq_depth selector.
+ */
+static void xrc_qp(uint8_t *c, uint8_t s8, uint8_t b)
+{
+    uint8_t type = s8 & 0x0f, v = (uint8_t)((s8 >> 4) - 8);
+    bool tgt = type == QRNIC_QPT_XRC_TGT;
+
+    if (type != QRNIC_QPT_XRC_INI && !tgt) {
+        return;
+    }
+    if (tgt || v != XV_KEEP_RQ) {
+        qrnic_st32(cmd_at(c, create_qp.recv_cqn), 0);
+        qrnic_st32(cmd_at(c, create_qp.rq_offset), 0);
+        *cmd_at(c, create_qp.log_rq_depth) = 0;
+        *cmd_at(c, create_qp.log_rq_stride) = 0;
+    }
+    if (!tgt) {
+        if (v == XV_KEEP_SRQ) {
+            qrnic_st32(cmd_at(c, create_qp.srqn),
+                       srq_pick((uint8_t)(SQ_ONLY << 2 | (b & 0x70))));
+        }
+        if (v == XV_KEEP_XRCD) {
+            qrnic_st32(cmd_at(c, create_qp.xrcd), xrcd_pick(b));
+        }
+        return;
+    }
+    qrnic_st32(cmd_at(c, create_qp.xrcd), xrcd_pick(b));
+    if (v != XV_KEEP_UCTX) {
+        qrnic_st32(cmd_at(c, create_qp.uctx), 0);
+    }
+    if (v != XV_KEEP_SQ) {
+        qrnic_st32(cmd_at(c, create_qp.pdn), 0);
+        qrnic_st32(cmd_at(c, create_qp.send_cqn), 0);
+        qrnic_st32(cmd_at(c, create_qp.sq_offset), 0);
+        *cmd_at(c, create_qp.log_sq_depth) = 0;
+        *cmd_at(c, create_qp.log_sq_stride) = 0;
+    }
+    if (v != XV_KEEP_FLAGS) {
+        *cmd_at(c, create_qp.flags) = 0;
+    }
+}
+
+/*
+ * A send WQE's xrc_srqn (op_wqe ctl bit 7), from flags bits 4-7 modulo
+ * 8: an SRQ handle (0-5: one CREATE_SRQ returned, XRC of any domain or
+ * not), 0 (6), a handle with bit 24 set (7: more than an XRCETH holds);
+ * raw flags: flags << 24 | roff.
+ */
+static uint32_t xrc_srqn_pick(uint8_t flags, uint16_t roff)
+{
+    uint8_t k = (uint8_t)((flags >> 4) % 8);
+
+    if (flags >= FZ_RAW) {
+        return (uint32_t)flags << 24 | roff;
+    }
+    return k == 6 ? 0 : handle_at(H_SRQ, k) | (k == 7 ? 1u << 24 : 0);
+}
+
 /*
  * An SRQ limit for an SRQ of 1 << log WQEs: none, one in range, the
  * largest, the depth or more (refused); or (sel >= FZ_RAW) any.
@@ -862,7 +963,7 @@ static void gen_alloc_mr(struct fz *f, uint8_t *c)
 
 static void gen_create_qp(struct fz *f, uint8_t *c)
 {
-    uint8_t v8, s8;
+    uint8_t v8, s8, b;
 
     qrnic_st32(cmd_at(c, create_qp.pdn), f_handle(f, H_PD));
     qrnic_st32(cmd_at(c, create_qp.send_cqn), f_handle(f, H_CQ));
@@ -882,8 +983,8 @@ static void gen_create_qp(struct fz *f, uint8_t *c)
     *cmd_at(c, create_qp.log_sq_depth) = v8 < FZ_RAW ? v8 % 15 : v8;
     v8 = fz_u8(f);
     *cmd_at(c, create_qp.log_sq_stride) = v8 < FZ_RAW ? 6 + v8 % 4 : v8;
-    v8 = fz_u8(f);
-    *cmd_at(c, create_qp.log_rq_depth) = v8 < FZ_RAW ? v8 % 15 : v8;
+    b = fz_u8(f);
+    *cmd_at(c, create_qp.log_rq_depth) = b < FZ_RAW ? b % 15 : b;
     v8 = fz_u8(f);
     *cmd_at(c, create_qp.log_rq_stride) = v8 < FZ_RAW ? 4 + v8 % 5 : v8;
     if (s8 < 0x80 && (s8 >> 2) % 4 != SQ_NONE) {
@@ -892,6 +993,9 @@ static void gen_create_qp(struct fz *f, uint8_t *c)
             qrnic_st32(cmd_at(c, create_qp.rq_offset), 0);
             *cmd_at(c, create_qp.log_rq_depth) = 0;
         }
+    }
+    if (s8 >= 0x80 && s8 < FZ_RAW) {
+        xrc_qp(c, s8, b);
     }
 }
 
@@ -950,7 +1054,17 @@ static void gen_create_srq(struct fz *f, uint8_t *c)
     v8 = fz_u8(f);
     v16 = fz_u16(f);
     qrnic_st32(cmd_at(c, create_srq.limit), srq_limit(v8, v16, s8));
-    qrnic_st16(cmd_at(c, create_srq.rsvd), fz_u8(f) >= FZ_RAW);
+    /*
+     * The reserved field's selector: raw sets it, low bits 3 make an XRC
+     * SRQ, bits 2-4 its domain, bits 5-7 its CQ (a handle, none, any).
+     */
+    v8 = fz_u8(f);
+    qrnic_st16(cmd_at(c, create_srq.rsvd), v8 >= FZ_RAW);
+    if (v8 < FZ_RAW && v8 % 4 == 3) {
+        qrnic_st32(cmd_at(c, create_srq.xrcd), xrcd_pick((v8 >> 2) & 7));
+        qrnic_st32(cmd_at(c, create_srq.cqn), v8 >> 5 < 6 ?
+                   handle_at(H_CQ, v8 >> 5) : v8 >> 5 == 6 ? 0 : 0x3ff);
+    }
 }
 
 static void gen_modify_srq(struct fz *f, uint8_t *c)
@@ -1364,7 +1478,8 @@ static void key_wqe(uint8_t *w, uint8_t opsel, uint8_t flags, uint8_t nsge,
  * 4 an IPv6 GID (GID 1), 5-6 the source GID index, 7 a MAC not ours, 14 a
  * flow label wider than 20 bits.  With ctl bit 4 it is a receive WQE for
  * an SRQ (stride 32) whose handle the QP handle's bytes pick, rung on
- * DB_SRQ.  With ctl bit 6 a send WQE is one of key_wqe().
+ * DB_SRQ.  With ctl bit 6 a send WQE is one of key_wqe(); with ctl bit
+ * 7 (and none of 0, 2, 3, 4, 6) it names an XRC SRQ, xrc_srqn_pick().
  */
 static void op_wqe(struct fz *f)
 {
@@ -1466,6 +1581,10 @@ static void op_wqe(struct fz *f)
         qrnic_st64(w + 64, iova + off);
         qrnic_st32(w + 72, w[8] >= QRNIC_WR_ATOMIC_CMP_AND_SWP ? 8 : len);
         qrnic_st32(w + 76, key);
+        if (ctl & 0x80) {           /* XRC_INI: the target's SRQ */
+            qrnic_st32(w + offsetof(struct qrnic_sq_wqe, xrc_srqn),
+                       xrc_srqn_pick(flags, roff));
+        }
     }
     if (ctl & 2) {
         qf_doorbell(&dev, 0, srq ? QRNIC_DB_SRQ : rq ? QRNIC_DB_RQ :
@@ -2475,6 +2594,284 @@ static void ctx_limits_seed(fz_emit_fn emit)
     c_query(&w, QRNIC_CMD_QUERY_DEVICE, GA_PAGE(30));
     c_query(&w, QRNIC_CMD_QUERY_STATS, GA_PAGE(30));
     emit("ctx-limits-interleaved", &w);
+}
+
+/*
+ * XRC: a CREATE_SRQ reserved-field selector for an XRC SRQ of domain
+ * xrcds[dom] completing on the CQ handle cq (6: none, 7: any cqn), CREATE_QP
+ * type selectors for XRC_INI and XRC_TGT (variant v, see xrc_qp(); the
+ * domain is the log_rq_depth selector, .lrq), MODIFY_QP masks their types
+ * take that masks[] has not, op_wqe's XRC send WQE (ctl) and its flags
+ * (signalled, the target's SRQ: the SRQ handle k, 6: 0, 7: past 24 bits).
+ */
+#define XSRQ(dom, cq)   ((uint8_t)(3 | (dom) << 2 | (cq) << 5))
+#define XD_1            0
+#define XD_2            1
+#define XD_3            3
+#define XD_0            5
+#define XD_MAX          6           /* 0xffffff */
+#define XD_25BIT        7           /* 0x1000001 */
+#define XINI(v)         ((uint8_t)(0x80 | (v) << 4 | QRNIC_QPT_XRC_INI))
+#define XTGT(v)         ((uint8_t)(0x80 | (v) << 4 | QRNIC_QPT_XRC_TGT))
+#define MX_INI_RTR      (M(STATE) | M(AV) | M(PATH_MTU) | M(DEST_QPN) | \
+                         M(RQ_PSN))
+#define MX_TGT_RTS      (M(STATE) | M(SQ_PSN) | M(TIMEOUT))
+#define X_RING          0x82
+#define XF(k)           ((uint8_t)(1 | (k) << 4))
+#define XK_ZERO         6
+#define XK_25BIT        7
+
+/* XRC QP qp (made earlier) to RTS towards dqp: XRC_TGT (tgt) or XRC_INI. */
+static void connect_xrc(struct fzw *w, uint8_t qp, uint8_t dqp, bool tgt)
+{
+    struct attr a;
+
+    memset(&a, 0, sizeof(a));
+    a.state = QRNIC_QPS_INIT;
+    a.access = tgt ? QRNIC_ACCESS_REMOTE_WRITE | QRNIC_ACCESS_REMOTE_READ |
+                     QRNIC_ACCESS_REMOTE_ATOMIC : 0;
+    c_modify(w, qp, 0, a);
+    a.state = QRNIC_QPS_RTR;
+    a.mtu = 3;
+    a.max_dest = 4;
+    a.min_rnr = 1;
+    a.dqp = dqp;
+    a.psn = 0x1234;
+    if (tgt) {
+        c_modify(w, qp, 1, a);
+    } else {
+        c_modify_raw(w, qp, MX_INI_RTR, a);
+    }
+    a.state = QRNIC_QPS_RTS;
+    a.timeout = 8;
+    a.retry = 3;
+    a.rnr = 2;
+    a.max_rd = 4;
+    if (tgt) {
+        c_modify_raw(w, qp, MX_TGT_RTS, a);
+    } else {
+        c_modify(w, qp, 2, a);
+    }
+}
+
+/* XRC QP handles 0 (XRC_INI) and 1 (XRC_TGT) through RESET to RTS. */
+static void xrc_again(struct fzw *w)
+{
+    struct attr a;
+
+    memset(&a, 0, sizeof(a));
+    a.state = QRNIC_QPS_RESET;
+    c_modify(w, 0, MK_STATE, a);
+    c_modify(w, 1, MK_STATE, a);
+    connect_xrc(w, 0, 1, false);
+    connect_xrc(w, 1, 0, true);
+}
+
+static void xrc_seeds(fz_emit_fn emit)
+{
+    static struct fzw w;
+    struct attr a;
+    int i;
+
+    /*
+     * XRC commands.  SRQs: kernel and user XRC SRQs of two domains and
+     * the largest one, a basic one, one with a limit; refused: a user
+     * SRQ on a kernel CQ, domain 0 with a CQ, past 24 bits, no CQ, a CQ
+     * nobody has.  QPs: XRC_INI of the kernel and a user, XRC_TGT of
+     * domains 1, 2 and the largest; refused: XRC_INI with a domain, an
+     * RQ, an SRQ, a PD not its owner's; XRC_TGT with an owner, a PD, CQ
+     * and SQ, flags, domain 0, past 24 bits, raw; an RC QP on an XRC
+     * SRQ.  MODIFY_QP with the attributes each type takes (and RC's, which
+     * they refuse), QUERY_QP; doorbells of queues they do not have;
+     * MODIFY_SRQ, QUERY_SRQ and doorbells of XRC SRQs; DESTROY_CQ of an
+     * XRC SRQ's CQ, DEALLOC_PD of its PD (refused), DESTROY_SRQ under an
+     * XRC_TGT QP of its domain, everything torn down.
+     */
+    w.n = 0;
+    fzw_u8(&w, 0);
+    objects(&w);                                    /* PD 0, CQ 0, MR 0 */
+    cmd(&w, QRNIC_CMD_ALLOC_UCTX, 0);
+    c_pd(&w, 0);                                    /* PD 1: the user's */
+    c_cq(&w, 2, 25, 0, 1);                          /* CQ 1: the user's */
+    c_cq(&w, 4, 26, -1, 1);                         /* CQ 2 */
+    c_srq(&w, 0, -1, 8, 4, 1, LIM_NONE, 0, XSRQ(XD_1, 0));      /* SRQ 0 */
+    c_srq(&w, 0, -1, 9, 3, 1, LIM_NONE, 0, XSRQ(XD_2, 2));      /* 1 */
+    c_srq(&w, 1, 0, 10, 2, 1, LIM_NONE, 0, XSRQ(XD_1, 1));      /* 2: user */
+    c_srq(&w, 1, 0, 11, 2, 1, LIM_NONE, 0, XSRQ(XD_1, 0));  /* kernel CQ */
+    c_srq(&w, 0, -1, 11, 2, 1, LIM_NONE, 0, XSRQ(XD_0, 0));     /* xrcd 0 */
+    c_srq(&w, 0, -1, 11, 2, 1, LIM_NONE, 0, XSRQ(XD_25BIT, 0));
+    c_srq(&w, 0, -1, 11, 2, 1, LIM_NONE, 0, XSRQ(XD_1, 6));     /* no CQ */
+    c_srq(&w, 0, -1, 11, 2, 1, LIM_NONE, 0, XSRQ(XD_1, 7));     /* 0x3ff */
+    c_srq(&w, 0, -1, 11, 2, 1, LIM_NONE, 0, XSRQ(XD_MAX, 2));   /* 3 */
+    c_srq(&w, 0, -1, 12, 3, 1, LIM_NONE, 0, 0);                 /* 4: basic */
+    c_srq(&w, 0, -1, 13, 3, 1, LIM_IN, 2, XSRQ(XD_3, 0));       /* 5 */
+    c_qp(&w, (struct qpargs){ .type = XINI(0), .sq_page = 2, .lsq = 3,
+                              .lss = 1 });                      /* QP 0 */
+    c_qp(&w, (struct qpargs){ .type = XTGT(0), .lrq = XD_1 });  /* 1 */
+    c_qp(&w, (struct qpargs){ .type = XTGT(1), .lrq = XD_2 });  /* 2 */
+    c_qp(&w, (struct qpargs){ .type = XINI(2), .pd = 1, .scq = 1, .uc = 1,
+                              .sq_page = 4, .lsq = 2, .lss = 1 });  /* 3 */
+    c_qp(&w, (struct qpargs){ .type = XINI(XV_KEEP_XRCD), .sq_page = 5,
+                              .lsq = 2, .lrq = XD_1 });
+    c_qp(&w, (struct qpargs){ .type = XINI(XV_KEEP_RQ), .sq_page = 5,
+                              .rq_page = 6, .lsq = 2, .lrq = 2 });
+    c_qp(&w, (struct qpargs){ .type = XINI(XV_KEEP_SRQ), .sq_page = 5,
+                              .lsq = 2 });
+    c_qp(&w, (struct qpargs){ .type = XINI(0), .scq = 1, .uc = 1,
+                              .sq_page = 5, .lsq = 2 });    /* kernel PD */
+    c_qp(&w, (struct qpargs){ .type = XTGT(XV_KEEP_UCTX), .uc = 1,
+                              .lrq = XD_1 });
+    c_qp(&w, (struct qpargs){ .type = XTGT(XV_KEEP_SQ), .sq_page = 5,
+                              .lsq = 2, .lrq = XD_1 });
+    c_qp(&w, (struct qpargs){ .type = XTGT(XV_KEEP_FLAGS), .flags = 1,
+                              .lrq = XD_1 });
+    c_qp(&w, (struct qpargs){ .type = XTGT(0), .lrq = XD_0 });
+    c_qp(&w, (struct qpargs){ .type = XTGT(0), .lrq = XD_25BIT });
+    c_qp(&w, (struct qpargs){ .type = XTGT(0), .lrq = 0xf3 });
+    c_qp(&w, (struct qpargs){ .type = XTGT(3), .lrq = XD_MAX });  /* 4 */
+    c_qp(&w, (struct qpargs){ .type = TSRQ(0, SQ_ONLY, 0), .sq_page = 5,
+                              .lsq = 2 });          /* RC on an XRC SRQ */
+    memset(&a, 0, sizeof(a));
+    a.state = QRNIC_QPS_INIT;
+    c_modify(&w, 0, 0, a);                          /* XRC_INI to INIT */
+    a.access = QRNIC_ACCESS_REMOTE_WRITE;
+    c_modify(&w, 1, 0, a);                          /* XRC_TGT */
+    o_db(&w, 0, 0, 0, 1, 1);                        /* XRC_TGT's SQ: none */
+    o_db(&w, 0, 1, 0, 1, 1);                        /* ... RQ */
+    o_db(&w, 0, 1, 0, 1, 0);                        /* XRC_INI's RQ */
+    o_db(&w, 0, 0, 0, 0, 0);                        /* its SQ: fine */
+    a.state = QRNIC_QPS_RTR;
+    a.mtu = 3;
+    a.max_dest = 4;
+    a.min_rnr = 1;
+    a.dqp = 1;
+    c_modify(&w, 0, 1, a);                  /* RC's: MAX_DEST_RD_ATOMIC */
+    c_modify_raw(&w, 0, MX_INI_RTR, a);
+    a.dqp = 0;
+    c_modify(&w, 1, 1, a);
+    a.state = QRNIC_QPS_RTS;
+    a.timeout = 8;
+    a.retry = 3;
+    a.rnr = 2;
+    a.max_rd = 4;
+    c_modify(&w, 1, 2, a);                  /* RC's: RETRY_CNT and more */
+    c_modify_raw(&w, 1, MX_TGT_RTS, a);
+    c_modify_raw(&w, 1, M(STATE) | M(SQ_PSN), a);   /* no TIMEOUT */
+    c_modify(&w, 0, 2, a);
+    c_query_qp(&w, 0, GA_PAGE(31));
+    c_query_qp(&w, 1, GA_PAGE(31));
+    o_db(&w, 0, 0, 0, 1, 1);
+    o_db(&w, 0, 1, 0, 1, 0);
+    o_db(&w, 0, DB_SRQ_OFF, 0, 3, 0);               /* XRC SRQ 0 */
+    o_db(&w, 1, DB_SRQ_OFF, 0, 2, 2);               /* the user's */
+    o_db(&w, 0, DB_SRQ_OFF, 0, 100, 1);             /* past its depth */
+    o_db(&w, 1, 0, 0, 1, 3);                        /* user XRC_INI */
+    c_srq_limit(&w, 0, LIM_IN, 3);
+    c_handle(&w, QRNIC_CMD_QUERY_SRQ, 0);
+    c_handle(&w, QRNIC_CMD_QUERY_SRQ, 5);
+    c_query(&w, QRNIC_CMD_QUERY_RES, GA_PAGE(30));
+    c_handle(&w, QRNIC_CMD_DESTROY_CQ, 2);          /* SRQs 1, 3 use it */
+    c_handle(&w, QRNIC_CMD_DESTROY_SRQ, 1);
+    c_handle(&w, QRNIC_CMD_DESTROY_SRQ, 3);
+    c_handle(&w, QRNIC_CMD_DESTROY_CQ, 2);
+    c_handle(&w, QRNIC_CMD_DEALLOC_PD, 1);          /* SRQ 2, QP 3 */
+    c_handle(&w, QRNIC_CMD_DESTROY_SRQ, 0);         /* under XRC_TGT 1 */
+    c_handle(&w, QRNIC_CMD_DEALLOC_UCTX, 0);
+    for (i = 4; i >= 0; i--) {
+        c_handle(&w, QRNIC_CMD_DESTROY_QP, (uint8_t)i);
+    }
+    c_handle(&w, QRNIC_CMD_DESTROY_SRQ, 2);
+    c_handle(&w, QRNIC_CMD_DESTROY_SRQ, 4);
+    c_handle(&w, QRNIC_CMD_DESTROY_SRQ, 5);
+    c_handle(&w, QRNIC_CMD_DESTROY_CQ, 1);
+    c_handle(&w, QRNIC_CMD_DEALLOC_PD, 1);
+    c_handle(&w, QRNIC_CMD_DEALLOC_UCTX, 0);
+    c_query(&w, QRNIC_CMD_QUERY_RES, GA_PAGE(30));
+    emit("xrc-commands", &w);
+
+    /*
+     * XRC through the device's own receive path (and over a cable): an
+     * XRC_INI QP connected to an XRC_TGT QP of domain 1 with two XRC SRQs
+     * of it, one of domain 2 and a basic SRQ; SENDs, WRITEs with and
+     * without immediate, a READ and atomics naming either SRQ of the
+     * domain; then, each ending the pair (RESET and up again after it), a
+     * SEND naming the other domain's SRQ, the basic one, 0, past 24 bits
+     * (refused by the requester), a FLUSH, BIND_MW and LOCAL_INV on
+     * XRC_INI; a long SEND with its SRQ destroyed under it.
+     */
+    for (i = 0; i < 2; i++) {
+        int k;
+
+        w.n = 0;
+        fzw_u8(&w, i ? F_LOOP : 0);
+        objects(&w);
+        c_srq(&w, 0, -1, 8, 3, 1, LIM_NONE, 0, XSRQ(XD_1, 0));  /* SRQ 0 */
+        c_srq(&w, 0, -1, 9, 3, 1, LIM_NONE, 0, XSRQ(XD_1, 0));  /* 1 */
+        c_srq(&w, 0, -1, 10, 3, 1, LIM_NONE, 0, XSRQ(XD_2, 0)); /* 2 */
+        c_srq(&w, 0, -1, 11, 3, 1, LIM_NONE, 0, 0);             /* 3 */
+        c_qp(&w, (struct qpargs){ .type = XINI(0), .sq_page = 0, .lsq = 4,
+                                  .lss = 1 });                  /* QP 0 */
+        c_qp(&w, (struct qpargs){ .type = XTGT(0), .lrq = XD_1 });  /* 1 */
+        connect_xrc(&w, 0, 1, false);
+        connect_xrc(&w, 1, 0, true);
+        for (k = 0; k < 4; k++) {
+            o_wqe(&w, WQE_SRQ_RING, 8, (uint8_t)k, 0, 0, 0, 1, 0,
+                  (uint16_t)(k * 4200), 4200, 0);
+            o_wqe(&w, WQE_SRQ_RING, 9, (uint8_t)k, 1, 0, 0, 1, 0,
+                  (uint16_t)(k * 4200), 4200, 0);
+        }
+        o_wqe(&w, X_RING, 0, 0, 0, QRNIC_WR_SEND, XF(0), 1, 0, 20000, 3000,
+              0);
+        o_wqe(&w, X_RING, 0, 1, 0, QRNIC_WR_SEND_IMM, XF(1), 1, 0, 20000,
+              100, 0);
+        o_wqe(&w, X_RING, 0, 2, 0, QRNIC_WR_RDMA_WRITE, XF(0), 1, 0, 0, 5000,
+              30000);
+        o_wqe(&w, X_RING, 0, 3, 0, QRNIC_WR_RDMA_WRITE_IMM, XF(1), 1, 0, 0,
+              64, 200);
+        o_wqe(&w, X_RING, 0, 4, 0, QRNIC_WR_RDMA_READ, XF(0), 1, 0, 40000,
+              2000, 0);
+        o_wqe(&w, X_RING, 0, 5, 0, QRNIC_WR_ATOMIC_CMP_AND_SWP, XF(1), 1, 0,
+              64, 8, 128);
+        o_wqe(&w, X_RING, 0, 6, 0, QRNIC_WR_ATOMIC_FETCH_AND_ADD,
+              XF(0) | QRNIC_WQE_F_FENCE, 1, 0, 72, 8, 128);
+        BH(&w);
+        BH(&w);
+        c_handle(&w, QRNIC_CMD_QUERY_SRQ, 0);
+        o_wqe(&w, X_RING, 0, 7, 0, QRNIC_WR_SEND, XF(2), 1, 0, 0, 64, 0);
+        BH(&w);
+        TIMER(&w, 40);
+        xrc_again(&w);
+        o_wqe(&w, X_RING, 0, 0, 0, QRNIC_WR_SEND, XF(3), 1, 0, 0, 64, 0);
+        BH(&w);
+        xrc_again(&w);
+        o_wqe(&w, X_RING, 0, 0, 0, QRNIC_WR_RDMA_WRITE, XF(XK_ZERO), 1, 0, 0,
+              64, 0);
+        BH(&w);
+        xrc_again(&w);
+        o_wqe(&w, X_RING, 0, 0, 0, QRNIC_WR_SEND, XF(XK_25BIT), 1, 0, 0, 64,
+              0);
+        BH(&w);
+        xrc_again(&w);
+        o_wqe(&w, X_RING, 0, 0, 0, OPSEL_FLUSH, 0x11, 0, 0, 0, 0, 64);
+        BH(&w);
+        xrc_again(&w);
+        o_kwqe(&w, 0, K_BIND, 0x06, 0, 0, 64, 0, 0);
+        BH(&w);
+        xrc_again(&w);
+        o_kwqe(&w, 0, K_INV, 0, 0, 0, 0, 0, 0);
+        o_wqe(&w, X_RING, 0, 1, 0, QRNIC_WR_SEND, XF(1), 1, 0, 0, 64, 0);
+        BH(&w);
+        xrc_again(&w);
+        o_wqe(&w, WQE_SRQ_RING, 8, 4, 0, 0, 0, 1, 0, 0, 9000, 0);
+        o_wqe(&w, X_RING, 0, 0, 0, QRNIC_WR_SEND, XF(0), 1, 0, 0, 9000, 0);
+        c_handle(&w, QRNIC_CMD_DESTROY_SRQ, 0);
+        BH(&w);
+        TIMER(&w, 40);
+        BH(&w);
+        c_handle(&w, QRNIC_CMD_QUERY_SRQ, 1);
+        c_query(&w, QRNIC_CMD_QUERY_RES, GA_PAGE(30));
+        emit(i ? "xrc-self-cable" : "xrc-self-traffic", &w);
+    }
 }
 
 void fuzz_make_seeds(fz_emit_fn emit)
@@ -3908,4 +4305,5 @@ void fuzz_make_seeds(fz_emit_fn emit)
     emit("self-qp-ipv6-faults", &w);
     w_self_qp_ipv6(&w, F_LOOP | (FZ_FAULT_DUP | FZ_FAULT_REORDER) << 4);
     emit("self-qp-ipv6-cable-faults", &w);
+    xrc_seeds(emit);
 }

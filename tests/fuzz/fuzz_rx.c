@@ -65,6 +65,24 @@
  * SEND_ONLY_WITH_INVALIDATE (an RC opcode selector of 22 or 23) carry the
  * key in an IETH; receive WQEs go to QP K too.
  *
+ * XRC: node 1 also has QP T (XRC_TGT of domain XRCD_A) with two XRC
+ * SRQs of that domain (S0, S1, a CQ each), SRQ O of another domain and
+ * QP I (XRC_INI, its own send CQ); node 0 has an XRC_INI QP connected to
+ * T and an XRC_TGT QP (one XRC SRQ, WQEs posted) connected to I.  Frames
+ * go to T, I or QP A with XRC opcodes (a selector value the seeds before
+ * them never used; the mutation flag that crosses UC and RC sends an RC
+ * or UC opcode instead); an XRC request's XRCETH names S0 or S1 mostly,
+ * O, the basic SRQ, none, any number, the reserved byte set, or is cut
+ * short with nothing after it (the raw QPN's low byte, unused when a QP
+ * is picked, chooses).  Receive WQEs go to S0, S1 and O, the XRC SRQs
+ * are queried, rung, destroyed and created again (T may be in the middle
+ * of a message into one), T and I go to ERR, SQD, RTS with new rights or
+ * through RESET up again (with their peer), and I posts sends of any
+ * opcode naming the XRC SRQ of node 0 (or 0, any number, past 24 bits),
+ * answered by node 0 when the peer is live or by made-up frames.  A
+ * receive completion on S0's or S1's CQ carries F_SRQ and F_XRC, names T
+ * and that SRQ, and a slot taken once (fz_srq); nothing completes on O.
+ *
  * RDMA FLUSH and ATOMIC WRITE: the frame template's opcode selector
  * takes them too (21, 22: values the seeds before them never used), the
  * FETH's placement type and level from the syndrome byte (its reserved
@@ -153,7 +171,14 @@ enum {
 /* op_frame's QP selector: qsel % 4 == Q_NEW, then (qsel >> 2) % 4 */
 #define Q_NEW           1
 #define Q_K_BIT         0x40    /* with Q_NEW: QP K */
+#define Q_XRC           0x30    /* with Q_NEW, both bits: XRC (QX_*) */
 enum { QN_C, QN_E, QN_F, QN_A };
+enum { QX_T, QX_I, QX_T2, QX_A };       /* XRC opcodes to T, I, T, QP A */
+
+/* op_qpctl, op_srqctl and op_send selectors from it: the XRC fixture */
+#define XRC_SEL         0xe0
+#define XRCD_A          0x5a5a5u        /* QP T's domain */
+#define XRCD_B          0x5a5a6u
 
 #define FZ_UD_SRQ_QKEY  0x5566aa77u     /* QP V's */
 #define FZ_MC_QKEY      0x0badcafeu     /* QP W's */
@@ -211,6 +236,14 @@ static struct {
     uint32_t kkey[3];           /* window 1, window 2, the region */
     uint64_t kiova[3];
     uint64_t klen[3];
+    /* XRC (setup_xrc): T and I of node 1, their peers on node 0. */
+    struct hcq *cqxs[3];        /* SRQs S0, S1 (XRCD_A), O (XRCD_B) */
+    struct hsrq *xsrq[3];
+    struct hcq *cqxi, *cq0xi, *cq0xs;
+    struct hqp *qpt, *qpi;      /* XRC_TGT, XRC_INI */
+    struct hqp *qp0i, *qp0t;    /* node 0's XRC_INI (to T), XRC_TGT (of I) */
+    struct hsrq *srq0x;         /* node 0's XRC SRQ */
+    struct fz_srq xsk[2];       /* S0, S1 */
 } fx;
 
 static void connect_b(bool rd)
@@ -421,6 +454,68 @@ static void setup_keys(void)
     k_local(&w);
 }
 
+/* QP T takes the WQEs of XRC SRQ k (S0 or S1). */
+static void xrc_srq_watch(int k)
+{
+    fz_srq_init(&fx.xsk[k], fx.xsrq[k], 0);
+    fz_srq_add_qp(&fx.xsk[k], fx.qpt);
+}
+
+static bool connect_t(void)
+{
+    return !fz_xrc_connect(fx.qpt, fx.qp0i, fx.path_mtu, 8, fx.retry & 7,
+                           (fx.retry >> 3) & 7);
+}
+
+/* QP I, and node 0's XRC_TGT QP it sends to. */
+static bool connect_i(void)
+{
+    return !fz_xrc_connect(fx.qpi, fx.qp0t, fx.path_mtu, 8, fx.retry & 7,
+                           (fx.retry >> 3) & 7) &&
+           !fz_xrc_connect(fx.qp0t, fx.qpi, fx.path_mtu, 8, 7, 6);
+}
+
+/* After the keys fixture, for the same reason: XRC QPs and SRQs. */
+static void setup_xrc(void)
+{
+    struct node *n0 = &nodes[0], *n1 = &nodes[1];
+    struct hsge g;
+    uint8_t st[8];
+    int k;
+
+    memset(st, 0, sizeof(st));
+    for (k = 0; k < 3; k++) {
+        fx.cqxs[k] = node_create_cq(n1, 8);
+        fx.xsrq[k] = fx.cqxs[k] ?
+                     node_create_xrc_srq(n1, k < 2 ? XRCD_A : XRCD_B,
+                                         fx.cqxs[k], 4, &st[k]) : NULL;
+    }
+    fx.cqxi = node_create_cq(n1, 8);
+    fx.cq0xi = node_create_cq(n0, 8);
+    fx.cq0xs = node_create_cq(n0, 8);
+    fx.qpt = node_create_xrc_tgt(n1, XRCD_A, &st[3]);
+    fx.qpi = fx.cqxi ? node_create_xrc_ini(n1, fx.cqxi, 5, &st[4]) : NULL;
+    fx.qp0i = fx.cq0xi ? node_create_xrc_ini(n0, fx.cq0xi, 4, &st[5]) : NULL;
+    fx.qp0t = node_create_xrc_tgt(n0, XRCD_A, &st[6]);
+    fx.srq0x = fx.cq0xs ? node_create_xrc_srq(n0, XRCD_A, fx.cq0xs, 4,
+                                              &st[7]) : NULL;
+    if (!fx.xsrq[0] || !fx.xsrq[1] || !fx.xsrq[2] || !fx.qpt || !fx.qpi ||
+        !fx.qp0i || !fx.qp0t || !fx.srq0x ||
+        fz_xrc_connect(fx.qp0i, fx.qpt, fx.path_mtu, 8, 7, 6) ||
+        !connect_t() || !connect_i()) {
+        fz_fail("fixture: XRC (statuses %u %u %u %u %u %u %u %u)", st[0],
+                st[1], st[2], st[3], st[4], st[5], st[6], st[7]);
+    }
+    for (k = 0; k < 16; k++) {      /* node 0's XRC SRQ: full */
+        g.addr = fx.mr0->iova + (uint64_t)k * 4096;
+        g.len = 4096;
+        g.lkey = fx.mr0->key;
+        srq_post_recv(fx.srq0x, 0x5000u + (unsigned int)k, &g, 1, k == 15);
+    }
+    xrc_srq_watch(0);
+    xrc_srq_watch(1);
+}
+
 static void mc_gid(int g, uint8_t *gid)
 {
     if (g == 4) {
@@ -465,6 +560,7 @@ static void setup(struct fz *f)
     setup_srq_uc();
     setup_mcast();
     setup_keys();
+    setup_xrc();
     wire.cut = !(flags & F_PEER_LIVE);
     harness_hub(flags & F_HUB);
     fz_faults(&n1->d.e, (flags >> F_FAULT_SHIFT) & ~FZ_FAULT_DUP);
@@ -554,14 +650,25 @@ static uint32_t pay_len(uint8_t psel, uint32_t opf)
 #define FOP_FLUSH       24
 #define FOP_ATOMIC_WRITE 25
 
+/* Does op_frame's QP selector pick XRC (opcodes and a QP)? */
+static bool frame_xrc(uint8_t qsel)
+{
+    return qsel < FZ_RAW && qsel % 4 == Q_NEW && (qsel & Q_XRC) == Q_XRC;
+}
+
 /* op_frame's destination: QP A, QP B, any QPN (NULL) or a newer one. */
 static struct hqp *frame_qp(uint8_t qsel)
 {
     static struct hqp **const newer[4] = { &fx.qpc, &fx.qpe, &fx.qpf,
                                            &fx.qpa };
+    static struct hqp **const xrc[4] = { &fx.qpt, &fx.qpi, &fx.qpt,
+                                         &fx.qpa };
 
     if (qsel >= FZ_RAW || qsel % 4 == 3) {
         return NULL;
+    }
+    if (frame_xrc(qsel)) {
+        return *xrc[(qsel >> 2) % 4];
     }
     if (qsel % 4 == Q_NEW && (qsel & Q_K_BIT)) {
         return fx.qpk;
@@ -570,6 +677,27 @@ static struct hqp *frame_qp(uint8_t qsel)
         return *newer[(qsel >> 2) % 4];
     }
     return qsel % 4 == 2 ? fx.qpb : fx.qpa;
+}
+
+/*
+ * The XRCETH of an XRC request, from x (the raw QPN's low byte: it is not
+ * the QPN when a QP is picked) modulo 8: SRQ S0 (0, 2), S1 (1), O, of
+ * the other domain (3), the basic SRQ (4), none (5), raw (6: all 32 bits,
+ * its reserved byte too), or (7) cut to (x >> 4) & 3 bytes with nothing
+ * after it; x bit 3: the reserved byte 0xff.  The bytes it takes.
+ */
+static size_t put_xrceth(uint8_t *p, uint8_t x, uint32_t raw)
+{
+    static struct hsrq **const srqs[5] = { &fx.xsrq[0], &fx.xsrq[1],
+                                           &fx.xsrq[0], &fx.xsrq[2],
+                                           &fx.srq };
+    uint32_t v = x % 8 < 5 ? (*srqs[x % 8])->srqn : x % 8 == 6 ? raw : 0;
+
+    if (x % 8 != 6 && (x & 8)) {
+        v |= 0xffu << 24;
+    }
+    qrnic_st32_be(p, v);
+    return x % 8 == 7 ? (x >> 4) & 3u : QRNIC_XRCETH_LEN;
 }
 
 static void op_frame(struct fz *f)
@@ -589,7 +717,8 @@ static void op_frame(struct fz *f)
     uint8_t opcode = opsel < FZ_RAW ? opsel % 26 : rawop;
     struct hqp *qp = frame_qp(qsel);
     bool uc = qp && (qp == fx.qpe || qp == fx.qpf);
-    uint32_t opf;
+    bool cut = false;
+    uint32_t opf, hdr;
     uint64_t kiova, klen;
     struct fz_l3 l3 = { fl & FL_IPV6, fl & FL_VLAN, nodes[0].gid,
                         nodes[1].gid };
@@ -604,6 +733,10 @@ static void op_frame(struct fz *f)
     if (opsel < FZ_RAW && opcode <= QRNIC_OP_WRITE_ONLY_IMM &&
         uc != !!(mut & FR_CROSS)) {
         opcode += QRNIC_OP_UC_BASE;
+    }
+    /* XRC: the opcodes' XRC form, unless mut bit 2 says not. */
+    if (opsel < FZ_RAW && frame_xrc(qsel) && !(mut & FR_CROSS)) {
+        opcode += QRNIC_OP_XRC_BASE;
     }
     opf = qrnic_op_flags(opcode);
     if (opf & QRNIC_OPF_DETH) {     /* a datagram too, for all we know */
@@ -637,32 +770,39 @@ static void op_frame(struct fz *f)
     qrnic_st32_be(fr + pos + 4, (qp ? qp->qpn : rawqpn) & 0xffffff);
     qrnic_st32_be(fr + pos + 8, psn | (fl & FL_ACKREQ ? QRNIC_BTH_ACKREQ : 0));
     pos += QRNIC_BTH_LEN;
-    if (opf & QRNIC_OPF_FETH) {     /* type and level from the syndrome */
+    if (opf & QRNIC_OPF_XRCETH) {
+        size_t n = put_xrceth(fr + pos, (uint8_t)rawqpn, rawkey);
+
+        cut = n < QRNIC_XRCETH_LEN;
+        pos += n;
+    }
+    hdr = cut ? 0 : opf;            /* an XRCETH cut short: nothing more */
+    if (hdr & QRNIC_OPF_FETH) {     /* type and level from the syndrome */
         qrnic_st32_be(fr + pos, syn | (mut & FR_FETH_RSVD ?
                                        (uint32_t)msn << 8 : 0));
         pos += QRNIC_FETH_LEN;
     }
-    if (opf & QRNIC_OPF_RETH) {
+    if (hdr & QRNIC_OPF_RETH) {
         pos += qrnic_put_reth(fr + pos, va, key_of(ksel, rawkey), dma_len);
     }
-    if (opf & QRNIC_OPF_ATOMIC) {
+    if (hdr & QRNIC_OPF_ATOMIC) {
         pos += qrnic_put_atomic_eth(fr + pos, va, key_of(ksel, rawkey),
                                     rawkey, pfill & 1 ? rawkey : 0);
     }
-    if (opf & QRNIC_OPF_AETH) {
+    if (hdr & QRNIC_OPF_AETH) {
         pos += qrnic_put_aeth(fr + pos, syn, msn);
     }
-    if (opf & QRNIC_OPF_ATOMIC_ACK) {
+    if (hdr & QRNIC_OPF_ATOMIC_ACK) {
         qrnic_st64_be(fr + pos, (uint64_t)rawkey * 3);
         pos += QRNIC_ATOMIC_ACK_LEN;
     }
-    if (opf & QRNIC_OPF_IMM) {
+    if (hdr & QRNIC_OPF_IMM) {
         pos += qrnic_put_imm(fr + pos, 0x12345678);
     }
-    if (opf & QRNIC_OPF_IETH) {
+    if (hdr & QRNIC_OPF_IETH) {
         pos += qrnic_put_ieth(fr + pos, key_of(ksel, rawkey));
     }
-    paylen = pay_len(psel, opf);
+    paylen = cut ? 0 : pay_len(psel, opf);
     if (paylen > QRNIC_ETH_MAX_FRAME - 8 - pos) {
         paylen = (uint32_t)(QRNIC_ETH_MAX_FRAME - 8 - pos);
     }
@@ -916,13 +1056,12 @@ static void op_dgram(struct fz *f)
 }
 
 /*
- * A receive WQE of up to three SGEs from the input on qp, or on the SRQ
- * (qp NULL), rung.
+ * A receive WQE of up to three SGEs from the input on qp, or on srq (qp
+ * NULL), rung.
  */
-static void post_recv(struct fz *f, struct hqp *qp)
+static void post_recv(struct fz *f, struct hqp *qp, struct hsrq *srq)
 {
     uint8_t nsge = fz_u8(f);
-    struct hsrq *srq = fx.srq;
     struct hsge s[3];
     uint8_t *slot;
     int i, n;
@@ -962,25 +1101,32 @@ static void post_recv(struct fz *f, struct hqp *qp)
     }
 }
 
-/* QP A or B (qsel bit 0); bits 1-2: 1 or 3 the SRQ, 2 QP E; bit 4 QP K. */
+/*
+ * QP A or B (qsel bit 0); bits 1-2: 1 or 3 the SRQ, 2 QP E; bit 4 QP K;
+ * bit 5 XRC SRQ S0, S1 (bit 0), or O (bit 6).
+ */
 static void op_recv(struct fz *f)
 {
     uint8_t qsel = fz_u8(f);
 
+    if (qsel < FZ_RAW && (qsel & 0x20)) {
+        post_recv(f, NULL, fx.xsrq[qsel & 0x40 ? 2 : qsel & 1]);
+        return;
+    }
     if (qsel < FZ_RAW && (qsel & 0x10)) {
-        post_recv(f, fx.qpk);
+        post_recv(f, fx.qpk, NULL);
         return;
     }
     switch ((qsel >> 1) % 4) {
     case 1:
     case 3:
-        post_recv(f, NULL);
+        post_recv(f, NULL, fx.srq);
         break;
     case 2:
-        post_recv(f, fx.qpe);
+        post_recv(f, fx.qpe, NULL);
         break;
     default:
-        post_recv(f, qsel & 1 ? fx.qpb : fx.qpa);
+        post_recv(f, qsel & 1 ? fx.qpb : fx.qpa, NULL);
         break;
     }
 }
@@ -990,7 +1136,7 @@ static void op_udrecv(struct fz *f)
 {
     uint8_t qsel = fz_u8(f);
 
-    post_recv(f, qsel & 2 ? fx.qpw : qsel & 1 ? fx.gsi : fx.qpu);
+    post_recv(f, qsel & 2 ? fx.qpw : qsel & 1 ? fx.gsi : fx.qpu, NULL);
 }
 
 /* QPs of U, V, W and the crowd attached to mc_gids[g]. */
@@ -1132,14 +1278,35 @@ static void op_mcast(struct fz *f)
 }
 
 /*
+ * A send WQE's xrc_srqn on QP I from flags bits 4-7 modulo 8: node 0's
+ * XRC SRQ (0-4), 0 (5), a number no SRQ has (6), past 24 bits (7).
+ */
+static uint32_t xrc_srqn_of(uint8_t flags)
+{
+    switch ((flags >> 4) % 8) {
+    case 5:
+        return 0;
+    case 6:
+        return 0x777777;
+    case 7:
+        return fx.srq0x->srqn | 1u << 24;
+    default:
+        return fx.srq0x->srqn;
+    }
+}
+
+/*
  * A send WQE on QP A: opcode selector % 9 (7: FLUSH, type flags bits 4-5,
  * level bit 6, length len; 8: ATOMIC WRITE, unaligned with flags bit 6).
+ * Selectors from XRC_SEL: on QP I, opcode (sel - XRC_SEL) % 9 (FLUSH and
+ * ATOMIC WRITE refused), the XRC SRQ xrc_srqn_of(flags).
  */
 static void op_send(struct fz *f)
 {
-    uint8_t opcode = fz_u8(f) % 9, flags = fz_u8(f);
+    uint8_t sel = fz_u8(f), flags = fz_u8(f);
+    uint8_t opcode = (uint8_t)((sel >= XRC_SEL ? sel - XRC_SEL : sel) % 9);
     uint16_t len = fz_u16(f), loff = fz_u16(f), roff = fz_u16(f);
-    struct hqp *qp = fx.qpa;
+    struct hqp *qp = sel >= XRC_SEL ? fx.qpi : fx.qpa;
     uint8_t *slot = qp->n->d.qmem + qp->sq_off +
                     ((uint32_t)(qp->sq_pi & ((1u << qp->log_sq) - 1)) <<
                      qp->log_ss);
@@ -1167,6 +1334,9 @@ static void op_send(struct fz *f)
         wr.num_sge = 0;
         wr.compare_add = opcode == QRNIC_WR_FLUSH ? len :
                          0x0102030405060708ull * flags;
+    }
+    if (qp == fx.qpi) {
+        wr.xrc_srqn = xrc_srqn_of(flags);
     }
     qp_post_send(qp, &wr, false);
     if (opcode == QRNIC_WR_FLUSH) {
@@ -1212,6 +1382,50 @@ static void restart_new(struct hqp *qp)
     }
 }
 
+/*
+ * XRC (op_qpctl selectors from XRC_SEL): QP T, or I with arg bit 0:
+ * sel % 4 0 through ERR and RESET up to RTS again (I with node 0's XRC_TGT
+ * QP), 1 ERR, 2 SQD (I), 3 RTS with the rights arg & 0x0e.
+ */
+static void op_xrcctl(uint8_t sel, uint8_t arg)
+{
+    struct hqp *qp = arg & 1 ? fx.qpi : fx.qpt;
+    struct qrnic_qp_attr a;
+
+    memset(&a, 0, sizeof(a));
+    switch (sel % 4) {
+    case 0:
+        a.qp_state = QRNIC_QPS_ERR;
+        qp_modify(qp, A(STATE), &a);
+        a.qp_state = QRNIC_QPS_RESET;
+        qp_modify(qp, A(STATE), &a);
+        qp->sq_pi = 0;
+        if (qp == fx.qpi) {
+            a.qp_state = QRNIC_QPS_ERR;
+            qp_modify(fx.qp0t, A(STATE), &a);
+            a.qp_state = QRNIC_QPS_RESET;
+            qp_modify(fx.qp0t, A(STATE), &a);
+        }
+        if (qp == fx.qpi ? !connect_i() : !connect_t()) {
+            fz_fail("XRC QP 0x%x: RESET and up again", qp->qpn);
+        }
+        break;
+    case 1:
+        a.qp_state = QRNIC_QPS_ERR;
+        qp_modify(qp, A(STATE), &a);
+        break;
+    case 2:
+        a.qp_state = QRNIC_QPS_SQD;
+        qp_modify(fx.qpi, A(STATE) | A(EN_SQD_ASYNC), &a);
+        break;
+    default:
+        a.qp_state = QRNIC_QPS_RTS;
+        a.access_flags = arg & 0x0e;
+        qp_modify(qp, A(STATE) | A(ACCESS_FLAGS), &a);
+        break;
+    }
+}
+
 static void op_qpctl(struct fz *f)
 {
     uint8_t sel = fz_u8(f), arg = fz_u8(f);
@@ -1219,6 +1433,10 @@ static void op_qpctl(struct fz *f)
     struct hqp **q = newer[(arg >> 1) % 4];
     struct qrnic_qp_attr a;
 
+    if (sel >= XRC_SEL) {
+        op_xrcctl(sel, arg);
+        return;
+    }
     memset(&a, 0, sizeof(a));
     switch (sel % 4) {
     case 0:                         /* start over: RESET, then RTS */
@@ -1326,26 +1544,43 @@ static void op_udctl(struct fz *f)
     }
 }
 
+static void drain_cqs(void);
+
 /*
  * The SRQ: arm its limit (arg: any below 18 - the depth is 16 -, or raw),
  * query it, ring its doorbell (the producer index the harness keeps, any,
  * on a page that does not own it, with bits beyond the fields), or post a
- * batch of arg % 8 + 1 WQEs of 4 KiB (MR A) rung once.
+ * batch of arg % 8 + 1 WQEs of 4 KiB (MR A) rung once.  Selectors from
+ * XRC_SEL: XRC SRQ S0 or S1 (arg bit 3) instead, destroyed (QP T may be
+ * in the middle of a message into it) and created again rather than armed.
  */
 static void op_srqctl(struct fz *f)
 {
     uint8_t sel = fz_u8(f), arg = fz_u8(f);
     uint16_t v = fz_u16(f);
-    struct hsrq *srq = fx.srq;
+    int k = (arg >> 3) & 1;
+    struct hsrq *srq = sel >= XRC_SEL ? fx.xsrq[k] : fx.srq;
     struct hsge s;
+    uint8_t st;
     int i;
 
     switch (sel % 4) {
     case 0:
+        if (sel >= XRC_SEL) {
+            drain_cqs();
+            fz_srq_step(&fx.xsk[k]);
+            st = fz_xrc_srq_again(srq, XRCD_A, fx.cqxs[k]);
+            if (st) {
+                fz_fail("XRC SRQ %d destroyed and created again: status %u",
+                        k, st);
+            }
+            xrc_srq_watch(k);
+            break;
+        }
         fz_srq_arm(&fx.sk, arg < FZ_RAW ? arg % 18u : v);
         break;
     case 1:
-        fz_srq_query(&fx.sk);
+        fz_srq_query(sel >= XRC_SEL ? &fx.xsk[k] : &fx.sk);
         break;
     case 2:
         switch (arg % 4) {
@@ -1472,14 +1707,44 @@ static void check_w_wc(const struct hwc *wc)
     }
 }
 
+/*
+ * The CQ of XRC SRQ k (S0, S1, O): receives of QP T with F_SRQ and F_XRC
+ * naming the SRQ, a slot taken once; none on O's (another domain).
+ */
+static void check_xrc_wc(int k, const struct hwc *wc)
+{
+    if (debug) {
+        fprintf(stderr, "  XRC SRQ %d CQE qpn %x wr_id %llu idx %u status %u "
+                "verr %u len %u flags %x srqn %x op %u\n", k, wc->qpn,
+                (unsigned long long)wc->wr_id, wc->wqe_idx, wc->status,
+                wc->vendor_err, wc->byte_len, wc->flags, wc->src_qp,
+                wc->opcode);
+    }
+    if (k == 2 || wc->qpn != fx.qpt->qpn ||
+        (wc->flags & (QRNIC_CQE_F_SRQ | QRNIC_CQE_F_XRC | QRNIC_CQE_F_SEND)) !=
+        (QRNIC_CQE_F_SRQ | QRNIC_CQE_F_XRC) ||
+        wc->src_qp != fx.xsrq[k]->srqn) {
+        fz_fail("XRC SRQ %u (%d): completion of QP 0x%x, flags 0x%x, srqn %u",
+                fx.xsrq[k]->srqn, k, wc->qpn, wc->flags, wc->src_qp);
+    }
+    fz_srq_cqe(&fx.xsk[k], wc);
+}
+
 static void drain_cqs(void)
 {
-    struct hcq *cqs[] = { fx.cq0, fx.cqa, fx.cqb, fx.cq0x, fx.cqk };
+    struct hcq *cqs[] = { fx.cq0, fx.cqa, fx.cqb, fx.cq0x, fx.cqk, fx.cqxi,
+                          fx.cq0xi };
     struct hwc wc;
     unsigned int i;
 
     for (i = 0; i < sizeof(cqs) / sizeof(cqs[0]); i++) {
         while (cq_poll(cqs[i], &wc)) {
+            if (debug && cqs[i] == fx.cqxi) {
+                fprintf(stderr, "  XRC_INI CQE wr_id %llu idx %u status %u "
+                        "verr %u op %u len %u\n",
+                        (unsigned long long)wc.wr_id, wc.wqe_idx, wc.status,
+                        wc.vendor_err, wc.opcode, wc.byte_len);
+            }
             if (wc.flags & QRNIC_CQE_F_SRQ) {
                 fz_fail("QP 0x%x without an SRQ: a CQE with F_SRQ", wc.qpn);
             }
@@ -1493,6 +1758,17 @@ static void drain_cqs(void)
     }
     while (cq_poll(fx.cqw, &wc)) {
         check_w_wc(&wc);
+    }
+    for (i = 0; i < 3; i++) {
+        while (cq_poll(fx.cqxs[i], &wc)) {
+            check_xrc_wc((int)i, &wc);
+        }
+    }
+    while (cq_poll(fx.cq0xs, &wc)) {
+        if ((wc.flags & (QRNIC_CQE_F_SRQ | QRNIC_CQE_F_XRC)) !=
+            (QRNIC_CQE_F_SRQ | QRNIC_CQE_F_XRC)) {
+            fz_fail("node 0's XRC SRQ: a CQE with flags 0x%x", wc.flags);
+        }
     }
     node_cq_events(&nodes[0], fx.cq0->cqn);
     node_cq_events(&nodes[1], fx.cqa->cqn);
@@ -1559,14 +1835,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         drain_cqs();
         fz_srq_step(&fx.sk);
+        fz_srq_step(&fx.xsk[0]);
+        fz_srq_step(&fx.xsk[1]);
     }
     idle = harness_run_steps(now_ns + 200 * MS, 200000);
     drain_cqs();
     fz_srq_step(&fx.sk);
+    fz_srq_step(&fx.xsk[0]);
+    fz_srq_step(&fx.xsk[1]);
     if (idle) {
         const struct qrnic_qpc *e = qrnic_qp_get(&nodes[1].d.e, fx.qpe->qpn);
 
         fz_srq_check_idle(&fx.sk);
+        fz_srq_check_idle(&fx.xsk[0]);
+        fz_srq_check_idle(&fx.xsk[1]);
         if (e->state == QRNIC_QPS_ERR &&
             (e->resp.rq_ci != e->resp.rq_pi ||
              fx.e_recv_next != e->resp.rq_pi)) {
@@ -1592,6 +1874,7 @@ struct rxf {
     uint16_t msn;
     uint8_t pay, fill, mut;
     uint8_t mutv[6];            /* (offset low, offset high, xor) pairs */
+    uint16_t xs;                /* the raw QPN (XRCETH: XS()); 0: 0x0abc */
 };
 
 static void w_frame(struct fzw *w, struct rxf r)
@@ -1600,7 +1883,7 @@ static void w_frame(struct fzw *w, struct rxf r)
     fzw_u8(w, r.op);
     fzw_u8(w, r.op);
     fzw_u8(w, r.q);
-    fzw_u16(w, 0x0abc);
+    fzw_u16(w, r.xs ? r.xs : 0x0abc);
     fzw_u8(w, 0);
     fzw_u8(w, (uint8_t)r.dpsn);
     fzw_u8(w, r.fl);
@@ -1863,6 +2146,254 @@ static void keys_seeds(fz_emit_fn emit)
                   .k = 2, .pay = PAY_N(8)));
     RUN(&w, 31, 255);
     emit("keys-ieth-stale", &w);
+}
+
+/*
+ * XRC: frames to QP T, QP I or QP A with XRC opcodes (rxf.q), the XRCETH
+ * (rxf.xs: put_xrceth()'s choice, XS_RSVD the reserved byte, XS_CUT(n)
+ * cut to n bytes), receive queues S0, S1, O (w_recv's q), XRC QP control
+ * (QPCTL's selector and arg), XRC SRQ control, sends on QP I (w_send's
+ * opcode and flags: xrc_srqn_of()).
+ */
+#define Q_X(x)          (Q_NEW | Q_XRC | (x) << 2)
+#define Q_T             Q_X(QX_T)
+#define Q_I             Q_X(QX_I)
+#define Q_XA            Q_X(QX_A)
+#define XS(k)           ((uint16_t)(0x100 | (k)))
+#define XS_S0           0
+#define XS_S1           1
+#define XS_O            3
+#define XS_BASIC        4
+#define XS_NONE         5
+#define XS_RAW          6                   /* rxf.key */
+#define XS_RSVD         8
+#define XS_CUT(n)       (7 | (n) << 4)
+#define R_XS0           0x20
+#define R_XS1           0x21
+#define R_XO            0x60
+#define XQ_T            0
+#define XQ_I            1
+#define XQ_RESTART(w, q) QPCTL(w, XRC_SEL, q)
+#define XQ_ERR(w, q)    QPCTL(w, XRC_SEL | 1, q)
+#define XQ_SQD(w)       QPCTL(w, XRC_SEL | 2, XQ_I)
+#define XQ_RTS(w, q, r) QPCTL(w, XRC_SEL | 3, (uint8_t)((q) | (r)))
+#define XSRQ_AGAIN(w, k) w_srqctl(w, XRC_SEL, (uint8_t)((k) << 3), 0)
+#define XSRQ_QUERY(w, k) w_srqctl(w, XRC_SEL | 1, (uint8_t)((k) << 3), 0)
+#define XSRQ_DB(w, k, kind, v) \
+    w_srqctl(w, XRC_SEL | 2, (uint8_t)((kind) | (k) << 3), v)
+#define XSRQ_POST(w, k, n, off) \
+    w_srqctl(w, XRC_SEL | 3, (uint8_t)(((n) - 1) | (k) << 3), off)
+#define XSEND(op)       ((uint8_t)(XRC_SEL + (op)))
+#define XF_NONE         (5 << 4)            /* xrc_srqn 0 */
+#define XF_NOBODY       (6 << 4)
+#define XF_25BIT        (7 << 4)
+
+static void xrc_seeds(fz_emit_fn emit)
+{
+    static struct fzw w;
+    int i;
+
+    /*
+     * Requests into S0 and S1 through QP T: a SEND of one packet and one
+     * of three (with immediate), WRITEs of one and two packets (the
+     * XRCETH's reserved byte set), WRITE with immediate (takes S1's WQE),
+     * a READ, atomics, a duplicate; WQEs on O and the basic SRQ too (never
+     * taken); the XRC SRQs queried and rung.
+     */
+    w_head(&w, 2, 0, 0x3f);
+    w_recv(&w, R_XS0, 1, 0, 0, 4096);
+    w_recv(&w, R_XS0, 1, 0, 4096, 4096);
+    w_recv(&w, R_XS1, 1, 0, 8192, 4096);
+    w_recv(&w, R_XS1, 2, 0, 16384, 2048);
+    w_recv(&w, R_XO, 1, 0, 0, 4096);
+    w_recv(&w, R_SRQ, 1, 0, 0, 4096);
+    w_frame(&w, F(.op = QRNIC_OP_SEND_ONLY, .q = Q_T, .fl = FL_ACKREQ,
+                  .xs = XS(XS_S0), .pay = PAY_N(60)));
+    w_frame(&w, F(.op = QRNIC_OP_SEND_FIRST, .q = Q_T, .xs = XS(XS_S1),
+                  .pay = PAY_MTU));
+    w_frame(&w, F(.op = QRNIC_OP_SEND_MIDDLE, .q = Q_T, .xs = XS(XS_S1),
+                  .pay = PAY_MTU));
+    w_frame(&w, F(.op = QRNIC_OP_SEND_LAST_IMM, .q = Q_T,
+                  .fl = FL_ACKREQ | FL_SE, .xs = XS(XS_S1),
+                  .pay = PAY_N(10)));
+    w_frame(&w, F(.op = QRNIC_OP_WRITE_ONLY, .q = Q_T, .xs = XS(XS_S0),
+                  .off = 100, .len = 60, .pay = PAY_N(60)));
+    w_frame(&w, F(.op = QRNIC_OP_WRITE_FIRST, .q = Q_T,
+                  .xs = XS(XS_S0 | XS_RSVD), .off = 4096, .len = 1084,
+                  .pay = PAY_MTU));
+    w_frame(&w, F(.op = QRNIC_OP_WRITE_LAST, .q = Q_T, .fl = FL_ACKREQ,
+                  .xs = XS(XS_S0), .pay = PAY_N(60)));
+    w_frame(&w, F(.op = QRNIC_OP_WRITE_ONLY_IMM, .q = Q_T, .xs = XS(XS_S1),
+                  .off = 200, .len = 4, .pay = PAY_N(4)));
+    w_frame(&w, F(.op = QRNIC_OP_READ_REQ, .q = Q_T, .xs = XS(XS_S0),
+                  .off = 8, .len = 3000));
+    w_frame(&w, F(.op = QRNIC_OP_CMP_SWAP, .q = Q_T, .xs = XS(XS_S1),
+                  .off = 16));
+    w_frame(&w, F(.op = QRNIC_OP_FETCH_ADD, .q = Q_T, .xs = XS(XS_S0),
+                  .off = 24));
+    w_frame(&w, F(.op = QRNIC_OP_FETCH_ADD, .q = Q_T, .dpsn = -1,
+                  .xs = XS(XS_S0), .off = 24));
+    w_frame(&w, F(.op = QRNIC_OP_SEND_ONLY, .q = Q_T, .dpsn = -7,
+                  .fl = FL_ACKREQ, .xs = XS(XS_S0), .pay = PAY_N(60)));
+    BH(&w);
+    XSRQ_QUERY(&w, 0);
+    XSRQ_QUERY(&w, 1);
+    XSRQ_DB(&w, 0, 0, 0);
+    XSRQ_DB(&w, 1, 1, 100);
+    XSRQ_DB(&w, 0, 2, 1);
+    XSRQ_DB(&w, 1, 3, 0xffff);
+    XSRQ_POST(&w, 1, 4, 0);
+    w_frame(&w, F(.op = QRNIC_OP_SEND_ONLY_IMM, .q = Q_T, .fl = FL_ACKREQ,
+                  .xs = XS(XS_S1), .pay = PAY_N(20)));
+    RUN(&w, 31, 255);
+    emit("xrc-requests", &w);
+
+    /*
+     * Requests QP T refuses, each ending it (RESET and up again after):
+     * an XRCETH naming O (another domain), the basic SRQ, none, a number
+     * nobody has, a message that changes SRQ in the middle, a WRITE to a
+     * key without remote write, one after T lost its rights, a message
+     * whose SRQ is destroyed (and created again) under it; dropped: the
+     * XRCETH cut short, a UC opcode to T, XRC to QP A, an XRC request to
+     * QP I, a response to T, FLUSH and ATOMIC WRITE in XRC form (no such
+ * opcodes).  Then one that works.
+     */
+    w_head(&w, 2, 0, 0x3f);
+    w_recv(&w, R_XS0, 1, 0, 0, 4096);
+    w_recv(&w, R_XS0, 1, 0, 4096, 4096);
+    w_recv(&w, R_XS1, 1, 0, 8192, 4096);
+    w_recv(&w, R_XO, 1, 0, 0, 4096);
+    w_recv(&w, R_SRQ, 1, 0, 0, 4096);
+    for (i = 0; i < 4; i++) {
+        static const uint8_t xs[4] = { XS_O, XS_BASIC, XS_NONE, XS_RAW };
+
+        w_frame(&w, F(.op = QRNIC_OP_SEND_ONLY, .q = Q_T, .fl = FL_ACKREQ,
+                      .xs = XS(xs[i]), .key = 0x777777, .pay = PAY_N(8)));
+        XQ_RESTART(&w, XQ_T);
+    }
+    for (i = 0; i < 4; i++) {
+        w_frame(&w, F(.op = QRNIC_OP_SEND_ONLY, .q = Q_T, .fl = FL_ACKREQ,
+                      .xs = XS(XS_CUT(i)), .pay = PAY_N(8)));
+    }
+    w_frame(&w, F(.op = QRNIC_OP_SEND_ONLY, .q = Q_T, .mut = FR_CROSS,
+                  .pay = PAY_N(8)));
+    w_frame(&w, F(.op = QRNIC_OP_SEND_ONLY, .q = Q_XA, .xs = XS(XS_S0),
+                  .pay = PAY_N(8)));
+    w_frame(&w, F(.op = QRNIC_OP_SEND_ONLY, .q = Q_I, .xs = XS(XS_S0),
+                  .pay = PAY_N(8)));
+    w_frame(&w, F(.op = QRNIC_OP_ACK, .q = Q_T, .syn = 0x1f));
+    w_frame(&w, F(.op = FOP_FLUSH, .q = Q_T, .xs = XS(XS_S0), .len = 64));
+    w_frame(&w, F(.op = FOP_ATOMIC_WRITE, .q = Q_T, .xs = XS(XS_S0),
+                  .len = 8, .pay = PAY_N(8)));
+    w_frame(&w, F(.op = QRNIC_OP_SEND_FIRST, .q = Q_T, .xs = XS(XS_S0),
+                  .pay = PAY_MTU));
+    w_frame(&w, F(.op = QRNIC_OP_SEND_LAST, .q = Q_T, .fl = FL_ACKREQ,
+                  .xs = XS(XS_S1), .pay = PAY_N(8)));
+    XQ_RESTART(&w, XQ_T);
+    w_frame(&w, F(.op = QRNIC_OP_WRITE_ONLY, .q = Q_T, .k = 1,
+                  .xs = XS(XS_S0), .len = 8, .pay = PAY_N(8)));
+    XQ_RESTART(&w, XQ_T);
+    XQ_RTS(&w, XQ_T, QRNIC_ACCESS_REMOTE_READ);
+    w_frame(&w, F(.op = QRNIC_OP_WRITE_ONLY, .q = Q_T, .xs = XS(XS_S0),
+                  .len = 8, .pay = PAY_N(8)));
+    XQ_RESTART(&w, XQ_T);
+    w_frame(&w, F(.op = QRNIC_OP_SEND_FIRST, .q = Q_T, .xs = XS(XS_S0),
+                  .pay = PAY_MTU));
+    XSRQ_AGAIN(&w, 0);
+    w_frame(&w, F(.op = QRNIC_OP_SEND_MIDDLE, .q = Q_T, .xs = XS(XS_S0),
+                  .pay = PAY_MTU));
+    w_frame(&w, F(.op = QRNIC_OP_SEND_LAST, .q = Q_T, .fl = FL_ACKREQ,
+                  .xs = XS(XS_S0), .pay = PAY_N(8)));
+    XQ_RESTART(&w, XQ_T);
+    w_recv(&w, R_XS0, 1, 0, 0, 4096);
+    w_frame(&w, F(.op = QRNIC_OP_SEND_ONLY, .q = Q_T, .fl = FL_ACKREQ,
+                  .xs = XS(XS_S0), .pay = PAY_N(8)));
+    w_frame(&w, F(.op = QRNIC_OP_SEND_ONLY, .q = Q_T, .fl = FL_ACKREQ,
+                  .xs = XS(XS_S1), .pay = PAY_N(8)));
+    XQ_ERR(&w, XQ_T);
+    RUN(&w, 31, 255);
+    emit("xrc-refused", &w);
+
+    /*
+     * QP I's requests answered by made-up frames: every opcode XRC takes
+     * to node 0's XRC SRQ, acknowledged, read, atomically answered, an RC
+     * ACK (dropped); then NAKs, an xrc_srqn past 24 bits (the requester's
+     * own error), FLUSH and ATOMIC WRITE (refused), I through SQD and
+     * RESET up again.
+     */
+    w_head(&w, 2, 0, 0x3f);
+    w_send(&w, XSEND(QRNIC_WR_SEND), 0, 100, 0, 0);
+    w_send(&w, XSEND(QRNIC_WR_RDMA_WRITE), 0, 3000, 0, 0);
+    w_send(&w, XSEND(QRNIC_WR_RDMA_READ), 0, 5000, 0, 0);
+    w_send(&w, XSEND(QRNIC_WR_ATOMIC_CMP_AND_SWP), 0, 8, 8192, 0);
+    w_send(&w, XSEND(QRNIC_WR_ATOMIC_FETCH_AND_ADD), 0, 8, 8200, 8);
+    BH(&w);
+    w_frame(&w, F(.op = QRNIC_OP_ACK, .q = Q_I, .dpsn = -8, .syn = 0x1f,
+                  .mut = FR_CROSS));
+    w_frame(&w, F(.op = QRNIC_OP_ACK, .q = Q_I, .dpsn = -8, .syn = 0x1f));
+    w_frame(&w, F(.op = QRNIC_OP_READ_RESP_FIRST, .q = Q_I, .dpsn = -7,
+                  .syn = 0x1f));
+    w_frame(&w, F(.op = QRNIC_OP_READ_RESP_MIDDLE, .q = Q_I, .dpsn = -6));
+    w_frame(&w, F(.op = QRNIC_OP_READ_RESP_MIDDLE, .q = Q_I, .dpsn = -5));
+    w_frame(&w, F(.op = QRNIC_OP_READ_RESP_MIDDLE, .q = Q_I, .dpsn = -4));
+    w_frame(&w, F(.op = QRNIC_OP_READ_RESP_LAST, .q = Q_I, .dpsn = -3,
+                  .syn = 0x1f, .pay = PAY_MTU_MINUS(119)));
+    w_frame(&w, F(.op = QRNIC_OP_ATOMIC_ACK, .q = Q_I, .dpsn = -2,
+                  .syn = 0x1f));
+    w_frame(&w, F(.op = QRNIC_OP_ATOMIC_ACK, .q = Q_I, .dpsn = -1,
+                  .syn = 0x1f));
+    w_frame(&w, F(.op = QRNIC_OP_ACK, .q = Q_I, .dpsn = -1, .syn = 0x1f));
+    w_send(&w, XSEND(QRNIC_WR_SEND), 0, 10, 0, 0);
+    w_send(&w, XSEND(QRNIC_WR_RDMA_WRITE), 0, 2000, 0, 0);
+    BH(&w);
+    w_frame(&w, F(.op = QRNIC_OP_ACK, .q = Q_I, .dpsn = -2, .syn = 0x60));
+    BH(&w);
+    w_frame(&w, F(.op = QRNIC_OP_ACK, .q = Q_I, .dpsn = -2, .syn = 0x21));
+    TIME(&w, 40);
+    BH(&w);
+    w_frame(&w, F(.op = QRNIC_OP_ACK, .q = Q_I, .dpsn = -1, .syn = 0x61));
+    XQ_RESTART(&w, XQ_I);
+    w_send(&w, XSEND(QRNIC_WR_SEND), XF_25BIT, 10, 0, 0);
+    XQ_RESTART(&w, XQ_I);
+    w_send(&w, XSEND(7), 0x10, 4096, 0, 64);
+    XQ_RESTART(&w, XQ_I);
+    w_send(&w, XSEND(8), 0x00, 8, 0, 8);
+    XQ_RESTART(&w, XQ_I);
+    w_send(&w, XSEND(QRNIC_WR_SEND), 0, 10, 0, 0);
+    XQ_SQD(&w);
+    BH(&w);
+    w_frame(&w, F(.op = QRNIC_OP_ACK, .q = Q_I, .dpsn = -1, .syn = 0x1f));
+    XQ_RTS(&w, XQ_I, 0);
+    TIME(&w, 40);
+    emit("xrc-responses", &w);
+
+    /*
+     * The peer is live: QP I's requests (node 0's XRC SRQ named, 0, a
+     * number nobody has) answered by node 0's XRC_TGT QP; node 0's made-up
+     * requests to T in between, a hub.
+     */
+    for (i = 0; i < 2; i++) {
+        w_head(&w, 3, (uint8_t)(F_PEER_LIVE | (i ? F_HUB : 0)), 0x3f);
+        w_recv(&w, R_XS0, 1, 0, 0, 4096);
+        w_send(&w, XSEND(QRNIC_WR_SEND), 0, 3000, 0, 0);
+        w_send(&w, XSEND(QRNIC_WR_RDMA_WRITE), QRNIC_WQE_F_FENCE, 6000, 0, 0);
+        w_send(&w, XSEND(QRNIC_WR_RDMA_READ), 0, 6000, 0, 8192);
+        w_send(&w, XSEND(QRNIC_WR_ATOMIC_FETCH_AND_ADD), QRNIC_WQE_F_FENCE, 8,
+               0, 0);
+        w_send(&w, XSEND(QRNIC_WR_SEND_IMM), 0, 10, 0, 0);
+        w_frame(&w, F(.op = QRNIC_OP_SEND_ONLY, .q = Q_T, .fl = FL_ACKREQ,
+                      .xs = XS(XS_S0), .pay = PAY_N(60)));
+        RUN(&w, 31, 255);
+        w_send(&w, XSEND(QRNIC_WR_SEND), XF_NONE, 10, 0, 0);
+        RUN(&w, 31, 255);
+        XQ_RESTART(&w, XQ_I);
+        w_send(&w, XSEND(QRNIC_WR_RDMA_WRITE), XF_NOBODY, 10, 0, 0);
+        RUN(&w, 31, 255);
+        XQ_RESTART(&w, XQ_I);
+        w_send(&w, XSEND(QRNIC_WR_RDMA_READ), 0, 100, 0, 0);
+        RUN(&w, 31, 255);
+        emit(i ? "xrc-hub" : "xrc-peer-live", &w);
+    }
 }
 
 void fuzz_make_seeds(fz_emit_fn emit)
@@ -3028,4 +3559,5 @@ void fuzz_make_seeds(fz_emit_fn emit)
         RUN(&w, 31, 255);
         emit(names[i], &w);
     }
+    xrc_seeds(emit);
 }

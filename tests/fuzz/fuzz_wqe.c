@@ -87,6 +87,25 @@
  * tries to deregister MR C, and checks refused ALLOC_MW and ALLOC_MR
  * arguments.  The checks above hold for the completions of these WQEs.
  *
+ * XRC: each node also has an XRC_INI QP connected to the other node's
+ * XRC_TGT QP (domain XRCD_A), two XRC SRQs of that domain with a CQ each
+ * and one of domain XRCD_B.  Send WQEs (op_sq, op_keys) with W_XRC go on
+ * the XRC_INI QP, their opcodes those of every other QP (the table's
+ * XRC column takes all op_sq's, FLUSH and ATOMIC WRITE not; of op_keys'
+ * only LOCAL_INV), their xrc_srqn from ctl bits 3-4 and 6-7: the peer's
+ * XRC SRQs mostly, its SRQ of the other domain, its basic SRQ, 0, our own
+ * SRQ's number, past 24 bits.  Receive WQEs (op_rq with W_XRC) go to the
+ * XRC SRQs; op_qpctl and op_srqctl selectors from XRC_SEL move the XRC
+ * QPs (ERR, the pair through RESET up again, rights, SQD) and post to,
+ * query, destroy and create again the XRC SRQs (the XRC_TGT QP may hold
+ * one's WQE then); op_doorbell rings their doorbells and those of queues
+ * XRC QPs do not have; OP_RESIZE moves the first XRC SRQ's CQ too.  The
+ * checks above hold for the XRC_INI QP; every receive completion on an
+ * XRC SRQ's CQ carries F_SRQ and F_XRC, names the XRC_TGT QP and that
+ * SRQ (src_qp) and a slot it took once; nothing completes on the other
+ * domain's SRQ; an XRC_INI QP never completes an opcode XRC does not
+ * take successfully.
+ *
  * OP_WIRE with a selector from OP_WIRE_FAULTS on sets a node's fault
  * injection (selector bit 0: the node; the value: fz_faults() bits):
  * frames it sends and receives are dropped, duplicated, reordered and
@@ -127,6 +146,10 @@ const char fuzz_target_name[] = "fuzz_wqe";
 #define A(x) QRNIC_QP_ATTR_##x
 
 #define OP_WIRE_FAULTS  0xe0
+/* op_qpctl and op_srqctl selectors from it: the XRC fixture */
+#define XRC_SEL         0xe0
+#define XRCD_A          0x5a5a5u        /* the XRC_TGT QPs' domain */
+#define XRCD_B          0x5a5a6u
 
 enum {
     OP_SQ = 0,                  /* 0, 1 */
@@ -157,6 +180,7 @@ enum {
 #define W_RAW           4
 #define W_GSI           8       /* UD WQEs: on the GSI QP, not the UD QP */
 #define W_UDS           0x10    /* UD WQEs: on the UD QP on the SRQ */
+#define W_XRC           0x20    /* op_sq, op_rq, op_keys: the XRC fixture */
 /*
  * op_sq's opcode selector: below OPSEL_FLUSH the FZ_GEN_SQ rows of
  * QRNIC_WR_LIST, from it the FZ_GEN_SQ_ARGS rows (FLUSH, ATOMIC WRITE).
@@ -253,6 +277,16 @@ struct side {
     uint64_t fr_pages;          /* KEY_FR_PAGES pages for REG_MR */
     uint64_t fr_list;           /* their page list */
     uint64_t fr_iova;           /* the last REG_MR's iova */
+    /*
+     * XRC (setup_xrc): XRC_INI towards the peer's XRC_TGT, which takes
+     * the WQEs of xsrq[0] and [1] (XRCD_A); xsrq[2] is of XRCD_B.
+     */
+    struct hcq *xicq;           /* XRC_INI's send CQ */
+    struct xq xi;               /* the XRC_INI QP */
+    struct hqp *xtgt;
+    struct hcq *xscq[3];        /* each XRC SRQ's CQ */
+    struct hsrq *xsrq[3];
+    struct fz_srq xsk[2];
 };
 
 /*
@@ -269,8 +303,11 @@ static const uint8_t mc_gids[MC_NGID][16] = {
     { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 239, 9, 9, 9 },
 };
 
-/* The CQs OP_RESIZE moves: the RC QP's, the UD QPs', the SRQ fixture's. */
-#define NCQ             3
+/*
+ * The CQs OP_RESIZE moves: the RC QP's, the UD QPs', the SRQ fixture's,
+ * the first XRC SRQ's.
+ */
+#define NCQ             4
 
 static struct {
     struct side s[2];
@@ -278,6 +315,7 @@ static struct {
     uint8_t path_mtu;
     uint8_t mc_att[2][2];       /* node, u[0]/u[2]: bit g, attached */
     uint64_t rbuf[2][NCQ][2];   /* RESIZE_CQ buffers, allocated at need */
+    uint8_t timeout, retry, rnr;    /* the connected QPs' */
 } fx;
 
 /* After the RC fixture, so its QPNs, keys and addresses stay as they were. */
@@ -420,6 +458,55 @@ static void setup_keys(void)
     }
 }
 
+/* The XRC_TGT QP of node i takes the WQEs of XRC SRQ k (k < 2). */
+static void xrc_srq_watch(int i, int k)
+{
+    struct side *s = &fx.s[i];
+
+    fz_srq_init(&s->xsk[k], s->xsrq[k], 0);
+    fz_srq_add_qp(&s->xsk[k], s->xtgt);
+}
+
+/* After the keys fixture, for the same reason: XRC QPs and SRQs. */
+static void setup_xrc(uint8_t path_mtu, uint8_t timeout, uint8_t retry,
+                      uint8_t rnr)
+{
+    int i, k;
+
+    for (i = 0; i < 2; i++) {
+        struct side *s = &fx.s[i];
+        struct node *n = &nodes[i];
+        uint8_t st[5];
+
+        s->xicq = node_create_cq(n, 10);
+        for (k = 0; k < 3; k++) {
+            s->xscq[k] = node_create_cq(n, 10);
+            s->xsrq[k] = s->xscq[k] ?
+                         node_create_xrc_srq(n, k < 2 ? XRCD_A : XRCD_B,
+                                             s->xscq[k], LOG_SRQ, &st[k]) :
+                         NULL;
+        }
+        s->xi.qp = s->xicq ? node_create_xrc_ini(n, s->xicq, LOG_SQ, &st[3]) :
+                   NULL;
+        s->xtgt = node_create_xrc_tgt(n, XRCD_A, &st[4]);
+        if (!s->xsrq[0] || !s->xsrq[1] || !s->xsrq[2] || !s->xi.qp ||
+            !s->xtgt) {
+            fz_fail("fixture: XRC on node %d: statuses %u %u %u %u %u", i,
+                    st[0], st[1], st[2], st[3], st[4]);
+        }
+        xrc_srq_watch(i, 0);
+        xrc_srq_watch(i, 1);
+    }
+    for (i = 0; i < 2; i++) {
+        if (fz_xrc_connect(fx.s[i].xi.qp, fx.s[!i].xtgt, path_mtu, timeout,
+                           retry, rnr) ||
+            fz_xrc_connect(fx.s[!i].xtgt, fx.s[i].xi.qp, path_mtu, timeout,
+                           retry, rnr)) {
+            fz_fail("fixture: connect the XRC QPs");
+        }
+    }
+}
+
 static void setup(struct fz *f)
 {
     uint8_t mtu = fz_u8(f), flags = fz_u8(f), retry = fz_u8(f);
@@ -451,6 +538,10 @@ static void setup(struct fz *f)
     fx.path_mtu = path_mtu;
     setup_x(path_mtu, timeout, retry & 7, rnr);
     setup_keys();
+    fx.timeout = timeout;
+    fx.retry = retry & 7;
+    fx.rnr = rnr;
+    setup_xrc(path_mtu, timeout, retry & 7, rnr);
     harness_hub(flags & F_HUB);
     for (i = 0; i < 2; i++) {
         nodes[i].d.e.db_work = flags & F_NO_DB_WORK ? 0 :
@@ -482,12 +573,50 @@ static void sge_at(uint8_t *p, int node, uint8_t ksel, uint16_t off,
     qrnic_st32(p + 12, key);
 }
 
-/* The connected QP ctl bits 3-4 name: the RC QP, or x[(ctl >> 3) - 1]. */
+/*
+ * The connected QP ctl bits 3-4 name: the RC QP, or x[(ctl >> 3) - 1]; with
+ * W_XRC the XRC_INI QP.
+ */
 static struct hqp *conn_qp(int node, uint8_t ctl)
 {
     uint8_t k = (ctl >> 3) & 3;
 
+    if (ctl & W_XRC) {
+        return fx.s[node].xi.qp;
+    }
     return k ? fx.s[node].x[k - 1].qp : fx.s[node].qp;
+}
+
+/* The SQ slot the QP's next WQE goes to. */
+static uint8_t *sq_slot(int node, const struct hqp *qp)
+{
+    return nodes[node].d.qmem + qp->sq_off +
+           ((uint32_t)(qp->sq_pi & ((1u << qp->log_sq) - 1)) << qp->log_ss);
+}
+
+/*
+ * The xrc_srqn of a send WQE with W_XRC, from ctl bits 3-4 and 6-7 (k,
+ * 0..15) modulo 8: the peer's XRC SRQ 0 or 1 (0-3), its SRQ of the other
+ * domain (4), its basic SRQ (5), 0 (6), a number no SRQ has (7); k 15:
+ * past 24 bits.
+ */
+static uint32_t xrc_srqn(int node, uint8_t ctl)
+{
+    const struct side *p = &fx.s[!node];
+    uint8_t k = (uint8_t)(((ctl >> 3) & 3) | ((ctl >> 4) & 0x0c));
+
+    switch (k % 8) {
+    case 4:
+        return p->xsrq[2]->srqn;
+    case 5:
+        return p->srq->srqn;
+    case 6:
+        return 0;
+    case 7:
+        return 0x777777u | (k == 15 ? 1u << 24 : 0);
+    default:
+        return p->xsrq[k % 2]->srqn;
+    }
 }
 
 static void op_sq(struct fz *f)
@@ -495,12 +624,11 @@ static void op_sq(struct fz *f)
     uint8_t ctl = fz_u8(f);
     int node = ctl & W_NODE1, i;
     struct hqp *qp = conn_qp(node, ctl);
-    uint8_t *slot = nodes[node].d.qmem + qp->sq_off +
-                    ((uint32_t)(qp->sq_pi & ((1u << LOG_SQ) - 1)) << LOG_SS);
+    uint8_t *slot = sq_slot(node, qp);
 
-    memset(slot, 0, 1u << LOG_SS);
+    memset(slot, 0, 1u << qp->log_ss);
     if (ctl & W_RAW) {
-        fz_bytes(f, slot, 1u << LOG_SS);
+        fz_bytes(f, slot, 1u << qp->log_ss);
     } else {
         uint8_t opsel = fz_u8(f), flags = fz_u8(f), nsge = fz_u8(f);
         uint16_t ilen = fz_u16(f);
@@ -519,6 +647,10 @@ static void op_sq(struct fz *f)
         slot[10] = nsge < FZ_RAW ? nsge % 5 : nsge;
         qrnic_st32(slot + 12, 0x01020304);
         qrnic_st32(slot + 16, ilen);
+        if (ctl & W_XRC) {
+            qrnic_st32(slot + offsetof(struct qrnic_sq_wqe, xrc_srqn),
+                       xrc_srqn(node, ctl));
+        }
         if (opcode >= QRNIC_WR_ATOMIC_CMP_AND_SWP &&
             !(opcode == QRNIC_WR_ATOMIC_WRITE && (swp & 0x80))) {
             roff &= ~7u;
@@ -560,14 +692,16 @@ static void op_sq(struct fz *f)
 
 /*
  * A receive WQE (ctl bits 3-4: on the RC QP, the SRQ, the UC QP's RQ, the
- * SRQ), from the input or raw.
+ * SRQ; with W_XRC on XRC SRQ 0, 1, 0 or the one of the other domain), from
+ * the input or raw.
  */
 static void op_rq(struct fz *f)
 {
     uint8_t ctl = fz_u8(f);
     int node = ctl & W_NODE1, i;
     uint8_t k = (ctl >> 3) & 3;
-    struct hsrq *srq = k % 2 ? fx.s[node].srq : NULL;
+    struct hsrq *srq = ctl & W_XRC ? fx.s[node].xsrq[k == 3 ? 2 : k % 2] :
+                       k % 2 ? fx.s[node].srq : NULL;
     struct hqp *qp = k == 2 ? fx.s[node].x[X_UC].qp : fx.s[node].qp;
     uint8_t *slot = srq ? nodes[node].d.qmem + srq->off +
                     ((uint32_t)(srq->pi & ((1u << LOG_SRQ) - 1)) << LOG_RS) :
@@ -956,9 +1090,9 @@ static void poll_ud(int node)
  * An SRQ doorbell: the producer index the harness keeps, any, on a page
  * that does not own the SRQ, with bits beyond the fields.
  */
-static void srq_doorbell(int node, uint8_t kind, uint16_t v)
+static void srq_doorbell(int node, struct hsrq *srq, uint8_t kind,
+                         uint16_t v)
 {
-    struct hsrq *srq = fx.s[node].srq;
     uint64_t val = srq->srqn | (uint64_t)srq->pi << 32;
 
     switch (kind % 4) {
@@ -980,7 +1114,8 @@ static void srq_doorbell(int node, uint8_t kind, uint16_t v)
 /*
  * ctl: bit 0 node, 1 RQ, 2-3 the kind (see the cases), 4-5 the QP (the
  * RC, UD or GSI QP), 6-7: 1 the QP bits 4-5 pick among the connected QPs
- * of the SRQ fixture and its UD QP, 2 and 3 the SRQ.
+ * of the SRQ fixture and its UD QP, 2 and 3 an SRQ: bits 4-5 the SRQ, XRC
+ * SRQ 0, 1, or (3) an XRC QP's queue instead: bit 6 XRC_TGT, else XRC_INI.
  */
 static void op_doorbell(struct fz *f)
 {
@@ -991,14 +1126,17 @@ static void op_doorbell(struct fz *f)
     struct side *s = &fx.s[node];
     struct hqp *const newer[4] = { s->x[X_RC].qp, s->x[X_UCS].qp,
                                    s->u[2].qp, s->x[X_UC].qp };
-    struct hqp *qp = ctl >> 6 == 1 ? newer[(ctl >> 4) % 4] :
-                     (ctl >> 4) % 4 == 1 ? s->u[0].qp :
-                     (ctl >> 4) % 4 == 2 ? s->u[1].qp : s->qp;
+    uint8_t q = (ctl >> 4) % 4;
+    bool xqp = ctl >> 6 >= 2 && q == 3;
+    struct hqp *qp = xqp ? (ctl & 0x40 ? s->xtgt : s->xi.qp) :
+                     ctl >> 6 == 1 ? newer[q] :
+                     q == 1 ? s->u[0].qp : q == 2 ? s->u[1].qp : s->qp;
     uint16_t pi = rq ? qp->rq_pi : qp->sq_pi;
     uint64_t val;
 
-    if (ctl >> 6 >= 2) {
-        srq_doorbell(node, (uint8_t)(ctl >> 2), v);
+    if (ctl >> 6 >= 2 && !xqp) {
+        srq_doorbell(node, q ? s->xsrq[q - 1] : s->srq, (uint8_t)(ctl >> 2),
+                     v);
         return;
     }
 
@@ -1166,6 +1304,84 @@ static void poll_x(int node)
     }
 }
 
+/* Does a send opcode the table's XRC column takes complete so? */
+static bool xrc_cqe_op(uint8_t op)
+{
+    size_t i;
+
+    for (i = 0; i < sizeof(wr_opcode); i++) {
+        struct qrnic_wr_info w = qrnic_wr_info(wr_opcode[i]);
+
+        if ((w.qp_types & QRNIC_WR_QPT_XRC) && w.cqe_opcode == op) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/*
+ * The XRC CQs of a node: XRC_INI's sends in order, none of an opcode the
+ * table's XRC column does not have successful; an XRC SRQ's receives with
+ * F_SRQ and F_XRC, of the XRC_TGT QP, naming that SRQ, each slot once;
+ * nothing on the other domain's SRQ's.
+ */
+static void poll_xrc(int node)
+{
+    struct side *s = &fx.s[node];
+    struct xq *x = &s->xi;
+    struct hwc wc;
+    int k;
+
+    while (cq_poll(s->xicq, &wc)) {
+        const struct qrnic_qpc *q = qrnic_qp_get(&nodes[node].d.e, wc.qpn);
+        uint16_t ahead = (uint16_t)(wc.wqe_idx - x->send_done);
+
+        if (debug) {
+            fprintf(stderr, "n%d XRC_INI CQE qpn %x idx %u wr_id %llu "
+                    "status %u verr %u op %u len %u\n", node, wc.qpn,
+                    wc.wqe_idx, (unsigned long long)wc.wr_id, wc.status,
+                    wc.vendor_err, wc.opcode, wc.byte_len);
+        }
+        if (!q || wc.qpn != x->qp->qpn || !(wc.flags & QRNIC_CQE_F_SEND) ||
+            (wc.flags & (QRNIC_CQE_F_SRQ | QRNIC_CQE_F_XRC))) {
+            fz_fail("node %d: XRC_INI CQ: completion of QP 0x%x, flags 0x%x",
+                    node, wc.qpn, wc.flags);
+        }
+        if (ahead >= (uint16_t)(q->req.sq_pi - x->send_done)) {
+            fz_fail("node %d XRC_INI QP 0x%x: send CQE for SQ index %u, "
+                    "completed up to %u, posted up to %u", node, wc.qpn,
+                    wc.wqe_idx, x->send_done, q->req.sq_pi);
+        }
+        if (wc.status == QRNIC_WC_SUCCESS && !xrc_cqe_op(wc.opcode)) {
+            fz_fail("node %d XRC_INI QP 0x%x: an opcode XRC does not take "
+                    "succeeded (CQE opcode %u)", node, wc.qpn, wc.opcode);
+        }
+        x->send_done = (uint16_t)(wc.wqe_idx + 1);
+    }
+    for (k = 0; k < 3; k++) {
+        while (cq_poll(s->xscq[k], &wc)) {
+            if (debug) {
+                fprintf(stderr, "n%d XRC SRQ %d CQE qpn %x idx %u wr_id %llu "
+                        "status %u verr %u op %u len %u flags %x srqn %x\n",
+                        node, k, wc.qpn, wc.wqe_idx,
+                        (unsigned long long)wc.wr_id, wc.status,
+                        wc.vendor_err, wc.opcode, wc.byte_len, wc.flags,
+                        wc.src_qp);
+            }
+            if (k == 2 || wc.qpn != s->xtgt->qpn ||
+                (wc.flags & (QRNIC_CQE_F_SRQ | QRNIC_CQE_F_XRC |
+                             QRNIC_CQE_F_SEND)) !=
+                (QRNIC_CQE_F_SRQ | QRNIC_CQE_F_XRC) ||
+                wc.src_qp != s->xsrq[k]->srqn) {
+                fz_fail("node %d: XRC SRQ %u (%d): completion of QP 0x%x, "
+                        "flags 0x%x, srqn %u", node, s->xsrq[k]->srqn, k,
+                        wc.qpn, wc.flags, wc.src_qp);
+            }
+            fz_srq_cqe(&s->xsk[k], &wc);
+        }
+    }
+}
+
 /* A UC QP never resends: no timer, its transmit PSN never goes back. */
 static void check_uc(int node)
 {
@@ -1197,9 +1413,74 @@ static void x_was_reset(struct xq *x)
 }
 
 /*
+ * XRC (op_qpctl selectors from XRC_SEL): sel % 4 picks, arg bit 0 the
+ * node, bit 7 its XRC_TGT QP instead of its XRC_INI QP:
+ *   0  ERR; with arg bit 6 the node's XRC_INI QP and the peer's XRC_TGT
+ *      QP through ERR (their completions taken) and RESET up to RTS again
+ *   1  RTS with the rights arg & 0x0e
+ *   2  SQD (XRC_INI)
+ *   3  RTS
+ */
+static void op_xrcctl(uint8_t sel, uint8_t arg)
+{
+    int node = arg & 1;
+    struct side *s = &fx.s[node], *p = &fx.s[!node];
+    struct hqp *qp = arg & 0x80 ? s->xtgt : s->xi.qp;
+    bool ini = qp == s->xi.qp;
+    struct qrnic_qp_attr a;
+
+    memset(&a, 0, sizeof(a));
+    switch (sel % 4) {
+    case 0:
+        a.qp_state = QRNIC_QPS_ERR;
+        if (!(arg & 0x40)) {
+            qp_modify(qp, A(STATE), &a);
+            s->xi.sqd = s->xi.sqd && !ini;
+            break;
+        }
+        qp_modify(s->xi.qp, A(STATE), &a);
+        qp_modify(p->xtgt, A(STATE), &a);
+        s->xi.sqd = false;
+        poll_xrc(node);
+        poll_xrc(!node);
+        a.qp_state = QRNIC_QPS_RESET;
+        if (qp_modify(s->xi.qp, A(STATE), &a) ||
+            qp_modify(p->xtgt, A(STATE), &a) ||
+            fz_xrc_connect(s->xi.qp, p->xtgt, fx.path_mtu, fx.timeout,
+                           fx.retry, fx.rnr) ||
+            fz_xrc_connect(p->xtgt, s->xi.qp, fx.path_mtu, fx.timeout,
+                           fx.retry, fx.rnr)) {
+            fz_fail("node %d XRC_INI QP 0x%x, its peer: RESET and up again",
+                    node, s->xi.qp->qpn);
+        }
+        x_was_reset(&s->xi);
+        break;
+    case 1:                         /* rights change under traffic */
+        a.qp_state = QRNIC_QPS_RTS;
+        a.access_flags = arg & 0x0e;
+        qp_modify(qp, A(STATE) | A(ACCESS_FLAGS), &a);
+        s->xi.sqd = s->xi.sqd && !ini;
+        break;
+    case 2:
+        a.qp_state = QRNIC_QPS_SQD;
+        if (qp_modify(s->xi.qp, A(STATE) | A(EN_SQD_ASYNC), &a) ==
+            QRNIC_ST_OK) {
+            s->xi.sqd = true;
+        }
+        break;
+    default:
+        a.qp_state = QRNIC_QPS_RTS;
+        if (qp_modify(qp, A(STATE), &a) == QRNIC_ST_OK && ini) {
+            s->xi.sqd = false;
+        }
+        break;
+    }
+}
+
+/*
  * arg bit 0: the node; bits 4-5: the RC QP or x[(arg >> 4) - 1]; bit 6
  * with sel 0 on a UC QP: through ERR (its completions taken) and RESET up
- * to RTS again.
+ * to RTS again.  sel from XRC_SEL: op_xrcctl().
  */
 static void op_qpctl(struct fz *f)
 {
@@ -1212,6 +1493,10 @@ static void op_qpctl(struct fz *f)
     bool *sqd = x ? &x->sqd : &s->sqd;
     struct qrnic_qp_attr a;
 
+    if (sel >= XRC_SEL) {
+        op_xrcctl(sel, arg);
+        return;
+    }
     memset(&a, 0, sizeof(a));
     switch (sel % 4) {
     case 0:
@@ -1255,23 +1540,50 @@ static void op_qpctl(struct fz *f)
 }
 
 /*
+ * XRC SRQ k of a node destroyed (the XRC_TGT QP may hold one of its WQEs,
+ * or be in the middle of a message into it) and created again.
+ */
+static void xrc_srq_again(int node, int k)
+{
+    struct side *s = &fx.s[node];
+    uint8_t st;
+
+    poll_xrc(node);
+    fz_srq_step(&s->xsk[k]);
+    st = fz_xrc_srq_again(s->xsrq[k], XRCD_A, s->xscq[k]);
+    if (st) {
+        fz_fail("node %d: XRC SRQ %d destroyed and created again: status %u",
+                node, k, st);
+    }
+    xrc_srq_watch(node, k);
+}
+
+/*
  * The SRQ of node arg & 1: arm its limit (arg >> 1: any below 66 - the
  * depth is 64 -; raw: v), query it, post a batch of (arg >> 1) % 8 + 1
  * WQEs of one SGE (MR A, 1 KiB << v % 4; or MR B, 64 bytes) rung once.
+ * sel from XRC_SEL: XRC SRQ arg bit 4 instead, destroyed and created again
+ * (xrc_srq_again()) rather than armed.
  */
 static void op_srqctl(struct fz *f)
 {
     uint8_t sel = fz_u8(f), arg = fz_u8(f);
     uint16_t v = fz_u16(f);
-    int node = arg & 1, i, n = (arg >> 1) % 8 + 1;
+    int node = arg & 1, i, n = (arg >> 1) % 8 + 1, k = (arg >> 4) & 1;
     struct side *s = &fx.s[node];
+    struct hsrq *srq = sel >= XRC_SEL ? s->xsrq[k] : s->srq;
+    struct fz_srq *sk = sel >= XRC_SEL ? &s->xsk[k] : &s->sk;
 
     switch (sel % 4) {
     case 0:
-        fz_srq_arm(&s->sk, arg < FZ_RAW ? (arg >> 1) % 66u : v);
+        if (sel >= XRC_SEL) {
+            xrc_srq_again(node, k);
+            break;
+        }
+        fz_srq_arm(sk, arg < FZ_RAW ? (arg >> 1) % 66u : v);
         break;
     case 1:
-        fz_srq_query(&s->sk);
+        fz_srq_query(sk);
         break;
     default:
         for (i = 0; i < n; i++) {
@@ -1287,7 +1599,7 @@ static void op_srqctl(struct fz *f)
                 g.addr = s->mrb->iova + (uint32_t)i * 64;
                 g.lkey = s->mrb->key;
             }
-            srq_post_recv(s->srq, fx.wr_id++, &g, 1, i == n - 1);
+            srq_post_recv(srq, fx.wr_id++, &g, 1, i == n - 1);
         }
         break;
     }
@@ -1505,7 +1817,8 @@ static uint8_t resize_cq(struct hcq *cq, uint64_t *buf, uint8_t log,
 
 /*
  * Run the nodes (CQEs pile up, nobody polls), then RESIZE_CQ of the RC
- * QP's, the UD QPs' or the SRQ fixture's CQ of a node (sel bits 1-2), of
+ * QP's, the UD QPs', the SRQ fixture's or XRC SRQ 0's CQ of a node (sel
+ * bits 1-2), of
  * a kind (bits 3-5, see resize_cq()): to 512..4096 CQEs (arg bits 0-1;
  * no CQ is ever smaller than what its QPs can have outstanding between
  * two polls), or (bit 2) to 2..256 but fewer than are outstanding (none
@@ -1516,7 +1829,7 @@ static void op_resize(struct fz *f)
     uint8_t sel = fz_u8(f), arg = fz_u8(f), steps = fz_u8(f);
     int node = sel & 1, k = (sel >> 1) % 4 % NCQ, i;
     struct side *s = &fx.s[node];
-    struct hcq *cqs[NCQ] = { s->cq, s->ucq, s->xcq };
+    struct hcq *cqs[NCQ] = { s->cq, s->ucq, s->xcq, s->xscq[0] };
     struct hcq *cq = cqs[k];
     uint64_t *buf = fx.rbuf[node][k];
     uint8_t kind = (uint8_t)((sel >> 3) % 8);
@@ -1595,7 +1908,8 @@ static uint64_t key_addr(int node, int k)
  *         region (b: max pages), DEREG_MR of MR C (refused while bound)
  *   7     ALLOC_MW of a refused type, ALLOC_MR of 0 or 513 pages, the
  *         statuses checked
- * ctl: bit 0 the node, bit 1 ring, bits 3-4 the connected QP (W_QP).
+ * ctl: bit 0 the node, bit 1 ring, bits 3-4 the connected QP (W_QP); with
+ * W_XRC the XRC_INI QP, bits 3-4 and 6-7 the SRQ (xrc_srqn()).
  */
 static void op_keys(struct fz *f)
 {
@@ -1604,8 +1918,7 @@ static void op_keys(struct fz *f)
     int node = ctl & W_NODE1, k = a % 4;
     struct side *s = &fx.s[node];
     struct hqp *qp = conn_qp(node, ctl);
-    uint8_t *slot = nodes[node].d.qmem + qp->sq_off +
-                    ((uint32_t)(qp->sq_pi & ((1u << LOG_SQ) - 1)) << LOG_SS);
+    uint8_t *slot = sq_slot(node, qp);
     struct qrnic_cmd c;
     uint32_t key, np;
     uint8_t st;
@@ -1663,9 +1976,13 @@ static void op_keys(struct fz *f)
         }
         return;
     }
-    memset(slot, 0, 1u << LOG_SS);
+    memset(slot, 0, 1u << qp->log_ss);
     qrnic_st64(slot, fx.wr_id++);
     slot[9] = QRNIC_WQE_F_SIGNALED | (b & 0x80 ? QRNIC_WQE_F_FENCE : 0);
+    if (ctl & W_XRC) {
+        qrnic_st32(slot + offsetof(struct qrnic_sq_wqe, xrc_srqn),
+                   xrc_srqn(node, ctl));
+    }
     switch (sel % 8) {
     case 0:
     case 1:
@@ -1757,6 +2074,12 @@ static void drain_and_check(void)
                 fx.s[i].x[k].sqd = false;
             }
         }
+        if (fx.s[i].xi.sqd) {
+            memset(&a, 0, sizeof(a));
+            a.qp_state = QRNIC_QPS_RTS;
+            qp_modify(fx.s[i].xi.qp, A(STATE), &a);
+            fx.s[i].xi.sqd = false;
+        }
     }
     if (!harness_run_steps(now_ns + DRAIN_NS, DRAIN_STEPS)) {
         fz_fail("not idle after %llu s of virtual time or %u steps",
@@ -1768,11 +2091,18 @@ static void drain_and_check(void)
     poll_ud(1);
     poll_x(0);
     poll_x(1);
+    poll_xrc(0);
+    poll_xrc(1);
     for (i = 0; i < 2; i++) {
         const uint64_t *v = nodes[i].d.e.stats.v;
 
         fz_srq_step(&fx.s[i].sk);
         fz_srq_check_idle(&fx.s[i].sk);
+        for (k = 0; k < 2; k++) {
+            fz_srq_step(&fx.s[i].xsk[k]);
+            fz_srq_check_idle(&fx.s[i].xsk[k]);
+        }
+        check_x(i, &fx.s[i].xi);
         check_uc(i);
         check_ud(i, &fx.s[i].u[0]);
         check_ud(i, &fx.s[i].u[1]);
@@ -1883,8 +2213,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         poll_ud(1);
         poll_x(0);
         poll_x(1);
+        poll_xrc(0);
+        poll_xrc(1);
         fz_srq_step(&fx.s[0].sk);
         fz_srq_step(&fx.s[1].sk);
+        fz_srq_step(&fx.s[0].xsk[0]);
+        fz_srq_step(&fx.s[0].xsk[1]);
+        fz_srq_step(&fx.s[1].xsk[0]);
+        fz_srq_step(&fx.s[1].xsk[1]);
         check_uc(0);
         check_uc(1);
     }
@@ -2316,6 +2652,223 @@ static void keys_seeds(fz_emit_fn emit)
     w_keys(&w, KB_RDMA, W_RING, KO_MW1, 0, 0, 64);
     RUN(&w, 255, 255);
     emit("keys-binds-between-sends", &w);
+}
+
+/*
+ * XRC: op_sq/op_keys ctl for an XRC send WQE naming xrc_srqn() choice k
+ * (XK_*), op_rq ctl for XRC SRQ 0, 1 or the other domain's (XR_*), op_qpctl
+ * (XRCCTL, arg XA_*) and op_srqctl (XSRQ_*) selectors, op_doorbell ctl of
+ * an XRC SRQ (DB_XSRQ) or an XRC QP's queue (DB_XQP).
+ */
+#define W_XS(k)         ((uint8_t)(W_XRC | ((k) & 3) << 3 | ((k) & 0x0c) << 4))
+#define XK_SRQ0         0
+#define XK_SRQ1         1
+#define XK_OTHER        4               /* the other domain's SRQ */
+#define XK_BASIC        5
+#define XK_ZERO         6
+#define XK_NOBODY       7               /* 0x777777 */
+#define XK_25BIT        15
+#define XR_SRQ0         W_XRC
+#define XR_SRQ1         (W_XRC | 1 << 3)
+#define XR_OTHER        (W_XRC | 3 << 3)
+#define XRCCTL(w, s, a) QPCTL(w, XRC_SEL | (s), a)
+#define XA_N1           1
+#define XA_TGT          0x80
+#define XA_RESTART      0x40
+#define XRC_ERR(w, a)   XRCCTL(w, 0, a)
+#define XRC_RIGHTS(w, a, r) XRCCTL(w, 1, (uint8_t)((a) | (r)))
+#define XRC_SQD(w, a)   XRCCTL(w, 2, a)
+#define XRC_RTS(w, a)   XRCCTL(w, 3, a)
+/* n WQEs (1..8) of 1 KiB << sz on node's XRC SRQ k, rung once */
+#define XSRQ_POST(w, node, k, n, sz) \
+    w_srqctl(w, XRC_SEL | 2, (uint8_t)((node) | ((n) - 1) << 1 | (k) << 4), \
+             sz)
+#define XSRQ_AGAIN(w, node, k) \
+    w_srqctl(w, XRC_SEL, (uint8_t)((node) | (k) << 4), 0)
+#define XSRQ_QUERY(w, node, k) \
+    w_srqctl(w, XRC_SEL | 1, (uint8_t)((node) | (k) << 4), 0)
+#define DB_XSRQ(k)      ((uint8_t)(DB_SRQQ | (1 + (k)) << 4))
+#define DB_XQP(tgt)     ((uint8_t)(DB_SRQQ | 3 << 4 | ((tgt) ? 0x40 : 0)))
+
+/* XRC sends of every opcode XRC takes from node (to the peer's SRQs). */
+static void w_xrc_every_opcode(struct fzw *w, uint8_t node)
+{
+    w_sq(w, SQ(.ctl = node | W_RING | W_XS(XK_SRQ0), .op = QRNIC_WR_SEND,
+               .flags = SIG, .nsge = 1, .sge = { SG(0, 0, 3000) }));
+    w_sq(w, SQ(.ctl = node | W_RING | W_XS(XK_SRQ1), .op = QRNIC_WR_SEND_IMM,
+               .flags = SIG | QRNIC_WQE_F_SOLICITED, .nsge = 2,
+               .sge = { SG(0, 0, 100), SG(0, 4096, 100) }));
+    w_sq(w, SQ(.ctl = node | W_RING | W_XS(XK_SRQ0),
+               .op = QRNIC_WR_RDMA_WRITE, .flags = SIG, .nsge = 1,
+               .roff = 16, .sge = { SG(0, 0, 5000) }));
+    w_sq(w, SQ(.ctl = node | W_RING | W_XS(XK_SRQ1), .op = QRNIC_WR_RDMA_READ,
+               .flags = SIG, .nsge = 1, .roff = 32,
+               .sge = { SG(0, 20000, 20000) }));
+    w_sq(w, SQ(.ctl = node | W_RING | W_XS(XK_SRQ0),
+               .op = QRNIC_WR_ATOMIC_CMP_AND_SWP, .flags = SIG, .nsge = 1,
+               .roff = 64, .swp = 9, .sge = { SG(0, 128, 8) }));
+    w_sq(w, SQ(.ctl = node | W_RING | W_XS(XK_SRQ1),
+               .op = QRNIC_WR_ATOMIC_FETCH_AND_ADD,
+               .flags = SIG | QRNIC_WQE_F_FENCE, .nsge = 1, .roff = 64,
+               .cmp = 3, .sge = { SG(0, 136, 8) }));
+    w_sq(w, SQ(.ctl = node | W_RING | W_XS(XK_SRQ1),
+               .op = QRNIC_WR_RDMA_WRITE_IMM, .flags = SIG, .nsge = 1,
+               .roff = 16, .sge = { SG(0, 0, 64) }));
+    w_sq(w, SQ(.ctl = node | W_RING | W_XS(XK_SRQ0),
+               .op = QRNIC_WR_RDMA_WRITE, .flags = QRNIC_WQE_F_INLINE,
+               .ilen = 60, .roff = 4096));
+}
+
+static void xrc_seeds(fz_emit_fn emit)
+{
+    static struct fzw w;
+    int i;
+
+    /*
+     * Every opcode XRC takes, both ways, each of the two SRQs of the
+     * domain named; WQEs on the other domain's and the basic SRQ too
+     * (none of them may be taken); then LOCAL_INV on XRC_INI, and the
+     * opcodes it refuses: FLUSH, ATOMIC WRITE, BIND_MW, SEND_WITH_INV.
+     */
+    w_head(&w, 2, 0, 0x37, 8);
+    for (i = 0; i < 2; i++) {
+        XSRQ_POST(&w, i, 0, 4, 2);
+        XSRQ_POST(&w, i, 1, 4, 2);
+        w_rq(&w, (uint8_t)(i | W_RING | XR_OTHER), 1, 4096);
+        SRQ_POST(&w, i, 2, 2);
+    }
+    w_xrc_every_opcode(&w, 0);
+    w_xrc_every_opcode(&w, W_NODE1);
+    RUN(&w, 255, 255);
+    w_keys(&w, KB_T2, W_RING, KRW, 0x22, 0, 4096);
+    w_keys(&w, KB_REG, W_RING, 0x0f, 0, 0x10, 5000);
+    RUN(&w, 255, 255);
+    w_keys(&w, KB_INV, W_RING | W_XS(XK_SRQ0), KO_MW2, 0, 0, 0);
+    w_keys(&w, KB_INV, W_RING | W_XS(XK_SRQ0), KO_FR, 0, 0, 0);
+    w_sq(&w, SQ(.ctl = W_RING | W_XS(XK_SRQ0), .op = QRNIC_WR_SEND,
+                .flags = SIG, .nsge = 1, .sge = { SG(0, 0, 64) }));
+    RUN(&w, 255, 255);
+    w_sq(&w, SQ(.ctl = W_RING | W_XS(XK_SRQ0), .op = OPSEL_FLUSH,
+                .flags = SIG, .cmp = 1));
+    RUN(&w, 100, 100);
+    XRC_ERR(&w, XA_RESTART);
+    w_sq(&w, SQ(.ctl = W_RING | W_XS(XK_SRQ0), .op = OPSEL_AW, .flags = SIG,
+                .roff = 64, .cmp = 7));
+    RUN(&w, 100, 100);
+    XRC_ERR(&w, XA_RESTART);
+    w_keys(&w, KB_T1, W_RING | W_XS(XK_SRQ0), KRW, 0x11, 0, 8192);
+    RUN(&w, 100, 100);
+    XRC_ERR(&w, XA_RESTART);
+    w_keys(&w, KB_SEND_INV, W_RING | W_XS(XK_SRQ1), KO_MW2, 100, 0, 0);
+    RUN(&w, 255, 255);
+    emit("xrc-every-opcode", &w);
+
+    /*
+     * Requests the target refuses, each ending the pair (node 0's XRC_INI
+     * and node 1's XRC_TGT through RESET up again after it): SRQs of the
+     * other domain, the basic one, 0, a number no SRQ has, past 24 bits
+     * (the requester's own error), a WRITE into a region without remote
+     * write, rights taken from XRC_TGT; then one that works.
+     */
+    w_head(&w, 3, 0, 0x37, 8);
+    XSRQ_POST(&w, 1, 0, 8, 1);
+    w_rq(&w, W_NODE1 | W_RING | XR_OTHER, 1, 4096);
+    SRQ_POST(&w, 1, 2, 1);
+    for (i = 0; i < 5; i++) {
+        static const uint8_t k[5] = { XK_OTHER, XK_BASIC, XK_ZERO,
+                                      XK_NOBODY, XK_25BIT };
+
+        w_sq(&w, SQ(.ctl = W_RING | W_XS(k[i]),
+                    .op = i == 2 ? QRNIC_WR_RDMA_WRITE : QRNIC_WR_SEND,
+                    .flags = SIG, .nsge = 1, .sge = { SG(0, 0, 64) }));
+        w_sq(&w, SQ(.ctl = W_RING | W_XS(XK_SRQ0), .op = QRNIC_WR_SEND,
+                    .flags = SIG, .nsge = 1, .sge = { SG(0, 0, 64) }));
+        RUN(&w, 255, 255);
+        XRC_ERR(&w, XA_RESTART);
+    }
+    w_sq(&w, SQ(.ctl = W_RING | W_XS(XK_SRQ0), .op = QRNIC_WR_RDMA_WRITE,
+                .flags = SIG, .nsge = 1, .rk = 1, .sge = { SG(0, 0, 64) }));
+    RUN(&w, 255, 255);
+    XRC_ERR(&w, XA_RESTART);
+    XRC_RIGHTS(&w, XA_N1 | XA_TGT, QRNIC_ACCESS_REMOTE_READ);
+    w_sq(&w, SQ(.ctl = W_RING | W_XS(XK_SRQ1), .op = QRNIC_WR_RDMA_WRITE,
+                .flags = SIG, .nsge = 1, .sge = { SG(0, 0, 64) }));
+    w_sq(&w, SQ(.ctl = W_RING | W_XS(XK_SRQ1), .op = QRNIC_WR_RDMA_READ,
+                .flags = SIG, .nsge = 1, .sge = { SG(0, 0, 64) }));
+    RUN(&w, 255, 255);
+    XRC_ERR(&w, XA_RESTART);
+    w_sq(&w, SQ(.ctl = W_RING | W_XS(XK_SRQ0), .op = QRNIC_WR_SEND,
+                .flags = SIG, .nsge = 1, .sge = { SG(0, 0, 64) }));
+    RUN(&w, 255, 255);
+    emit("xrc-refused", &w);
+
+    /*
+     * Both ways on a lossy wire (and a hub with a hostile guest): long
+     * SENDs alternating between the SRQs, READs, an SRQ empty until the
+     * RNR NAKs have gone back and forth; XRC_INI to SQD and back.
+     */
+    for (i = 0; i < 2; i++) {
+        int k;
+
+        w_head(&w, 2, i ? F_HUB | F_HOSTILE : 0, 0x37, 10);
+        WIRE(&w, 0, 10);
+        WIRE(&w, 1, 10);
+        WIRE(&w, 2, 20);
+        XSRQ_POST(&w, 1, 0, 8, 3);
+        XSRQ_POST(&w, 0, 0, 8, 3);
+        for (k = 0; k < 4; k++) {
+            w_sq(&w, SQ(.ctl = W_RING | W_XS(XK_SRQ0), .op = QRNIC_WR_SEND,
+                        .flags = SIG, .nsge = 1,
+                        .sge = { SG(0, (uint16_t)(k * 8192), 8000) }));
+            w_sq(&w, SQ(.ctl = W_NODE1 | W_RING | W_XS(k & 1 ? XK_SRQ1 :
+                                                      XK_SRQ0),
+                        .op = k & 1 ? QRNIC_WR_SEND_IMM : QRNIC_WR_RDMA_READ,
+                        .flags = SIG, .nsge = 1,
+                        .sge = { SG(0, (uint16_t)(k * 8192), 8000) }));
+        }
+        RUN(&w, 100, 50);
+        XRC_SQD(&w, 0);
+        RUN(&w, 20, 20);
+        XSRQ_POST(&w, 0, 1, 4, 3);
+        XRC_RTS(&w, 0);
+        RUN(&w, 255, 255);
+        emit(i ? "xrc-lossy-hub-hostile" : "xrc-lossy", &w);
+    }
+
+    /*
+     * An XRC SRQ destroyed under a long SEND into it, created again (a new
+     * number); the XRC_INI QP ends, its pair goes up again and sends into
+     * the new one; queries, doorbells of the XRC SRQs and of queues XRC
+     * QPs do not have, the first SRQ's CQ moved mid-traffic.
+     */
+    w_head(&w, 2, 0, 0x36, 8);
+    XSRQ_POST(&w, 1, 0, 4, 3);
+    w_sq(&w, SQ(.ctl = W_RING | W_XS(XK_SRQ0), .op = QRNIC_WR_SEND,
+                .flags = SIG, .nsge = 1, .sge = { SG(0, 0, 7000) }));
+    RUN(&w, 0, 0);
+    XSRQ_AGAIN(&w, 1, 0);
+    RUN(&w, 255, 255);
+    XSRQ_QUERY(&w, 1, 0);
+    XRC_ERR(&w, XA_RESTART);
+    XSRQ_POST(&w, 1, 0, 4, 2);
+    w_sq(&w, SQ(.ctl = W_RING | W_XS(XK_SRQ0), .op = QRNIC_WR_SEND,
+                .flags = SIG, .nsge = 1, .sge = { SG(0, 0, 3000) }));
+    RESIZE(&w, 1, 3, 0, 1, 3);
+    w_sq(&w, SQ(.ctl = W_RING | W_XS(XK_SRQ0), .op = QRNIC_WR_SEND_IMM,
+                .flags = SIG, .nsge = 1, .sge = { SG(0, 0, 3000) }));
+    RUN(&w, 255, 255);
+    w_db(&w, DB_XSRQ(0) | 1, 0);
+    w_db(&w, DB_XSRQ(1) | 1 | 1 << 2, 100);
+    w_db(&w, DB_XSRQ(0) | 1 | 2 << 2, 1);
+    w_db(&w, DB_XQP(false), 0);
+    w_db(&w, DB_XQP(false) | 2, 1);
+    w_db(&w, DB_XQP(true) | 1, 1);
+    w_db(&w, DB_XQP(true) | 1 | 2, 1);
+    w_db(&w, DB_XQP(false) | 1 << 2, 40);
+    XSRQ_AGAIN(&w, 1, 1);
+    XSRQ_QUERY(&w, 1, 1);
+    RUN(&w, 255, 255);
+    emit("xrc-srq-again", &w);
 }
 
 /* Every opcode, each with a receive where it needs one. */
@@ -3338,5 +3891,6 @@ void fuzz_make_seeds(fz_emit_fn emit)
         RUN(&w, 255, 255);
         emit(i ? "every-opcode-drop-all" : "every-opcode-faults", &w);
     }
+    xrc_seeds(emit);
 }
 

@@ -177,7 +177,7 @@ xrc() {
 		duo "xrc ibv_xsrq_pingpong, 2 clients${ev:+, events}" 18515 \
 			"$xsrq -c 2" \
 			"sh -c '$xsrq $peer & a=\$!; $xsrq $peer; b=\$?; wait \$a && [ \$b = 0 ]'" \
-			'remote address'
+			'remote: .*SRQN'
 	done
 }
 
