@@ -14,6 +14,12 @@
       prints both totals, a line per module with both counts and the tests
       that pass in DIR2 (the reference) but not in DIR; "ok - ..." or
       "not ok - ..." for "every test passing on NAME2 passes on NAME".
+
+  pyverbs-results.py require DIR NAME REGEX WHAT
+      "ok - ..." if every test whose id matches REGEX (case-insensitive)
+      passed in DIR, "not ok - ..." naming those that did not; a comment
+      only if none of the modules run has such a test.  For what the
+      device must pass whatever the reference does (XRC: rxe has none).
 """
 import os
 import re
@@ -230,9 +236,29 @@ def compare(d, name, d2, name2):
     return 0
 
 
+def require(d, name, regex, what):
+    a, _ = load(d)
+    pat = re.compile(regex, re.I)
+    hits = sorted((tid, res) for r in a.values() for tid, res in r.items()
+                  if pat.search(tid))
+    bad = [(tid, res) for tid, res in hits if res[0] != 'passed']
+    if not hits:
+        print('# pyverbs: no %s test among the modules run' % what)
+    elif bad:
+        print('not ok - pyverbs: %d of %d %s tests do not pass on %s:'
+              % (len(bad), len(hits), what, name))
+        for tid, (kind, detail) in bad:
+            print('#   %s  [%s%s]' % (tid, kind, ': ' + detail if detail else ''))
+    else:
+        print('ok - pyverbs: all %d %s tests pass on %s' % (len(hits), what, name))
+    return 0
+
+
 def main():
     if len(sys.argv) == 4 and sys.argv[1] == 'parse':
         parse(sys.argv[2], sys.argv[3])
+    elif len(sys.argv) == 6 and sys.argv[1] == 'require':
+        require(*sys.argv[2:])
     elif len(sys.argv) == 6 and sys.argv[1] == 'compare':
         compare(*sys.argv[2:])
     else:
