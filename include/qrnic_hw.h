@@ -910,9 +910,12 @@ enum qrnic_guest_err {
  * one remote keys must belong to.  MODIFY_QP takes the attributes IBTA
  * (and Linux's ib_modify_qp_is_ok) require and allow for each type: RC's,
  * less MAX_DEST_RD_ATOMIC and MIN_RNR_TIMER for XRC_INI, less RETRY_CNT,
- * RNR_RETRY and MAX_QP_RD_ATOMIC for XRC_TGT.  DESTROY_SRQ of an XRC SRQ
- * detaches it from XRC_TGT QPs: a message in progress into it ends the
- * QP with a NAK when its next packet comes.
+ * RNR_RETRY and MAX_QP_RD_ATOMIC for XRC_TGT.  A READ's reply, also one
+ * replayed for a duplicate, reads through the PD of the SRQ its request
+ * named, whatever later messages name.  DESTROY_SRQ of an XRC SRQ detaches
+ * it from XRC_TGT QPs: a message in progress into it ends the QP with a
+ * NAK when its next packet comes, a READ reply still to send through its
+ * PD with a remote access NAK.
  */
 #define QRNIC_QPT_GSI			1	/* IB_QPT_GSI: QP 1, kernel only */
 #define QRNIC_QPT_RC			2	/* IB_QPT_RC */

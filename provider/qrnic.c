@@ -96,6 +96,7 @@ static struct verbs_context *qrnic_alloc_context(struct ibv_device *ibdev,
 	}
 
 	pthread_mutex_init(&ctx->lock, NULL);
+	pthread_mutex_init(&ctx->xsrq_lock, NULL);
 	verbs_set_ops(&ctx->ibv_ctx, &qrnic_ctx_ops);
 	return &ctx->ibv_ctx;
 
@@ -115,6 +116,7 @@ static void qrnic_free_context(struct ibv_context *ibctx)
 	qrnic_qp_table_free(ctx);
 	qrnic_xsrq_table_free(ctx);
 	pthread_mutex_destroy(&ctx->lock);
+	pthread_mutex_destroy(&ctx->xsrq_lock);
 	verbs_uninit_context(&ctx->ibv_ctx);
 	free(ctx);
 }

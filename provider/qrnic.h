@@ -95,6 +95,13 @@ struct qrnic_context {
 	 * level pages live until the context is freed.
 	 */
 	struct qrnic_xsrq_ent *xsrq_table[QRNIC_QPT_SIZE];
+	/*
+	 * Held across an XRC SRQ's creation (kernel, then table) and
+	 * destruction (kernel, then table and CQ): an srqn the device hands
+	 * out again at once never finds the table holding the old SRQ, nor
+	 * loses its completions to the old SRQ's cleaning.  Taken before lock.
+	 */
+	pthread_mutex_t xsrq_lock;
 };
 
 /*

@@ -296,6 +296,7 @@ static struct ibv_srq *qrnic_create_xrc_srq(struct ibv_context *ibctx,
 	if (!srq)
 		return NULL;
 
+	pthread_mutex_lock(&to_qctx(ibctx)->xsrq_lock);
 	ret = ibv_cmd_create_srq_ex(ibctx, &srq->vsrq, attr, &cmd.ibv_cmd,
 				    sizeof(cmd), &resp.ibv_resp, sizeof(resp));
 	if (ret)
@@ -316,6 +317,7 @@ static struct ibv_srq *qrnic_create_xrc_srq(struct ibv_context *ibctx,
 			  ret);
 		goto err_teardown;
 	}
+	pthread_mutex_unlock(&to_qctx(ibctx)->xsrq_lock);
 
 	attr->attr.max_wr = srq->wq.depth;
 	attr->attr.max_sge = srq->wq.max_sge;
@@ -328,6 +330,7 @@ err_teardown:
 err_destroy:
 	ibv_cmd_destroy_srq(&srq->ibv_srq);
 err_free:
+	pthread_mutex_unlock(&to_qctx(ibctx)->xsrq_lock);
 	free(srq);
 	errno = ret;
 	return NULL;
@@ -490,6 +493,7 @@ int qrnic_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr)
 
 int qrnic_destroy_srq(struct ibv_srq *ibsrq)
 {
+	struct qrnic_context *ctx = to_qctx(ibsrq->context);
 	struct qrnic_srq *srq = to_qsrq(ibsrq);
 	int ret;
 
@@ -497,12 +501,16 @@ int qrnic_destroy_srq(struct ibv_srq *ibsrq)
 	 * The kernel refuses while a QP still uses a basic SRQ; an XRC SRQ
 	 * it detaches from the XRC_RECV QPs.
 	 */
+	if (srq->xrc_cq)
+		pthread_mutex_lock(&ctx->xsrq_lock);
 	ret = ibv_cmd_destroy_srq(ibsrq);
+	if (!ret && srq->xrc_cq)
+		qrnic_xsrq_forget(ctx, srq);
+	if (srq->xrc_cq)
+		pthread_mutex_unlock(&ctx->xsrq_lock);
 	if (ret)
 		return ret;
 
-	if (srq->xrc_cq)
-		qrnic_xsrq_forget(to_qctx(ibsrq->context), srq);
 	qrnic_srq_teardown(srq);
 	qrnic_parent_domain_put(srq->parent_domain);
 	free(srq);

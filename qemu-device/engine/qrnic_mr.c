@@ -59,13 +59,21 @@ qrnic_rkey_check(struct qrnic_engine *e, const struct qrnic_qpc *qp,
                  uint32_t key, uint32_t access, uint64_t va,
                  uint64_t len, struct qrnic_mrc **out)
 {
+    return qrnic_rkey_check_pd(e, qp, qp->pdn, key, access, va, len, out);
+}
+
+enum qrnic_vendor_err
+qrnic_rkey_check_pd(struct qrnic_engine *e, const struct qrnic_qpc *qp,
+                    uint32_t pdn, uint32_t key, uint32_t access, uint64_t va,
+                    uint64_t len, struct qrnic_mrc **out)
+{
     struct qrnic_mrc *mw = mr_lookup(e, key);
 
     if (!mw || !qrnic_key_is_mw(mw)) {
-        return qrnic_mr_check(e, key, qp->pdn, access, va, len, out);
+        return qrnic_mr_check(e, key, pdn, access, va, len, out);
     }
     *out = NULL;
-    if (!mw->valid || mw->pdn != qp->pdn ||
+    if (!mw->valid || mw->pdn != pdn ||
         (mw->kind == QRNIC_KEY_MW2 && mw->qpn != qp->qpn)) {
         return QRNIC_VERR_BAD_LKEY;
     }
@@ -77,7 +85,7 @@ qrnic_rkey_check(struct qrnic_engine *e, const struct qrnic_qpc *qp,
     }
     /* The window's rights stand for the region's; it must still be valid. */
     mw = qrnic_table_get(&e->obj[QRNIC_OBJ_KEY], mw->mr_idx);
-    if (region_check(mw, qp->pdn, 0, va, len)) {
+    if (region_check(mw, pdn, 0, va, len)) {
         return QRNIC_VERR_BAD_LKEY;
     }
     *out = mw;

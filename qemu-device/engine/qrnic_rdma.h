@@ -177,6 +177,11 @@ enum qrnic_vendor_err
 qrnic_rkey_check(struct qrnic_engine *e, const struct qrnic_qpc *qp,
                  uint32_t key, uint32_t access, uint64_t va,
                  uint64_t len, struct qrnic_mrc **out);
+/* The same in PD pdn: a reply to a request accepted earlier. */
+enum qrnic_vendor_err
+qrnic_rkey_check_pd(struct qrnic_engine *e, const struct qrnic_qpc *qp,
+                    uint32_t pdn, uint32_t key, uint32_t access, uint64_t va,
+                    uint64_t len, struct qrnic_mrc **out);
 /* Copy between the MR's memory at va and buf; false on a DMA failure. */
 bool qrnic_mr_read(struct qrnic_engine *e, const struct qrnic_mrc *mr,
                    uint64_t va, void *buf, uint64_t len);
@@ -304,6 +309,7 @@ struct qrnic_rd_res {
     uint64_t out_va;            /* READ: where it reads from */
     uint32_t out_left;          /* READ: bytes still to send */
     bool out_first;             /* READ: next response starts a reply */
+    uint32_t xrc_srqn;          /* XRC_TGT: the SRQ it named (its PD) */
 };
 
 enum qrnic_resp_msg {
@@ -694,6 +700,13 @@ static inline bool qrnic_qp_is_rc(const struct qrnic_qpc *qp)
  */
 bool qrnic_xrc_bind(struct qrnic_engine *e, struct qrnic_qpc *qp,
                     const struct qrnic_rx *rx);
+/*
+ * The PD whose keys a READ reply of an XRC_TGT QP reads through: that of
+ * the XRC SRQ its request named, which later messages do not change; 0
+ * (no PD) if that SRQ is gone or no longer of the QP's domain.
+ */
+uint32_t qrnic_xrc_reply_pdn(struct qrnic_engine *e,
+                             const struct qrnic_qpc *qp, uint32_t srqn);
 /* An XRC SRQ goes: no XRC_TGT QP keeps it. */
 void qrnic_xrc_srq_gone(struct qrnic_engine *e, struct qrnic_srqc *srq);
 

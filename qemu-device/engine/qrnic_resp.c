@@ -23,6 +23,14 @@ static uint32_t rd_slots(const struct qrnic_qpc *qp)
 static void send_ack(struct qrnic_engine *e, struct qrnic_qpc *qp);
 static struct qrnic_rd_res *next_reply(struct qrnic_qpc *qp);
 
+/* The PD a READ reply's key belongs to: an XRC target's is the request's. */
+static uint32_t reply_pdn(struct qrnic_engine *e, const struct qrnic_qpc *qp,
+                          const struct qrnic_rd_res *r)
+{
+    return qp->type == QRNIC_QPT_XRC_TGT ?
+           qrnic_xrc_reply_pdn(e, qp, r->xrc_srqn) : qp->pdn;
+}
+
 /*
  * ACK or NAK psn.  With no READ/atomic reply queued before it, it goes out
  * from the packet path at once; otherwise it waits its turn behind them.
@@ -266,6 +274,7 @@ static bool do_read(struct qrnic_engine *e, struct qrnic_qpc *qp,
     r->valid = true;
     r->pending = true;
     r->psn = rx->psn;
+    r->xrc_srqn = rx->xrc_srqn;
     r->npkts = rx->dma_len ?
                (rx->dma_len + qp->attr.mtu - 1) / qp->attr.mtu : 1;
     r->rkey = rx->rkey;
@@ -365,9 +374,9 @@ static void duplicate(struct qrnic_engine *e, struct qrnic_qpc *qp,
             /* Executed again, so checked again, QP rights included. */
             if (!(qp->attr.access & QRNIC_ACCESS_REMOTE_READ) ||
                 (rx->dma_len &&
-                 qrnic_rkey_check(e, qp, rx->rkey,
-                                  QRNIC_ACCESS_REMOTE_READ, rx->va,
-                                  rx->dma_len, &mr))) {
+                 qrnic_rkey_check_pd(e, qp, reply_pdn(e, qp, r), rx->rkey,
+                                     QRNIC_ACCESS_REMOTE_READ, rx->va,
+                                     rx->dma_len, &mr))) {
                 return;
             }
             /*
@@ -563,8 +572,9 @@ static bool send_read_response(struct qrnic_engine *e, struct qrnic_qpc *qp,
                               QRNIC_AETH_CREDITS_INVALID, qp->resp.msn);
     }
     if (!(qp->attr.access & QRNIC_ACCESS_REMOTE_READ) ||
-        (n && (qrnic_rkey_check(e, qp, r->rkey, QRNIC_ACCESS_REMOTE_READ,
-                                r->out_va, n, &mr) ||
+        (n && (qrnic_rkey_check_pd(e, qp, reply_pdn(e, qp, r), r->rkey,
+                                   QRNIC_ACCESS_REMOTE_READ, r->out_va, n,
+                                   &mr) ||
                !qrnic_mr_read(e, mr, r->out_va, f + pos, n)))) {
         r->pending = false;
         fatal_nak(e, qp, r->out_psn, QRNIC_NAK_REM_ACCESS);

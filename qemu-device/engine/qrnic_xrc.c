@@ -30,6 +30,14 @@ bool qrnic_xrc_bind(struct qrnic_engine *e, struct qrnic_qpc *qp,
     return true;
 }
 
+uint32_t qrnic_xrc_reply_pdn(struct qrnic_engine *e,
+                             const struct qrnic_qpc *qp, uint32_t srqn)
+{
+    struct qrnic_srqc *srq = qrnic_srq_get(e, srqn);
+
+    return srq && srq->xrcd && srq->xrcd == qp->xrcd ? srq->pdn : 0;
+}
+
 void qrnic_xrc_srq_gone(struct qrnic_engine *e, struct qrnic_srqc *srq)
 {
     struct qrnic_qpc *qp;

@@ -149,7 +149,7 @@ static const char *check_qps(const struct qrnic_engine *e, uint32_t *nmw2)
     }
     for (qp = e->cc.waiting.head, ready = 0; qp; qp = qp->cc_next) {
         if (!qp->cc_waiting || ++ready > e->obj[QRNIC_OBJ_QP].size ||
-            !qp_live(e, qp) || qp->type != QRNIC_QPT_RC) {
+            !qp_live(e, qp) || !qrnic_qp_is_rc(qp)) {
             return "window wait list holds a QP not waiting or not live";
         }
     }

@@ -3,7 +3,9 @@
  * XRC: an XRC_INI QP on node 0 sends through one XRC_TGT QP on node 1 into
  * two XRC SRQs of the target's domain, each completing on its own CQ with
  * QRNIC_CQE_F_XRC and its srqn; RDMA WRITE, WRITE with immediate, READ
- * and an atomic through the target check keys against the SRQ's PD.  A
+ * and an atomic through the target check keys against the SRQ's PD, a
+ * READ's reply (also replayed for a duplicate) against the PD of the SRQ
+ * it named though a later message named another.  A
  * request naming an SRQ of another domain, a basic SRQ or none, a key of
  * another PD, and an SRQ destroyed in the middle of a message end the
  * target QP with the NAK the requester sees; the commands' bad arguments
@@ -142,6 +144,71 @@ static void test_rdma(void)
           "opcode %u)", (unsigned long long)wc.wr_id, wc.opcode);
 }
 
+/*
+ * A READ naming SRQ 0 (PD of nodes[1]) and then a SEND naming an SRQ of
+ * the same domain in another PD: the SEND rebinds the target, the READ's
+ * reply still reads through its own SRQ's PD.  With lose_replies, every
+ * frame towards the requester is lost once, so the READ comes again as a
+ * duplicate after the SEND and is replayed in its own PD too.
+ */
+static void read_then_send_other_pd(bool lose_replies)
+{
+    struct qrnic_cmd c = harness_cmd(QRNIC_CMD_ALLOC_PD);
+    uint32_t pd = nodes[1].pd;
+    struct hsrq *other;
+    struct hcq *other_cq;
+    struct hmr *other_mr;
+    struct hsge sge;
+    struct hwc wc;
+    uint8_t st;
+    int lost = 0;
+
+    setup(lose_replies ? 81 : 80);
+    other_cq = node_create_cq(&nodes[1], 4);
+    node_cmd(&nodes[1], &c, &nodes[1].pd);
+    other = node_create_xrc_srq(&nodes[1], XRCD, other_cq, 4, &st);
+    other_mr = node_mr(&nodes[1], 16384, QRNIC_ACCESS_LOCAL_WRITE);
+    nodes[1].pd = pd;
+    sge.addr = other_mr->iova;
+    sge.len = 4096;
+    sge.lkey = other_mr->key;
+    srq_post_recv(other, 500, &sge, 1, true);
+    mr_fill(p.mr[1], p.mr[1]->iova + 96 * 1024, 8192, 21);
+    post(1, QRNIC_WR_RDMA_READ, 16 * 1024, 8192, xsrq[0]->srqn, 96 * 1024);
+    mr_fill(p.mr[0], p.mr[0]->iova, 100, 22);
+    post(2, QRNIC_WR_SEND, 0, 100, other->srqn, 0);
+    /*
+     * Both requests reach the target before it sends anything: the SEND
+     * has rebound it when the READ's reply goes out.
+     */
+    qf_run_bh(&nodes[0].d);
+    while (wire.count) {
+        if (lose_replies && wire.q[wire.head].to == 0) {
+            wire.head = (wire.head + 1) % MAX_FRAMES;
+            wire.count--;
+            lost++;
+        } else {
+            harness_deliver_one();
+        }
+        if (lose_replies) {
+            qf_run_bh(&nodes[1].d);
+        }
+    }
+    CHECK(harness_completes(p.cq[0], 1, QRNIC_WC_SUCCESS, 500 * MS) &&
+          !mr_verify(p.mr[0], p.mr[0]->iova + 16 * 1024, 8192, 21),
+          "a READ of SRQ 0's PD followed by a SEND into another PD's SRQ%s: "
+          "the READ completes with the region's data", lose_replies ?
+          ", every reply lost once (the READ replayed after the SEND)" : "");
+    CHECK(harness_completes(p.cq[0], 2, QRNIC_WC_SUCCESS, 500 * MS) &&
+          harness_wait_cqe(other_cq, &wc, 100 * MS) && wc.wr_id == 500 &&
+          wc.src_qp == other->srqn &&
+          qp_state(tgt) == QRNIC_QPS_RTS,
+          "the SEND lands in the other PD's SRQ, the target stays in RTS");
+    if (lose_replies) {
+        CHECK(lost > 0, "%d replies were lost on the way", lost);
+    }
+}
+
 /* A request the target must refuse: the requester's status, target ERR. */
 static void refused(const char *what, uint8_t opcode, uint32_t srqn,
                     uint8_t status)
@@ -251,7 +318,7 @@ static uint8_t create_qp_raw(uint8_t type, uint32_t uctx, uint32_t pdn,
     c.create_qp.xrcd = xrcd;
     c.create_qp.log_sq_depth = log_sq;
     c.create_qp.log_sq_stride = log_ss;
-    c.create_qp.sq_offset = 1u << 20;
+    c.create_qp.sq_offset = log_sq ? 1u << 20 : 0;
     return node_cmd(&nodes[1], &c, &qpn);
 }
 
@@ -268,7 +335,7 @@ static void test_bad_commands(void)
              QRNIC_ST_BAD_PARAM, "XRC_TGT without a domain");
     CHECK_EQ(create_qp_raw(QRNIC_QPT_XRC_TGT, 0, 0, 0, 0, 1u << 24, 0, 0),
              QRNIC_ST_BAD_PARAM, "XRC_TGT with a domain over 24 bits");
-    CHECK_EQ(create_qp_raw(QRNIC_QPT_XRC_TGT, n->uctx, 0, 0, 0, XRCD, 0, 0),
+    CHECK_EQ(create_qp_raw(QRNIC_QPT_XRC_TGT, 1, 0, 0, 0, XRCD, 0, 0),
              QRNIC_ST_BAD_PARAM, "XRC_TGT owned by a context");
     CHECK_EQ(create_qp_raw(QRNIC_QPT_XRC_TGT, 0, n->kernel_pd, 0, 0, XRCD,
                            0, 0),
@@ -326,6 +393,8 @@ int main(void)
 {
     test_send();
     test_rdma();
+    read_then_send_other_pd(false);
+    read_then_send_other_pd(true);
     test_bad_requests();
     test_srq_gone();
     test_bad_commands();
