@@ -243,18 +243,19 @@ uint8_t fz_xrc_connect(struct hqp *qp, const struct hqp *peer,
                       A(MAX_QP_RD_ATOMIC)), &a);
 }
 
-uint8_t fz_xrc_srq_again(struct hsrq *srq, uint32_t xrcd,
-                         const struct hcq *cq)
+uint8_t fz_srq_destroy(struct hsrq *srq)
 {
     struct qrnic_cmd c = harness_cmd(QRNIC_CMD_DESTROY_SRQ);
-    uint8_t st;
 
     c.destroy_srq.srqn = srq->srqn;
-    st = node_cmd(srq->n, &c, NULL);
-    if (st) {
-        return st;
-    }
-    c = harness_cmd(QRNIC_CMD_CREATE_SRQ);
+    return node_cmd(srq->n, &c, NULL);
+}
+
+uint8_t fz_xrc_srq_create(struct hsrq *srq, uint32_t xrcd,
+                          const struct hcq *cq)
+{
+    struct qrnic_cmd c = harness_cmd(QRNIC_CMD_CREATE_SRQ);
+
     c.create_srq.pdn = srq->n->pd;
     c.create_srq.uctx = srq->uctx;
     c.create_srq.offset = srq->off;

@@ -118,14 +118,15 @@ uint8_t fz_xrc_connect(struct hqp *qp, const struct hqp *peer,
                        uint8_t path_mtu, uint8_t timeout, uint8_t retry,
                        uint8_t rnr);
 /*
- * DESTROY_SRQ of an XRC SRQ (taking it from the XRC_TGT QPs that borrow
- * it), then CREATE_SRQ of one in its place (queue memory, depth, stride,
- * owner) of domain xrcd completing on cq, its producer index 0: the
- * status of the first command that failed, or QRNIC_ST_OK (srqn is then
- * the new one's).
+ * DESTROY_SRQ (an XRC SRQ: the XRC_TGT QPs that borrow it let go; the
+ * command's bottom half may complete receives of it first), then
+ * CREATE_SRQ of an XRC SRQ in its place (queue memory, depth, stride,
+ * owner) of domain xrcd completing on cq, its producer index 0 (srqn the
+ * new one's if it succeeded): the commands' statuses.
  */
-uint8_t fz_xrc_srq_again(struct hsrq *srq, uint32_t xrcd,
-                         const struct hcq *cq);
+uint8_t fz_srq_destroy(struct hsrq *srq);
+uint8_t fz_xrc_srq_create(struct hsrq *srq, uint32_t xrcd,
+                          const struct hcq *cq);
 
 /*
  * What a target checks of an SRQ, besides the engine's invariants: every

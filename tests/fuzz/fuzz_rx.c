@@ -244,6 +244,7 @@ static struct {
     struct hqp *qp0i, *qp0t;    /* node 0's XRC_INI (to T), XRC_TGT (of I) */
     struct hsrq *srq0x;         /* node 0's XRC SRQ */
     struct fz_srq xsk[2];       /* S0, S1 */
+    bool xgone[2];              /* destroyed, not yet created again */
 } fx;
 
 static void connect_b(bool rd)
@@ -1103,14 +1104,14 @@ static void post_recv(struct fz *f, struct hqp *qp, struct hsrq *srq)
 
 /*
  * QP A or B (qsel bit 0); bits 1-2: 1 or 3 the SRQ, 2 QP E; bit 4 QP K;
- * bit 5 XRC SRQ S0, S1 (bit 0), or O (bit 6).
+ * bits 5 and 6 both: XRC SRQ S0, S1 (bit 0), or O (bit 7).
  */
 static void op_recv(struct fz *f)
 {
     uint8_t qsel = fz_u8(f);
 
-    if (qsel < FZ_RAW && (qsel & 0x20)) {
-        post_recv(f, NULL, fx.xsrq[qsel & 0x40 ? 2 : qsel & 1]);
+    if (qsel < FZ_RAW && (qsel & 0x60) == 0x60) {
+        post_recv(f, NULL, fx.xsrq[qsel & 0x80 ? 2 : qsel & 1]);
         return;
     }
     if (qsel < FZ_RAW && (qsel & 0x10)) {
@@ -1569,7 +1570,11 @@ static void op_srqctl(struct fz *f)
         if (sel >= XRC_SEL) {
             drain_cqs();
             fz_srq_step(&fx.xsk[k]);
-            st = fz_xrc_srq_again(srq, XRCD_A, fx.cqxs[k]);
+            st = fz_srq_destroy(srq);
+            fx.xgone[k] = true;
+            drain_cqs();            /* what the command completed first */
+            st = st ? st : fz_xrc_srq_create(srq, XRCD_A, fx.cqxs[k]);
+            fx.xgone[k] = false;
             if (st) {
                 fz_fail("XRC SRQ %d destroyed and created again: status %u",
                         k, st);
@@ -1727,7 +1732,9 @@ static void check_xrc_wc(int k, const struct hwc *wc)
         fz_fail("XRC SRQ %u (%d): completion of QP 0x%x, flags 0x%x, srqn %u",
                 fx.xsrq[k]->srqn, k, wc->qpn, wc->flags, wc->src_qp);
     }
-    fz_srq_cqe(&fx.xsk[k], wc);
+    if (!fx.xgone[k]) {
+        fz_srq_cqe(&fx.xsk[k], wc);
+    }
 }
 
 static void drain_cqs(void)
@@ -2168,9 +2175,9 @@ static void keys_seeds(fz_emit_fn emit)
 #define XS_RAW          6                   /* rxf.key */
 #define XS_RSVD         8
 #define XS_CUT(n)       (7 | (n) << 4)
-#define R_XS0           0x20
-#define R_XS1           0x21
-#define R_XO            0x60
+#define R_XS0           0x60
+#define R_XS1           0x61
+#define R_XO            0xe0
 #define XQ_T            0
 #define XQ_I            1
 #define XQ_RESTART(w, q) QPCTL(w, XRC_SEL, q)
@@ -2256,7 +2263,7 @@ static void xrc_seeds(fz_emit_fn emit)
      * whose SRQ is destroyed (and created again) under it; dropped: the
      * XRCETH cut short, a UC opcode to T, XRC to QP A, an XRC request to
      * QP I, a response to T, FLUSH and ATOMIC WRITE in XRC form (no such
- * opcodes).  Then one that works.
+     * opcodes).  Then one that works.
      */
     w_head(&w, 2, 0, 0x3f);
     w_recv(&w, R_XS0, 1, 0, 0, 4096);

@@ -92,10 +92,10 @@
  * and one of domain XRCD_B.  Send WQEs (op_sq, op_keys) with W_XRC go on
  * the XRC_INI QP, their opcodes those of every other QP (the table's
  * XRC column takes all op_sq's, FLUSH and ATOMIC WRITE not; of op_keys'
- * only LOCAL_INV), their xrc_srqn from ctl bits 3-4 and 6-7: the peer's
- * XRC SRQs mostly, its SRQ of the other domain, its basic SRQ, 0, our own
- * SRQ's number, past 24 bits.  Receive WQEs (op_rq with W_XRC) go to the
- * XRC SRQs; op_qpctl and op_srqctl selectors from XRC_SEL move the XRC
+ * only LOCAL_INV), their xrc_srqn from ctl bits 3-4 and 7: the peer's
+ * XRC SRQs mostly, its SRQ of the other domain, its basic SRQ, 0, a
+ * number no SRQ has, past 24 bits.  Receive WQEs (op_rq with W_XRC) go to
+ * the XRC SRQs; op_qpctl and op_srqctl selectors from XRC_SEL move the XRC
  * QPs (ERR, the pair through RESET up again, rights, SQD) and post to,
  * query, destroy and create again the XRC SRQs (the XRC_TGT QP may hold
  * one's WQE then); op_doorbell rings their doorbells and those of queues
@@ -180,7 +180,7 @@ enum {
 #define W_RAW           4
 #define W_GSI           8       /* UD WQEs: on the GSI QP, not the UD QP */
 #define W_UDS           0x10    /* UD WQEs: on the UD QP on the SRQ */
-#define W_XRC           0x20    /* op_sq, op_rq, op_keys: the XRC fixture */
+#define W_XRC           0x60    /* op_sq, op_rq, op_keys, both bits: XRC */
 /*
  * op_sq's opcode selector: below OPSEL_FLUSH the FZ_GEN_SQ rows of
  * QRNIC_WR_LIST, from it the FZ_GEN_SQ_ARGS rows (FLUSH, ATOMIC WRITE).
@@ -287,6 +287,7 @@ struct side {
     struct hcq *xscq[3];        /* each XRC SRQ's CQ */
     struct hsrq *xsrq[3];
     struct fz_srq xsk[2];
+    bool xgone[2];              /* destroyed, not yet created again */
 };
 
 /*
@@ -476,7 +477,7 @@ static void setup_xrc(uint8_t path_mtu, uint8_t timeout, uint8_t retry,
     for (i = 0; i < 2; i++) {
         struct side *s = &fx.s[i];
         struct node *n = &nodes[i];
-        uint8_t st[5];
+        uint8_t st[5] = { 0 };
 
         s->xicq = node_create_cq(n, 10);
         for (k = 0; k < 3; k++) {
@@ -581,7 +582,7 @@ static struct hqp *conn_qp(int node, uint8_t ctl)
 {
     uint8_t k = (ctl >> 3) & 3;
 
-    if (ctl & W_XRC) {
+    if ((ctl & W_XRC) == W_XRC) {
         return fx.s[node].xi.qp;
     }
     return k ? fx.s[node].x[k - 1].qp : fx.s[node].qp;
@@ -595,25 +596,26 @@ static uint8_t *sq_slot(int node, const struct hqp *qp)
 }
 
 /*
- * The xrc_srqn of a send WQE with W_XRC, from ctl bits 3-4 and 6-7 (k,
- * 0..15) modulo 8: the peer's XRC SRQ 0 or 1 (0-3), its SRQ of the other
- * domain (4), its basic SRQ (5), 0 (6), a number no SRQ has (7); k 15:
- * past 24 bits.
+ * The xrc_srqn of a send WQE with W_XRC, from ctl bits 3-4 and 7 (k):
+ * the peer's XRC SRQ 0, 1, 0 (0-2), its SRQ of the other domain (3), its
+ * basic SRQ (4), 0 (5), a number no SRQ has (6), past 24 bits (7).
  */
 static uint32_t xrc_srqn(int node, uint8_t ctl)
 {
     const struct side *p = &fx.s[!node];
-    uint8_t k = (uint8_t)(((ctl >> 3) & 3) | ((ctl >> 4) & 0x0c));
+    uint8_t k = (uint8_t)(((ctl >> 3) & 3) | ((ctl >> 5) & 4));
 
-    switch (k % 8) {
-    case 4:
+    switch (k) {
+    case 3:
         return p->xsrq[2]->srqn;
-    case 5:
+    case 4:
         return p->srq->srqn;
-    case 6:
+    case 5:
         return 0;
+    case 6:
+        return 0x777777u;
     case 7:
-        return 0x777777u | (k == 15 ? 1u << 24 : 0);
+        return 0x777777u | 1u << 24;
     default:
         return p->xsrq[k % 2]->srqn;
     }
@@ -647,7 +649,7 @@ static void op_sq(struct fz *f)
         slot[10] = nsge < FZ_RAW ? nsge % 5 : nsge;
         qrnic_st32(slot + 12, 0x01020304);
         qrnic_st32(slot + 16, ilen);
-        if (ctl & W_XRC) {
+        if ((ctl & W_XRC) == W_XRC) {
             qrnic_st32(slot + offsetof(struct qrnic_sq_wqe, xrc_srqn),
                        xrc_srqn(node, ctl));
         }
@@ -700,7 +702,8 @@ static void op_rq(struct fz *f)
     uint8_t ctl = fz_u8(f);
     int node = ctl & W_NODE1, i;
     uint8_t k = (ctl >> 3) & 3;
-    struct hsrq *srq = ctl & W_XRC ? fx.s[node].xsrq[k == 3 ? 2 : k % 2] :
+    struct hsrq *srq = (ctl & W_XRC) == W_XRC ?
+                       fx.s[node].xsrq[k == 3 ? 2 : k % 2] :
                        k % 2 ? fx.s[node].srq : NULL;
     struct hqp *qp = k == 2 ? fx.s[node].x[X_UC].qp : fx.s[node].qp;
     uint8_t *slot = srq ? nodes[node].d.qmem + srq->off +
@@ -1377,7 +1380,9 @@ static void poll_xrc(int node)
                         "flags 0x%x, srqn %u", node, s->xsrq[k]->srqn, k,
                         wc.qpn, wc.flags, wc.src_qp);
             }
-            fz_srq_cqe(&s->xsk[k], &wc);
+            if (k < 2 && !s->xgone[k]) {
+                fz_srq_cqe(&s->xsk[k], &wc);
+            }
         }
     }
 }
@@ -1550,7 +1555,11 @@ static void xrc_srq_again(int node, int k)
 
     poll_xrc(node);
     fz_srq_step(&s->xsk[k]);
-    st = fz_xrc_srq_again(s->xsrq[k], XRCD_A, s->xscq[k]);
+    st = fz_srq_destroy(s->xsrq[k]);
+    s->xgone[k] = true;
+    poll_xrc(node);                 /* what the command completed first */
+    st = st ? st : fz_xrc_srq_create(s->xsrq[k], XRCD_A, s->xscq[k]);
+    s->xgone[k] = false;
     if (st) {
         fz_fail("node %d: XRC SRQ %d destroyed and created again: status %u",
                 node, k, st);
@@ -1909,7 +1918,7 @@ static uint64_t key_addr(int node, int k)
  *   7     ALLOC_MW of a refused type, ALLOC_MR of 0 or 513 pages, the
  *         statuses checked
  * ctl: bit 0 the node, bit 1 ring, bits 3-4 the connected QP (W_QP); with
- * W_XRC the XRC_INI QP, bits 3-4 and 6-7 the SRQ (xrc_srqn()).
+ * W_XRC the XRC_INI QP, bits 3-4 and 7 the SRQ (xrc_srqn()).
  */
 static void op_keys(struct fz *f)
 {
@@ -1979,7 +1988,7 @@ static void op_keys(struct fz *f)
     memset(slot, 0, 1u << qp->log_ss);
     qrnic_st64(slot, fx.wr_id++);
     slot[9] = QRNIC_WQE_F_SIGNALED | (b & 0x80 ? QRNIC_WQE_F_FENCE : 0);
-    if (ctl & W_XRC) {
+    if ((ctl & W_XRC) == W_XRC) {
         qrnic_st32(slot + offsetof(struct qrnic_sq_wqe, xrc_srqn),
                    xrc_srqn(node, ctl));
     }
@@ -2660,14 +2669,14 @@ static void keys_seeds(fz_emit_fn emit)
  * (XRCCTL, arg XA_*) and op_srqctl (XSRQ_*) selectors, op_doorbell ctl of
  * an XRC SRQ (DB_XSRQ) or an XRC QP's queue (DB_XQP).
  */
-#define W_XS(k)         ((uint8_t)(W_XRC | ((k) & 3) << 3 | ((k) & 0x0c) << 4))
+#define W_XS(k)         ((uint8_t)(W_XRC | ((k) & 3) << 3 | ((k) & 4) << 5))
 #define XK_SRQ0         0
 #define XK_SRQ1         1
-#define XK_OTHER        4               /* the other domain's SRQ */
-#define XK_BASIC        5
-#define XK_ZERO         6
-#define XK_NOBODY       7               /* 0x777777 */
-#define XK_25BIT        15
+#define XK_OTHER        3               /* the other domain's SRQ */
+#define XK_BASIC        4
+#define XK_ZERO         5
+#define XK_NOBODY       6               /* 0x777777 */
+#define XK_25BIT        7
 #define XR_SRQ0         W_XRC
 #define XR_SRQ1         (W_XRC | 1 << 3)
 #define XR_OTHER        (W_XRC | 3 << 3)
