@@ -195,54 +195,6 @@ uint8_t fz_uc_connect(struct hqp *qp, const struct hqp *peer,
                              (0x7654 + qp->qpn * 1000) & 0xffffff);
 }
 
-#define A(x) QRNIC_QP_ATTR_##x
-
-uint8_t fz_xrc_connect(struct hqp *qp, const struct hqp *peer,
-                       uint8_t path_mtu, uint8_t timeout, uint8_t retry,
-                       uint8_t rnr)
-{
-    const struct qrnic_qpc *q = qrnic_qp_get(&qp->n->d.e, qp->qpn);
-    bool tgt = q && q->type == QRNIC_QPT_XRC_TGT;
-    struct qrnic_qp_attr a;
-    uint8_t st;
-
-    memset(&a, 0, sizeof(a));
-    a.qp_state = QRNIC_QPS_INIT;
-    a.port_num = 1;
-    a.access_flags = tgt ? QRNIC_ACCESS_REMOTE_WRITE |
-                           QRNIC_ACCESS_REMOTE_READ |
-                           QRNIC_ACCESS_REMOTE_ATOMIC : 0;
-    st = qp_modify(qp, A(STATE) | A(PKEY_INDEX) | A(PORT) | A(ACCESS_FLAGS),
-                   &a);
-    if (st) {
-        return st;
-    }
-    a.qp_state = QRNIC_QPS_RTR;
-    a.path_mtu = path_mtu;
-    a.dest_qpn = peer->qpn;
-    a.rq_psn = (0x123456 + peer->qpn * 1000) & 0xffffff;
-    a.max_dest_rd_atomic = harness_rd_atomic;
-    a.min_rnr_timer = 1;
-    a.hop_limit = 64;
-    memcpy(a.dgid, peer->n->gid, 16);
-    memcpy(a.dmac, peer->n->mac, 6);
-    st = qp_modify(qp, A(STATE) | A(AV) | A(PATH_MTU) | A(DEST_QPN) |
-                   A(RQ_PSN) |
-                   (tgt ? A(MAX_DEST_RD_ATOMIC) | A(MIN_RNR_TIMER) : 0), &a);
-    if (st) {
-        return st;
-    }
-    a.qp_state = QRNIC_QPS_RTS;
-    a.sq_psn = (0x123456 + qp->qpn * 1000) & 0xffffff;
-    a.timeout = timeout;
-    a.retry_cnt = retry;
-    a.rnr_retry = rnr;
-    a.max_rd_atomic = harness_rd_atomic;
-    return qp_modify(qp, A(STATE) | A(SQ_PSN) | A(TIMEOUT) |
-                     (tgt ? 0 : A(RETRY_CNT) | A(RNR_RETRY) |
-                      A(MAX_QP_RD_ATOMIC)), &a);
-}
-
 uint8_t fz_srq_destroy(struct hsrq *srq)
 {
     struct qrnic_cmd c = harness_cmd(QRNIC_CMD_DESTROY_SRQ);

@@ -107,16 +107,6 @@ struct hcq;
  */
 uint8_t fz_uc_connect(struct hqp *qp, const struct hqp *peer,
                       uint8_t path_mtu);
-
-/*
- * XRC: an XRC_INI or XRC_TGT QP from RESET through INIT (a target: remote
- * write, read, atomic), RTR (towards peer, this path MTU, RQ PSN from the
- * peer's QPN) to RTS (SQ PSN from its own) with the attributes its type
- * takes; the status of the first transition that failed, or QRNIC_ST_OK.
- */
-uint8_t fz_xrc_connect(struct hqp *qp, const struct hqp *peer,
-                       uint8_t path_mtu, uint8_t timeout, uint8_t retry,
-                       uint8_t rnr);
 /*
  * DESTROY_SRQ (an XRC SRQ: the XRC_TGT QPs that borrow it let go; the
  * command's bottom half may complete receives of it first), then

@@ -464,16 +464,16 @@ static void xrc_srq_watch(int k)
 
 static bool connect_t(void)
 {
-    return !fz_xrc_connect(fx.qpt, fx.qp0i, fx.path_mtu, 8, fx.retry & 7,
-                           (fx.retry >> 3) & 7);
+    return !qp_connect_xrc_to(fx.qpt, fx.qp0i, fx.path_mtu, 8, fx.retry & 7,
+                              (fx.retry >> 3) & 7);
 }
 
 /* QP I, and node 0's XRC_TGT QP it sends to. */
 static bool connect_i(void)
 {
-    return !fz_xrc_connect(fx.qpi, fx.qp0t, fx.path_mtu, 8, fx.retry & 7,
-                           (fx.retry >> 3) & 7) &&
-           !fz_xrc_connect(fx.qp0t, fx.qpi, fx.path_mtu, 8, 7, 6);
+    return !qp_connect_xrc_to(fx.qpi, fx.qp0t, fx.path_mtu, 8, fx.retry & 7,
+                              (fx.retry >> 3) & 7) &&
+           !qp_connect_xrc_to(fx.qp0t, fx.qpi, fx.path_mtu, 8, 7, 6);
 }
 
 /* After the keys fixture, for the same reason: XRC QPs and SRQs. */
@@ -502,7 +502,7 @@ static void setup_xrc(void)
                                               &st[7]) : NULL;
     if (!fx.xsrq[0] || !fx.xsrq[1] || !fx.xsrq[2] || !fx.qpt || !fx.qpi ||
         !fx.qp0i || !fx.qp0t || !fx.srq0x ||
-        fz_xrc_connect(fx.qp0i, fx.qpt, fx.path_mtu, 8, 7, 6) ||
+        qp_connect_xrc_to(fx.qp0i, fx.qpt, fx.path_mtu, 8, 7, 6) ||
         !connect_t() || !connect_i()) {
         fz_fail("fixture: XRC (statuses %u %u %u %u %u %u %u %u)", st[0],
                 st[1], st[2], st[3], st[4], st[5], st[6], st[7]);

@@ -499,10 +499,10 @@ static void setup_xrc(uint8_t path_mtu, uint8_t timeout, uint8_t retry,
         xrc_srq_watch(i, 1);
     }
     for (i = 0; i < 2; i++) {
-        if (fz_xrc_connect(fx.s[i].xi.qp, fx.s[!i].xtgt, path_mtu, timeout,
-                           retry, rnr) ||
-            fz_xrc_connect(fx.s[!i].xtgt, fx.s[i].xi.qp, path_mtu, timeout,
-                           retry, rnr)) {
+        if (qp_connect_xrc_to(fx.s[i].xi.qp, fx.s[!i].xtgt, path_mtu, timeout,
+                              retry, rnr) ||
+            qp_connect_xrc_to(fx.s[!i].xtgt, fx.s[i].xi.qp, path_mtu, timeout,
+                              retry, rnr)) {
             fz_fail("fixture: connect the XRC QPs");
         }
     }
@@ -1451,10 +1451,10 @@ static void op_xrcctl(uint8_t sel, uint8_t arg)
         a.qp_state = QRNIC_QPS_RESET;
         if (qp_modify(s->xi.qp, A(STATE), &a) ||
             qp_modify(p->xtgt, A(STATE), &a) ||
-            fz_xrc_connect(s->xi.qp, p->xtgt, fx.path_mtu, fx.timeout,
-                           fx.retry, fx.rnr) ||
-            fz_xrc_connect(p->xtgt, s->xi.qp, fx.path_mtu, fx.timeout,
-                           fx.retry, fx.rnr)) {
+            qp_connect_xrc_to(s->xi.qp, p->xtgt, fx.path_mtu, fx.timeout,
+                              fx.retry, fx.rnr) ||
+            qp_connect_xrc_to(p->xtgt, s->xi.qp, fx.path_mtu, fx.timeout,
+                              fx.retry, fx.rnr)) {
             fz_fail("node %d XRC_INI QP 0x%x, its peer: RESET and up again",
                     node, s->xi.qp->qpn);
         }

@@ -1088,10 +1088,13 @@ struct hqp *node_create_xrc_tgt(struct node *n, uint32_t xrcd, uint8_t *st)
     return *st == QRNIC_ST_OK ? qp : NULL;
 }
 
-bool qp_connect_xrc(struct hqp *qp, const struct hqp *peer, uint8_t path_mtu)
+uint8_t qp_connect_xrc_to(struct hqp *qp, const struct hqp *peer,
+                          uint8_t path_mtu, uint8_t timeout, uint8_t retry,
+                          uint8_t rnr_retry)
 {
     bool tgt = !qp->scq;
     struct qrnic_qp_attr a;
+    uint8_t st;
 
     memset(&a, 0, sizeof(a));
     a.qp_state = QRNIC_QPS_INIT;
@@ -1099,9 +1102,10 @@ bool qp_connect_xrc(struct hqp *qp, const struct hqp *peer, uint8_t path_mtu)
     a.access_flags = tgt ? QRNIC_ACCESS_REMOTE_WRITE |
                            QRNIC_ACCESS_REMOTE_READ |
                            QRNIC_ACCESS_REMOTE_ATOMIC : 0;
-    if (qp_modify(qp, A(STATE) | A(PKEY_INDEX) | A(PORT) | A(ACCESS_FLAGS),
-                  &a)) {
-        return false;
+    st = qp_modify(qp, A(STATE) | A(PKEY_INDEX) | A(PORT) | A(ACCESS_FLAGS),
+                   &a);
+    if (st) {
+        return st;
     }
     a.qp_state = QRNIC_QPS_RTR;
     a.path_mtu = path_mtu;
@@ -1112,20 +1116,26 @@ bool qp_connect_xrc(struct hqp *qp, const struct hqp *peer, uint8_t path_mtu)
     a.hop_limit = 64;
     memcpy(a.dgid, peer->n->gid, 16);
     memcpy(a.dmac, peer->n->mac, 6);
-    if (qp_modify(qp, A(STATE) | A(AV) | A(PATH_MTU) | A(DEST_QPN) |
-                  A(RQ_PSN) |
-                  (tgt ? A(MAX_DEST_RD_ATOMIC) | A(MIN_RNR_TIMER) : 0), &a)) {
-        return false;
+    st = qp_modify(qp, A(STATE) | A(AV) | A(PATH_MTU) | A(DEST_QPN) |
+                   A(RQ_PSN) |
+                   (tgt ? A(MAX_DEST_RD_ATOMIC) | A(MIN_RNR_TIMER) : 0), &a);
+    if (st) {
+        return st;
     }
     a.qp_state = QRNIC_QPS_RTS;
     a.sq_psn = (0x123456 + qp->qpn * 1000) & 0xffffff;
-    a.timeout = 10;
-    a.retry_cnt = 7;
-    a.rnr_retry = 7;
+    a.timeout = timeout;
+    a.retry_cnt = retry;
+    a.rnr_retry = rnr_retry;
     a.max_rd_atomic = harness_rd_atomic;
     return qp_modify(qp, A(STATE) | A(SQ_PSN) | A(TIMEOUT) |
                      (tgt ? 0 : A(RETRY_CNT) | A(RNR_RETRY) |
-                      A(MAX_QP_RD_ATOMIC)), &a) == QRNIC_ST_OK;
+                      A(MAX_QP_RD_ATOMIC)), &a);
+}
+
+bool qp_connect_xrc(struct hqp *qp, const struct hqp *peer, uint8_t path_mtu)
+{
+    return qp_connect_xrc_to(qp, peer, path_mtu, 10, 7, 7) == QRNIC_ST_OK;
 }
 
 struct hqp *node_create_qp_srq(struct node *n, uint8_t type, struct hcq *scq,

@@ -239,6 +239,10 @@ struct hqp *node_create_xrc_ini(struct node *n, struct hcq *scq,
                                 uint8_t log_sq, uint8_t *st);
 struct hqp *node_create_xrc_tgt(struct node *n, uint32_t xrcd, uint8_t *st);
 bool qp_connect_xrc(struct hqp *qp, const struct hqp *peer, uint8_t path_mtu);
+/* The same with the requester's timers given; the first failing status. */
+uint8_t qp_connect_xrc_to(struct hqp *qp, const struct hqp *peer,
+                          uint8_t path_mtu, uint8_t timeout, uint8_t retry,
+                          uint8_t rnr_retry);
 uint8_t qp_modify(struct hqp *qp, uint32_t mask,
                   const struct qrnic_qp_attr *attr);
 uint8_t qp_query(struct hqp *qp, struct qrnic_qp_attr *attr);
