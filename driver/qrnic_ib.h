@@ -6,6 +6,7 @@
 #ifndef QRNIC_IB_H
 #define QRNIC_IB_H
 
+#include <linux/kref.h>
 #include <linux/refcount.h>
 #include <linux/completion.h>
 #include <linux/mutex.h>
@@ -152,11 +153,26 @@ struct qrnic_user_mmap_entry {
 	enum qrnic_mmap_type type;
 };
 
+/*
+ * A user context as the device knows it (ALLOC_UCTX's number).  Its
+ * ib_ucontext holds one reference and each XRC domain allocated in it one
+ * more: XRC_TGT QPs count against the context that allocated their domain,
+ * a domain shared through a file can outlive that context, and so
+ * DEALLOC_UCTX waits for the last reference.
+ */
+struct qrnic_dev_uctx {
+	struct kref ref;
+	struct qrnic_dev *qdev;
+	u32 id;
+	atomic_t xrcds;		/* XRC domains allocated in the context */
+};
+
 struct qrnic_ucontext {
 	struct ib_ucontext ibucontext;
 	u32 uctx_id;
 	u32 db_page;
 	struct rdma_user_mmap_entry *db_entry;
+	struct qrnic_dev_uctx *dev_uctx;
 };
 
 struct qrnic_pd {
@@ -192,11 +208,21 @@ struct qrnic_mr {
 	u32 max_pages;
 };
 
-/* An XRC domain: only a number (1..QRNIC_XRCD_MASK) the device compares. */
+/*
+ * An XRC domain: a number (1..QRNIC_XRCD_MASK) the device compares, and
+ * the context its XRC_TGT QPs count against (NULL: the kernel's domain).
+ */
 struct qrnic_xrcd {
 	struct ib_xrcd ibxrcd;
 	u32 xrcdn;
+	struct qrnic_dev_uctx *owner;
 };
+
+/* The device context an XRC_TGT QP of the domain counts against. */
+static inline u32 qrnic_xrcd_uctx(const struct qrnic_xrcd *xrcd)
+{
+	return xrcd->owner ? xrcd->owner->id : 0;
+}
 
 /* Windows hold nothing of their own; ib_core sizes objects by driver type. */
 struct qrnic_mw {

@@ -134,9 +134,11 @@ static int qrnic_create_qp_cmd(struct qrnic_dev *qdev, struct qrnic_qp *qp,
 
 	cmd.create_qp.qp_type = qp->qp_type;
 	if (qp->qp_type == QRNIC_QPT_XRC_TGT) {
-		/* The domain's: no PD, CQs, queues or owning context. */
-		cmd.create_qp.xrcd =
-			cpu_to_le32(to_qxrcd(init_attr->xrcd)->xrcdn);
+		struct qrnic_xrcd *xrcd = to_qxrcd(init_attr->xrcd);
+
+		/* No PD, CQs or queues; it counts against the domain's owner. */
+		cmd.create_qp.xrcd = cpu_to_le32(xrcd->xrcdn);
+		cmd.create_qp.uctx = cpu_to_le32(qrnic_xrcd_uctx(xrcd));
 		return qrnic_aq_exec(qdev, &cmd, &qp->qpn, NULL);
 	}
 	cmd.create_qp.pdn = cpu_to_le32(to_qpd(qp->ibqp.pd)->pdn);

@@ -243,6 +243,20 @@ qrnic_mmap_entry_insert(struct ib_ucontext *uctx, phys_addr_t address,
 	return &entry->rdma_entry;
 }
 
+static void qrnic_dev_uctx_release(struct kref *ref)
+{
+	struct qrnic_dev_uctx *dctx = container_of(ref, struct qrnic_dev_uctx,
+						   ref);
+
+	qrnic_aq_exec_handle(dctx->qdev, QRNIC_CMD_DEALLOC_UCTX, dctx->id);
+	kfree(dctx);
+}
+
+static void qrnic_dev_uctx_put(struct qrnic_dev_uctx *dctx)
+{
+	kref_put(&dctx->ref, qrnic_dev_uctx_release);
+}
+
 static int qrnic_alloc_ucontext(struct ib_ucontext *ibuctx,
 				struct ib_udata *udata)
 {
@@ -270,9 +284,17 @@ static int qrnic_alloc_ucontext(struct ib_ucontext *ibuctx,
 		return ret;
 	if (udata->outlen < sizeof(resp))
 		return -EINVAL;
+	uctx->dev_uctx = kzalloc_obj(*uctx->dev_uctx, GFP_KERNEL);
+	if (!uctx->dev_uctx)
+		return -ENOMEM;
 	ret = qrnic_aq_exec(qdev, &cmd, &uctx->uctx_id, &uctx->db_page);
-	if (ret)
+	if (ret) {
+		kfree(uctx->dev_uctx);
 		return ret;
+	}
+	kref_init(&uctx->dev_uctx->ref);
+	uctx->dev_uctx->qdev = qdev;
+	uctx->dev_uctx->id = uctx->uctx_id;
 	if (!uctx->db_page || uctx->db_page >= qdev->num_db_pages) {
 		ibdev_err(&qdev->ibdev, "ALLOC_UCTX: bad doorbell page %u\n",
 			  uctx->db_page);
@@ -300,17 +322,17 @@ static int qrnic_alloc_ucontext(struct ib_ucontext *ibuctx,
 err_entry:
 	rdma_user_mmap_entry_remove(uctx->db_entry);
 err_dealloc:
-	qrnic_aq_exec_handle(qdev, QRNIC_CMD_DEALLOC_UCTX, uctx->uctx_id);
+	qrnic_dev_uctx_put(uctx->dev_uctx);
 	return ret;
 }
 
+/* The device context goes with its last XRC domain (qrnic_dev_uctx). */
 static void qrnic_dealloc_ucontext(struct ib_ucontext *ibuctx)
 {
 	struct qrnic_ucontext *uctx = to_quctx(ibuctx);
 
 	rdma_user_mmap_entry_remove(uctx->db_entry);
-	qrnic_aq_exec_handle(to_qdev(ibuctx->device), QRNIC_CMD_DEALLOC_UCTX,
-			     uctx->uctx_id);
+	qrnic_dev_uctx_put(uctx->dev_uctx);
 }
 
 /*
@@ -414,27 +436,56 @@ static int qrnic_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 /*
  * An XRC domain is a number the driver picks; the device has no command
  * for domains and only compares the numbers XRC SRQs and XRC_TGT QPs name.
+ * ib_core creates XRC_TGT QPs without the creator's context, so they count
+ * against the context that allocated their domain (its owner), and a
+ * context may allocate as many domains as it may hold PDs.
  */
 static int qrnic_alloc_xrcd(struct ib_xrcd *ibxrcd, struct ib_udata *udata)
 {
 	struct qrnic_dev *qdev = to_qdev(ibxrcd->device);
+	struct qrnic_xrcd *xrcd = to_qxrcd(ibxrcd);
+	struct qrnic_ucontext *uctx;
+	u32 max;
 	int ret;
 
 	/* No driver data is defined for XRC domains. */
 	ret = qrnic_udata_no_input(udata);
 	if (ret)
 		return ret;
+	uctx = rdma_udata_to_drv_context(udata, struct qrnic_ucontext,
+					 ibucontext);
+	if (uctx) {
+		xrcd->owner = uctx->dev_uctx;
+		max = le32_to_cpu(qdev->attr.ctx_max[QRNIC_CTX_PD]);
+		if (atomic_inc_return(&xrcd->owner->xrcds) > max) {
+			ret = -ENOMEM;
+			goto err_count;
+		}
+	}
 	ret = ida_alloc_range(&qdev->xrcd_ida, 1, QRNIC_XRCD_MASK, GFP_KERNEL);
 	if (ret < 0)
-		return ret;
-	to_qxrcd(ibxrcd)->xrcdn = ret;
+		goto err_count;
+	xrcd->xrcdn = ret;
+	if (xrcd->owner)
+		kref_get(&xrcd->owner->ref);
 	return 0;
+
+err_count:
+	if (xrcd->owner)
+		atomic_dec(&xrcd->owner->xrcds);
+	return ret;
 }
 
 /* ib_core has checked that no SRQ or QP of the domain is left. */
 static int qrnic_dealloc_xrcd(struct ib_xrcd *ibxrcd, struct ib_udata *udata)
 {
-	ida_free(&to_qdev(ibxrcd->device)->xrcd_ida, to_qxrcd(ibxrcd)->xrcdn);
+	struct qrnic_xrcd *xrcd = to_qxrcd(ibxrcd);
+
+	ida_free(&to_qdev(ibxrcd->device)->xrcd_ida, xrcd->xrcdn);
+	if (xrcd->owner) {
+		atomic_dec(&xrcd->owner->xrcds);
+		qrnic_dev_uctx_put(xrcd->owner);
+	}
 	return 0;
 }
 

@@ -902,8 +902,9 @@ enum qrnic_guest_err {
  * is an RC requester without a receive side: send_cqn, pdn and its SQ as
  * for RC; recv_cqn, srqn, rq_offset and log_rq_* 0.  Each send WQE names
  * the XRC SRQ at the target in xrc_srqn (XRCETH).  An XRC_TGT QP is an RC
- * responder without queues: xrcd and uctx 0 (it belongs to the domain,
- * not to a context); pdn, both CQs, srqn, offsets and logs 0.  A request
+ * responder without queues: xrcd, and the context it counts against in
+ * uctx (the one that allocated the domain; it uses no doorbell); pdn,
+ * both CQs, srqn, offsets and logs 0.  A request
  * it receives names an XRC SRQ of its domain (else NAK invalid request,
  * QP to ERR); a SEND or WRITE with immediate takes that SRQ's WQE and
  * completes on that SRQ's CQ (QRNIC_CQE_F_XRC), and the SRQ's PD is the

@@ -257,8 +257,8 @@ uint32_t qrnic_qp_qmem_pages(const struct qrnic_qpc *qp)
 }
 
 /*
- * XRC_INI: RC's requester, no receive side.  XRC_TGT: a domain and nothing
- * else (see qrnic_hw.h).
+ * XRC_INI: RC's requester, no receive side.  XRC_TGT: a domain and the
+ * context it counts against, nothing else (see qrnic_hw.h).
  */
 static enum qrnic_cmd_status
 create_xrc_qp_args(const struct qrnic_cmd *cmd)
@@ -274,7 +274,7 @@ create_xrc_qp_args(const struct qrnic_cmd *cmd)
         return no_rq && !xrcd ? QRNIC_ST_OK : QRNIC_ST_BAD_PARAM;
     }
     if (!no_rq || !xrcd || xrcd > QRNIC_XRCD_MASK ||
-        qrnic_get32(&cmd->create_qp.uctx) || qrnic_get32(&cmd->create_qp.pdn) ||
+        qrnic_get32(&cmd->create_qp.pdn) ||
         qrnic_get32(&cmd->create_qp.send_cqn) ||
         qrnic_get32(&cmd->create_qp.sq_offset) ||
         cmd->create_qp.log_sq_depth || cmd->create_qp.log_sq_stride ||
@@ -309,13 +309,16 @@ create_qp_args(struct qrnic_engine *e, const struct qrnic_cmd *cmd)
 
     if (type == QRNIC_QPT_XRC_INI || type == QRNIC_QPT_XRC_TGT) {
         st = create_xrc_qp_args(cmd);
-        if (st != QRNIC_ST_OK || type == QRNIC_QPT_XRC_TGT) {
+        if (st != QRNIC_ST_OK) {
             return st;
         }
         rcq = scq;      /* none: the checks below are the send side's */
     }
     if (uctx != 0 && !qrnic_uctx_exists(e, uctx)) {
         return QRNIC_ST_BAD_HANDLE;
+    }
+    if (type == QRNIC_QPT_XRC_TGT) {
+        return QRNIC_ST_OK;
     }
     if (!qrnic_pd_of(e, pdn, uctx) || !scq || !rcq ||
         scq->uctx != uctx || rcq->uctx != uctx ||

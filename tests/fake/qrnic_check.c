@@ -58,11 +58,15 @@ static const char *check_sq(const struct qrnic_qpc *qp)
     return NULL;
 }
 
-/* An XRC_TGT QP holds no PD or CQ but those of the SRQ it borrows. */
-static const char *check_xrc_tgt(const struct qrnic_qpc *qp)
+/*
+ * An XRC_TGT QP holds no PD or CQ but those of the SRQ it borrows, and
+ * counts against a context that exists (or the kernel).
+ */
+static const char *check_xrc_tgt(const struct qrnic_engine *e,
+                                 const struct qrnic_qpc *qp)
 {
-    if (qp->scq || qp->uctx || !qp->xrcd) {
-        return "XRC_TGT: a send CQ, an owner or no domain";
+    if (qp->scq || !qp->xrcd || (qp->uctx && !e->uctx[qp->uctx].valid)) {
+        return "XRC_TGT: a send CQ, no domain or a context that is gone";
     }
     if (!qp->srq) {
         return qp->pdn || qp->rcq || qp->resp.recv_active ?
@@ -87,7 +91,7 @@ static const char *check_qps(const struct qrnic_engine *e, uint32_t *nmw2)
         if (qp->idx != i || !qrnic_qp_get((struct qrnic_engine *)e, qp->qpn)) {
             return "QP: table slot and QPN disagree";
         }
-        why = qp->type == QRNIC_QPT_XRC_TGT ? check_xrc_tgt(qp) : NULL;
+        why = qp->type == QRNIC_QPT_XRC_TGT ? check_xrc_tgt(e, qp) : NULL;
         if (why) {
             return why;
         }

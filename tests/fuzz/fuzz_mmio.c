@@ -565,8 +565,10 @@ enum { XV_KEEP_UCTX = 4, XV_KEEP_SQ = 5, XV_KEEP_FLAGS = 6 };   /* TGT */
  * the variant v (bits 4-6 of s8, less 8) that keeps one as the input made
  * it, which the device refuses: XRC_INI XV_KEEP_XRCD a domain,
  * XV_KEEP_RQ recv_cqn, rq_offset and log_rq_*, XV_KEEP_SRQ an srqn
- * (srq_pick() of b's bits 4-6); XRC_TGT XV_KEEP_UCTX the owner,
- * XV_KEEP_SQ the PD, send CQ and SQ, XV_KEEP_FLAGS the flags.  Variants
+ * (srq_pick() of b's bits 4-6); XRC_TGT XV_KEEP_SQ the PD, send CQ and
+ * SQ, XV_KEEP_FLAGS the flags.  XRC_TGT XV_KEEP_UCTX keeps the context
+ * the QP counts against (accepted if it exists, OVER_QUOTA past its
+ * limit, BAD_HANDLE otherwise; the others use the kernel's).  Variants
  * 0-3 are as the type wants them.  The domain (XRC_TGT, XRC_INI
  * XV_KEEP_XRCD) is xrcd_pick() of b, the log_rq_depth selector.
  */

@@ -14,15 +14,25 @@
  *                        doorbell page left: ENOMEM
  *   ctx-cgroup           the same inside an rdma cgroup whose hca_handle
  *                        limit is --limit: EAGAIN
+ *   xrcd                 XRC domains (the first one --xrcd's file's, if
+ *                        given): the driver's limit (as many as PDs), so
+ *                        no refusal is the device's
+ *   xrc-tgt              XRC_TGT QPs in one domain: a new one, or with
+ *                        --xrcd the file's, which another process
+ *                        allocated: then they count against that
+ *                        process's context, and this context still
+ *                        creates an RC QP after the last refusal
  * The last refusal must be ENOMEM (EAGAIN), the count (pages) reached must
  * be --limit, and every refusal of a device quota must be counted in the
  * hw counter ctx_over_quota.  Then it writes --ready and holds everything
  * until --release appears.
  *
- * victim creates one of each kind and sends 4 KiB through its SRQ.
+ * victim creates one of each kind and sends 4 KiB through its SRQ;
+ * victim-xrc an XRC domain, an XRC SRQ and an XRC_TGT QP.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +51,8 @@ struct hold {
 	long base_pages;	/* qmem: uverbs pages before the SRQ (the doorbell) */
 	struct ibv_cq *cq;
 	struct ibv_srq *srq;
+	struct ibv_xrcd *xrcd;	/* xrc-tgt: the domain its QPs go into */
+	int xrcd_fd;		/* its file's, or -1 */
 	uint8_t *buf;
 	size_t buf_len;
 };
@@ -64,6 +76,31 @@ static struct ibv_qp *small_qp(struct hold *h, uint32_t send_wr, struct ibv_srq 
 	return ibv_create_qp(h->d.pd, &ia);
 }
 
+/* An XRC domain: path's (created if need be, fd kept open in *fd), or a
+ * new one of its own (path NULL). */
+static struct ibv_xrcd *open_xrcd(struct ibv_context *ctx, const char *path, int *fd)
+{
+	struct ibv_xrcd_init_attr xa = { .comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS,
+					 .fd = -1, .oflags = O_CREAT };
+
+	*fd = -1;
+	if (path) {
+		*fd = open(path, O_RDWR | O_CREAT, 0600);
+		if (*fd < 0)
+			return NULL;
+		xa.fd = *fd;
+	}
+	return ibv_open_xrcd(ctx, &xa);
+}
+
+static struct ibv_qp *xrc_tgt_qp(struct ibv_context *ctx, struct ibv_xrcd *xrcd)
+{
+	struct ibv_qp_init_attr_ex ia = { .qp_type = IBV_QPT_XRC_RECV,
+					  .comp_mask = IBV_QP_INIT_ATTR_XRCD, .xrcd = xrcd };
+
+	return ibv_create_qp_ex(ctx, &ia);
+}
+
 /* One more object of a counted kind, or NULL (errno). */
 static void *alloc_one(struct hold *h)
 {
@@ -82,6 +119,18 @@ static void *alloc_one(struct hold *h)
 		return ibv_reg_mr(h->d.pd, h->buf, 4096, IBV_ACCESS_LOCAL_WRITE);
 	if (!strcmp(k, "mw"))
 		return ibv_alloc_mw(h->d.pd, IBV_MW_TYPE_1);
+	if (!strcmp(k, "xrcd")) {
+		int fd;
+		struct ibv_xrcd *x = open_xrcd(h->d.ctx, h->n ? NULL : iso.xrcd, &fd);
+
+		if (fd >= 0 && !x)
+			close(fd);
+		else if (fd >= 0)
+			h->xrcd_fd = fd;
+		return x;
+	}
+	if (!strcmp(k, "xrc-tgt"))
+		return xrc_tgt_qp(h->d.ctx, h->xrcd);
 	return ibv_open_device(h->d.ctx->device);	/* ctx, ctx-cgroup */
 }
 
@@ -94,8 +143,10 @@ static void free_one(struct hold *h, void *o)
 		r = ibv_dealloc_pd(o);
 	else if (!strcmp(k, "cq"))
 		r = ibv_destroy_cq(o);
-	else if (!strcmp(k, "qp") || !strcmp(k, "qmem"))
+	else if (!strcmp(k, "qp") || !strcmp(k, "qmem") || !strcmp(k, "xrc-tgt"))
 		r = ibv_destroy_qp(o);
+	else if (!strcmp(k, "xrcd"))
+		r = ibv_close_xrcd(o);
 	else if (!strcmp(k, "srq"))
 		r = ibv_destroy_srq(o);
 	else if (!strcmp(k, "mr") || !strcmp(k, "mr-pages"))
@@ -179,6 +230,14 @@ static void setup(struct hold *h)
 	long pages = 1;
 
 	rc_dev_open(&h->d);
+	h->xrcd_fd = -1;
+	if (!strcmp(h->kind, "xrc-tgt")) {
+		h->xrcd = open_xrcd(h->d.ctx, iso.xrcd, &h->xrcd_fd);
+		if (!h->xrcd)
+			die("quota xrc-tgt: ibv_open_xrcd(%s): %s", iso.xrcd ? iso.xrcd : "new",
+			    strerror(errno));
+		return;
+	}
 	if (!strcmp(h->kind, "qp") || !strcmp(h->kind, "qmem")) {
 		h->cq = ibv_create_cq(h->d.ctx, 16, NULL, NULL, 0);
 		if (!h->cq)
@@ -217,14 +276,34 @@ static void report(struct hold *h, long counted, int want_err)
 		   h->kind, h->reached, unit, strerror(h->err), h->refusals, counted);
 	if (counted < 0)
 		not_ok("quota %s: hw counter ctx_over_quota not readable", h->kind);
+	/* The driver limits XRC domains: the device does not know them. */
+	if (!strcmp(h->kind, "xrcd") && counted)
+		not_ok("quota xrcd: the driver refused, yet ctx_over_quota moved by %ld", counted);
 	/* Contexts are not a quota: the device has no doorbell page left. */
-	if (strncmp(h->kind, "ctx", 3) && counted != h->refusals)
+	if (strncmp(h->kind, "ctx", 3) && strcmp(h->kind, "xrcd") && counted != h->refusals)
 		not_ok("quota %s: %d refusal(s) but ctx_over_quota moved by %ld: not all were the device's quota",
 		       h->kind, h->refusals, counted);
 }
 
 static const char *const kinds[] = { "pd", "cq", "qp", "srq", "mr", "mw", "qmem", "mr-pages",
-				      "ctx", "ctx-cgroup" };
+				      "ctx", "ctx-cgroup", "xrcd", "xrc-tgt" };
+
+/* XRC_TGT QPs in another process's domain count against that process's
+ * context: this one still has all its QPs. */
+static void own_qp_after_xrc(struct hold *h)
+{
+	struct ibv_qp *qp;
+
+	h->cq = ibv_create_cq(h->d.ctx, 16, NULL, NULL, 0);
+	qp = h->cq ? small_qp(h, 1, NULL) : NULL;
+	if (qp)
+		ok("quota xrc-tgt: this context still creates an RC QP (its XRC_TGT QPs count against the domain's owner)");
+	else
+		not_ok("quota xrc-tgt: this context's own RC QP: %s (XRC_TGT QPs of another's domain were charged here)",
+		       strerror(errno));
+	if (qp)
+		ibv_destroy_qp(qp);
+}
 
 int mode_quota(const char *kind)
 {
@@ -249,6 +328,8 @@ int mode_quota(const char *kind)
 	else
 		fill_count(&h, iso.limit + 64);
 	after = iso_hw_counter(&h.d, "ctx_over_quota");
+	if (!strcmp(kind, "xrc-tgt") && iso.xrcd)
+		own_qp_after_xrc(&h);
 	report(&h, before < 0 || after < 0 ? -1 : after - before, !strcmp(kind, "ctx-cgroup") ? EAGAIN : ENOMEM);
 	snprintf(text, sizeof(text), "%s %ld refusals %d errno %d\n", kind, h.reached, h.refusals,
 		 h.err);
@@ -257,6 +338,10 @@ int mode_quota(const char *kind)
 	iso_hold(kind);
 	while (h.n)
 		free_one(&h, h.obj[--h.n]);
+	if (h.xrcd && ibv_close_xrcd(h.xrcd))
+		not_ok("quota %s: ibv_close_xrcd: %s", kind, strerror(errno));
+	if (h.xrcd_fd >= 0)
+		close(h.xrcd_fd);
 	if (h.srq)
 		ibv_destroy_srq(h.srq);
 	if (h.cq)
@@ -313,5 +398,47 @@ int mode_victim(void)
 	ibv_dereg_mr(mr);
 	rc_dev_close(&d);
 	free(buf);
+	return r;
+}
+
+int mode_victim_xrc(void)
+{
+	struct ibv_srq_init_attr_ex sa = {
+		.attr = { .max_wr = 16, .max_sge = 1 }, .srq_type = IBV_SRQT_XRC,
+		.comp_mask = IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD | IBV_SRQ_INIT_ATTR_XRCD |
+			     IBV_SRQ_INIT_ATTR_CQ };
+	struct ibv_srq *srq = NULL;
+	struct ibv_qp *qp = NULL;
+	struct ibv_cq *cq;
+	struct rc_dev d;
+	uint32_t srqn = 0;
+	int fd, r = -1;
+
+	rc_dev_open(&d);
+	sa.pd = d.pd;
+	sa.xrcd = open_xrcd(d.ctx, NULL, &fd);
+	cq = ibv_create_cq(d.ctx, 16, NULL, NULL, 0);
+	sa.cq = cq;
+	if (sa.xrcd && cq)
+		srq = ibv_create_srq_ex(d.ctx, &sa);
+	if (srq && !ibv_get_srq_num(srq, &srqn))
+		qp = xrc_tgt_qp(d.ctx, sa.xrcd);
+	if (qp) {
+		ok("victim-xrc: an XRC domain, an XRC SRQ (number %u) and an XRC_TGT QP (%#x) created",
+		   srqn, qp->qp_num);
+		r = 0;
+	} else {
+		not_ok("victim-xrc: %s: %s", !sa.xrcd ? "ibv_open_xrcd" : !cq ? "ibv_create_cq" :
+		       !srq ? "ibv_create_srq_ex" : "ibv_create_qp_ex(XRC_TGT)", strerror(errno));
+	}
+	if (qp)
+		ibv_destroy_qp(qp);
+	if (srq)
+		ibv_destroy_srq(srq);
+	if (cq)
+		ibv_destroy_cq(cq);
+	if (sa.xrcd)
+		ibv_close_xrcd(sa.xrcd);
+	rc_dev_close(&d);
 	return r;
 }

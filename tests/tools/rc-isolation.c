@@ -44,12 +44,14 @@ static void usage(FILE *f)
 	      "  bar4 WHAT       (root, iomem=relaxed) the device's whole queue memory through\n"
 	      "                  sysfs resource4: prints the pages holding the marker, kernel-pointer\n"
 	      "                  words or anything nonzero\n"
-	      "  quota KIND      allocate KIND (pd cq qp srq mr mw qmem mr-pages ctx ctx-cgroup) until\n"
-	      "                  refused: ENOMEM (ctx-cgroup, in an rdma cgroup: EAGAIN) at exactly\n"
-	      "                  --limit, every quota refusal counted in ctx_over_quota; writes\n"
-	      "                  --ready, holds until --release\n"
+	      "  quota KIND      allocate KIND (pd cq qp srq mr mw qmem mr-pages ctx ctx-cgroup xrcd\n"
+	      "                  xrc-tgt) until refused: ENOMEM (ctx-cgroup, in an rdma cgroup:\n"
+	      "                  EAGAIN) at exactly --limit, every device quota refusal counted in\n"
+	      "                  ctx_over_quota (xrcd: the driver's limit, none); writes --ready,\n"
+	      "                  holds until --release\n"
 	      "  victim          one of each kind (PD, CQ, QP, SRQ, MR, MW) and a SEND/RECV of a\n"
 	      "                  loopback pair through the SRQ, data checked\n"
+	      "  victim-xrc      an XRC domain, an XRC SRQ and an XRC_TGT QP of its own\n"
 	      "  freeze-attacker --qps K RC QPs (timeout --timeout, retry_cnt 7, rnr_retry 7) whose\n"
 	      "                  peers stay in RESET (--destroyed: are destroyed), a 1 MiB RDMA WRITE\n"
 	      "                  posted on each; none may complete while the victim measures\n"
@@ -73,12 +75,14 @@ static void usage(FILE *f)
 	      "  --destroyed     freeze-attacker: destroy the peers instead of leaving them in RESET\n"
 	      "  --runs R        freeze-victim: timed runs under attack (5)\n"
 	      "  --limit N       quota: the device's limit for the kind (the probe's dmesg line)\n"
+	      "  --xrcd FILE     quota xrcd: the first domain is FILE's (created); xrc-tgt: the\n"
+	      "                  QPs go into FILE's domain (another process's), not a new one\n"
 	      "  --ready FILE    written once set up (fill, scan, quota)\n"
 	      "  --release FILE  hold everything until FILE exists (fill, scan, quota)\n", f);
 }
 
 enum { O_THREADS = 256, O_ITERS, O_QPS, O_TIMEOUT, O_DESTROYED, O_RUNS, O_LIMIT, O_READY,
-       O_RELEASE };
+       O_RELEASE, O_XRCD };
 
 static const struct option long_opts[] = {
 	{ "threads", required_argument, NULL, O_THREADS },
@@ -91,6 +95,7 @@ static const struct option long_opts[] = {
 	{ "limit", required_argument, NULL, O_LIMIT },
 	{ "ready", required_argument, NULL, O_READY },
 	{ "release", required_argument, NULL, O_RELEASE },
+	{ "xrcd", required_argument, NULL, O_XRCD },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 }
 };
@@ -116,6 +121,7 @@ static int parse_opts(int argc, char **argv)
 		case O_LIMIT: iso.limit = atol(optarg); break;
 		case O_READY: iso.ready = optarg; break;
 		case O_RELEASE: iso.release = optarg; break;
+		case O_XRCD: iso.xrcd = optarg; break;
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); return -1;
 		}
@@ -134,6 +140,7 @@ static int dispatch(const char *mode, const char *arg)
 		{ "srq-race", mode_srq_race }, { "fill", mode_fill }, { "scan", mode_scan },
 		{ "victim", mode_victim }, { "freeze-victim", mode_freeze_victim },
 		{ "freeze-attacker", mode_freeze_attacker }, { "udata", mode_udata },
+		{ "victim-xrc", mode_victim_xrc },
 	};
 	size_t i;
 

@@ -35,6 +35,7 @@ struct iso_opts {
 	int runs;		/* freeze: the victim's timed runs under attack */
 	int destroyed;		/* freeze: the attackers' peers are destroyed */
 	long limit;		/* quota: the device's limit for the kind */
+	const char *xrcd;	/* quota xrcd, xrc-tgt: the shared XRC domain's file */
 	const char *ready;	/* a file written once set up (quota, fill, scan) */
 	const char *release;	/* a file whose appearance ends the hold */
 };
@@ -68,6 +69,7 @@ long iso_uverbs_pages(void);
 
 /* ---- subcommands ---- */
 int mode_victim(void);
+int mode_victim_xrc(void);
 int mode_fill(void);
 int mode_scan(void);
 int mode_bar4(const char *what);

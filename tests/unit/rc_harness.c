@@ -1084,6 +1084,7 @@ struct hqp *node_create_xrc_tgt(struct node *n, uint32_t xrcd, uint8_t *st)
     qp->n = n;
     c.create_qp.qp_type = QRNIC_QPT_XRC_TGT;
     c.create_qp.xrcd = xrcd;
+    c.create_qp.uctx = n->uctx;
     *st = node_cmd(n, &c, &qp->qpn);
     return *st == QRNIC_ST_OK ? qp : NULL;
 }

@@ -229,7 +229,8 @@ struct hqp *node_create_qp_type(struct node *n, uint8_t type,
                                 uint8_t log_rs, uint8_t *st);
 /*
  * XRC: an SRQ of domain xrcd completing on cq, an XRC_INI QP (SQ only), an
- * XRC_TGT QP of domain xrcd (the kernel's, no queues); NULL with *st on
+ * XRC_TGT QP of domain xrcd (no queues, counted against the node's
+ * context, n->uctx); NULL with *st on
  * failure.  qp_connect_xrc() takes either to RTS with the attributes its
  * type requires, as qp_connect() does for RC.
  */

@@ -7,7 +7,8 @@
  * limited by it; what a context frees it may use again; all user
  * contexts together hold at most three quarters of a table.  A region
  * keeps its context through REREG_MR, a refused one keeps its count, and
- * a context with objects cannot go.
+ * a context with objects cannot go.  XRC_TGT QPs count against the
+ * context CREATE_QP names like any QP.
  */
 #include <string.h>
 #include "rc_harness.h"
@@ -436,6 +437,55 @@ static void test_dealloc_uctx(void)
     node_use_kernel(n);
 }
 
+/*
+ * XRC_TGT QPs count against the context the driver names (its domain's
+ * owner): its QP limit, the users' three quarters, and it cannot go while
+ * they exist.
+ */
+static void test_xrc_tgt(void)
+{
+    struct hqp *tgt[3], *kernel_tgt;
+    uint32_t uctx, got;
+    uint8_t st;
+
+    CHECK(node_use_uctx(n) == QRNIC_ST_OK, "a context for XRC_TGT QPs");
+    uctx = n->uctx;
+    eng()->ctx_max[QRNIC_CTX_QP] = 2;
+    tgt[0] = node_create_xrc_tgt(n, 5, &st);
+    tgt[1] = node_create_xrc_tgt(n, 6, &st);
+    CHECK(tgt[0] && tgt[1] && eng()->uctx[uctx].used[QRNIC_CTX_QP] == 2,
+          "a context's 2 XRC_TGT QPs of 2, in two domains");
+    tgt[2] = node_create_xrc_tgt(n, 5, &st);
+    CHECK(!tgt[2] && st == QRNIC_ST_OVER_QUOTA,
+          "its 3rd XRC_TGT QP: OVER_QUOTA (%u)", st);
+    CHECK(destroy(QRNIC_CMD_DEALLOC_UCTX, uctx) == QRNIC_ST_BAD_STATE,
+          "DEALLOC_UCTX while XRC_TGT QPs count against it: BAD_STATE");
+    n->uctx = 0;
+    kernel_tgt = node_create_xrc_tgt(n, 5, &st);
+    CHECK(kernel_tgt != NULL, "an XRC_TGT QP of context 0 is not limited");
+    CHECK(tgt[0] && tgt[1] &&
+          destroy(QRNIC_CMD_DESTROY_QP, tgt[0]->qpn) == QRNIC_ST_OK &&
+          destroy(QRNIC_CMD_DESTROY_QP, tgt[1]->qpn) == QRNIC_ST_OK &&
+          eng()->uctx[uctx].used[QRNIC_CTX_QP] == 0,
+          "destroying them gives the context its QPs back");
+
+    eng()->ctx_max[QRNIC_CTX_QP] = SMALL_QPS;
+    n->uctx = uctx;
+    for (got = 0; node_create_xrc_tgt(n, 5, &st); got++) {
+        continue;
+    }
+    CHECK(got == SMALL_QPS - SMALL_QPS / 4 && st == QRNIC_ST_OVER_QUOTA,
+          "one context's XRC_TGT QPs stop at the users' three quarters "
+          "(%u, then %u)", got, st);
+    n->uctx = 0;
+    for (got = 0; node_create_xrc_tgt(n, 5, &st); got++) {
+        continue;
+    }
+    CHECK_EQ(got, SMALL_QPS / 4 - 1,
+             "the kernel keeps its quarter (one XRC_TGT QP was its own)");
+    eng()->ctx_max[QRNIC_CTX_QP] = 0;
+}
+
 int main(void)
 {
     uint32_t a, b, pd_a, pd_b;
@@ -475,6 +525,10 @@ int main(void)
 
     harness_init(12);
     test_users_keys();
+    harness_fini();
+
+    harness_init(13);
+    test_xrc_tgt();
     harness_fini();
     return tap_failures ? 1 : 0;
 }

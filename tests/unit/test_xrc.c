@@ -336,7 +336,7 @@ static void test_bad_commands(void)
     CHECK_EQ(create_qp_raw(QRNIC_QPT_XRC_TGT, 0, 0, 0, 0, 1u << 24, 0, 0),
              QRNIC_ST_BAD_PARAM, "XRC_TGT with a domain over 24 bits");
     CHECK_EQ(create_qp_raw(QRNIC_QPT_XRC_TGT, 1, 0, 0, 0, XRCD, 0, 0),
-             QRNIC_ST_BAD_PARAM, "XRC_TGT owned by a context");
+             QRNIC_ST_BAD_HANDLE, "XRC_TGT counted against no context");
     CHECK_EQ(create_qp_raw(QRNIC_QPT_XRC_TGT, 0, n->kernel_pd, 0, 0, XRCD,
                            0, 0),
              QRNIC_ST_BAD_PARAM, "XRC_TGT with a PD");

@@ -49,6 +49,16 @@
 #           (contexts are a device-wide table), kernel verbs still work;
 #           then in an rdma cgroup limited to hca_handle=4 the attacker gets
 #           4 (EAGAIN after) and the victim opens the device and sends
+#   xrc     the attacker allocates XRC domains until the driver refuses
+#           (ENOMEM at the PD limit), the first on a file; a second attacker
+#           process opens that file's domain and creates XRC_TGT QPs in it
+#           until ENOMEM at the QP limit (they count against the first
+#           process's context; its own still creates an RC QP); with both
+#           held the victim creates its objects, sends through its SRQ and
+#           creates a domain, an XRC SRQ and an XRC_TGT QP, and the kernel
+#           verbs test passes; the first process exits and its device
+#           context stays (the shared domain's QPs still count against it)
+#           until the second exits
 #
 # After each part the device's resource counts (hw_counters/res_*) are
 # back and dmesg has no refcount, use-after-free, BUG, WARNING, Oops or
@@ -68,7 +78,7 @@ while getopts "n:i:q:k:T:r:" o; do
 	esac
 done
 shift $((OPTIND - 1))
-parts=${*:-mem srq udata freeze quota ctx}
+parts=${*:-mem srq udata freeze quota ctx xrc}
 
 [ "$QRNIC_NIC" = qrnic ] || { echo "# isolation: qrnic guests only"; exit 0; }
 VICTIM=1001 ATTACKER=1002
@@ -315,6 +325,31 @@ part_ctx_cgroup() {
 	fi
 	release cg "quota ctx-cgroup (the attacker, uid $ATTACKER, rdma.max hca_handle=4)"
 	rmdir "$_cg/iso-attacker"
+}
+
+# ---- xrc -----------------------------------------------------------------------------
+
+part_xrc() {
+	_q0=$(hwc ctx_over_quota)
+	rm -f "$w/xrcd"
+	hold xrcd $ATTACKER --xrcd "$w/xrcd" --limit "$lim_pd" quota xrcd ||
+		{ fail "xrc: the domains' attacker never got ready"; cat "$w/xrcd.out"; }
+	hold xtgt $ATTACKER --xrcd "$w/xrcd" --limit "$lim_qp" quota xrc-tgt ||
+		{ fail "xrc: the XRC_TGT attacker never got ready"; cat "$w/xtgt.out"; }
+	set -- $(cat "$w/xtgt.ready" 2>/dev/null)
+	_q1=$(hwc ctx_over_quota)
+	check "xrc: ctx_over_quota moved by the XRC_TGT attacker's refusals only (${4:-?}: $_q0 -> $_q1)" \
+		test "$((_q1 - _q0))" = "${4:-x}"
+	echo "# with the attackers' domains and XRC_TGT QPs held: $(counts)"
+	run_tap "victim beside the XRC attackers" as $VICTIM $tool victim
+	run_tap "victim's XRC objects beside the XRC attackers" as $VICTIM $tool victim-xrc
+	kernel_verbs
+	_u1=$(hwc res_uctx) _qp=$(hwc res_qp)
+	release xrcd "quota xrcd (the attacker, uid $ATTACKER)"
+	check "xrc: the domain's owner exited; its device context stays while the shared domain's XRC_TGT QPs count against it ($_u1 contexts)" \
+		test "$(hwc res_uctx)" = "$_u1"
+	check "xrc: the XRC_TGT QPs of the shared domain still exist ($_qp QPs)" test "$(hwc res_qp)" = "$_qp"
+	release xtgt "quota xrc-tgt (the attacker, uid $ATTACKER, another process's domain)"
 }
 
 dmesg -C
