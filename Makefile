@@ -7,6 +7,9 @@ B := build
 KVERS = $(foreach s,6.12 6.1 7.3,$(shell vm-images/kver $(s)))
 
 QEMU := $(B)/qemu/qemu-system-x86_64
+# The device as a vfio-user server, and the unpatched QEMU that attaches it.
+VU_SERVER := $(B)/vfio-user/qrnic-vfio-user
+STOCK_QEMU := $(B)/stock/qemu-10.2/qemu-system-x86_64
 # The provider's libibverbs.d entry stands for it: the library's name
 # carries the rdma-core tree's private ABI version, read from the tree.
 PROVIDER := $(B)/provider/qrnic.driver
@@ -28,11 +31,20 @@ all: host-deps
 host-deps:
 	@vm-images/host-deps.sh
 
-artifacts: $(QEMU) unit $(foreach k,$(KVERS),$(B)/image/$(k)/initrd.img) $(B)/image/clients.cpio.zst
+artifacts: $(QEMU) $(VU_SERVER) $(STOCK_QEMU) unit $(foreach k,$(KVERS),$(B)/image/$(k)/initrd.img) $(B)/image/clients.cpio.zst
 
 $(QEMU): $(DEVICE_SRC) $(HW_HEADERS)
 	@echo "== QEMU 10.0 with the qrnic device"
 	@qemu-device/build.sh
+	@touch $@
+
+$(VU_SERVER): $(DEVICE_SRC) $(HW_HEADERS)
+	@echo "== qrnic-vfio-user (the device for an unpatched QEMU)"
+	@$(MAKE) --no-print-directory -C qemu-device/vfio-user
+
+$(STOCK_QEMU): qemu-device/build.sh
+	@echo "== QEMU 10.2 as Debian ships it (no qrnic), the vfio-user client"
+	@QRNIC_QEMU_FLAVOUR=stock qemu-device/build.sh 10.2
 	@touch $@
 
 unit:

@@ -20,6 +20,12 @@
 # their content changed, then runs ninja, so an edit rebuilds one object and
 # an unchanged tree does nothing.
 #
+# QRNIC_QEMU_FLAVOUR=stock builds QEMU 10.2 as Debian ships its source: no
+# qrnic graft, no device sources, no patches; the QEMU a user installs, which
+# attaches qrnic through its vfio-user client (-device vfio-user-pci, issue
+# 30).  Its own tree ${QRNIC_CACHE}/qemu-10.2-stock-<hash>/; result:
+# build/stock/qemu-10.2 -> the build tree.
+#
 # QRNIC_QEMU_FLAVOUR=fuzz builds QEMU's libFuzzer harness qemu-fuzz-x86_64
 # instead (clang 14, --enable-fuzzing, ASan, UBSan; the same graft and device
 # sources) in its own tree ${QRNIC_CACHE}/qemu-fuzz-<hash>/, keyed the same
@@ -141,6 +147,17 @@ graft() {
 		die "could not add hw/net/qrnic to trace_events_subdirs"
 	# The +ds tarball ships no firmware; configure wants the EDK2 archives.
 	local f
+	for f in aarch64-code arm-code arm-vars riscv-code riscv-vars i386-code \
+		 i386-secure-code i386-vars x86_64-code x86_64-secure-code \
+		 loongarch64-code loongarch64-vars; do
+		[ -e "$s/pc-bios/edk2-$f.fd.bz2" ] || : > "$s/pc-bios/edk2-$f.fd.bz2"
+	done
+}
+
+# The stock tree gets only what configure needs of graft(): the EDK2
+# archive placeholders.
+graft_stock() {
+	local s=$1 f
 	for f in aarch64-code arm-code arm-vars riscv-code riscv-vars i386-code \
 		 i386-secure-code i386-vars x86_64-code x86_64-secure-code \
 		 loongarch64-code loongarch64-vars; do
@@ -303,13 +320,21 @@ system)
 		extra_graft=graft_dtb
 	fi
 	;;
+stock)
+	[ "$version" = 10.2 ] || die "the stock flavour builds QEMU 10.2 only"
+	flags=("${CONFIGURE_FLAGS[@]}")
+	name=qemu-$version-stock target=qemu-system-x86_64
+	link=$top/build/stock/qemu-$version
+	what="stock QEMU $version (no qrnic)" took="5-10 min"
+	extra_graft=graft_dtb
+	;;
 fuzz)
 	[ "$version" = 10.0 ] || die "the fuzz flavour builds QEMU 10.0 only"
 	flags=("${CONFIGURE_FLAGS[@]}" "${FUZZ_CONFIGURE_FLAGS[@]}")
 	name=qemu-fuzz target=qemu-fuzz-x86_64 link=$top/build/fuzz-qemu/qemu
 	what="QEMU's fuzzer $target" took="5-7 min"
 	;;
-*)	die "QRNIC_QEMU_FLAVOUR must be system or fuzz, not '$flavour'" ;;
+*)	die "QRNIC_QEMU_FLAVOUR must be system, stock or fuzz, not '$flavour'" ;;
 esac
 
 check_host
@@ -319,7 +344,9 @@ exec 9>"$cache/$name-build.lock"
 flock -n 9 || { say "waiting for another build.sh run"; flock 9; }
 fetch_source
 
-key=$( { echo "${tarball##*/}"; declare -f graft; echo "${flags[*]}"
+grafter=graft
+[ "$flavour" = stock ] && grafter=graft_stock
+key=$( { echo "${tarball##*/}"; declare -f "$grafter"; echo "${flags[*]}"
 	  [ -z "$extra_graft" ] || declare -f "$extra_graft"; } |
 	sha256sum | cut -c1-16)
 root=$cache/$name-$key
@@ -334,10 +361,12 @@ if [ ! -f "$root/.extracted" ]; then
 	touch "$root/.extracted"
 fi
 
-graft "$src"
+$grafter "$src"
 [ -z "$extra_graft" ] || "$extra_graft" "$src"
-sync_sources
-apply_patches
+if [ "$flavour" != stock ]; then
+	sync_sources
+	apply_patches
+fi
 
 if [ ! -f "$root/.configured" ]; then
 	say "configuring QEMU in $bld"

@@ -300,3 +300,43 @@ duo_run() {
 	fi
 	eval "timeout ${PAIR_TIMEOUT:-120} $_ccli" > "$_co" 2>&1
 }
+
+# pair_parts A B PARTS: guests A and B run the part scripts PARTS ("|"
+# between them, each "SCRIPT ARGS") together; any other guest waits.  Each
+# part sees a world of two: QRNIC_IDX 0 or 1, its partner in
+# QRNIC_PEER_IPS, a share of the pair's own; its check names are
+# prefixed with the pair ("gA-gB: ").
+pair_parts() {
+	_pa=$1 _pb=$2 _pparts=$3
+	_pshare=$QRNIC_SHARE/pair-$_pa-$_pb
+	mkdir -p "$_pshare"
+	case "$QRNIC_IDX" in
+	"$_pa") _pme=0 _pother=$_pb ;;
+	"$_pb") _pme=1 _pother=$_pa ;;
+	*)
+		echo "# pair g$_pa-g$_pb: waiting"
+		wait_for "pair-$_pa-$_pb/finished-0" 1800 && wait_for "pair-$_pa-$_pb/finished-1" 60 ||
+			fail "pair g$_pa-g$_pb never finished"
+		return
+		;;
+	esac
+	_ptag="g$_pa-g$_pb"
+	_pifs=$IFS
+	IFS='|'
+	set -- $_pparts
+	IFS=$_pifs
+	for _ppart in "$@"; do
+		echo "# pair $_ptag: $_ppart"
+		_pstart=$(date +%s)
+		# shellcheck disable=SC2086  # the part's words
+		QRNIC_IDX=$_pme QRNIC_NGUESTS=2 QRNIC_PEER_IPS="${QRNIC_IP%.*}.$((_pother + 1))" \
+			QRNIC_SHARE=$_pshare NVME_QUICK=1 sh "$(dirname "$0")"/$_ppart > /tmp/pair-part.out 2>&1
+		_pst=$?
+		sed "s/^\(\(not \)\{0,1\}ok - \)/\1$_ptag: /" /tmp/pair-part.out
+		_pn=$(grep -c '^not ok - ' /tmp/pair-part.out)
+		failures=$((failures + _pn))
+		[ "$_pst" -eq 0 ] || [ "$_pn" -gt 0 ] || fail "$_ptag: $_ppart exited with status $_pst"
+		echo "# pair $_ptag: $_ppart: $(($(date +%s) - _pstart)) s"
+	done
+	signal "pair-$_pa-$_pb/finished-$_pme"
+}

@@ -55,41 +55,7 @@ if [ "$QRNIC_NIC" = qrnic ]; then
 fi
 barrier newest-device 600
 
-guest_ip() { echo "${QRNIC_IP%.*}.$(($1 + 1))"; }
-
-# pair A B: guests A and B run the parts together; any other guest waits.
-pair() {
-	a=$1 b=$2
-	share=$QRNIC_SHARE/pair-$a-$b
-	mkdir -p "$share"
-	case "$QRNIC_IDX" in
-	"$a") me=0 other=$b ;;
-	"$b") me=1 other=$a ;;
-	*)
-		echo "# pair g$a-g$b: waiting"
-		wait_for "pair-$a-$b/finished-0" 1800 && wait_for "pair-$a-$b/finished-1" 60 ||
-			fail "newest: pair g$a-g$b never finished"
-		return
-		;;
-	esac
-	tag="g$a-g$b"
-	for part in "pingpong.sh default s65536 chk" "cm.sh rping" "ud.sh pingpong" \
-		"srquc.sh srq" "nvme.sh 0 1"; do
-		echo "# pair $tag: $part"
-		start=$(date +%s)
-		# shellcheck disable=SC2086  # the part's words
-		QRNIC_IDX=$me QRNIC_NGUESTS=2 QRNIC_PEER_IPS=$(guest_ip "$other") QRNIC_SHARE=$share \
-			NVME_QUICK=1 sh "$dir"/$part > /tmp/newest-part.out 2>&1
-		st=$?
-		sed "s/^\(\(not \)\{0,1\}ok - \)/\1$tag: /" /tmp/newest-part.out
-		n=$(grep -c '^not ok - ' /tmp/newest-part.out)
-		failures=$((failures + n))
-		[ "$st" -eq 0 ] || [ "$n" -gt 0 ] || fail "$tag: $part exited with status $st"
-		echo "# pair $tag: $part: $(($(date +%s) - start)) s"
-	done
-	signal "pair-$a-$b/finished-$me"
-}
-
-pair 0 1
-pair 0 2
+parts="pingpong.sh default s65536 chk|cm.sh rping|ud.sh pingpong|srquc.sh srq|nvme.sh 0 1"
+pair_parts 0 1 "$parts"
+pair_parts 0 2 "$parts"
 finish

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * qrnic-vfio-user: the qrnic engine served to a QEMU that attaches it with
+ * -device vfio-user-pci (docs/vfio-user.md).  One thread runs everything:
+ * vfio-user messages (register, doorbell and config accesses), frames
+ * from the link, the engine's timer and its deferred work.
+ */
+#ifndef QRNIC_VU_H
+#define QRNIC_VU_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "qrnic_engine.h"
+#include "qrnic_vu_link.h"
+#include "qrnic_vu_pci.h"
+#include "vfu_server.h"
+
+struct qvu_config {
+    const char *socket;         /* the vfio-user socket to listen on */
+    const char *link;           /* qrnic_vu_link.h's spec */
+    uint8_t mac[6];
+    uint32_t db_pages;
+    uint64_t qmem_size;
+    uint32_t obj_max[QRNIC_OBJ_COUNT];
+    uint32_t mtt_max;
+    uint32_t ctx_max[QRNIC_CTX_RES_COUNT];
+    uint64_t ctx_max_qmem;
+    uint32_t win_kib;
+    struct qrnic_fault_cfg fault;
+    bool verbose;
+};
+
+struct qvu {
+    struct qvu_config cfg;
+    struct qrnic_engine eng;
+    struct vfu_server *srv;
+    struct qvu_pci pci;
+    struct qvu_link *link;
+    int timer_fd;
+    bool work_pending;
+    int msix_fd[QRNIC_NUM_MSIX];        /* the server's eventfds, or -1 */
+    int qmem_fd;
+    uint8_t *qmem;
+    /* A frame the engine could not take yet (rx_ready delivers it). */
+    uint8_t rx_frame[QVU_LINK_MAX_FRAME];
+    int rx_len;
+    uint64_t guest_errors;
+};
+
+/* qrnic_vu_device.c: the device behind the vfio-user server. */
+int qvu_device_init(struct qvu *q, char *err, size_t errlen);
+void qvu_device_fini(struct qvu *q);
+/* Frames from the link while the engine takes them. */
+void qvu_device_rx(struct qvu *q);
+void qvu_device_timer(struct qvu *q);
+void qvu_device_work(struct qvu *q);
+
+#endif
