@@ -24,7 +24,7 @@ TOOLS_SRC := $(wildcard tests/tools/*.c tests/tools/*.h tests/tools/Makefile) in
 # Never delete built images or modules as "intermediate" files.
 .SECONDARY:
 
-.PHONY: all artifacts host-deps unit tools compat patches run vm test soak security scale blktests bench pyverbs fuzz fuzz-qemu clean
+.PHONY: all artifacts host-deps unit tools compat patches run vm test soak security scale vfio-user blktests bench pyverbs fuzz fuzz-qemu clean
 all: host-deps
 	@$(MAKE) --no-print-directory artifacts
 
@@ -133,6 +133,14 @@ soak: all
 		tests/vm/run-vms -k 6.12 -t $$(($(SOAK_SECONDS) + 10 * $(SOAK_RELOADS) + 600)) -o $(B)/soak \
 		-H tests/vm/soak-host.sh qrnic qrnic -- \
 		tests/vm/soak.sh $(SOAK_SECONDS) $(SOAK_SEED) $(SOAK_QPS) $(SOAK_RELOADS) 60 1
+
+# qrnic in an unpatched QEMU through qrnic-vfio-user (issue 30;
+# tests/run-tests' vfio-user group): beyond `make test`'s vm-vfio-user-6.12,
+# the same on 6.1, the two-guest stream and unixdgram links with the RC
+# scenario's parts, the foundation's link flips and the loss matrix against
+# qrnic and rxe.  Logs in build/test-logs/.
+vfio-user: all
+	@QRNIC_TESTS=vfio-user tests/run-tests
 
 # Scale (issue 28; tests/run-tests' scale group): tens of thousands of
 # QPs in one guest, a thousand rdma_cm connections between two guests,

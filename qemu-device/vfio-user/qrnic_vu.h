@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include "qrnic_engine.h"
 #include "qrnic_vu_link.h"
 #include "qrnic_vu_pci.h"
@@ -17,6 +18,7 @@
 
 struct qvu_config {
     const char *socket;         /* the vfio-user socket to listen on */
+    const char *control;        /* the control socket (NULL: none) */
     const char *link;           /* qrnic_vu_link.h's spec */
     uint8_t mac[6];
     uint32_t db_pages;
@@ -26,6 +28,8 @@ struct qvu_config {
     uint32_t ctx_max[QRNIC_CTX_RES_COUNT];
     uint64_t ctx_max_qmem;
     uint32_t win_kib;
+    uint32_t win_pkts;
+    uint32_t db_work;
     struct qrnic_fault_cfg fault;
     bool verbose;
 };
@@ -45,7 +49,30 @@ struct qvu {
     uint8_t rx_frame[QVU_LINK_MAX_FRAME];
     int rx_len;
     uint64_t guest_errors;
+    bool link_down;             /* set_link off: frames dropped both ways */
 };
+
+/* The control socket (qrnic_vu_ctl.c): one client, a line at a time. */
+struct qvu_ctl {
+    int listen_fd;
+    int fd;
+    char buf[512];
+    size_t len;
+};
+
+/* qrnic_vu_props.c: -device qrnic's properties. */
+void qvu_config_defaults(struct qvu_config *c);
+/* Set one; running: only those QEMU can change on a running device. */
+int qvu_prop_set(struct qvu *q, const char *name, const char *value,
+                 bool running, char *err, size_t errlen);
+/* Their names (those marked * may change at run time). */
+void qvu_props_list(FILE *f);
+
+int qvu_ctl_open(struct qvu_ctl *c, const char *path);
+void qvu_ctl_close(struct qvu_ctl *c);
+int qvu_ctl_poll_fd(const struct qvu_ctl *c);
+/* Input on the poll fd: accept a client, or run its complete lines. */
+void qvu_ctl_ready(struct qvu *q, struct qvu_ctl *c);
 
 /* qrnic_vu_device.c: the device behind the vfio-user server. */
 int qvu_device_init(struct qvu *q, char *err, size_t errlen);
@@ -54,5 +81,7 @@ void qvu_device_fini(struct qvu *q);
 void qvu_device_rx(struct qvu *q);
 void qvu_device_timer(struct qvu *q);
 void qvu_device_work(struct qvu *q);
+/* set_link: the engine sees the link change; frames stop both ways. */
+void qvu_device_set_link(struct qvu *q, bool up);
 
 #endif

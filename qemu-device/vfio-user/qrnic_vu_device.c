@@ -121,7 +121,9 @@ static void qvu_tx_frame(void *opaque, const uint8_t *frame, size_t len)
 {
     struct qvu *q = opaque;
 
-    qvu_link_send(q->link, frame, len);
+    if (!q->link_down) {
+        qvu_link_send(q->link, frame, len);
+    }
 }
 
 static uint64_t qvu_now_ns(void *opaque)
@@ -420,6 +422,8 @@ int qvu_device_init(struct qvu *q, char *err, size_t errlen)
         (uint32_t)((c->ctx_max_qmem + QRNIC_QMEM_PAGE_SIZE - 1) /
                    QRNIC_QMEM_PAGE_SIZE);
     q->eng.win_bytes = c->win_kib * 1024;
+    q->eng.win_pkts = c->win_pkts;
+    q->eng.db_work = c->db_work;
     if (qrnic_engine_set_fault(&q->eng, &c->fault) ||
         qrnic_engine_set_qmem(&q->eng, q->qmem, c->qmem_size)) {
         snprintf(err, errlen, "the engine refused the fault injection "
@@ -462,15 +466,23 @@ void qvu_device_rx(struct qvu *q)
                 return;
             }
         }
-        if (!qrnic_engine_can_receive(&q->eng) ||
-            !qrnic_engine_receive(&q->eng, q->rx_frame, (size_t)q->rx_len)) {
+        if (!q->link_down &&
+            (!qrnic_engine_can_receive(&q->eng) ||
+             !qrnic_engine_receive(&q->eng, q->rx_frame,
+                                   (size_t)q->rx_len))) {
             return;     /* held until rx_ready */
         }
-        q->rx_len = 0;
+        q->rx_len = 0;  /* taken, or dropped while the link is down */
         if (!qvu_link_pending(q->link)) {
             return;
         }
     }
+}
+
+void qvu_device_set_link(struct qvu *q, bool up)
+{
+    q->link_down = !up;
+    qrnic_engine_set_link(&q->eng, up);
 }
 
 void qvu_device_timer(struct qvu *q)

@@ -127,15 +127,15 @@ static void stream_drop_peer(struct qvu_link *l)
     l->reconnect_at = now_ns() + RECONNECT_NS;
 }
 
+/* Non-blocking: a server whose backlog is full fails it (EAGAIN). */
 static void stream_connect(struct qvu_link *l)
 {
-    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 
     if (fd < 0) {
         return;
     }
-    if (connect(fd, (struct sockaddr *)&l->path, sizeof(l->path)) ||
-        set_nonblock(fd)) {
+    if (connect(fd, (struct sockaddr *)&l->path, sizeof(l->path))) {
         close(fd);
         l->reconnect_at = now_ns() + RECONNECT_NS;
         return;

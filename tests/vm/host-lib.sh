@@ -3,9 +3,15 @@
 
 # mon I CMD...: HMP commands to guest I's monitor, each executed before
 # mon returns (tests/vm/hmp); fails if the monitor cannot be reached or
-# does not answer.
+# does not answer.  A qrnic-vu guest's NIC commands (set_link, qom-set:
+# the first command decides) go to qrnic-vfio-user's control socket, which
+# takes them in the same form.
 mon() {
-	local m=QRNIC_MON$1
+	local m=QRNIC_MON$1 nic=QRNIC_NIC$1 ctl=QRNIC_VU_CTL$1 sock
 	shift
-	"$(dirname "${BASH_SOURCE[0]}")/hmp" "${!m}" "$@" > /dev/null
+	sock=${!m}
+	if [ "${!nic:-}" = qrnic-vu ]; then
+		case "$1" in set_link\ *|qom-set\ *) sock=${!ctl} ;; esac
+	fi
+	"$(dirname "${BASH_SOURCE[0]}")/hmp" "$sock" "$@" > /dev/null
 }

@@ -9,17 +9,11 @@
 # for addresses and interrupt numbers.  Then guest 0 pairs with guest 1 and
 # after that with guest 2: RC (ibv_rc_pingpong), rdma_cm (rping), UD
 # (ibv_ud_pingpong), SRQ (ibv_srq_pingpong) and NVMe over RDMA both ways.
-#   vfio-user.sh [PARTS [faults]]   PARTS as pair_parts takes them (default:
-#                                   those); faults: the qrnic devices inject
-#                                   faults (x-*-ppm; PARTS then loss.sh's,
-#                                   which check the counters), so device.sh,
-#                                   whose loopback check wants no loss, is
-#                                   not run
+#   vfio-user.sh [PARTS]   PARTS as pair_parts takes them (default: those)
 . "$(dirname "$0")/lib.sh"
 
 dir=$(dirname "$0")
 parts=${1:-"pingpong.sh default s65536 chk|cm.sh rping|ud.sh pingpong|srquc.sh srq|nvme.sh 0 1"}
-faults=${2:-}
 [ "$QRNIC_NGUESTS" = 3 ] || { fail "vfio-user: needs three guests"; finish; }
 machine=$(cat /sys/class/dmi/id/product_version)
 echo "# guest $QRNIC_IDX: $QRNIC_NIC on $QRNIC_KVER, machine $machine"
@@ -35,7 +29,7 @@ lspci_masked() {
 }
 
 if [ "$QRNIC_NIC" = qrnic ]; then
-	[ "$faults" = faults ] || run_tap "vfio-user: device.sh" sh "$dir/device.sh"
+	run_tap "vfio-user: device.sh" sh "$dir/device.sh"
 	lspci_masked > "$QRNIC_SHARE/lspci-$QRNIC_IDX"
 fi
 if [ "$QRNIC_IDX" = 0 ]; then
