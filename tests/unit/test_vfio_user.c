@@ -6,7 +6,6 @@
  * and no fd may stay open that the server does not keep.
  */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -18,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "tap.h"
+#include "vfu_client.h"
 #include "vfu_server.h"
 #include "vfu_socket.h"
 
@@ -29,11 +29,6 @@ int tap_failures;
 #define CFG_SIZE        256
 #define MSIX_VECTORS    8
 #define GUEST_RAM       (1u << 20)
-
-#define QEMU_CAPS "{\"capabilities\":{\"migration\":{\"pgsize\":4096," \
-                  "\"max_bitmap_size\":268435456},\"max_msg_fds\":16," \
-                  "\"max_data_xfer_size\":1048576,\"pgsizes\":4096," \
-                  "\"max_dma_maps\":65535,\"write_multiple\":true}}"
 
 /* ---- a fake device ------------------------------------------------------ */
 
@@ -55,7 +50,6 @@ struct dev {
 };
 
 static struct dev dev = { .lock = PTHREAD_MUTEX_INITIALIZER };
-static struct vfu_server *srv;
 
 static int dev_access(void *opaque, uint32_t index, uint64_t offset,
                       void *buf, uint32_t count, bool is_write)
@@ -176,84 +170,7 @@ static struct vfu_device_desc make_desc(void)
     return d;
 }
 
-/* ---- a client ----------------------------------------------------------- */
-
-static struct vfu_reply rep;
-static uint16_t next_id = 100;
-static int bad_replies;         /* replies that did not match the result */
-static uint8_t msgbuf[1 << 21];
-
-static struct vfu_hdr rep_hdr(void)
-{
-    struct vfu_hdr h;
-
-    memcpy(&h, rep.buf, sizeof(h));
-    return h;
-}
-
-static const void *rep_payload(void)
-{
-    return (const uint8_t *)rep.buf + sizeof(struct vfu_hdr);
-}
-
-/* The reply must say what the return value says. */
-static void check_reply(int ret, uint16_t id, uint16_t cmd, uint32_t flags)
-{
-    struct vfu_hdr h;
-
-    if (flags & VFU_F_NO_REPLY) {
-        bad_replies += rep.len != 0;
-        return;
-    }
-    h = rep_hdr();
-    if (rep.len < sizeof(h) || h.msg_size != rep.len || h.msg_id != id ||
-        h.command != cmd) {
-        bad_replies++;
-    } else if (ret && (h.flags != (VFU_F_TYPE_REPLY | VFU_F_ERROR) ||
-                       h.error != (uint32_t)-ret || rep.len != sizeof(h) ||
-                       rep.nfds)) {
-        bad_replies++;
-    } else if (!ret && (h.flags != VFU_F_TYPE_REPLY || h.error)) {
-        bad_replies++;
-    }
-}
-
-static int send_msg_fds(uint16_t cmd, uint32_t flags, const void *payload,
-                        size_t plen, int *fds, size_t nfds)
-{
-    struct vfu_hdr h = {
-        .msg_id = next_id++, .command = cmd,
-        .msg_size = (uint32_t)(sizeof(h) + plen), .flags = flags,
-    };
-    int ret;
-
-    memcpy(msgbuf, &h, sizeof(h));
-    if (plen) {
-        memcpy(msgbuf + sizeof(h), payload, plen);
-    }
-    ret = vfu_server_handle(srv, msgbuf, sizeof(h) + plen, fds, nfds, false,
-                            &rep);
-    check_reply(ret, h.msg_id, cmd, flags);
-    return ret;
-}
-
-static int send_msg(uint16_t cmd, const void *payload, size_t plen)
-{
-    return send_msg_fds(cmd, 0, payload, plen, NULL, 0);
-}
-
-static int version(const char *json)
-{
-    uint8_t p[4 + 512];
-    struct vfu_version v = { VFU_VERSION_MAJOR, VFU_VERSION_MINOR };
-    size_t n = json ? strlen(json) + 1 : 0;
-
-    memcpy(p, &v, sizeof(v));
-    if (json) {
-        memcpy(p + sizeof(v), json, n);
-    }
-    return send_msg(VFU_CMD_VERSION, p, sizeof(v) + n);
-}
+/* ---- a client (vfu_client.h) ------------------------------------------- */
 
 static void new_server(const char *caps)
 {
@@ -265,108 +182,6 @@ static void new_server(const char *caps)
         version(caps);
     }
 }
-
-static bool fd_open(int fd)
-{
-    return fcntl(fd, F_GETFD) != -1;
-}
-
-static int count_fds(void)
-{
-    DIR *d = opendir("/proc/self/fd");
-    int n = 0;
-
-    while (d && readdir(d)) {
-        n++;
-    }
-    if (d) {
-        closedir(d);
-    }
-    return n;
-}
-
-static int guest_ram(size_t size)
-{
-    int fd = memfd_create("guest-ram", MFD_CLOEXEC);
-
-    if (fd >= 0 && ftruncate(fd, (off_t)size)) {
-        close(fd);
-        return -1;
-    }
-    return fd;
-}
-
-static int dma_map(uint64_t iova, uint64_t size, uint64_t offset,
-                   uint32_t flags, int *fds, size_t nfds)
-{
-    struct vfu_dma_map m = {
-        .argsz = sizeof(m), .flags = flags, .offset = offset,
-        .address = iova, .size = size,
-    };
-
-    return send_msg_fds(VFU_CMD_DMA_MAP, 0, &m, sizeof(m), fds, nfds);
-}
-
-/* Map [iova, iova + size) of a dup of ram_fd at offset, read-write. */
-static int dma_map_fd(int ram_fd, uint64_t iova, uint64_t size,
-                      uint64_t offset)
-{
-    int fd = dup(ram_fd);
-
-    return dma_map(iova, size, offset, VFIO_DMA_MAP_FLAG_READ |
-                   VFIO_DMA_MAP_FLAG_WRITE, &fd, 1);
-}
-
-static int dma_unmap(uint64_t iova, uint64_t size, uint32_t flags)
-{
-    struct vfu_dma_unmap u = {
-        .argsz = sizeof(u), .flags = flags, .address = iova, .size = size,
-    };
-
-    return send_msg(VFU_CMD_DMA_UNMAP, &u, sizeof(u));
-}
-
-static int region_read(uint32_t region, uint64_t offset, uint32_t count)
-{
-    struct vfu_region_rw rw = { offset, region, count };
-
-    return send_msg(VFU_CMD_REGION_READ, &rw, sizeof(rw));
-}
-
-static int region_write(uint32_t region, uint64_t offset, const void *data,
-                        uint32_t count, uint32_t flags)
-{
-    static uint8_t p[sizeof(struct vfu_region_rw) + 65536];
-    struct vfu_region_rw rw = { offset, region, count };
-
-    memcpy(p, &rw, sizeof(rw));
-    memcpy(p + sizeof(rw), data, count);
-    return send_msg_fds(VFU_CMD_REGION_WRITE, flags, p, sizeof(rw) + count,
-                        NULL, 0);
-}
-
-static int set_irqs(uint32_t flags, uint32_t index, uint32_t start,
-                    uint32_t count, const uint8_t *bools, int *fds,
-                    size_t nfds)
-{
-    uint8_t p[sizeof(struct vfu_irq_set) + 64];
-    size_t extra = bools ? count : 0;
-    struct vfu_irq_set s = {
-        .argsz = (uint32_t)(sizeof(s) + extra), .flags = flags,
-        .index = index, .start = start, .count = count,
-    };
-
-    memcpy(p, &s, sizeof(s));
-    if (bools) {
-        memcpy(p + sizeof(s), bools, extra);
-    }
-    return send_msg_fds(VFU_CMD_DEVICE_SET_IRQS, 0, p, sizeof(s) + extra,
-                        fds, nfds);
-}
-
-#define MSIX            VFIO_PCI_MSIX_IRQ_INDEX
-#define EVENTFD_TRIGGER \
-    (VFIO_IRQ_SET_DATA_EVENTFD | VFIO_IRQ_SET_ACTION_TRIGGER)
 
 /* ---- negotiation -------------------------------------------------------- */
 
@@ -702,17 +517,6 @@ static void test_dma_threads(void)
 }
 
 /* ---- device, region and IRQ information --------------------------------- */
-
-static int region_info(uint32_t index, struct vfu_region_info *out)
-{
-    struct vfu_region_info ri = { .argsz = sizeof(ri), .index = index };
-    int ret = send_msg(VFU_CMD_DEVICE_GET_REGION_INFO, &ri, sizeof(ri));
-
-    if (!ret) {
-        memcpy(out, rep_payload(), sizeof(*out));
-    }
-    return ret;
-}
 
 static void test_info(void)
 {
