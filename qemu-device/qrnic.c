@@ -43,11 +43,12 @@ static bool qrnic_check_props(QrnicState *s, Error **errp)
                    "got %u", QRNIC_ENG_MAX_MTT, s->mtt_max);
         return false;
     }
+    /* A BAR's size is a power of two (pci_register_bar() asserts it). */
     if (s->db_pages < QRNIC_ENG_MIN_DB_PAGES ||
-        s->db_pages > QRNIC_ENG_MAX_DB_PAGES) {
-        error_setg(errp, "qrnic: property 'db-pages' must be in %u..%u, "
-                   "got %u", QRNIC_ENG_MIN_DB_PAGES, QRNIC_ENG_MAX_DB_PAGES,
-                   s->db_pages);
+        s->db_pages > QRNIC_ENG_MAX_DB_PAGES || !is_power_of_2(s->db_pages)) {
+        error_setg(errp, "qrnic: property 'db-pages' must be a power of two "
+                   "in %u..%u, got %u", QRNIC_ENG_MIN_DB_PAGES,
+                   QRNIC_ENG_MAX_DB_PAGES, s->db_pages);
         return false;
     }
     if (s->ctx_max_qmem > s->qmem_size) {

@@ -48,6 +48,7 @@ struct qvu {
     /* A frame the engine could not take yet (rx_ready delivers it). */
     uint8_t rx_frame[QVU_LINK_MAX_FRAME];
     int rx_len;
+    bool in_rx, rx_again;       /* qvu_device_rx() running, asked again */
     uint64_t guest_errors;
     bool link_down;             /* set_link off: frames dropped both ways */
 };

@@ -64,9 +64,12 @@ int qvu_ctl_poll_fd(const struct qvu_ctl *c)
     return c->fd >= 0 ? c->fd : c->listen_fd;
 }
 
+/* A client that does not read its answers is dropped, never waited for. */
 static void say(struct qvu_ctl *c, const char *text)
 {
-    if (send(c->fd, text, strlen(text), MSG_NOSIGNAL) < 0) {
+    size_t len = strlen(text);
+
+    if (send(c->fd, text, len, MSG_NOSIGNAL | MSG_DONTWAIT) != (ssize_t)len) {
         close(c->fd);
         c->fd = -1;
     }
@@ -114,7 +117,8 @@ void qvu_ctl_ready(struct qvu *q, struct qvu_ctl *c)
     char *nl;
 
     if (c->fd < 0) {
-        c->fd = accept4(c->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+        c->fd = accept4(c->listen_fd, NULL, NULL,
+                        SOCK_CLOEXEC | SOCK_NONBLOCK);
         c->len = 0;
         if (c->fd >= 0) {
             say(c, "qrnic-vfio-user control\r\n" PROMPT);

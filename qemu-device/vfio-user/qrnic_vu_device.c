@@ -83,7 +83,8 @@ static int dma_copy(struct qvu *q, uint64_t addr, uint8_t *buf, size_t len,
     if (addr + len < addr) {
         return -1;
     }
-    if (sigsetjmp(fault, 1)) {
+    /* SA_NODEFER: the handler leaves no signal blocked to restore. */
+    if (sigsetjmp(fault, 0)) {
         dma_fault_jmp = NULL;
         return -1;
     }
@@ -363,8 +364,14 @@ static void describe(struct qvu *q, struct vfu_device_desc *d)
 
 static int setup_qmem(struct qvu *q, char *err, size_t errlen)
 {
-    q->qmem_fd = memfd_create("qrnic-qmem", MFD_CLOEXEC);
-    if (q->qmem_fd < 0 || ftruncate(q->qmem_fd, (off_t)q->cfg.qmem_size)) {
+    /*
+     * The client maps BAR4 from this fd: sealed against resizing, so it
+     * cannot cut pages from under the engine (SIGBUS).
+     */
+    q->qmem_fd = memfd_create("qrnic-qmem", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+    if (q->qmem_fd < 0 || ftruncate(q->qmem_fd, (off_t)q->cfg.qmem_size) ||
+        fcntl(q->qmem_fd, F_ADD_SEALS,
+              F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL)) {
         snprintf(err, errlen, "queue memory: %s", strerror(errno));
         return -1;
     }
@@ -381,7 +388,8 @@ static int setup_qmem(struct qvu *q, char *err, size_t errlen)
 int qvu_device_init(struct qvu *q, char *err, size_t errlen)
 {
     const struct qvu_config *c = &q->cfg;
-    struct sigaction bus = { .sa_handler = on_sigbus };
+    struct sigaction bus = { .sa_handler = on_sigbus,
+                             .sa_flags = SA_NODEFER };
     struct vfu_device_desc desc;
     int i;
 
@@ -455,7 +463,7 @@ void qvu_device_fini(struct qvu *q)
 
 /* ---- what the main loop drives ------------------------------------------- */
 
-void qvu_device_rx(struct qvu *q)
+static void device_rx_frames(struct qvu *q)
 {
     for (;;) {
         if (!q->rx_len) {
@@ -477,6 +485,21 @@ void qvu_device_rx(struct qvu *q)
             return;
         }
     }
+}
+
+void qvu_device_rx(struct qvu *q)
+{
+    /* rx_ready from inside a receive: the outer call goes on instead. */
+    if (q->in_rx) {
+        q->rx_again = true;
+        return;
+    }
+    q->in_rx = true;
+    do {
+        q->rx_again = false;
+        device_rx_frames(q);
+    } while (q->rx_again);
+    q->in_rx = false;
 }
 
 void qvu_device_set_link(struct qvu *q, bool up)

@@ -24,6 +24,12 @@
 
 #define RECONNECT_NS    (100 * 1000 * 1000ull)
 #define STREAM_BUF      (4 * (QVU_LINK_MAX_FRAME + 4))
+/*
+ * What a stream link holds that the socket has not taken: more than the
+ * engine's largest congestion window (QRNIC_ENG_WINDOW_MAX_BYTES, 4 MiB),
+ * so a window the link is told is lossless (window-kib) never overflows it.
+ */
+#define STREAM_TX_BUF   (8u << 20)
 
 enum link_kind { LINK_STREAM_SERVER, LINK_STREAM_CLIENT, LINK_DGRAM };
 
@@ -36,7 +42,7 @@ struct qvu_link {
     bool connected_dgram;       /* dgram,fd=: the pair needs no address */
     uint64_t reconnect_at;      /* stream client while away */
     uint8_t *rbuf, *tbuf;       /* stream: received, not yet sent */
-    size_t rlen, tlen;
+    size_t rlen, tlen, thead;   /* tbuf's bytes: [thead, thead + tlen) */
     uint64_t dropped;
 };
 
@@ -124,6 +130,7 @@ static void stream_drop_peer(struct qvu_link *l)
     l->fd = -1;
     l->rlen = 0;
     l->tlen = 0;
+    l->thead = 0;
     l->reconnect_at = now_ns() + RECONNECT_NS;
 }
 
@@ -159,7 +166,7 @@ static int open_stream(struct qvu_link *l, const char *spec, char *err,
     l->path.sun_family = AF_UNIX;
     memcpy(l->path.sun_path, path, strlen(path) + 1);
     l->rbuf = malloc(STREAM_BUF);
-    l->tbuf = malloc(STREAM_BUF);
+    l->tbuf = malloc(STREAM_TX_BUF);
     if (!l->rbuf || !l->tbuf) {
         snprintf(err, errlen, "stream: out of memory");
         return -1;
@@ -317,6 +324,11 @@ static int stream_take(struct qvu_link *l, uint8_t *buf, size_t cap)
 {
     uint32_t be, len;
 
+    /* An empty frame carries nothing: skipped. */
+    while (l->rlen >= 4 && !memcmp(l->rbuf, "\0\0\0\0", 4)) {
+        l->rlen -= 4;
+        memmove(l->rbuf, l->rbuf + 4, l->rlen);
+    }
     if (l->rlen < 4) {
         return 0;
     }
@@ -404,14 +416,14 @@ void qvu_link_flush(struct qvu_link *l)
     if (!l->tlen || l->fd < 0) {
         return;
     }
-    n = send(l->fd, l->tbuf, l->tlen, MSG_NOSIGNAL);
+    n = send(l->fd, l->tbuf + l->thead, l->tlen, MSG_NOSIGNAL);
     if (n < 0 && errno != EAGAIN && errno != EINTR) {
         stream_drop_peer(l);
         return;
     }
     if (n > 0) {
         l->tlen -= (size_t)n;
-        memmove(l->tbuf, l->tbuf + n, l->tlen);
+        l->thead = l->tlen ? l->thead + (size_t)n : 0;
     }
 }
 
@@ -434,15 +446,17 @@ void qvu_link_send(struct qvu_link *l, const uint8_t *frame, size_t len)
         }
         return;
     }
-    if (l->tlen + 4 + len > STREAM_BUF) {
+    if (l->thead + l->tlen + 4 + len > STREAM_TX_BUF) {
         qvu_link_flush(l);
-        if (l->tlen + 4 + len > STREAM_BUF) {
+        if (l->tlen + 4 + len > STREAM_TX_BUF) {
             l->dropped++;
             return;
         }
+        memmove(l->tbuf, l->tbuf + l->thead, l->tlen);
+        l->thead = 0;
     }
-    memcpy(l->tbuf + l->tlen, &be, 4);
-    memcpy(l->tbuf + l->tlen + 4, frame, len);
+    memcpy(l->tbuf + l->thead + l->tlen, &be, 4);
+    memcpy(l->tbuf + l->thead + l->tlen + 4, frame, len);
     l->tlen += 4 + len;
     qvu_link_flush(l);
 }

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <unistd.h>
 #include "qrnic_vu.h"
@@ -109,9 +110,11 @@ static int parse_args(int argc, char **argv, struct qvu *q)
         usage(stderr);
         return -1;
     }
-    if ((c->qmem_size & (c->qmem_size - 1)) || c->ctx_max_qmem > c->qmem_size) {
-        fprintf(stderr, "qrnic-vfio-user: qmem-size must be a power of two "
-                "and at least ctx-max-qmem\n");
+    /* BAR sizes are powers of two. */
+    if ((c->qmem_size & (c->qmem_size - 1)) || c->ctx_max_qmem > c->qmem_size ||
+        (c->db_pages & (c->db_pages - 1))) {
+        fprintf(stderr, "qrnic-vfio-user: qmem-size and db-pages must be "
+                "powers of two, qmem-size at least ctx-max-qmem\n");
         return -1;
     }
     return 0;
@@ -169,6 +172,26 @@ static bool serve_one(struct qvu *q, int client)
     return true;
 }
 
+/*
+ * A message is read and its reply sent in one go: a client that stops in
+ * the middle of either is cut off after CLIENT_STALL_S, never waited for.
+ */
+#define CLIENT_STALL_S 2
+
+static int accept_client(int listen_fd)
+{
+    struct timeval tv = { .tv_sec = CLIENT_STALL_S };
+    int fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC);
+
+    if (fd >= 0 &&
+        (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) ||
+         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)))) {
+        close(fd);
+        fd = -1;
+    }
+    return fd;
+}
+
 enum { PFD_CLIENT, PFD_LINK, PFD_TIMER, PFD_CTL, PFD_COUNT };
 
 static void run(struct qvu *q, int listen_fd, struct qvu_ctl *ctl)
@@ -185,7 +208,11 @@ static void run(struct qvu *q, int listen_fd, struct qvu_ctl *ctl)
         p[PFD_LINK] = (struct pollfd){ qvu_link_poll_fd(q->link),
                                        qvu_link_poll_events(q->link), 0 };
         if (q->rx_len) {
-            p[PFD_LINK].events &= (short)~POLLIN;   /* held: rx_ready */
+            /* Held until rx_ready: not even a hang-up wakes us for it. */
+            p[PFD_LINK].events &= (short)~POLLIN;
+            if (!p[PFD_LINK].events) {
+                p[PFD_LINK].fd = -1;
+            }
         }
         p[PFD_TIMER] = (struct pollfd){ q->timer_fd, POLLIN, 0 };
         p[PFD_CTL] = (struct pollfd){ qvu_ctl_poll_fd(ctl), POLLIN, 0 };
@@ -212,7 +239,7 @@ static void run(struct qvu *q, int listen_fd, struct qvu_ctl *ctl)
         }
         if (p[PFD_CLIENT].revents & (POLLIN | POLLHUP | POLLERR)) {
             if (client < 0) {
-                client = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC);
+                client = accept_client(listen_fd);
             } else if (!serve_one(q, client)) {
                 close(client);
                 client = -1;

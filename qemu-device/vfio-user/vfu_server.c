@@ -16,6 +16,8 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
+#include <linux/magic.h>
 #include <unistd.h>
 #include "vfu_server.h"
 
@@ -658,11 +660,18 @@ static void dma_remove_all(struct vfu_server *s)
 /* mmap the client's fd for m; 0 or -errno. */
 static int dma_mmap(struct dma_map *m, int fd, uint64_t offset)
 {
+    struct statfs sfs;
     struct stat st;
     int prot = 0;
     void *p;
 
-    if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+    /*
+     * Memory, not a file a page fault could wait on (FUSE, NFS) while the
+     * device's one thread stands still: shmem (memfd, /dev/shm) or
+     * hugetlbfs, as QEMU's shared memory backends are.
+     */
+    if (fstat(fd, &st) || !S_ISREG(st.st_mode) || fstatfs(fd, &sfs) ||
+        (sfs.f_type != TMPFS_MAGIC && sfs.f_type != HUGETLBFS_MAGIC)) {
         return -EINVAL;
     }
     /* Past the file's end an access would raise SIGBUS. */
@@ -863,6 +872,30 @@ static void irq_close_all(struct vfu_server *s, uint32_t index)
     }
 }
 
+/*
+ * An interrupt fd must be an eventfd, made non-blocking: signalling it then
+ * never waits (a pipe, or an eventfd the client filled, would stop the
+ * device's thread).
+ */
+static bool usable_eventfd(int fd)
+{
+    char path[32], target[32];
+    ssize_t n;
+    int fl;
+
+    snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+    n = readlink(path, target, sizeof(target) - 1);
+    if (n < 0) {
+        return false;
+    }
+    target[n] = '\0';
+    if (strcmp(target, "anon_inode:[eventfd]")) {
+        return false;
+    }
+    fl = fcntl(fd, F_GETFL);
+    return fl >= 0 && !fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+}
+
 static int cmd_set_irqs(struct vfu_server *s, struct vfu_req *r)
 {
     struct vfu_irq_set req;
@@ -901,6 +934,11 @@ static int cmd_set_irqs(struct vfu_server *s, struct vfu_req *r)
         /* Mask and unmask eventfds are not served. */
         if (action != VFIO_IRQ_SET_ACTION_TRIGGER) {
             return -ENOTSUP;
+        }
+        for (i = 0; i < r->nfds; i++) {
+            if (!usable_eventfd(r->fds[i])) {
+                return -EINVAL;
+            }
         }
         fds = s->irq_scratch;
         for (i = 0; i < req.count; i++) {

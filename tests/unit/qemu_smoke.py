@@ -596,6 +596,7 @@ def main():
     cmd_list_loaded()
     bad_property('db-pages=1', ['db-pages', '2..1024'])
     bad_property('db-pages=1025', ['db-pages', '2..1024'])
+    bad_property('db-pages=3', ['db-pages', 'power of two'])
     bad_property('qmem-size=3M', ['qmem-size', 'power of two'])
     bad_property('qmem-size=4G', ['qmem-size', '2 GiB'])
     bad_property('max-qps=0', ['max-qps', '1..1048576'])

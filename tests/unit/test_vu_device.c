@@ -386,6 +386,10 @@ static void test_bar4(void)
           "the device sees what the client wrote into its mapping");
     CHECK(region_read(BAR4, 0x8000, 14) == 0 &&
           !memcmp(rd_data(), "from the guest", 14), "... so does REGION_READ");
+    /* The file the client got an fd of (seals belong to the file). */
+    CHECK(ftruncate(q.qmem_fd, 0) == -1 && errno == EPERM &&
+          ftruncate(q.qmem_fd, 2 * QMEM_SIZE) == -1 && errno == EPERM,
+          "the client cannot shrink or grow BAR4's memfd (sealed)");
     munmap(map, QMEM_SIZE);
 }
 
@@ -541,6 +545,26 @@ static void test_msix(void)
                       MSIX, 1, 1, bools + 1, NULL, 0), -EINVAL,
              "DATA_BOOL unmask: EINVAL (the client emulates masking)");
     CHECK_EQ(ev_count(efd[1]), 0, "... nothing raised");
+
+    /* Only an eventfd: writing a full pipe would stop the device. */
+    {
+        int p[2];
+
+        CHECK(!pipe(p) &&
+              set_irqs(EVENTFD_TRIGGER, MSIX, 3, 1, NULL, &p[1], 1) ==
+              -EINVAL && q.msix_fd[3] == -1 && !fd_open(p[1]),
+              "SET_IRQS with a pipe for a vector: EINVAL, the fd closed");
+        close(p[0]);
+    }
+    {
+        int b = eventfd(0, EFD_CLOEXEC), bd = dup(b);
+
+        CHECK(set_irqs(EVENTFD_TRIGGER, MSIX, 2, 1, NULL, &bd, 1) == 0 &&
+              (fcntl(b, F_GETFL) & O_NONBLOCK),
+              "a blocking eventfd for a vector is made non-blocking");
+        set_irqs(EVENTFD_TRIGGER, MSIX, 2, 1, NULL, NULL, 0);
+        close(b);
+    }
 
     for (i = 0; i < 2; i++) {
         uint32_t index = i ? VFIO_PCI_MSI_IRQ_INDEX : VFIO_PCI_INTX_IRQ_INDEX;
@@ -875,16 +899,19 @@ static void test_link_stream(const char *dir)
           "a frame larger than the reader's buffer: dropped, counted, "
           "the next one read");
 
-    /* A peer that does not read: the socket fills, then the buffer. */
+    /*
+     * A peer that does not read: the socket fills, then the buffer (more
+     * than the largest congestion window, 4 MiB).
+     */
     dropped = qvu_link_dropped(c);
-    for (i = 0; i < 64 && qvu_link_dropped(c) == dropped; i++) {
+    for (i = 0; i < 256 && qvu_link_dropped(c) == dropped; i++) {
         fill(frame, QVU_LINK_MAX_FRAME, (unsigned int)i);
         qvu_link_send(c, frame, QVU_LINK_MAX_FRAME);
     }
-    CHECK(qvu_link_dropped(c) == dropped + 1 &&
+    CHECK(qvu_link_dropped(c) == dropped + 1 && i > 64 &&
           (qvu_link_poll_events(c) & POLLOUT),
-          "a peer not reading: frame %zu of 64 KiB dropped and counted, "
-          "the rest waits for POLLOUT", i);
+          "a peer not reading: frame %zu of 64 KiB dropped and counted "
+          "(more than 4 MiB held), the rest waits for POLLOUT", i);
     for (bad = 0, n = 0; n < (int)i - 1; n++) {
         fill(frame, QVU_LINK_MAX_FRAME, (unsigned int)n);
         bad += link_wait(s, c, got, QVU_LINK_MAX_FRAME) !=
