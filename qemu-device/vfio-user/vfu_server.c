@@ -633,18 +633,23 @@ static int dma_insert(struct vfu_server *s, const struct dma_map *m)
     return 0;
 }
 
-/* Take mapping i out of the table and unmap it, telling the device first. */
+/*
+ * Take mapping i out of the table, so that vfu_dma_ptr() no longer finds
+ * it; then tell the device, which stops using the pointers it got before;
+ * then unmap it.  (Telling the device first would let a device thread find
+ * the mapping again between its callback and the unmap.)
+ */
 static void dma_remove(struct vfu_server *s, uint32_t i, bool notify)
 {
     struct dma_map m = s->dma[i];
 
-    if (notify && s->ops->dma_unmap) {
-        s->ops->dma_unmap(s->opaque, m.iova, m.size);
-    }
     pthread_rwlock_wrlock(&s->dma_lock);
     memmove(&s->dma[i], &s->dma[i + 1], (s->ndma - i - 1) * sizeof(*s->dma));
     s->ndma--;
     pthread_rwlock_unlock(&s->dma_lock);
+    if (notify && s->ops->dma_unmap) {
+        s->ops->dma_unmap(s->opaque, m.iova, m.size);
+    }
     if (m.host) {
         munmap(m.host, m.size);
     }

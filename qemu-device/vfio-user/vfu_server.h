@@ -71,8 +71,9 @@ struct vfu_device_ops {
     int (*dma_map)(void *opaque, uint64_t iova, uint64_t size, uint32_t prot,
                    void *host);
     /*
-     * Called before a mapping goes: when it returns, the device must have
-     * stopped using every pointer into it (the server then unmaps it).
+     * Called when a mapping goes, after vfu_dma_ptr() stopped finding it
+     * and before it is unmapped: when it returns, the device must have
+     * stopped using every pointer into it it got before.
      */
     void (*dma_unmap)(void *opaque, uint64_t iova, uint64_t size);
     /*
