@@ -1,13 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * qrnic-vfio-user: the qrnic engine served to a QEMU that attaches it with
- * -device vfio-user-pci (docs/vfio-user.md).  One thread runs everything:
- * vfio-user messages (register, doorbell and config accesses), frames
- * from the link, the engine's timer and its deferred work.
+ * -device vfio-user-pci (docs/vfio-user.md).  Two threads: the client's,
+ * which reads vfio-user messages (register, doorbell and config accesses,
+ * DMA maps) and sends their replies, and the device's, which takes frames
+ * from the link, runs the engine's timer, its deferred work (a doorbell's
+ * larger transmit work among it) and the control socket.  Each holds the
+ * device's lock while it touches the engine, the link or the server's
+ * tables, never while it waits on a socket.
  */
 #ifndef QRNIC_VU_H
 #define QRNIC_VU_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -42,6 +47,20 @@ struct qvu {
     struct qvu_link *link;
     int timer_fd;
     bool work_pending;
+    pthread_mutex_t lock;       /* the device's: see above */
+    int wake_fd;                /* an eventfd the device thread polls */
+    bool wake_posted;           /* written to, not yet read */
+    short link_polled;          /* what the device thread polls the link for */
+    bool quit;                  /* the device thread is to end */
+    pthread_t client_thread, device_thread;
+    bool threads_started;
+    struct qvu_thread_stats {
+        uint64_t messages;      /* client: vfio-user messages handled */
+        uint64_t doorbells;     /* client: BAR2 writes among them */
+        uint64_t wakes;         /* device: the client's thread woke it */
+        uint64_t frames_in;     /* frames the engine took from the link */
+        uint64_t frames_out;    /* frames it sent */
+    } stats;
     int msix_fd[QRNIC_NUM_MSIX];        /* the server's eventfds, or -1 */
     int qmem_fd;
     uint8_t *qmem;
@@ -60,6 +79,9 @@ struct qvu_ctl {
     char buf[512];
     size_t len;
 };
+
+/* qrnic_vu_main.c: what each thread did and the CPU time it took. */
+void qvu_thread_stats(const struct qvu *q, char *buf, size_t len);
 
 /* qrnic_vu_props.c: -device qrnic's properties. */
 void qvu_config_defaults(struct qvu_config *c);
@@ -80,6 +102,15 @@ int qvu_device_init(struct qvu *q, char *err, size_t errlen);
 void qvu_device_fini(struct qvu *q);
 /* Frames from the link while the engine takes them. */
 void qvu_device_rx(struct qvu *q);
+/* What the device thread is to poll the link for. */
+short qvu_device_link_events(const struct qvu *q);
+/*
+ * After the client's thread changed the device: wake the device thread
+ * if it has work now or polls the link for the wrong events.
+ */
+void qvu_device_kick(struct qvu *q);
+/* Wake the device thread (to end it, or to look again). */
+void qvu_device_wake(struct qvu *q);
 void qvu_device_timer(struct qvu *q);
 void qvu_device_work(struct qvu *q);
 /* set_link: the engine sees the link change; frames stop both ways. */

@@ -78,7 +78,7 @@ static void say(struct qvu_ctl *c, const char *text)
 static void run_command(struct qvu *q, struct qvu_ctl *c, char *line)
 {
     char *argv[5], *save = NULL, *tok;
-    char err[160], out[200];
+    char err[160], out[320];
     int argc = 0;
 
     for (tok = strtok_r(line, " \t\r", &save); tok && argc < 5;
@@ -107,8 +107,15 @@ static void run_command(struct qvu *q, struct qvu_ctl *c, char *line)
         say(c, out);
         return;
     }
+    if (!strcmp(argv[0], "info") && argc == 2 &&
+        !strcmp(argv[1], "threads")) {
+        qvu_thread_stats(q, out, sizeof(out) - 2);
+        strcat(out, "\r\n");
+        say(c, out);
+        return;
+    }
     say(c, "set_link NAME on|off\r\nqom-set PATH PROPERTY VALUE\r\n"
-        "info link\r\n");
+        "info link\r\ninfo threads\r\n");
 }
 
 void qvu_ctl_ready(struct qvu *q, struct qvu_ctl *c)

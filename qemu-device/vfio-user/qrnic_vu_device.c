@@ -11,11 +11,14 @@
 #include <fcntl.h>
 #include <linux/falloc.h>
 #include <linux/vfio.h>
+#include <poll.h>
 #include <setjmp.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/timerfd.h>
 #include <time.h>
@@ -28,8 +31,10 @@
  * A client that shrinks a file it mapped for DMA makes the next access to
  * the cut pages raise SIGBUS: inside a DMA that access fails as a DMA to
  * an unmapped address does; anywhere else the signal does what it would.
+ * Either thread may be the one inside a DMA (SIGBUS goes to the thread
+ * that faulted).
  */
-static sigjmp_buf *volatile dma_fault_jmp;
+static __thread sigjmp_buf *dma_fault_jmp;
 
 static void on_sigbus(int sig)
 {
@@ -89,7 +94,9 @@ static int dma_copy(struct qvu *q, uint64_t addr, uint8_t *buf, size_t len,
         return -1;
     }
     dma_fault_jmp = &fault;
+    atomic_signal_fence(memory_order_seq_cst);  /* set before the copy */
     r = dma_copy_ranges(q, addr, buf, len, to_guest);
+    atomic_signal_fence(memory_order_seq_cst);  /* cleared after it */
     dma_fault_jmp = NULL;
     return r;
 }
@@ -124,6 +131,7 @@ static void qvu_tx_frame(void *opaque, const uint8_t *frame, size_t len)
 
     if (!q->link_down) {
         qvu_link_send(q->link, frame, len);
+        q->stats.frames_out++;
     }
 }
 
@@ -269,6 +277,7 @@ static int qvu_region_access(void *opaque, uint32_t index, uint64_t offset,
             return -EINVAL;
         }
         if (is_write) {
+            q->stats.doorbells++;
             /* The engine counts anything but an aligned 8-byte write. */
             qrnic_engine_db_write(&q->eng, offset, get_le(buf, count),
                                   count);
@@ -394,7 +403,9 @@ int qvu_device_init(struct qvu *q, char *err, size_t errlen)
     int i;
 
     sigaction(SIGBUS, &bus, NULL);
+    pthread_mutex_init(&q->lock, NULL);
     q->timer_fd = -1;
+    q->wake_fd = -1;
     q->qmem_fd = -1;
     for (i = 0; i < QRNIC_NUM_MSIX; i++) {
         q->msix_fd[i] = -1;
@@ -405,6 +416,11 @@ int qvu_device_init(struct qvu *q, char *err, size_t errlen)
     q->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
     if (q->timer_fd < 0) {
         snprintf(err, errlen, "timerfd: %s", strerror(errno));
+        return -1;
+    }
+    q->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (q->wake_fd < 0) {
+        snprintf(err, errlen, "eventfd: %s", strerror(errno));
         return -1;
     }
     q->link = qvu_link_open(c->link, err, errlen);
@@ -453,6 +469,9 @@ void qvu_device_fini(struct qvu *q)
     if (q->timer_fd >= 0) {
         close(q->timer_fd);
     }
+    if (q->wake_fd >= 0) {
+        close(q->wake_fd);
+    }
     if (q->qmem) {
         munmap(q->qmem, q->cfg.qmem_size);
     }
@@ -480,6 +499,7 @@ static void device_rx_frames(struct qvu *q)
                                    (size_t)q->rx_len))) {
             return;     /* held until rx_ready */
         }
+        q->stats.frames_in += !q->link_down;
         q->rx_len = 0;  /* taken, or dropped while the link is down */
         if (!qvu_link_pending(q->link)) {
             return;
@@ -500,6 +520,34 @@ void qvu_device_rx(struct qvu *q)
         device_rx_frames(q);
     } while (q->rx_again);
     q->in_rx = false;
+}
+
+short qvu_device_link_events(const struct qvu *q)
+{
+    short events = qvu_link_poll_events(q->link);
+
+    if (q->rx_len) {
+        /* Held until rx_ready: not even a hang-up wakes us for it. */
+        events &= (short)~POLLIN;
+    }
+    return events;
+}
+
+void qvu_device_wake(struct qvu *q)
+{
+    uint64_t one = 1;
+
+    if (!q->wake_posted) {
+        q->wake_posted = write(q->wake_fd, &one, sizeof(one)) ==
+                         sizeof(one);
+    }
+}
+
+void qvu_device_kick(struct qvu *q)
+{
+    if (q->work_pending || qvu_device_link_events(q) != q->link_polled) {
+        qvu_device_wake(q);
+    }
 }
 
 void qvu_device_set_link(struct qvu *q, bool up)

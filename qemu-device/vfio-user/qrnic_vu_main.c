@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * qrnic-vfio-user: options and the one thread's loop (see qrnic_vu.h).
+ * qrnic-vfio-user: options and the two threads' loops (see qrnic_vu.h).
  *
  *   qrnic-vfio-user --socket PATH --link SPEC [--mac MAC] [PROP=VALUE...]
  *
@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 #include "qrnic_vu.h"
 #include "vfu_socket.h"
@@ -141,7 +143,11 @@ static int listen_on(const char *path)
     return fd;
 }
 
-/* One message from the client; false if the client is to go. */
+/*
+ * One message from the client; false if the client is to go.  The device's
+ * lock is held while the server handles it, not while it is read or its
+ * reply sent.
+ */
 static bool serve_one(struct qvu *q, int client)
 {
     struct vfu_msg m;
@@ -157,8 +163,12 @@ static bool serve_one(struct qvu *q, int client)
         vfu_msg_release(&m);
         return false;
     }
+    pthread_mutex_lock(&q->lock);
+    q->stats.messages++;
     r = vfu_server_handle(q->srv, m.buf, m.len, m.fds, m.nfds,
                           m.fds_dropped, &reply);
+    qvu_device_kick(q);
+    pthread_mutex_unlock(&q->lock);
     m.nfds = 0;         /* the server took them */
     vfu_msg_release(&m);
     if (r == -EPROTO || r == -EBADMSG) {
@@ -191,41 +201,92 @@ static int accept_client(int listen_fd)
     return fd;
 }
 
-enum { PFD_CLIENT, PFD_LINK, PFD_TIMER, PFD_CTL, PFD_COUNT };
-
-static void run(struct qvu *q, int listen_fd, struct qvu_ctl *ctl)
+/* The client's thread: one client at a time, a message at a time. */
+static void serve_clients(struct qvu *q, int listen_fd)
 {
-    struct pollfd p[PFD_COUNT];
-    int client = -1, timeout;
+    struct pollfd p;
+    int client = -1;
 
     while (!stop) {
-        if (q->work_pending) {
-            qvu_device_work(q);
-        }
-        p[PFD_CLIENT] = (struct pollfd){ client >= 0 ? client : listen_fd,
-                                         POLLIN, 0 };
-        p[PFD_LINK] = (struct pollfd){ qvu_link_poll_fd(q->link),
-                                       qvu_link_poll_events(q->link), 0 };
-        if (q->rx_len) {
-            /* Held until rx_ready: not even a hang-up wakes us for it. */
-            p[PFD_LINK].events &= (short)~POLLIN;
-            if (!p[PFD_LINK].events) {
-                p[PFD_LINK].fd = -1;
-            }
-        }
-        p[PFD_TIMER] = (struct pollfd){ q->timer_fd, POLLIN, 0 };
-        p[PFD_CTL] = (struct pollfd){ qvu_ctl_poll_fd(ctl), POLLIN, 0 };
-        timeout = q->work_pending ? 0 : qvu_link_timeout_ms(q->link);
-        if (poll(p, PFD_COUNT, timeout) < 0) {
+        p = (struct pollfd){ client >= 0 ? client : listen_fd, POLLIN, 0 };
+        /* A signal ends the wait; the timeout only bounds a missed one. */
+        if (poll(&p, 1, 1000) < 0) {
             if (errno == EINTR) {
                 continue;
             }
             perror("qrnic-vfio-user: poll");
             break;
         }
+        if (!(p.revents & (POLLIN | POLLHUP | POLLERR))) {
+            continue;
+        }
+        if (client < 0) {
+            client = accept_client(listen_fd);
+        } else if (!serve_one(q, client)) {
+            close(client);
+            client = -1;
+            pthread_mutex_lock(&q->lock);
+            vfu_server_disconnect(q->srv);
+            qrnic_engine_reset(&q->eng);
+            qvu_device_kick(q);
+            pthread_mutex_unlock(&q->lock);
+        }
+    }
+    if (client >= 0) {
+        close(client);
+    }
+}
+
+enum { PFD_LINK, PFD_TIMER, PFD_CTL, PFD_WAKE, PFD_COUNT };
+
+struct device_thread_arg {
+    struct qvu *q;
+    struct qvu_ctl *ctl;
+};
+
+/* The device's thread: the link, the timer, deferred work, the control. */
+static void *device_thread(void *opaque)
+{
+    struct device_thread_arg *a = opaque;
+    struct qvu *q = a->q;
+    struct pollfd p[PFD_COUNT];
+    uint64_t n;
+    int timeout, r;
+
+    pthread_mutex_lock(&q->lock);
+    while (!q->quit) {
+        if (q->work_pending) {
+            qvu_device_work(q);
+        }
+        q->link_polled = qvu_device_link_events(q);
+        p[PFD_LINK] = (struct pollfd){
+            q->link_polled ? qvu_link_poll_fd(q->link) : -1,
+            q->link_polled, 0 };
+        p[PFD_TIMER] = (struct pollfd){ q->timer_fd, POLLIN, 0 };
+        p[PFD_CTL] = (struct pollfd){ qvu_ctl_poll_fd(a->ctl), POLLIN, 0 };
+        p[PFD_WAKE] = (struct pollfd){ q->wake_fd, POLLIN, 0 };
+        timeout = q->work_pending ? 0 : qvu_link_timeout_ms(q->link);
+        pthread_mutex_unlock(&q->lock);
+        r = poll(p, PFD_COUNT, timeout);
+        pthread_mutex_lock(&q->lock);
+        if (r < 0) {
+            if (errno == EINTR) {
+                continue;
+            }
+            perror("qrnic-vfio-user: poll");
+            stop = 1;
+            break;
+        }
+        if (p[PFD_WAKE].revents & POLLIN) {
+            if (read(q->wake_fd, &n, sizeof(n)) < 0 && errno != EAGAIN) {
+                perror("qrnic-vfio-user: eventfd");
+            }
+            q->wake_posted = false;
+            q->stats.wakes++;
+        }
         qvu_link_tick(q->link);
         if (p[PFD_CTL].revents & (POLLIN | POLLHUP | POLLERR)) {
-            qvu_ctl_ready(q, ctl);
+            qvu_ctl_ready(q, a->ctl);
         }
         if (p[PFD_TIMER].revents & POLLIN) {
             qvu_device_timer(q);
@@ -236,26 +297,83 @@ static void run(struct qvu *q, int listen_fd, struct qvu_ctl *ctl)
         if (p[PFD_LINK].revents & (POLLIN | POLLHUP | POLLERR)) {
             qvu_device_rx(q);
         }
-        if (p[PFD_CLIENT].revents & (POLLIN | POLLHUP | POLLERR)) {
-            if (client < 0) {
-                client = accept_client(listen_fd);
-            } else if (!serve_one(q, client)) {
-                close(client);
-                client = -1;
-                vfu_server_disconnect(q->srv);
-                qrnic_engine_reset(&q->eng);
-            }
-        }
     }
-    if (client >= 0) {
-        close(client);
+    pthread_mutex_unlock(&q->lock);
+    return NULL;
+}
+
+/* The device thread takes no signal: SIGTERM and SIGINT end the client's. */
+static int start_device_thread(struct qvu *q, struct device_thread_arg *a)
+{
+    sigset_t block, old;
+    int r;
+
+    sigemptyset(&block);
+    sigaddset(&block, SIGTERM);
+    sigaddset(&block, SIGINT);
+    pthread_sigmask(SIG_BLOCK, &block, &old);
+    pthread_mutex_lock(&q->lock);
+    q->client_thread = pthread_self();
+    r = pthread_create(&q->device_thread, NULL, device_thread, a);
+    q->threads_started = !r;
+    pthread_mutex_unlock(&q->lock);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return r;
+}
+
+static void stop_device_thread(struct qvu *q)
+{
+    char stats[320];
+
+    pthread_mutex_lock(&q->lock);
+    q->quit = true;
+    qvu_device_wake(q);
+    qvu_thread_stats(q, stats, sizeof(stats));
+    pthread_mutex_unlock(&q->lock);
+    pthread_join(q->device_thread, NULL);
+    fprintf(stderr, "qrnic-vfio-user: %s\n", stats);
+}
+
+static double thread_cpu_s(pthread_t t)
+{
+    struct timespec ts;
+    clockid_t clk;
+
+    if (pthread_getcpuclockid(t, &clk) || clock_gettime(clk, &ts)) {
+        return 0;
     }
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* What each thread did, its CPU time, and that time per message or frame. */
+void qvu_thread_stats(const struct qvu *q, char *buf, size_t len)
+{
+    const struct qvu_thread_stats *s = &q->stats;
+    double client = 0, device = 0;
+
+    if (q->threads_started) {
+        client = thread_cpu_s(q->client_thread);
+        device = thread_cpu_s(q->device_thread);
+    }
+    snprintf(buf, len,
+             "client thread: %llu messages (%llu doorbells), %.3f s CPU, "
+             "%.1f us per message; device thread: %llu frames in, %llu "
+             "out, %llu wakes, %.3f s CPU, %.1f us per frame",
+             (unsigned long long)s->messages,
+             (unsigned long long)s->doorbells, client,
+             s->messages ? client * 1e6 / (double)s->messages : 0.0,
+             (unsigned long long)s->frames_in,
+             (unsigned long long)s->frames_out,
+             (unsigned long long)s->wakes, device,
+             s->frames_in + s->frames_out ?
+             device * 1e6 / (double)(s->frames_in + s->frames_out) : 0.0);
 }
 
 int main(int argc, char **argv)
 {
     static struct qvu q;
     struct qvu_ctl ctl = { .listen_fd = -1, .fd = -1 };
+    struct device_thread_arg dev_arg;
     char err[256];
     int listen_fd, rc = 1;
     struct sigaction sa = { .sa_handler = on_signal };
@@ -285,7 +403,16 @@ int main(int argc, char **argv)
     }
     fprintf(stderr, "qrnic-vfio-user: listening on %s, link %s\n",
             q.cfg.socket, q.cfg.link);
-    run(&q, listen_fd, &ctl);
+    dev_arg = (struct device_thread_arg){ &q, &ctl };
+    rc = start_device_thread(&q, &dev_arg);
+    if (rc) {
+        fprintf(stderr, "qrnic-vfio-user: thread: %s\n", strerror(rc));
+        rc = 1;
+        close(listen_fd);
+        goto out;
+    }
+    serve_clients(&q, listen_fd);
+    stop_device_thread(&q);
     close(listen_fd);
     unlink(q.cfg.socket);
     rc = 0;

@@ -9,6 +9,8 @@
 # for addresses and interrupt numbers.  Then guest 0 pairs with guest 1 and
 # after that with guest 2: RC (ibv_rc_pingpong), rdma_cm (rping), UD
 # (ibv_ud_pingpong), SRQ (ibv_srq_pingpong) and NVMe over RDMA both ways.
+# With -H vfio-user-host.sh, the host then checks that both of the
+# server's threads did their part.
 #   vfio-user.sh [PARTS]   PARTS as pair_parts takes them (default: those)
 . "$(dirname "$0")/lib.sh"
 
@@ -47,4 +49,10 @@ fi
 
 pair_parts 0 1 "$parts"
 pair_parts 0 2 "$parts"
+# The host reads qrnic-vfio-user's `info threads` (vfio-user-host.sh).
+if [ "$QRNIC_IDX" = 0 ]; then
+	touch "$QRNIC_SHARE/vfio-user-threads-req"
+	wait_for vfio-user-threads-done 60 ||
+		fail "vfio-user: the host never read qrnic-vfio-user's threads"
+fi
 finish
