@@ -36,8 +36,9 @@
  * -q 32 from a qrnic guest to an rxe guest failed with RETRY_EXC_ERR, the
  * duplicates burying the originals.
  *
- * "test_load NQP MSGS SVC_NS CAP BATCH [LAT_NS STALL_EVERY_NS STALL_NS]"
- * runs one scenario and prints it.
+ * "test_load [-r] NQP MSGS SVC_NS CAP BATCH [LAT_NS STALL_EVERY_NS
+ * STALL_NS]" runs one scenario (-r: READs) for up to 20 times the
+ * responder's CPU time and prints it.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -282,6 +283,9 @@ struct scenario {
     bool read;                  /* RDMA READs from node 1, not WRITEs */
 };
 
+/* A run may take this many times what the responder's CPU needs. */
+static unsigned int limit_factor = 2;
+
 struct result {
     uint32_t ok;                /* successful completions */
     uint32_t failed;            /* error completions */
@@ -374,8 +378,7 @@ static void run(const struct scenario *sc, struct result *res)
     memset(res, 0, sizeof(*res));
     memset(msg_status, MSG_PENDING, sizeof(msg_status));
     res->destroyed = res->errored = -1;
-    /* Twice what the responder's CPU needs for the packets, at most. */
-    res->limit_ns = 2 * total * (MSG_LEN / 1024) * sc->svc_ns;
+    res->limit_ns = limit_factor * total * (MSG_LEN / 1024) * sc->svc_ns;
     harness_init(0x5eed + (uint64_t)sc->nqp);
     host_clear();
     memset(&host, 0, sizeof(host));
@@ -603,13 +606,20 @@ int main(int argc, char **argv)
         false, 3000000, 0, 0, true };
     struct result r1, r8, r32, rl, rg, f1, f8, f32, rr;
 
+    bool custom_read = argc > 1 && !strcmp(argv[1], "-r");
+
+    if (custom_read) {
+        argc--;
+        argv++;
+    }
     if (argc == 6 || argc == 9) {
         struct scenario sc = { "custom", atoi(argv[1]), atoi(argv[2]),
                                strtoull(argv[3], NULL, 0),
                                (uint32_t)atoi(argv[4]),
                                (uint32_t)atoi(argv[5]), false, 0, 0, 0,
-                               false };
+                               custom_read };
 
+        limit_factor = 20;
         if (argc == 9) {
             sc.lat_ns = strtoull(argv[6], NULL, 0);
             sc.stall_every = strtoull(argv[7], NULL, 0);
@@ -620,8 +630,8 @@ int main(int argc, char **argv)
         if (sc.nqp < 1 || sc.nqp > MAX_QPS || sc.msgs < 1 ||
             sc.msgs > 128 || sc.nqp * sc.msgs > 640 || !sc.svc_ns ||
             !sc.batch) {
-            fprintf(stderr, "usage: %s NQP(1..%d) MSGS(1..128, NQP * MSGS "
-                    "<= 640) SVC_NS CAP BATCH [LAT_NS STALL_EVERY_NS "
+            fprintf(stderr, "usage: %s [-r] NQP(1..%d) MSGS(1..128, NQP * "
+                    "MSGS <= 640) SVC_NS CAP BATCH [LAT_NS STALL_EVERY_NS "
                     "STALL_NS]\n", argv[0], MAX_QPS);
             return 2;
         }

@@ -9,15 +9,17 @@
 # 8 QPs once carried a sixth of one QP's goodput.  The figures themselves
 # vary by a quarter from host load, so they are printed, not judged
 # (make bench measures; tests/unit/test_load checks the sharing in
-# simulated time).  Without -g the figures are printed only.
-#   multiqp.sh [-g] [QPS...]   default 8 32 64
+# simulated time).  Without -g the figures are printed only.  -u T gives
+# every run the QP timeout T (perftest's -u; its default is 14, 67 ms).
+#   multiqp.sh [-g] [-u T] [QPS...]   default 8 32 64
 . "$(dirname "$0")/lib.sh"
 
 [ "$QRNIC_NGUESTS" -ge 2 ] || { fail "multiqp needs two guests"; finish; }
 rdma_gid || finish
 PAIR_TIMEOUT=240
-gate=
+gate= qp_timeout=
 if [ "${1:-}" = -g ]; then gate=1; shift; fi
+if [ "${1:-}" = -u ]; then qp_timeout="-u $2"; shift 2; fi
 
 # counters NAME...: "name value" of this qrnic device's transport counters.
 counters() {
@@ -43,7 +45,7 @@ mq() {
 	if [ "$QRNIC_IDX" = "$server" ]; then role=server; else role=client; fi
 	desc="ib_$test -q $q, server g$server ($role g$QRNIC_IDX $QRNIC_IBDEV)"
 	pair_run "multiqp-$k" "$server" $((18900 + k)) "$out" \
-		"ib_$test" -d "$QRNIC_IBDEV" -x "$gid" -F -q "$q" -s 65536 -n "$iters"
+		"ib_$test" -d "$QRNIC_IBDEV" -x "$gid" -F -q "$q" -s 65536 -n "$iters" $qp_timeout
 	rc=$?
 	k=$((k + 1))
 	# perftest's iteration column counts every QP's iterations.
@@ -86,7 +88,7 @@ goodput() {
 	out=/tmp/multiqp-gp-$1-$2.out
 	_load=$(rx_load)
 	pair_run "multiqp-gp-$1-$2" 1 $((18900 + 100 * $2 + $1)) "$out" \
-		ib_write_bw -d "$QRNIC_IBDEV" -x "$gid" -F -q "$1" -s 65536 -D 4
+		ib_write_bw -d "$QRNIC_IBDEV" -x "$gid" -F -q "$1" -s 65536 -D 4 $qp_timeout
 	_rc=$?
 	bw=$(awk '$1 == 65536 && NF >= 5 { print $4; exit }' "$out")
 	[ "$QRNIC_IDX" = 1 ] && echo "$_load $(rx_load)" | awk -v q="$1" -v r="$2" '{
