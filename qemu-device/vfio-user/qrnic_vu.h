@@ -54,6 +54,7 @@ struct qvu {
     bool quit;                  /* the device thread is to end */
     pthread_t client_thread, device_thread;
     bool threads_started;
+    FILE *trace;                /* qrnic_vu_trace.c; NULL: off */
     struct qvu_thread_stats {
         uint64_t messages;      /* client: vfio-user messages handled */
         uint64_t doorbells;     /* client: BAR2 writes among them */
@@ -82,6 +83,18 @@ struct qvu_ctl {
 
 /* qrnic_vu_main.c: what each thread did and the CPU time it took. */
 void qvu_thread_stats(const struct qvu *q, char *buf, size_t len);
+
+/* qrnic_vu_trace.c: events in QEMU's log trace format, under the lock. */
+int qvu_trace_open(struct qvu *q, const char *path);
+void qvu_trace_close(struct qvu *q);
+void qvu_trace_event(struct qvu *q, const char *event, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+#define qvu_trace(q, event, ...) \
+    do { \
+        if ((q)->trace) { \
+            qvu_trace_event(q, event, __VA_ARGS__); \
+        } \
+    } while (0)
 
 /* qrnic_vu_props.c: -device qrnic's properties. */
 void qvu_config_defaults(struct qvu_config *c);

@@ -9,7 +9,9 @@
  *   qom-set PATH PROPERTY VALUE          a property QEMU lets a running
  *                                        device change (x-*-ppm,
  *                                        x-fault-seed, window-kib, ...)
- *   info link | help
+ *   info link | info threads | help
+ *   trace FILE | trace off               the server's trace events
+ *                                        (qrnic_vu_trace.c) to FILE
  *
  * NAME and PATH are not checked: the server has one NIC.  One client at a
  * time; each command is echoed, and its answer followed by the "(qemu) "
@@ -114,8 +116,18 @@ static void run_command(struct qvu *q, struct qvu_ctl *c, char *line)
         say(c, out);
         return;
     }
+    if (!strcmp(argv[0], "trace") && argc == 2) {
+        if (!strcmp(argv[1], "off")) {
+            qvu_trace_close(q);
+        } else if (qvu_trace_open(q, argv[1])) {
+            snprintf(out, sizeof(out), "Error: %s: %s\r\n", argv[1],
+                     strerror(errno));
+            say(c, out);
+        }
+        return;
+    }
     say(c, "set_link NAME on|off\r\nqom-set PATH PROPERTY VALUE\r\n"
-        "info link\r\ninfo threads\r\n");
+        "info link\r\ninfo threads\r\ntrace FILE|off\r\n");
 }
 
 void qvu_ctl_ready(struct qvu *q, struct qvu_ctl *c)

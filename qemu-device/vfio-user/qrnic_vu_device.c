@@ -117,6 +117,7 @@ static void qvu_raise_irq(void *opaque, unsigned int vector)
     struct qvu *q = opaque;
     uint64_t one = 1;
 
+    qvu_trace(q, "qvu_irq", "vector %u", vector);
     if (q->msix_fd[vector] >= 0 &&
         write(q->msix_fd[vector], &one, sizeof(one)) != sizeof(one) &&
         q->cfg.verbose) {
@@ -130,6 +131,7 @@ static void qvu_tx_frame(void *opaque, const uint8_t *frame, size_t len)
     struct qvu *q = opaque;
 
     if (!q->link_down) {
+        qvu_trace(q, "qvu_tx", "len %zu", len);
         qvu_link_send(q->link, frame, len);
         q->stats.frames_out++;
     }
@@ -262,6 +264,11 @@ static int qvu_region_access(void *opaque, uint32_t index, uint64_t offset,
 {
     struct qvu *q = opaque;
 
+    if (index != VFIO_PCI_CONFIG_REGION_INDEX) {
+        qvu_trace(q, "qvu_region_rw", "region %u offset 0x%llx count %u %s",
+                  index, (unsigned long long)offset, count,
+                  is_write ? "write" : "read");
+    }
     switch (index) {
     case VFIO_PCI_CONFIG_REGION_INDEX:
         if (is_write) {
@@ -472,6 +479,7 @@ void qvu_device_fini(struct qvu *q)
     if (q->wake_fd >= 0) {
         close(q->wake_fd);
     }
+    qvu_trace_close(q);
     if (q->qmem) {
         munmap(q->qmem, q->cfg.qmem_size);
     }
@@ -500,6 +508,7 @@ static void device_rx_frames(struct qvu *q)
             return;     /* held until rx_ready */
         }
         q->stats.frames_in += !q->link_down;
+        qvu_trace(q, "qvu_rx", "len %d", q->rx_len);
         q->rx_len = 0;  /* taken, or dropped while the link is down */
         if (!qvu_link_pending(q->link)) {
             return;
@@ -567,6 +576,7 @@ void qvu_device_timer(struct qvu *q)
 
 void qvu_device_work(struct qvu *q)
 {
+    qvu_trace(q, "qvu_work", "%s", "start");
     q->work_pending = false;
     qrnic_engine_work(&q->eng);
 }

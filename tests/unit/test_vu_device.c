@@ -639,8 +639,49 @@ static int admin(struct qrnic_cmd *c, uint16_t cookie)
     return cqe.status;
 }
 
+/*
+ * The trace of an RX doorbell, the held frame it delivers, its interrupt,
+ * and a TX doorbell's deferred work and frame: each event a line in QEMU's
+ * log trace format, "TID@SECONDS.MICROSECONDS:EVENT ARGS".
+ */
+static void check_trace(const char *path)
+{
+    static const char *const want[] = {
+        "qvu_region_rw region 2 offset 0x", "qvu_rx len 60",
+        "qvu_irq vector 1", "qvu_work start", "qvu_tx len 60",
+    };
+    bool seen[5] = { false };
+    char line[256], event[200];
+    unsigned long sec, usec;
+    int tid, lines = 0, bad = 0;
+    FILE *f = fopen(path, "r");
+    size_t i;
+
+    CHECK(f != NULL, "the trace file exists");
+    while (f && fgets(line, sizeof(line), f)) {
+        lines++;
+        if (sscanf(line, "%d@%lu.%6lu:%199[^\n]", &tid, &sec, &usec,
+                   event) != 4 || line[strcspn(line, ".") + 7] != ':') {
+            bad++;
+            continue;
+        }
+        for (i = 0; i < 5; i++) {
+            seen[i] |= !strncmp(event, want[i], strlen(want[i]));
+        }
+    }
+    if (f) {
+        fclose(f);
+    }
+    CHECK(lines > 0 && !bad, "trace: %d lines, all in QEMU's log format "
+          "(%d not)", lines, bad);
+    for (i = 0; i < 5; i++) {
+        CHECK(seen[i], "trace: a '%s...' line", want[i]);
+    }
+}
+
 static void test_engine(void)
 {
+    char trace_path[64];
     struct qrnic_eth_desc d;
     struct qrnic_dev_attr attr;
     struct qrnic_cmd c;
@@ -683,6 +724,11 @@ static void test_engine(void)
     c.eth_setup.vector = 1;
     CHECK_EQ(admin(&c, 0x2345), QRNIC_ST_OK, "ETH_SETUP on vector 1");
     ev_count(efd[0]);
+
+    /* The trace (control socket's `trace FILE`) follows what comes next. */
+    snprintf(trace_path, sizeof(trace_path), "/tmp/qrnic-vu-trace-%d",
+             (int)getpid());
+    CHECK_EQ(qvu_trace_open(&q, trace_path), 0, "trace on");
 
     /* A frame for us with no RX buffer: held. */
     frames = q.eng.stats.rx_frames;
@@ -737,6 +783,9 @@ static void test_engine(void)
           "reaches the link's peer");
     CHECK(pread(ram_fd, &d, sizeof(d), ETH_TX - RAM) == sizeof(d) &&
           d.flags == QRNIC_ETH_DONE, "... the descriptor completed");
+    qvu_trace_close(&q);
+    check_trace(trace_path);
+    unlink(trace_path);
 
     /* DEVICE_RESET is qrnic_engine_reset. */
     CHECK(rd(BAR0, QRNIC_REG_STAT_BAD_DB, 4) != 0 &&
