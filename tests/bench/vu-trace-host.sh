@@ -7,7 +7,9 @@
 # its own events (trace FILE on the control socket); the logs land in
 # OUTDIR/vut-qemuI.log and OUTDIR/vut-serverI.log for vu-trace-analyze.
 # Prints each QEMU thread's CPU share over that time.  With in-QEMU qrnic
-# guests only QEMU's MSIs and CPU shares are traced.
+# guests, QEMU's qrnic_doorbell, qrnic_irq, qrnic_tx_frame and
+# qrnic_rx_frame events instead (vu-trace-analyze counts the requests in
+# flight from them).
 #   QRNIC_QEMU_ARGS="-msg timestamp=on" QRNIC_VCPU_NICE=0 QRNIC_SMP=2 \
 #     tests/vm/run-vms -k 6.12 -l stream -o OUTDIR \
 #     -H tests/bench/vu-trace-host.sh qrnic-vu qrnic-vu -- \
@@ -35,16 +37,23 @@ sleep "${QRNIC_VUT_WAIT:-12}"
 for i in 0 1; do
 	mon=QRNIC_MON$i nic=QRNIC_NIC$i ctl=QRNIC_VU_CTL$i
 	cpu_ticks "$i" > "$QRNIC_OUTDIR/vut-cpu$i.before"
-	"$hmp" "${!mon}" "logfile $QRNIC_OUTDIR/vut-qemu$i.log" \
-		"trace-event vfio_user_region_rw on" "trace-event vfio_msi_interrupt on" > /dev/null
-	[ "${!nic}" = qrnic-vu ] && "$hmp" "${!ctl}" "trace $QRNIC_OUTDIR/vut-server$i.log" > /dev/null
+	if [ "${!nic}" = qrnic-vu ]; then
+		"$hmp" "${!mon}" "logfile $QRNIC_OUTDIR/vut-qemu$i.log" \
+			"trace-event vfio_user_region_rw on" "trace-event vfio_msi_interrupt on" > /dev/null
+		"$hmp" "${!ctl}" "trace $QRNIC_OUTDIR/vut-server$i.log" > /dev/null
+	else
+		"$hmp" "${!mon}" "logfile $QRNIC_OUTDIR/vut-qemu$i.log" \
+			"trace-event qrnic_doorbell on" "trace-event qrnic_irq on" \
+			"trace-event qrnic_tx_frame on" "trace-event qrnic_rx_frame on" > /dev/null
+	fi
 done
 sleep "${QRNIC_VUT_SECS:-2}"
 for i in 0 1; do
 	mon=QRNIC_MON$i nic=QRNIC_NIC$i ctl=QRNIC_VU_CTL$i
 	[ "${!nic}" = qrnic-vu ] && "$hmp" "${!ctl}" "trace off" > /dev/null
 	"$hmp" "${!mon}" "trace-event vfio_user_region_rw off" \
-		"trace-event vfio_msi_interrupt off" "logfile /dev/null" > /dev/null
+		"trace-event vfio_msi_interrupt off" "trace-event qrnic_* off" \
+		"logfile /dev/null" > /dev/null
 	cpu_ticks "$i" > "$QRNIC_OUTDIR/vut-cpu$i.after"
 	# Each QEMU thread's share of one host CPU over the traced time.
 	echo "vu-trace: guest $i's QEMU threads, % of a CPU: $(awk -v hz="$(getconf CLK_TCK)" \
