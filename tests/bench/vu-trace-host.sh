@@ -18,10 +18,7 @@ set -u
 . "$(dirname "$0")/../vm/host-lib.sh"
 hmp=$(dirname "$0")/../vm/hmp
 
-for _ in $(seq 1500); do
-	[ -e "$QRNIC_SHARE/nvme-bench-target" ] && break
-	sleep 0.2
-done
+await nvme-bench-target 300 || { echo "vu-trace: the target never came up"; exit 1; }
 # cpu_ticks I: "thread-name ticks" (user + system) of guest I's QEMU.
 cpu_ticks() {
 	local pid=QRNIC_QEMU_PID$1 t
@@ -35,25 +32,25 @@ cpu_ticks() {
 
 sleep "${QRNIC_VUT_WAIT:-12}"
 for i in 0 1; do
-	mon=QRNIC_MON$i nic=QRNIC_NIC$i ctl=QRNIC_VU_CTL$i
+	nic=QRNIC_NIC$i ctl=QRNIC_VU_CTL$i
 	cpu_ticks "$i" > "$QRNIC_OUTDIR/vut-cpu$i.before"
 	if [ "${!nic}" = qrnic-vu ]; then
-		"$hmp" "${!mon}" "logfile $QRNIC_OUTDIR/vut-qemu$i.log" \
-			"trace-event vfio_user_region_rw on" "trace-event vfio_msi_interrupt on" > /dev/null
+		mon "$i" "logfile $QRNIC_OUTDIR/vut-qemu$i.log" \
+			"trace-event vfio_user_region_rw on" "trace-event vfio_msi_interrupt on"
 		"$hmp" "${!ctl}" "trace $QRNIC_OUTDIR/vut-server$i.log" > /dev/null
 	else
-		"$hmp" "${!mon}" "logfile $QRNIC_OUTDIR/vut-qemu$i.log" \
+		mon "$i" "logfile $QRNIC_OUTDIR/vut-qemu$i.log" \
 			"trace-event qrnic_doorbell on" "trace-event qrnic_irq on" \
-			"trace-event qrnic_tx_frame on" "trace-event qrnic_rx_frame on" > /dev/null
+			"trace-event qrnic_tx_frame on" "trace-event qrnic_rx_frame on"
 	fi
 done
 sleep "${QRNIC_VUT_SECS:-2}"
 for i in 0 1; do
-	mon=QRNIC_MON$i nic=QRNIC_NIC$i ctl=QRNIC_VU_CTL$i
+	nic=QRNIC_NIC$i ctl=QRNIC_VU_CTL$i
 	[ "${!nic}" = qrnic-vu ] && "$hmp" "${!ctl}" "trace off" > /dev/null
-	"$hmp" "${!mon}" "trace-event vfio_user_region_rw off" \
+	mon "$i" "trace-event vfio_user_region_rw off" \
 		"trace-event vfio_msi_interrupt off" "trace-event qrnic_* off" \
-		"logfile /dev/null" > /dev/null
+		"logfile /dev/null"
 	cpu_ticks "$i" > "$QRNIC_OUTDIR/vut-cpu$i.after"
 	# Each QEMU thread's share of one host CPU over the traced time.
 	echo "vu-trace: guest $i's QEMU threads, % of a CPU: $(awk -v hz="$(getconf CLK_TCK)" \

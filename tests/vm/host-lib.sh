@@ -15,3 +15,15 @@ mon() {
 	fi
 	"$(dirname "${BASH_SOURCE[0]}")/hmp" "$sock" "$@" > /dev/null
 }
+
+# await NAME [SECONDS]: wait for guest 0's file NAME in QRNIC_SHARE, up to
+# SECONDS (default 600); fails at once if guest 0's script has finished.
+await() {
+	local _
+	for _ in $(seq $((${2:-600} * 5))); do
+		[ -e "$QRNIC_SHARE/$1" ] && return 0
+		[ -e "$QRNIC_SHARE/finished-0" ] && return 1
+		sleep 0.2
+	done
+	return 1
+}

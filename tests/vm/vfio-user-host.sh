@@ -6,11 +6,8 @@
 set -u
 . "$(dirname "$0")/host-lib.sh"
 
-for _ in $(seq 3000); do
-	[ -e "$QRNIC_SHARE/vfio-user-threads-req" ] && break
-	[ -e "$QRNIC_SHARE/finished-0" ] && { echo "not ok - vfio-user threads: guest 0 never asked"; exit 1; }
-	sleep 0.2
-done
+await vfio-user-threads-req ||
+	{ echo "not ok - vfio-user threads: guest 0 never asked"; exit 1; }
 out=$("$(dirname "$0")/hmp" "$QRNIC_VU_CTL0" 'info threads')
 touch "$QRNIC_SHARE/vfio-user-threads-done"
 echo "# qrnic-vfio-user: $out"
